@@ -1,0 +1,33 @@
+# `make run` and `make test` do all the set-up themselves on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export HOST PORT
+
+.PHONY: run test lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed-run: $(BIN)/python setup.cfg setup.py
+	$(BIN)/python -m pip install -q -e '.[embedded]'
+	touch $@
+
+$(VENV)/.installed-test: $(BIN)/python setup.cfg setup.py
+	$(BIN)/python -m pip install -q -e '.[embedded,test]'
+	touch $@
+
+run: $(VENV)/.installed-run
+	$(BIN)/gunicorn -c gunicorn.conf.py wsgi:app
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check app tests wsgi.py gunicorn.conf.py
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache

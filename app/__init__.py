@@ -1,0 +1,39 @@
+"""The application factory."""
+from flask import Flask
+
+from app import api, cli, config, database
+from app.blueprints.routes import blp as blueprints_blp
+from app.blueprints.storage import store as blueprints_store
+from app.profiles.routes import blp as profiles_blp
+from app.profiles.storage import store as profiles_store
+from app.users import storage as users
+
+
+def create_app(settings=None, mongo_client=None):
+    """`settings` override the environment's; `mongo_client` replaces the connection (tests)."""
+    app = Flask(__name__)
+    app.config.update(config.from_env(), **api.SPEC)
+    app.config.update(settings or {})
+    app.json = api.OrjsonProvider(app)
+    database.init_app(app, mongo_client)
+
+    rest = api.Api(app)
+    rest.spec.components.security_scheme("basicAuth", {"type": "http", "scheme": "basic"})
+    rest.spec.options["security"] = [{"basicAuth": []}]
+    rest.register_blueprint(profiles_blp)
+    rest.register_blueprint(blueprints_blp)
+    cli.init_app(app)
+
+    with app.app_context():
+        _prepare_database(app)
+    return app
+
+
+def _prepare_database(app):
+    """Idempotent, so every worker may run it: indexes, then the admin named by the environment."""
+    db = database.get_db()
+    users.create_indexes(db)
+    profiles_store.create_indexes(db)
+    blueprints_store.create_indexes(db)
+    if app.config["ADMIN_USERNAME"] and app.config["ADMIN_PASSWORD"]:
+        users.ensure_admin(app.config["ADMIN_USERNAME"], app.config["ADMIN_PASSWORD"])

@@ -1,0 +1,81 @@
+"""flask-smorest wired to the contract: problem bodies, and the body checks in the contract's order.
+
+Every body is read by `Parser`, after authentication has run (the view's decorators), so the
+order is credentials (401), role (403), size (413), content type (415), syntax (400), then the
+schema (422).
+"""
+import flask_smorest
+import marshmallow as ma
+import orjson
+from flask import current_app
+from flask.json.provider import JSONProvider
+from flask_smorest import abort
+from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from app import errors
+
+
+class OrjsonProvider(JSONProvider):
+    """orjson: several times faster than the standard library for our small documents."""
+
+    def dumps(self, obj, **kwargs):
+        return orjson.dumps(obj).decode()
+
+    def loads(self, s, **kwargs):
+        return orjson.loads(s)
+
+    def response(self, *args, **kwargs):
+        obj = self._prepare_response_obj(args, kwargs)
+        return self._app.response_class(orjson.dumps(obj), mimetype="application/json")
+
+
+def is_json(mimetype):
+    return mimetype == "application/json" or (mimetype.endswith("+json") and "/" in mimetype)
+
+
+class Parser(FlaskParser):
+    DEFAULT_VALIDATION_STATUS = 422
+
+    def _raw_load_json(self, req):
+        limit = current_app.config["MAX_CONTENT_LENGTH"]
+        if req.content_length is not None and req.content_length > limit:
+            raise RequestEntityTooLarge()
+        if not is_json(req.mimetype):
+            abort(415)
+        try:
+            body = orjson.loads(req.get_data(cache=True))  # 413 here too for a chunked body
+        except orjson.JSONDecodeError as exc:
+            abort(400, message=f"The body is not valid JSON: {exc.msg} at character {exc.pos}.")
+        if not isinstance(body, dict):
+            abort(400, message="The body must be a JSON object.")
+        return body
+
+
+class Blueprint(flask_smorest.Blueprint):
+    ARGUMENTS_PARSER = Parser()
+
+
+class ProblemSchema(ma.Schema):
+    type = ma.fields.String()
+    title = ma.fields.String()
+    status = ma.fields.Integer()
+    detail = ma.fields.String()
+    errors = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.List(ma.fields.String()))
+    requestId = ma.fields.String()
+
+
+class Api(flask_smorest.Api):
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_error_handlers(self):
+        errors.init_app(self._app)
+
+
+SPEC = {
+    "API_TITLE": "Profiles and Blueprints",
+    "API_VERSION": errors.API_VERSION,
+    "OPENAPI_VERSION": "3.1.0",
+    "OPENAPI_URL_PREFIX": "/",
+    "OPENAPI_JSON_PATH": "openapi.json",
+}

@@ -1,0 +1,1 @@
+"""Blueprints: application templates, readable by their owner, everyone, or a named list."""

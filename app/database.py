@@ -1,0 +1,25 @@
+"""The MongoDB connection: one client per process, journaled writes, indexes made at start-up."""
+import logging
+
+from flask import current_app
+from pymongo import MongoClient, WriteConcern
+
+from app import embedded
+
+log = logging.getLogger(__name__)
+
+
+def init_app(app, client=None):
+    if client is None:
+        uri = app.config["MONGO_URI"] or embedded.start(app.config["DATA_DIR"])
+        timeout = app.config["MONGO_TIMEOUT_MS"]
+        client = MongoClient(uri, serverSelectionTimeoutMS=timeout, connectTimeoutMS=timeout,
+                             socketTimeoutMS=10 * timeout, retryWrites=False, tz_aware=True)
+    # An acknowledged write must survive a crash: journaled, and on a majority of a replica set,
+    # unless MONGO_URI itself says otherwise (w=..., journal=...).
+    concern = client.write_concern if client.write_concern.document else WriteConcern("majority", j=True)
+    app.extensions["mongo"] = client.get_database(app.config["MONGO_DB"], write_concern=concern)
+
+
+def get_db():
+    return current_app.extensions["mongo"]

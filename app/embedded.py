@@ -1,0 +1,106 @@
+"""The embedded MongoDB-wire server (SecantusDB), run as a child process of whoever needs it.
+
+gunicorn's master starts it once (gunicorn.conf.py) and hands its URI to the workers through
+MONGO_URI; the development server and the CLI start it from create_app. It runs standalone,
+because in replica-set mode its insert rate collapses as data grows (../shared/FINDINGS.md).
+A URI file beside the data directory lets a second process (the CLI next to a running service)
+use the server that already holds the files instead of starting another on them.
+"""
+import atexit
+import contextlib
+import ctypes
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+log = logging.getLogger(__name__)
+
+START_TIMEOUT = 60.0
+_server = None  # (process, uri, pid of the process that started it)
+
+
+def _uri_file(data_dir):
+    return os.path.join(os.path.dirname(os.path.abspath(data_dir)), "embedded-mongo.uri")
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _answers(uri, timeout_ms=300):
+    from pymongo import MongoClient
+    from pymongo.errors import PyMongoError
+
+    client = MongoClient(uri, serverSelectionTimeoutMS=timeout_ms, connectTimeoutMS=timeout_ms)
+    try:
+        client.admin.command("ping")
+        return True
+    except PyMongoError:
+        return False
+    finally:
+        client.close()
+
+
+def _die_with_parent():
+    """Linux: the server gets SIGTERM if its parent dies without stopping it (kill -9)."""
+    with contextlib.suppress(OSError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def start(data_dir):
+    """The URI of a running embedded server on `data_dir`, started unless one already serves it."""
+    global _server
+    if _server and _server[0].poll() is None:
+        return _server[1]
+    uri_file = _uri_file(data_dir)
+    if os.path.exists(uri_file):
+        with open(uri_file) as fh:
+            uri = fh.read().strip()
+        if _answers(uri):
+            return uri
+    os.makedirs(data_dir, exist_ok=True)
+    port = _free_port()
+    uri = f"mongodb://127.0.0.1:{port}/?directConnection=true"
+    log_path = os.path.join(os.path.dirname(os.path.abspath(data_dir)), "embedded-mongo.log")
+    with open(log_path, "ab") as log_file:
+        process = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from secantus.cli import main; sys.exit(main())",
+             "--standalone", "--host", "127.0.0.1", "--port", str(port),
+             "--storage-path", data_dir, "--log-level", "WARNING"],
+            stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+        )
+    deadline = time.monotonic() + START_TIMEOUT
+    while not _answers(uri):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"the embedded database did not start; see {log_path}")
+        time.sleep(0.1)
+    _server = (process, uri, os.getpid())
+    with open(uri_file, "w") as fh:
+        fh.write(uri)
+    atexit.register(stop)
+    log.info("embedded database serving %s at %s", data_dir, uri)
+    return uri
+
+
+def stop():
+    """Stop the server this process started (never from a forked worker), letting it flush."""
+    global _server
+    if not _server or _server[2] != os.getpid():
+        return
+    process, _, _ = _server
+    _server = None
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -1,0 +1,91 @@
+"""Field types shared by every schema: the contract's rules for strings, booleans and caps."""
+from datetime import UTC
+
+import marshmallow as ma
+
+from app import caps, yamlguard
+
+
+class Schema(ma.Schema):
+    """Refuses unknown fields, and names read-only ones as such rather than as unknown."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+    def handle_error(self, error, data, *, many, **kwargs):
+        read_only = {f.data_key or name for name, f in self.fields.items() if f.dump_only}
+        for name in read_only & set(error.messages):
+            error.messages[name] = ["Read-only field."]
+
+
+class Text(ma.fields.String):
+    """A string stored trimmed; null (when allowed) means unset."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("allow_none", True)
+        kwargs.setdefault("load_default", None)
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        return super()._deserialize(value, attr, data, **kwargs).strip()
+
+
+def Name():
+    return Text(validate=ma.validate.Length(1, 200))
+
+
+class StrictBoolean(ma.fields.Boolean):
+    """JSON true/false only: "true", 1 and "yes" are refused."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if value is True or value is False:
+            return value
+        raise self.make_error("invalid")
+
+
+class Cap(ma.fields.Field):
+    """A cap as a string or a JSON number, kept as text once `parse` accepts it."""
+
+    def __init__(self, parse, **kwargs):
+        super().__init__(allow_none=True, load_default=None,
+                         metadata={"type": ["string", "number", "null"], "example": "1Gi"}, **kwargs)
+        self.parse = parse
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        try:
+            text = caps.from_json(value)
+            self.parse(text)
+        except caps.CapError as exc:
+            raise ma.ValidationError(str(exc)) from None
+        return text
+
+
+class Yaml(Text):
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            yamlguard.validate(text)
+        except yamlguard.YamlError as exc:
+            raise ma.ValidationError(str(exc)) from None
+        return text
+
+
+class Timestamp(ma.fields.Field):
+    """RFC 3339 UTC with milliseconds, as MongoDB keeps them."""
+
+    def __init__(self, **kwargs):
+        super().__init__(dump_only=True, metadata={"format": "date-time"}, **kwargs)
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        if value.tzinfo is not None:
+            value = value.astimezone(UTC)
+        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+
+
+class Id(ma.fields.Field):
+    def __init__(self, **kwargs):
+        super().__init__(attribute="_id", dump_only=True,
+                         metadata={"type": "string", "pattern": "^[0-9a-f]{24}$"}, **kwargs)
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return str(value)

@@ -1,0 +1,29 @@
+import marshmallow as ma
+
+from app import caps
+from app.fields import Cap, Id, Name, Schema, StrictBoolean, Timestamp
+
+
+class LimitsSchema(Schema):
+    memoryBytes = ma.fields.Integer(allow_none=True)
+    cpuMillis = ma.fields.Integer(allow_none=True)
+    containers = ma.fields.Integer(allow_none=True)
+    storageBytes = ma.fields.Integer(allow_none=True)
+
+
+class ProfileSchema(Schema):
+    id = Id()
+    name = Name()
+    defaultProfile = StrictBoolean(load_default=False)
+    memoryCap = Cap(caps.memory_bytes)
+    cpuCap = Cap(caps.cpu_millis)
+    containerCap = Cap(caps.containers)
+    storageCap = Cap(caps.storage_bytes)
+    limits = ma.fields.Nested(LimitsSchema, dump_only=True)
+    owner = ma.fields.String(dump_only=True)
+    createdAt = Timestamp()
+    updatedAt = Timestamp()
+
+    @ma.pre_dump
+    def _add_limits(self, doc, **kwargs):
+        return {**doc, "limits": caps.limits(doc)}

@@ -1,0 +1,1 @@
+"""Accounts: who may call the service, and with which role."""

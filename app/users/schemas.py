@@ -1,0 +1,21 @@
+import marshmallow as ma
+
+from app.fields import Id, Schema, Timestamp
+
+ROLES = ("viewer", "member", "admin")
+USERNAME = ma.validate.Regexp(r"[A-Za-z0-9_.@-]{3,64}\Z",
+                              error="3-64 characters of letters, digits, _ . @ -")
+PASSWORD = ma.validate.Length(8, 1024)
+
+
+def Username(**kwargs):
+    return ma.fields.String(validate=USERNAME, **kwargs)
+
+
+class UserSchema(Schema):
+    id = Id()
+    username = Username(required=True)
+    password = ma.fields.String(required=True, load_only=True, validate=PASSWORD)
+    role = ma.fields.String(load_default="member", validate=ma.validate.OneOf(ROLES))
+    disabled = ma.fields.Boolean(dump_only=True)
+    createdAt = Timestamp()

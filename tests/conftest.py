@@ -1,0 +1,66 @@
+"""Fixtures. API tests take `api`, which runs them twice: on mongomock through Flask's test client,
+and over real sockets (HTTP to a threaded server, pymongo to an embedded SecantusDB)."""
+import base64
+import itertools
+import threading
+
+import mongomock
+import pytest
+from werkzeug.serving import make_server
+
+from app import create_app
+from app.users import storage as users
+from tests.http import FlaskClient, SocketClient
+
+FAST_HASH = "pbkdf2:sha256:1000"  # the same code path as scrypt, without 100 ms a request
+PASSWORD = "correct horse battery"
+USERS = {"admin": "admin", "alice": "member", "bob": "member", "victor": "viewer"}
+_db_names = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def mongo_server(tmp_path_factory):
+    from secantus import SecantusDBServer
+
+    with SecantusDBServer(host="127.0.0.1", port=0, replica_set_name=None,
+                          storage_path=str(tmp_path_factory.mktemp("secantus"))) as server:
+        yield server
+
+
+def settings(**extra):
+    return {"TESTING": True, "PASSWORD_HASH_METHOD": FAST_HASH, **extra}
+
+
+def add_users(app):
+    with app.app_context():
+        for name, role in USERS.items():
+            users.create(name, PASSWORD, role)
+
+
+@pytest.fixture(params=["mongomock", "socket"])
+def app(request):
+    if request.param == "mongomock":
+        app = create_app(settings(), mongo_client=mongomock.MongoClient(tz_aware=True))
+    else:
+        server = request.getfixturevalue("mongo_server")
+        app = create_app(settings(MONGO_URI=server.uri, MONGO_DB=f"test{next(_db_names)}"))
+    add_users(app)
+    app.backend = request.param
+    return app
+
+
+@pytest.fixture
+def api(app):
+    if app.backend == "mongomock":
+        yield FlaskClient(app)
+        return
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield SocketClient(server.server_port)
+    server.shutdown()
+    thread.join()
+
+
+def basic(user, password=PASSWORD):
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()

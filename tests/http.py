@@ -1,0 +1,62 @@
+"""One small client interface over Flask's test client and over a real HTTP socket."""
+import base64
+import http.client
+import json as jsonlib
+from dataclasses import dataclass
+
+
+@dataclass
+class Response:
+    status: int
+    headers: dict  # lower-cased names
+    body: bytes
+
+    @property
+    def json(self):
+        return jsonlib.loads(self.body) if self.body else None
+
+
+def _prepare(json, data, headers, user, password):
+    from tests.conftest import PASSWORD
+
+    headers = dict(headers or {})
+    if user is not None:
+        creds = f"{user}:{password or PASSWORD}".encode()
+        headers.setdefault("Authorization", "Basic " + base64.b64encode(creds).decode())
+    if json is not None:
+        data = jsonlib.dumps(json)
+        headers.setdefault("Content-Type", "application/json")
+    if isinstance(data, str):
+        data = data.encode()
+    return data, headers
+
+
+class FlaskClient:
+    def __init__(self, app):
+        self.client = app.test_client()
+
+    def request(self, method, path, json=None, data=None, headers=None, user=None, password=None):
+        data, headers = _prepare(json, data, headers, user, password)
+        r = self.client.open(path, method=method, data=data, headers=headers)
+        return Response(r.status_code, {k.lower(): v for k, v in r.headers.items()}, r.get_data())
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path, **kw):
+        return self.request("POST", path, **kw)
+
+
+class SocketClient(FlaskClient):
+    def __init__(self, port):
+        self.port = port
+
+    def request(self, method, path, json=None, data=None, headers=None, user=None, password=None):
+        data, headers = _prepare(json, data, headers, user, password)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            conn.request(method, path, body=data, headers=headers)
+            r = conn.getresponse()
+            return Response(r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
+        finally:
+            conn.close()

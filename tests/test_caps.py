@@ -1,0 +1,73 @@
+import pytest
+
+from app import caps
+
+GiB, MiB = 1024**3, 1024**2
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1", MiB), ("512", 512 * MiB), ("1.5Gi", 3 * GiB // 2), ("1.5 GiB", 3 * GiB // 2),
+    ("2g", 2 * 10**9), ("2GB", 2 * 10**9), ("1k", 1000), ("1Ki", 1024), ("1kib", 1024),
+    ("100B", 100), ("1T", 10**12), ("1Ti", 1024**4), ("0", 0), ("0.5", MiB // 2),
+    ("1.0000001K", 1000), (".5Ki", 512), ("3m", 3 * 10**6), ("3Mi", 3 * MiB),
+])
+def test_memory(text, expected):
+    assert caps.memory_bytes(text) == expected
+
+
+def test_storage_bare_number_means_gib():
+    assert caps.storage_bytes("10") == 10 * GiB
+    assert caps.storage_bytes("10M") == 10**7
+
+
+@pytest.mark.parametrize("text", ["", "lots", "-1", "1 2", "1Gb2", "1X", "1  Gi", "1e3", "Gi", "1.2.3", "+5"])
+def test_memory_refused(text):
+    with pytest.raises(caps.CapError):
+        caps.memory_bytes(text)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("2", 2000), ("0.5", 500), ("500m", 500), ("0.001", 1), ("1.5", 1500), ("0", 0), ("250 m", 250),
+])
+def test_cpu(text, expected):
+    assert caps.cpu_millis(text) == expected
+
+
+@pytest.mark.parametrize("text", ["0.0005", "0.5m", "1M", "2 cpus", "-1", "1Gi"])
+def test_cpu_refused(text):
+    with pytest.raises(caps.CapError):
+        caps.cpu_millis(text)
+
+
+def test_containers():
+    assert caps.containers("3") == 3
+    for text in ("3.0", "-1", "three", "３", "1e2"):
+        with pytest.raises(caps.CapError):
+            caps.containers(text)
+
+
+@pytest.mark.parametrize("value, text", [
+    (2, "2"), (2.0, "2"), (0.5, "0.5"), (1e20, "100000000000000000000"), (1.5e-7, "0.00000015"),
+    ("  1Gi ", "1Gi"), (0, "0"),
+])
+def test_from_json(value, text):
+    assert caps.from_json(value) == text
+
+
+@pytest.mark.parametrize("value", [True, False, -1, -0.5, float("inf"), float("nan"), {}, [], "x" * 65])
+def test_from_json_refused(value):
+    with pytest.raises(caps.CapError):
+        caps.from_json(value)
+
+
+def test_values_must_fit_int64():
+    assert caps.memory_bytes("8388607Ti") == 8388607 * 1024**4
+    with pytest.raises(caps.CapError, match="Too large"):
+        caps.memory_bytes("8388608Ti")
+    with pytest.raises(caps.CapError, match="Too large"):
+        caps.containers("9" * 20)
+
+
+def test_limits_of_a_document():
+    doc = {"memoryCap": "1Gi", "cpuCap": "500m", "containerCap": None}
+    assert caps.limits(doc) == {"memoryBytes": GiB, "cpuMillis": 500, "containers": None, "storageBytes": None}

@@ -1,0 +1,48 @@
+import mongomock
+import pytest
+
+from app import create_app
+from app.users import storage
+from tests.conftest import settings
+
+
+@pytest.fixture
+def app():
+    return create_app(settings(), mongo_client=mongomock.MongoClient(tz_aware=True))
+
+
+def test_users_create_prompts_for_the_password(app):
+    runner = app.test_cli_runner()
+    result = runner.invoke(args=["users", "create", "root", "--role", "admin"],
+                           input="long enough pw\nlong enough pw\n")
+    assert result.exit_code == 0, result.output
+    with app.app_context():
+        user = storage.authenticate("root", "long enough pw")
+        assert user["role"] == "admin" and "long enough pw" not in str(user)
+        assert storage.authenticate("root", "wrong password") is None
+
+
+def test_users_create_refuses_bad_input_and_taken_names(app):
+    runner = app.test_cli_runner()
+    assert runner.invoke(args=["users", "create", "ab"], input="long enough pw\nlong enough pw\n").exit_code == 1
+    assert runner.invoke(args=["users", "create", "carol"], input="short\nshort\n").exit_code == 1
+    assert runner.invoke(args=["users", "create", "carol"], input="long enough pw\nlong enough pw\n").exit_code == 0
+    taken = runner.invoke(args=["users", "create", "carol"], input="long enough pw\nlong enough pw\n")
+    assert taken.exit_code == 1 and "taken" in taken.output
+
+
+def test_admin_from_the_environment_is_created_once():
+    client = mongomock.MongoClient(tz_aware=True)
+    env = settings(ADMIN_USERNAME="boss", ADMIN_PASSWORD="first password")
+    app = create_app(env, mongo_client=client)
+    create_app({**env, "ADMIN_PASSWORD": "second password"}, mongo_client=client)
+    with app.app_context():
+        assert storage.authenticate("boss", "first password")["role"] == "admin"
+        assert storage.authenticate("boss", "second password") is None
+        assert storage.users().count_documents({}) == 1
+
+
+def test_an_invalid_admin_from_the_environment_stops_start_up():
+    with pytest.raises(Exception, match="password"):
+        create_app(settings(ADMIN_USERNAME="boss", ADMIN_PASSWORD="short"),
+                   mongo_client=mongomock.MongoClient(tz_aware=True))

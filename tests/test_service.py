@@ -1,0 +1,98 @@
+"""The service as operators run it: gunicorn with gunicorn.conf.py, the embedded database started
+by the master under DATA_DIR, stopped on exit, and the data still there after a restart."""
+import base64
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ADMIN = ("admin", "change-me-now")
+pytestmark = pytest.mark.slow
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def call(port, method, path, body=None, auth=ADMIN):
+    headers = {"Content-Type": "application/json"}
+    if auth:
+        headers["Authorization"] = "Basic " + base64.b64encode(":".join(auth).encode()).decode()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+    r = conn.getresponse()
+    return r.status, dict(r.getheaders()), r.read()
+
+
+class Service:
+    def __init__(self, tmp_path):
+        self.port = free_port()
+        self.env = {**os.environ, "PORT": str(self.port), "DATA_DIR": str(tmp_path / "data"),
+                    "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1], "WEB_CONCURRENCY": "2"}
+        self.env.pop("MONGO_URI", None)
+        self.uri_file = tmp_path / "embedded-mongo.uri"
+
+    def start(self):
+        gunicorn = Path(sys.executable).with_name("gunicorn")
+        self.process = subprocess.Popen([str(gunicorn), "-c", "gunicorn.conf.py", "wsgi:app"],
+                                        cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, "gunicorn exited during start-up"
+            try:
+                call(self.port, "GET", "/profiles/" + "0" * 24)
+                return
+            except OSError:
+                time.sleep(0.2)
+        raise AssertionError("the service did not start")
+
+    def database_pid(self):
+        """The embedded database: the master's child that serves the port in the URI file."""
+        port_arg = "\0--port\0" + self.uri_file.read_text().split(":")[2].split("/")[0] + "\0"
+        for proc in Path("/proc").iterdir():
+            try:
+                parent = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                if parent == self.process.pid and port_arg in (proc / "cmdline").read_text():
+                    return int(proc.name)
+            except (OSError, ValueError, IndexError):
+                continue
+        raise AssertionError("no embedded database under the gunicorn master")
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        assert self.process.wait(timeout=60) == 0
+
+
+def test_data_survives_a_restart_and_the_database_stops_with_the_service(tmp_path):
+    service = Service(tmp_path)
+    service.start()
+    try:
+        status, headers, body = call(service.port, "POST", "/profiles", {"name": "kept", "memoryCap": "2Gi"})
+        assert status == 201
+        created = json.loads(body)
+        assert call(service.port, "POST", "/profiles", {}, auth=None)[0] == 401
+        database = service.database_pid()
+    finally:
+        service.stop()
+    with pytest.raises(ProcessLookupError):  # stopped with the master, not left behind
+        for _ in range(100):
+            os.kill(database, 0)
+            time.sleep(0.1)
+
+    service.start()
+    try:
+        status, _, body = call(service.port, "GET", headers["Location"])
+        assert status == 200 and json.loads(body) == created
+    finally:
+        service.stop()
