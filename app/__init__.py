@@ -1,7 +1,7 @@
 """The application factory."""
 from flask import Flask
 
-from app import api, cli, config, database
+from app import api, cli, config, database, idempotency
 from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
 from app.profiles.routes import blp as profiles_blp
@@ -30,10 +30,12 @@ def create_app(settings=None, mongo_client=None):
 
 
 def _prepare_database(app):
-    """Idempotent, so every worker may run it: indexes, then the admin named by the environment."""
+    """Idempotent, so every worker may run it: the signing secret, indexes, the admin from the env."""
     db = database.get_db()
+    app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
     users.create_indexes(db)
-    profiles_store.create_indexes(db)
-    blueprints_store.create_indexes(db)
+    idempotency.create_indexes(db)
+    profiles_store.create_indexes()
+    blueprints_store.create_indexes()
     if app.config["ADMIN_USERNAME"] and app.config["ADMIN_PASSWORD"]:
         users.ensure_admin(app.config["ADMIN_USERNAME"], app.config["ADMIN_PASSWORD"])

@@ -7,6 +7,7 @@ schema (422).
 import flask_smorest
 import marshmallow as ma
 import orjson
+from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import current_app
 from flask.json.provider import JSONProvider
 from flask_smorest import abort
@@ -36,6 +37,8 @@ def is_json(mimetype):
 
 class Parser(FlaskParser):
     DEFAULT_VALIDATION_STATUS = 422
+    # An unknown query parameter (a misspelt filter, `name[$ne]`) is refused, never ignored.
+    DEFAULT_UNKNOWN_BY_LOCATION = {**FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION, "query": ma.RAISE}
 
     def _raw_load_json(self, req):
         limit = current_app.config["MAX_CONTENT_LENGTH"]
@@ -65,8 +68,18 @@ class ProblemSchema(ma.Schema):
     requestId = ma.fields.String()
 
 
+def schema_name(schema):
+    """Profile, ProfilePatch (a partial load, as PATCH takes), ProfileQuery..."""
+    cls = schema if isinstance(schema, type) else type(schema)
+    partial = not isinstance(schema, type) and schema.partial
+    return cls.__name__.removesuffix("Schema") + ("Patch" if partial else "")
+
+
 class Api(flask_smorest.Api):
     ERROR_SCHEMA = ProblemSchema
+
+    def __init__(self, app):
+        super().__init__(app, spec_kwargs={"marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=schema_name)})
 
     def _register_error_handlers(self):
         errors.init_app(self._app)

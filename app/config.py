@@ -15,4 +15,6 @@ def from_env(environ=os.environ):
         "PASSWORD_HASH_METHOD": environ.get("PASSWORD_HASH_METHOD", "scrypt"),
         "MONGO_TIMEOUT_MS": int(environ.get("MONGO_TIMEOUT_MS", "2000")),
         "MAX_CONTENT_LENGTH": MIB,
+        # Signs list cursors; unset, a random one is kept in the database and shared by all workers.
+        "SECRET_KEY": environ.get("SECRET_KEY") or None,
     }

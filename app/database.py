@@ -1,12 +1,10 @@
 """The MongoDB connection: one client per process, journaled writes, indexes made at start-up."""
-import logging
+import secrets
 
 from flask import current_app
 from pymongo import MongoClient, WriteConcern
 
 from app import embedded
-
-log = logging.getLogger(__name__)
 
 
 def init_app(app, client=None):
@@ -23,3 +21,9 @@ def init_app(app, client=None):
 
 def get_db():
     return current_app.extensions["mongo"]
+
+
+def shared_secret(db):
+    """A random key kept in the database, so every worker on every host signs alike."""
+    db.settings.update_one({"_id": "secret"}, {"$setOnInsert": {"value": secrets.token_hex(32)}}, upsert=True)
+    return db.settings.find_one({"_id": "secret"})["value"]

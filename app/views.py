@@ -1,7 +1,9 @@
-"""The HTTP side shared by every resource: routes built once for a schema and a store."""
-from flask import Response, request, url_for
+"""The HTTP side shared by every resource: its routes, built once for a schema and a store."""
+import marshmallow as ma
+from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
+from app import idempotency, pagination
 from app.auth import current_user, login_required
 
 
@@ -10,40 +12,110 @@ def etag(doc):
 
 
 def _tags(header):
-    return {tag.strip().removeprefix("W/") for tag in header.split(",")}
+    return [tag.strip() for tag in header.split(",")]
 
 
 def not_modified(doc):
-    """True when If-None-Match names the current representation (weak comparison, RFC 9110)."""
+    """If-None-Match names the current representation (weak comparison, RFC 9110)."""
     header = request.headers.get("If-None-Match")
-    return header is not None and (header.strip() == "*" or etag(doc) in _tags(header))
+    return header is not None and (header.strip() == "*" or etag(doc) in
+                                   {tag.removeprefix("W/") for tag in _tags(header)})
 
 
-def register(blp, schema, store, noun):
-    """Add create and read-one routes for a resource to `blp`."""
+def if_match():
+    """The If-Match precondition as a test of a document, or None when none was sent (strong
+    comparison: a weak tag never matches)."""
+    header = request.headers.get("If-Match")
+    if header is None:
+        return None
+    tags = _tags(header)
+    return lambda doc: "*" in tags or etag(doc) in tags
+
+
+def _respond(result):
+    response = current_app.json.response(result["body"])
+    response.status_code = result["status"]
+    response.headers.extend(result["headers"])
+    if result.get("replayed"):
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+class Page(ma.Schema):
+    next = ma.fields.String(allow_none=True, metadata={"description": "Cursor of the next page, or null."})
+
+
+def register(blp, schema, store, query_schema, noun):
+    """Add the contract's five operations for a resource to `blp`."""
     item_endpoint = f"{blp.name}.{noun.capitalize()}Item"
+    page_schema = type(f"{noun.capitalize()}Page", (Page,), {"items": ma.fields.List(ma.fields.Nested(schema))})
+    precondition = {"name": "If-Match", "in": "header", "schema": {"type": "string"},
+                    "description": "ETag of the version this change was decided on (412 if stale)."}
 
     class Collection(MethodView):
+        @login_required(role="viewer")
+        @blp.arguments(query_schema, location="query", as_kwargs=False)
+        @blp.response(200, page_schema, description=f"A page of {noun}s, newest first; `Link` to the next.")
+        def get(self, args):
+            items, next_cursor = store.list(current_user(), args)
+            return {"items": items, "next": next_cursor}, pagination.link_header(next_cursor)
+
         @login_required(role="member")
         @blp.arguments(schema)
         @blp.response(201, schema, description=f"The new {noun}, with `Location` and `ETag`.")
-        @blp.alt_response(422, description="Validation failed.")
+        @blp.doc(parameters=[{"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"},
+                              "description": "Retries with the same key and body within 24 h "
+                                             "return the first response."}])
         def post(self, fields):
-            doc = store.create(fields, current_user())
-            return doc, {"Location": url_for(item_endpoint, id=str(doc["_id"])), "ETag": etag(doc)}
+            user = current_user()
+
+            def create(tag=None):
+                doc = store.create(fields, user, tag)
+                return {"status": 201, "body": schema().dump(doc),
+                        "headers": {"Location": url_for(item_endpoint, id=str(doc["_id"])), "ETag": etag(doc)}}
+
+            key = request.headers.get("Idempotency-Key")
+            if key is None:
+                return _respond(create())
+            return _respond(idempotency.create_once(user["username"], blp.name, key, request.get_json(), create))
 
     class Item(MethodView):
         @login_required(role="viewer")
         @blp.response(200, schema, description=f"The {noun}, with `ETag`.")
         @blp.alt_response(304, description="Not modified (If-None-Match).")
-        @blp.alt_response(404, description="No such resource for this caller.")
         def get(self, id):
             doc = store.get(id, current_user())
             if not_modified(doc):
                 return Response(status=304, headers={"ETag": etag(doc)})
             return doc, {"ETag": etag(doc)}
 
+        @login_required(role="member")
+        @blp.arguments(schema(partial=True))
+        @blp.response(200, schema, description=f"The changed {noun}, with its new `ETag`.")
+        @blp.doc(parameters=[precondition])
+        def patch(self, changes, id):
+            doc = store.update(id, current_user(), changes, if_match())
+            return doc, {"ETag": etag(doc)}
+
+        @login_required(role="member")
+        @blp.arguments(schema)
+        @blp.response(200, schema, description=f"The replaced {noun}, with its new `ETag`.")
+        @blp.doc(parameters=[precondition])
+        def put(self, fields, id):
+            doc = store.update(id, current_user(), fields, if_match())
+            return doc, {"ETag": etag(doc)}
+
+        @login_required(role="member")
+        @blp.response(204, description=f"The {noun} is gone.")
+        @blp.doc(parameters=[precondition])
+        def delete(self, id):
+            store.delete(id, current_user(), if_match())
+
+    Collection.get.__doc__ = f"List the {noun}s the caller may read"
     Collection.post.__doc__ = f"Create a {noun}"
     Item.get.__doc__ = f"Read one {noun}"
+    Item.patch.__doc__ = f"Change the fields sent of a {noun}"
+    Item.put.__doc__ = f"Replace every writable field of a {noun}"
+    Item.delete.__doc__ = f"Delete a {noun}"
     blp.route("", endpoint=f"{noun.capitalize()}Collection")(Collection)
     blp.route("/<id>", endpoint=f"{noun.capitalize()}Item")(Item)

@@ -1,8 +1,8 @@
 from app import views
 from app.api import Blueprint
-from app.blueprints.schemas import BlueprintSchema
+from app.blueprints.schemas import BlueprintQuery, BlueprintSchema
 from app.blueprints.storage import store
 
 blp = Blueprint("blueprints", __name__, url_prefix="/blueprints",
                 description="Application templates with a YAML definition and entitlements.")
-views.register(blp, BlueprintSchema, store, "blueprint")
+views.register(blp, BlueprintSchema, store, BlueprintQuery, "blueprint")

@@ -2,6 +2,7 @@ import marshmallow as ma
 
 from app.errors import Invalid
 from app.fields import Id, Name, Schema, StrictBoolean, Text, Timestamp, Yaml
+from app.pagination import ListArgs, QueryBoolean
 from app.users.schemas import Username
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
@@ -12,8 +13,8 @@ class Entitlement(ma.fields.String):
     """Case-insensitive in, uppercase out."""
 
     def __init__(self, **kwargs):
-        super().__init__(validate=ma.validate.OneOf(ENTITLEMENTS), load_default="OWNER",
-                         metadata={"enum": list(ENTITLEMENTS)}, **kwargs)
+        kwargs.setdefault("load_default", "OWNER")
+        super().__init__(validate=ma.validate.OneOf(ENTITLEMENTS), metadata={"enum": list(ENTITLEMENTS)}, **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):
         return super()._deserialize(value, attr, data, **kwargs).strip().upper()
@@ -34,6 +35,12 @@ class BlueprintSchema(Schema):
     owner = ma.fields.String(dump_only=True)
     createdAt = Timestamp()
     updatedAt = Timestamp()
+
+
+class BlueprintQuery(ListArgs):
+    blueprintType = ma.fields.String()
+    entitlementType = Entitlement(load_default=ma.missing)
+    inactive = QueryBoolean()
 
 
 def apply_entitlement_rule(changes, stored=None):

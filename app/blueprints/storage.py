@@ -9,14 +9,15 @@ from app.users import storage as users
 
 class Blueprints(Store):
     collection = "blueprints"
+    exact_filters = ("name", "owner", "blueprintType", "entitlementType", "inactive")
 
-    @staticmethod
-    def create_indexes(db):
-        db.blueprints.create_index([("owner", ASCENDING), ("_id", DESCENDING)], name="owner_newest")
-        db.blueprints.create_index([("entitlementType", ASCENDING), ("_id", DESCENDING)],
-                                   name="entitlement_newest")
-        db.blueprints.create_index([("entitledUsers", ASCENDING), ("_id", DESCENDING)],
-                                   name="entitled_newest")
+    def create_indexes(self):
+        super().create_indexes()
+        self.coll().create_index([("owner", ASCENDING), ("_id", DESCENDING)], name="owner_newest")
+        self.coll().create_index([("entitlementType", ASCENDING), ("_id", DESCENDING)],
+                                 name="entitlement_newest")
+        self.coll().create_index([("entitledUsers", ASCENDING), ("_id", DESCENDING)],
+                                 name="entitled_newest")
 
     def readable(self, user):
         if is_admin(user):
@@ -24,16 +25,15 @@ class Blueprints(Store):
         return {"$or": [{"owner": user["username"]}, {"entitlementType": "PUBLIC"},
                         {"entitlementType": "CUSTOM", "entitledUsers": user["username"]}]}
 
-    def create(self, fields, user):
-        apply_entitlement_rule(fields)
-        self._check_users_exist(fields["entitledUsers"])
-        return self.insert(fields, user)
+    def create(self, fields, user, tag=None):
+        return super().create(self.prepare(fields, None), user, tag)
 
-    @staticmethod
-    def _check_users_exist(names):
-        unknown = users.missing(names) if names else []
+    def prepare(self, changes, stored):
+        changes = apply_entitlement_rule(changes, stored)
+        unknown = users.missing(changes.get("entitledUsers") or [])
         if unknown:
             raise errors.Invalid({"entitledUsers": [f"No such user: {', '.join(unknown)}."]})
+        return changes
 
 
 store = Blueprints()

@@ -1,8 +1,8 @@
 from app import views
 from app.api import Blueprint
-from app.profiles.schemas import ProfileSchema
+from app.profiles.schemas import ProfileQuery, ProfileSchema
 from app.profiles.storage import store
 
 blp = Blueprint("profiles", __name__, url_prefix="/profiles",
                 description="Named sets of resource caps; at most one default per owner.")
-views.register(blp, ProfileSchema, store, "profile")
+views.register(blp, ProfileSchema, store, ProfileQuery, "profile")

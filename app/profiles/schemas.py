@@ -2,6 +2,7 @@ import marshmallow as ma
 
 from app import caps
 from app.fields import Cap, Id, Name, Schema, StrictBoolean, Timestamp
+from app.pagination import ListArgs, QueryBoolean
 
 
 class LimitsSchema(Schema):
@@ -27,3 +28,7 @@ class ProfileSchema(Schema):
     @ma.pre_dump
     def _add_limits(self, doc, **kwargs):
         return {**doc, "limits": caps.limits(doc)}
+
+
+class ProfileQuery(ListArgs):
+    defaultProfile = QueryBoolean()

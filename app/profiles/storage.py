@@ -1,36 +1,42 @@
 """Profiles in MongoDB. The single default per owner is held by the database itself: a partial
 unique index on owner among defaults, and an atomic demotion of the old default before the new
-one is written. A write that loses a race to another default retries, so it still succeeds."""
+one is written. A write that loses that race to another default demotes again and retries, so
+it still succeeds."""
 from pymongo import ASCENDING, DESCENDING
-from pymongo.errors import DuplicateKeyError
 
-from app.store import Store, now
-
-MAX_ATTEMPTS = 100  # each failed attempt means another request's default was written
+from app.store import Store, now, retry_on_duplicate
 
 
 class Profiles(Store):
     collection = "profiles"
+    exact_filters = ("name", "owner", "defaultProfile")
 
-    @staticmethod
-    def create_indexes(db):
-        db.profiles.create_index([("owner", ASCENDING)], unique=True, name="one_default_per_owner",
+    def create_indexes(self):
+        super().create_indexes()
+        self.coll().create_index([("owner", ASCENDING)], unique=True, name="one_default_per_owner",
                                  partialFilterExpression={"defaultProfile": True})
-        db.profiles.create_index([("owner", ASCENDING), ("_id", DESCENDING)], name="owner_newest")
+        self.coll().create_index([("owner", ASCENDING), ("_id", DESCENDING)], name="owner_newest")
 
-    def create(self, fields, user):
+    def insert(self, fields, user, tag=None):
         if not fields["defaultProfile"]:
-            return self.insert(fields, user)
-        for _ in range(MAX_ATTEMPTS):
-            self._demote_default(user["username"])
-            try:
-                return self.insert(fields, user)
-            except DuplicateKeyError:
-                continue
-        raise RuntimeError("could not make a profile the default")
+            return super().insert(fields, user, tag)
 
-    def _demote_default(self, owner):
-        self.coll().update_many({"owner": owner, "defaultProfile": True},
+        def attempt():
+            self._demote_default(user["username"])
+            return super(Profiles, self).insert(fields, user, tag)
+        return retry_on_duplicate(attempt)
+
+    def _write(self, doc, changes):
+        if not changes.get("defaultProfile") or doc["defaultProfile"]:
+            return super()._write(doc, changes)
+
+        def attempt():
+            self._demote_default(doc["owner"], keep=doc["_id"])
+            return super(Profiles, self)._write(doc, changes)
+        return retry_on_duplicate(attempt)
+
+    def _demote_default(self, owner, keep=None):
+        self.coll().update_many({"owner": owner, "defaultProfile": True, "_id": {"$ne": keep}},
                                 {"$set": {"defaultProfile": False, "updatedAt": now()}, "$inc": {"rev": 1}})
 
 

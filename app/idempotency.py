@@ -1,0 +1,89 @@
+"""Idempotency-Key on POST: a retry gets the first response and creates nothing new.
+
+A key is claimed by inserting a record whose id is a digest of (user, collection, key); the unique
+_id makes the claim atomic across workers and hosts. The record holds a fingerprint of the body
+and, once done, the response to replay; a TTL index forgets it after 24 hours. The resource is
+inserted with a tag naming the claim, under a unique index, so a retry that takes over a claim
+abandoned by a crashed request finds the resource that request may have made instead of making
+a second one.
+"""
+import hashlib
+import re
+from datetime import timedelta
+
+import orjson
+from bson import ObjectId
+from flask_smorest import abort
+from pymongo import ReturnDocument
+from pymongo.errors import DuplicateKeyError
+
+from app.database import get_db
+from app.errors import Invalid
+from app.store import MAX_ATTEMPTS, now
+
+KEY = re.compile(r"[\x20-\x7e]{1,255}\Z")
+TTL = timedelta(hours=24)
+LEASE = timedelta(seconds=60)  # longer than any request may run (gunicorn's timeout is 30 s)
+RETRY_AFTER = "1"
+
+
+def create_indexes(db):
+    db.idempotency.create_index("createdAt", name="forget_after_24h", expireAfterSeconds=int(TTL.total_seconds()))
+
+
+def _digest(*parts):
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def create_once(username, collection, key, body, create):
+    """The response of `create(tag)` for the first request with this key, replayed for retries.
+
+    `create` returns {"status", "body", "headers"}; a failure releases the claim so that the
+    request can be sent again.
+    """
+    if not KEY.fullmatch(key):
+        raise Invalid({"Idempotency-Key": ["1-255 printable ASCII characters."]})
+    records = get_db().idempotency
+    record_id = _digest(username, collection, key)
+    fingerprint = _digest(orjson.dumps(body, option=orjson.OPT_SORT_KEYS).decode())
+    claim = _claim(records, record_id, fingerprint)
+    if claim.get("state") == "done":
+        return {**claim["response"], "replayed": True}
+    tag = f"{record_id}:{claim['claimId']}"
+    try:
+        response = create(tag)
+    except BaseException:
+        records.delete_one({"_id": record_id, "state": "pending"})
+        raise
+    records.update_one({"_id": record_id}, {"$set": {"state": "done", "response": response}})
+    return response
+
+
+def _claim(records, record_id, fingerprint):
+    """This request's claim on the key, or the finished record of an earlier one."""
+    for _ in range(MAX_ATTEMPTS):
+        moment = now()
+        record = {"_id": record_id, "fingerprint": fingerprint, "state": "pending", "claimId": str(ObjectId()),
+                  "leaseUntil": moment + LEASE, "createdAt": moment}
+        try:
+            records.insert_one(record)
+            return record
+        except DuplicateKeyError:
+            pass
+        earlier = records.find_one({"_id": record_id})
+        if earlier is None:  # expired or released since
+            continue
+        if earlier["fingerprint"] != fingerprint:
+            raise Invalid({"Idempotency-Key": ["Already used with another body."]})
+        if earlier["state"] == "done":
+            return earlier
+        if earlier["leaseUntil"] > moment:
+            abort(409, message="A request with this Idempotency-Key is in progress.",
+                  headers={"Retry-After": RETRY_AFTER})
+        taken = records.find_one_and_update(  # the first request died: take its claim over
+            {"_id": record_id, "state": "pending", "leaseUntil": earlier["leaseUntil"]},
+            {"$set": {"leaseUntil": moment + LEASE}}, return_document=ReturnDocument.AFTER)
+        if taken is not None:
+            return taken
+    raise RuntimeError("could not claim an idempotency key")
+
