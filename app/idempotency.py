@@ -55,8 +55,12 @@ def create_once(username, collection, key, body, create):
     except BaseException:
         records.delete_one({"_id": record_id, "state": "pending"})
         raise
-    records.update_one({"_id": record_id}, {"$set": {"state": "done", "response": response}})
+    _finish(records, record_id, response)
     return response
+
+
+def _finish(records, record_id, response):
+    records.update_one({"_id": record_id}, {"$set": {"state": "done", "response": response}})
 
 
 def _claim(records, record_id, fingerprint):

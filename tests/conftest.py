@@ -14,7 +14,7 @@ from tests.http import FlaskClient, SocketClient
 
 FAST_HASH = "pbkdf2:sha256:1000"  # the same code path as scrypt, without 100 ms a request
 PASSWORD = "correct horse battery"
-USERS = {"admin": "admin", "alice": "member", "bob": "member", "victor": "viewer"}
+USERS = {"admin": "admin", "alice": "member", "bob": "member", "carol": "member", "victor": "viewer"}
 _db_names = itertools.count()
 
 

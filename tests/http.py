@@ -46,6 +46,15 @@ class FlaskClient:
     def post(self, path, **kw):
         return self.request("POST", path, **kw)
 
+    def patch(self, path, **kw):
+        return self.request("PATCH", path, **kw)
+
+    def put(self, path, **kw):
+        return self.request("PUT", path, **kw)
+
+    def delete(self, path, **kw):
+        return self.request("DELETE", path, **kw)
+
 
 class SocketClient(FlaskClient):
     def __init__(self, port):
@@ -60,3 +69,13 @@ class SocketClient(FlaskClient):
             return Response(r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
         finally:
             conn.close()
+
+
+def assert_problem(r, status):
+    assert r.status == status
+    assert r.headers["content-type"] == "application/problem+json"
+    body = r.json
+    assert body["status"] == status and body["title"] and body["detail"] and body["type"]
+    assert body["requestId"] == r.headers["x-request-id"]
+    assert r.headers["api-version"] == "1.0.0"
+    return body

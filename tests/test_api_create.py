@@ -5,19 +5,10 @@ import pytest
 from pymongo.errors import ServerSelectionTimeoutError
 
 from app.blueprints.storage import store as blueprint_store
+from tests.http import assert_problem
 
 HEX24 = re.compile(r"[0-9a-f]{24}\Z")
 RFC3339_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\Z")
-
-
-def assert_problem(r, status):
-    assert r.status == status
-    assert r.headers["content-type"] == "application/problem+json"
-    body = r.json
-    assert body["status"] == status and body["title"] and body["detail"] and body["type"]
-    assert body["requestId"] == r.headers["x-request-id"]
-    assert r.headers["api-version"] == "1.0.0"
-    return body
 
 
 @pytest.mark.parametrize("collection", ["profiles", "blueprints"])

@@ -1,0 +1,141 @@
+"""Lists: keyset pages newest first, signed cursors, filters, and parameters that cannot inject."""
+import threading
+from urllib.parse import quote
+
+import pytest
+
+from tests.http import assert_problem
+
+
+def create(api, collection, user="alice", **fields):
+    r = api.post(f"/{collection}", json=fields, user=user)
+    assert r.status == 201, r.json
+    return r.json
+
+
+def walk(api, path, user="alice"):
+    """Every item of every page, following `next`, checking that `Link` mirrors it."""
+    seen, url = [], path
+    while True:
+        r = api.get(url, user=user)
+        assert r.status == 200, r.json
+        seen += r.json["items"]
+        cursor = r.json["next"]
+        if cursor is None:
+            assert "link" not in r.headers
+            return seen
+        link = r.headers["link"]
+        assert link.endswith('>; rel="next"') and f"cursor={cursor}" in link
+        url = link[1:link.index(">")]
+
+
+@pytest.mark.parametrize("collection", ["profiles", "blueprints"])
+def test_pages_walk_every_item_once_newest_first(api, collection):
+    ids = [create(api, collection, name=f"n{i}")["id"] for i in range(7)]
+    seen = walk(api, f"/{collection}?limit=3")
+    assert [item["id"] for item in seen] == ids[::-1]
+
+
+def test_default_and_maximum_limit(api):
+    for i in range(52):
+        create(api, "profiles", name=f"p{i}")
+    first = api.get("/profiles", user="alice").json
+    assert len(first["items"]) == 50 and first["next"]
+    assert len(api.get("/profiles?limit=200", user="alice").json["items"]) == 52
+
+
+@pytest.mark.parametrize("query", ["limit=0", "limit=201", "limit=abc", "limit=1.5", "cursor=abc",
+                                   "cursor=IjZiMDI5N2Q1YjE3Y2MwZTRmMDU3ZGRjYyI.forged", "colour=red",
+                                   "defaultProfile=yes", "defaultProfile=1", "q=", "owner=a"])
+def test_bad_parameters_are_422(api, query):
+    body = assert_problem(api.get(f"/profiles?{query}", user="alice"), 422)
+    assert query.split("=")[0] in body["errors"]
+
+
+def test_a_cursor_from_another_list_still_only_shows_what_the_caller_may_read(api):
+    for i in range(3):
+        create(api, "profiles", user="bob", name=f"b{i}")
+    bob_page = api.get("/profiles?limit=1", user="bob").json
+    alice_page = api.get(f"/profiles?cursor={bob_page['next']}", user="alice").json
+    assert alice_page["items"] == []
+
+
+def test_profile_filters(api):
+    create(api, "profiles", name="web", defaultProfile=True)
+    create(api, "profiles", name="Web server", memoryCap="1Gi")
+    create(api, "profiles", user="bob", name="web")
+
+    def names(query, user="alice"):
+        return sorted(item["name"] for item in api.get(f"/profiles?{query}", user=user).json["items"])
+
+    assert names("name=web") == ["web"]
+    assert names("name=%20web%20") == ["web"]
+    assert names("q=WEB") == ["Web server", "web"]
+    assert names("defaultProfile=true") == ["web"]
+    assert names("defaultProfile=false") == ["Web server"]
+    assert names("owner=bob") == []  # not an admin: only their own, whatever the filter
+    assert names("name=web", user="admin") == ["web", "web"]
+    assert names("name=web&owner=bob", user="admin") == ["web"]
+
+
+def test_blueprint_filters(api):
+    create(api, "blueprints", name="a", blueprintType="helm", entitlementType="PUBLIC", inactive=True)
+    create(api, "blueprints", name="b", blueprintType="compose", description="Uses HELM charts")
+    create(api, "blueprints", name="c", entitlementType="CUSTOM", entitledUsers=["bob"])
+
+    def names(query, user="alice"):
+        return sorted(item["name"] for item in api.get(f"/blueprints?{query}", user=user).json["items"])
+
+    assert names("blueprintType=helm") == ["a"]
+    assert names("entitlementType=public") == ["a"]
+    assert names("entitlementType=CUSTOM") == ["c"]
+    assert names("inactive=true") == ["a"]
+    assert names("inactive=false") == ["b", "c"]
+    assert names("q=helm") == ["b"]  # name or description, not the type
+    assert names("") == ["a", "b", "c"]
+    assert names("", user="bob") == ["a", "c"]
+    assert names("", user="victor") == ["a"]
+    assert_problem(api.get("/blueprints?entitlementType=everyone", user="alice"), 422)
+
+
+@pytest.mark.parametrize("query", [
+    "name[$ne]=x", "name=%7B%22%24ne%22%3A%20%22x%22%7D", "q=.*", "q=%5E", "q=(", "q=%5C", "q=a|b",
+    "owner[$regex]=.*", "name=x&name[$gt]=", "q=" + quote('{"$where": "1"}'), "cursor[$gt]=0",
+])
+def test_query_injection_never_widens_a_result(api, query):
+    create(api, "profiles", name="alice's only")
+    create(api, "profiles", user="bob", name="bob's secret")
+    r = api.get(f"/profiles?{query}", user="alice")
+    assert r.status in (200, 422)
+    if r.status == 200:
+        assert all(item["owner"] == "alice" for item in r.json["items"])
+        assert r.json["items"] == [] or query.startswith("name=x")
+
+
+def test_regex_characters_are_matched_literally(api):
+    create(api, "blueprints", name="a.b (1)")
+    create(api, "blueprints", name="axb 1")
+    assert [i["name"] for i in api.get("/blueprints?q=a.b%20(", user="alice").json["items"]] == ["a.b (1)"]
+    assert api.get("/blueprints?q=.*", user="alice").json["items"] == []
+
+
+@pytest.mark.parametrize("app", ["socket"], indirect=True)
+def test_a_walk_during_inserts_sees_every_earlier_item_exactly_once(api):
+    before = [create(api, "profiles", name=f"old{i}")["id"] for i in range(30)]
+    stop = threading.Event()
+
+    def insert_meanwhile():
+        i = 0
+        while not stop.is_set() and i < 200:
+            create(api, "profiles", name=f"new{i}")
+            i += 1
+
+    writer = threading.Thread(target=insert_meanwhile)
+    writer.start()
+    try:
+        seen = [item["id"] for item in walk(api, "/profiles?limit=4")]
+    finally:
+        stop.set()
+        writer.join()
+    assert len(seen) == len(set(seen))
+    assert [i for i in seen if i in before] == before[::-1]

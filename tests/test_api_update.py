@@ -1,0 +1,155 @@
+"""PATCH, PUT and DELETE: what changes, preconditions, and concurrent edits."""
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.http import assert_problem
+
+
+def create(api, collection, user="alice", **fields):
+    r = api.post(f"/{collection}", json=fields, user=user)
+    assert r.status == 201, r.json
+    return f"/{collection}/{r.json['id']}", r.json, r.headers["etag"]
+
+
+def test_patch_changes_only_what_is_sent(api):
+    path, before, tag = create(api, "profiles", name="p", memoryCap="1Gi", cpuCap="2")
+    r = api.patch(path, json={"cpuCap": "500m", "name": "  q "}, user="alice")
+    assert r.status == 200
+    after = r.json
+    assert (after["name"], after["cpuCap"], after["memoryCap"]) == ("q", "500m", "1Gi")
+    assert after["limits"]["cpuMillis"] == 500 and after["limits"]["memoryBytes"] == 1024**3
+    assert after["createdAt"] == before["createdAt"] and after["updatedAt"] >= before["updatedAt"]
+    assert r.headers["etag"] != tag
+    assert api.get(path, user="alice").json == after
+
+
+def test_patch_null_unsets_a_string(api):
+    path, _, _ = create(api, "blueprints", name="b", version="1")
+    assert api.patch(path, json={"version": None}, user="alice").json["version"] is None
+
+
+def test_put_resets_what_is_not_sent(api):
+    path, _, _ = create(api, "blueprints", name="b", version="1", description="d", blueprintType="t",
+                        yml="a: 1", entitlementType="CUSTOM", entitledUsers=["bob"], inactive=True)
+    after = api.put(path, json={"name": "c"}, user="alice").json
+    assert {k: after[k] for k in ("name", "version", "description", "blueprintType", "yml",
+                                  "entitlementType", "entitledUsers", "inactive")} == {
+        "name": "c", "version": None, "description": None, "blueprintType": None, "yml": None,
+        "entitlementType": "OWNER", "entitledUsers": [], "inactive": False}
+    ppath, _, _ = create(api, "profiles", name="p", defaultProfile=True, memoryCap="1")
+    after = api.put(ppath, json={}, user="alice").json
+    assert after["defaultProfile"] is False and after["memoryCap"] is None and after["name"] is None
+
+
+@pytest.mark.parametrize("method", ["patch", "put"])
+@pytest.mark.parametrize("body, field", [
+    ({"memoryCap": "lots"}, "memoryCap"), ({"defaultProfile": None}, "defaultProfile"),
+    ({"id": "x"}, "id"), ({"owner": "bob"}, "owner"), ({"colour": 1}, "colour"), ({"name": ""}, "name"),
+])
+def test_updates_are_validated_like_creates(api, method, body, field):
+    path, before, _ = create(api, "profiles", name="p")
+    problem = assert_problem(getattr(api, method)(path, json=body, user="alice"), 422)
+    assert field in problem["errors"]
+    assert api.get(path, user="alice").json == before
+
+
+def test_update_body_checks(api):
+    path, _, _ = create(api, "profiles")
+    assert_problem(api.patch(path, data="{}", headers={"Content-Type": "text/plain"}, user="alice"), 415)
+    assert_problem(api.patch(path, data="[1]", headers={"Content-Type": "application/json"}, user="alice"), 400)
+    assert_problem(api.put(path, data="{", headers={"Content-Type": "application/json"}, user="alice"), 400)
+
+
+@pytest.mark.parametrize("method", ["patch", "put", "delete"])
+def test_missing_and_malformed_ids_are_404(api, method):
+    for id_ in ("0" * 24, "nope"):
+        kwargs = {} if method == "delete" else {"json": {}}
+        assert_problem(getattr(api, method)(f"/blueprints/{id_}", user="alice", **kwargs), 404)
+
+
+def test_if_match(api):
+    path, _, tag = create(api, "profiles", name="p")
+    assert_problem(api.patch(path, json={"name": "x"}, user="alice", headers={"If-Match": '"999"'}), 412)
+    assert_problem(api.patch(path, json={"name": "x"}, user="alice", headers={"If-Match": "W/" + tag}), 412)
+    r = api.patch(path, json={"name": "x"}, user="alice", headers={"If-Match": f'"0", {tag}'})
+    assert r.status == 200
+    new_tag = r.headers["etag"]
+    assert_problem(api.put(path, json={"name": "y"}, user="alice", headers={"If-Match": tag}), 412)
+    assert api.put(path, json={"name": "y"}, user="alice", headers={"If-Match": "*"}).status == 200
+    assert_problem(api.delete(path, user="alice", headers={"If-Match": new_tag}), 412)
+    assert api.get(path, user="alice").json["name"] == "y"
+    # a conditional GET sees the new version as modified
+    assert api.get(path, user="alice", headers={"If-None-Match": tag}).status == 200
+
+
+def test_empty_patch_changes_nothing(api):
+    path, before, tag = create(api, "profiles", name="p")
+    r = api.patch(path, json={}, user="alice", headers={"If-Match": tag})
+    assert r.status == 200 and r.json == before and r.headers["etag"] == tag
+
+
+def test_delete_is_final_for_everyone(api):
+    path, created, tag = create(api, "blueprints", entitlementType="PUBLIC")
+    assert api.delete(path, user="alice", headers={"If-Match": tag}).status == 204
+    for user in ("alice", "bob", "admin"):
+        assert_problem(api.get(path, user=user), 404)
+        listed = api.get("/blueprints", user=user).json["items"]
+        assert created["id"] not in [item["id"] for item in listed]
+    assert_problem(api.delete(path, user="alice"), 404)
+    assert_problem(api.patch(path, json={}, user="alice"), 404)
+
+
+def test_default_profile_moves_on_update(api):
+    first, _, _ = create(api, "profiles", defaultProfile=True)
+    second, _, _ = create(api, "profiles")
+    assert api.patch(second, json={"defaultProfile": True}, user="alice").json["defaultProfile"] is True
+    assert api.get(first, user="alice").json["defaultProfile"] is False
+    # re-asserting the current default leaves it default
+    assert api.put(second, json={"defaultProfile": True}, user="alice").json["defaultProfile"] is True
+    defaults = api.get("/profiles?defaultProfile=true", user="alice").json["items"]
+    assert [p["id"] for p in defaults] == [second.rsplit("/", 1)[1]]
+
+
+def test_admin_edits_keep_the_owner(api):
+    path, _, _ = create(api, "profiles", defaultProfile=False)
+    r = api.patch(path, json={"defaultProfile": True}, user="admin")
+    assert r.json["owner"] == "alice" and r.json["defaultProfile"] is True
+
+
+def test_entitlement_changes(api):
+    path, _, _ = create(api, "blueprints", entitlementType="CUSTOM", entitledUsers=["bob"])
+    assert api.get(path, user="bob").status == 200
+    r = api.patch(path, json={"entitledUsers": ["carol", "carol"]}, user="alice")
+    assert r.json["entitledUsers"] == ["carol"] and api.get(path, user="bob").status == 404
+    assert_problem(api.patch(path, json={"entitledUsers": ["ghost99"]}, user="alice"), 422)
+    r = api.patch(path, json={"entitlementType": "public"}, user="alice")
+    assert r.json["entitlementType"] == "PUBLIC" and r.json["entitledUsers"] == []
+    problem = assert_problem(api.patch(path, json={"entitledUsers": ["bob"]}, user="alice"), 422)
+    assert "entitledUsers" in problem["errors"]
+    r = api.patch(path, json={"entitlementType": "CUSTOM", "entitledUsers": ["bob"]}, user="alice")
+    assert r.status == 200 and r.json["entitledUsers"] == ["bob"]
+
+
+@pytest.mark.parametrize("app", ["socket"], indirect=True)
+def test_concurrent_patches_with_one_if_match_have_one_winner(api):
+    path, _, tag = create(api, "profiles", name="start")
+
+    def patch(i):
+        return api.patch(path, json={"name": f"writer {i}"}, user="alice", headers={"If-Match": tag})
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        statuses = [r.status for r in pool.map(patch, range(10))]
+    assert sorted(statuses) == [200] + [412] * 9
+    assert api.get(path, user="alice").json["name"] != "start"
+
+
+@pytest.mark.parametrize("app", ["socket"], indirect=True)
+def test_concurrent_default_updates_leave_one_default(api):
+    paths = [create(api, "profiles", name=f"p{i}")[0] for i in range(10)]
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        statuses = [r.status for r in pool.map(
+            lambda p: api.patch(p, json={"defaultProfile": True}, user="alice"), paths)]
+    assert statuses == [200] * 10
+    defaults = api.get("/profiles?defaultProfile=true", user="alice").json["items"]
+    assert len(defaults) == 1
