@@ -55,7 +55,7 @@ def api(app):
         yield FlaskClient(app)
         return
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     yield SocketClient(server.server_port)
     server.shutdown()
