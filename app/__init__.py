@@ -1,12 +1,14 @@
 """The application factory."""
 from flask import Flask
 
-from app import api, cli, config, database, idempotency
+from app import api, cli, config, database, idempotency, throttle
 from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
 from app.profiles.routes import blp as profiles_blp
 from app.profiles.storage import store as profiles_store
 from app.users import storage as users
+from app.users import tokens
+from app.users.routes import blp as users_blp
 
 
 def create_app(settings=None, mongo_client=None):
@@ -19,9 +21,10 @@ def create_app(settings=None, mongo_client=None):
 
     rest = api.Api(app)
     rest.spec.components.security_scheme("basicAuth", {"type": "http", "scheme": "basic"})
-    rest.spec.options["security"] = [{"basicAuth": []}]
-    rest.register_blueprint(profiles_blp)
-    rest.register_blueprint(blueprints_blp)
+    rest.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
+    rest.spec.options["security"] = [{"basicAuth": []}, {"bearerAuth": []}]
+    for blp in (profiles_blp, blueprints_blp, users_blp):
+        rest.register_blueprint(blp)
     cli.init_app(app)
 
     with app.app_context():
@@ -33,8 +36,8 @@ def _prepare_database(app):
     """Idempotent, so every worker may run it: the signing secret, indexes, the admin from the env."""
     db = database.get_db()
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
-    users.create_indexes(db)
-    idempotency.create_indexes(db)
+    for module in (users, tokens, throttle, idempotency):
+        module.create_indexes(db)
     profiles_store.create_indexes()
     blueprints_store.create_indexes()
     if app.config["ADMIN_USERNAME"] and app.config["ADMIN_PASSWORD"]:

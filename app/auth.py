@@ -1,36 +1,126 @@
 """Who is calling, and may they: the one place where credentials and roles are checked.
 
 Views declare the least role they need with `login_required(role=...)`; a role implies the ones
-below it, so "member" admits admins too.
-"""
-from flask_httpauth import HTTPBasicAuth
+below it, so "member" admits admins too. Either scheme works on every endpoint: HTTP Basic, or
+a bearer token from POST /tokens.
 
-from app import errors
-from app.users import storage
+Basic auth checks a slow salted hash, about 100 ms with scrypt; paying that on every request
+would cap a worker at about ten requests a second. So credentials that verified recently are
+remembered in-process, keyed by an HMAC of the username and password under a per-process random
+key (the password itself is never kept). Each request still reads the user's current record,
+so a changed password (the stored hash differs), a changed role or a disabled account takes
+effect at once, in every worker.
+"""
+import hashlib
+import hmac
+import os
+import threading
+import time
+from collections import OrderedDict
+
+from flask import current_app
+from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
+
+from app import errors, throttle
+from app.users import storage, tokens
 
 IMPLIED_ROLES = {"viewer": ["viewer"], "member": ["viewer", "member"], "admin": ["viewer", "member", "admin"]}
+CHALLENGE = 'Basic realm="blueprints", Bearer realm="blueprints"'
 
 basic = HTTPBasicAuth(realm="blueprints")
-login_required = basic.login_required
+bearer = HTTPTokenAuth(scheme="Bearer", realm="blueprints")
+multi = MultiAuth(basic, bearer)
+login_required = multi.login_required
+
+
+class VerifiedCache:
+    """A bounded LRU of recently verified credentials: HMAC digest -> (password hash, expiry)."""
+
+    def __init__(self, size=1024):
+        self.size = size
+        self.entries = OrderedDict()
+        self.key = os.urandom(32)
+        self.lock = threading.Lock()
+
+    def digest(self, username, password):
+        return hmac.new(self.key, f"{username}\0{password}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+
+    def get(self, digest):
+        with self.lock:
+            entry = self.entries.get(digest)
+            if entry is None or entry[1] < time.monotonic():
+                return None
+            self.entries.move_to_end(digest)
+            return entry[0]
+
+    def put(self, digest, password_hash, ttl):
+        with self.lock:
+            self.entries[digest] = (password_hash, time.monotonic() + ttl)
+            self.entries.move_to_end(digest)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+    def drop(self, digest):
+        with self.lock:
+            self.entries.pop(digest, None)
+
+
+verified = VerifiedCache()
 
 
 @basic.verify_password
-def _verify(username, password):
-    return storage.authenticate(username, password)
+def _verify_password(username, password):
+    if not username:
+        return None
+    digest = verified.digest(username, password)
+    remembered = verified.get(digest)
+    if remembered is not None:
+        user = storage.find(username)
+        if user and user["passwordHash"] == remembered and not user["disabled"]:
+            return user
+        verified.drop(digest)
+    counters = throttle.keys(username)
+    throttle.check(counters)
+    user = storage.authenticate(username, password)
+    if user is None:
+        throttle.record_failure(counters)
+        return None
+    verified.put(digest, user["passwordHash"], current_app.config["AUTH_CACHE_SECONDS"])
+    return user
+
+
+@bearer.verify_token
+def _verify_token(token):
+    counters = throttle.keys()
+    throttle.check(counters)
+    user = tokens.user_of(token)
+    if user is None:
+        throttle.record_failure(counters)
+    return user
 
 
 @basic.get_user_roles
+@bearer.get_user_roles
 def _roles(user):
     return IMPLIED_ROLES[user["role"]]
 
 
-@basic.error_handler
 def _error(status):
-    return errors.problem(status)
+    return errors.problem(status, headers={"WWW-Authenticate": CHALLENGE} if status == 401 else None)
+
+
+basic.error_handler(_error)
+bearer.error_handler(_error)
 
 
 def current_user():
-    return basic.current_user()
+    return multi.current_user()
+
+
+def current_token():
+    """The bearer token of this request, if it was authenticated by one."""
+    auth = bearer.get_auth()
+    return auth.token if auth else None
 
 
 def is_admin(user):

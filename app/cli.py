@@ -1,4 +1,7 @@
-"""`flask users ...`: account management from the shell, for the first admin and for recovery."""
+"""`flask users ...`: account management from the shell, for the first admin and for recovery.
+
+Changes take effect at once in every worker: each request reads the user's current record.
+"""
 import click
 import marshmallow as ma
 from flask.cli import AppGroup
@@ -9,19 +12,73 @@ from app.users.schemas import ROLES
 users_cli = AppGroup("users", help="Manage user accounts.")
 
 
+def _messages(exc):
+    if isinstance(exc.messages, dict):
+        return "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.messages.items())
+    return " ".join(exc.messages)
+
+
+def _run(action, *args):
+    try:
+        action(*args)
+    except ma.ValidationError as exc:
+        raise click.ClickException(_messages(exc)) from None
+    except storage.UsernameTaken:
+        raise click.ClickException(f"the username {args[0]!r} is taken") from None
+    except storage.NoSuchUser:
+        raise click.ClickException(f"no user {args[0]!r}") from None
+
+
 @users_cli.command("create")
 @click.argument("username")
 @click.option("--role", type=click.Choice(ROLES), default="member", show_default=True)
 @click.password_option(help="Prompted for when not given.")
 def create_user(username, role, password):
     """Create a user; the password is prompted for, twice."""
-    try:
-        storage.create(username, password, role)
-    except ma.ValidationError as exc:
-        raise click.ClickException("; ".join(f"{k}: {' '.join(v)}" for k, v in exc.messages.items()))
-    except storage.UsernameTaken:
-        raise click.ClickException(f"the username {username!r} is taken")
+    _run(storage.create, username, password, role)
     click.echo(f"created {role} {username}")
+
+
+@users_cli.command("list")
+def list_users():
+    """Every user with its role and status, oldest first."""
+    for user in storage.users().find({}, {"username": 1, "role": 1, "disabled": 1}).sort("_id", 1):
+        status = "disabled" if user["disabled"] else "active"
+        click.echo(f"{user['username']}\t{user['role']}\t{status}")
+
+
+@users_cli.command("set-password")
+@click.argument("username")
+@click.password_option(help="Prompted for when not given.")
+def set_password(username, password):
+    """Give a user a new password; the old one stops working at once."""
+    _run(storage.set_password, username, password)
+    click.echo(f"password of {username} changed")
+
+
+@users_cli.command("set-role")
+@click.argument("username")
+@click.argument("role", type=click.Choice(ROLES))
+def set_role(username, role):
+    """Change a user's role."""
+    _run(storage.set_role, username, role)
+    click.echo(f"{username} is now {role}")
+
+
+@users_cli.command("disable")
+@click.argument("username")
+def disable(username):
+    """Refuse a user's password and tokens from now on."""
+    _run(storage.set_disabled, username, True)
+    click.echo(f"{username} disabled")
+
+
+@users_cli.command("enable")
+@click.argument("username")
+def enable(username):
+    """Let a disabled user in again."""
+    _run(storage.set_disabled, username, False)
+    click.echo(f"{username} enabled")
 
 
 def init_app(app):

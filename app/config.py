@@ -1,5 +1,6 @@
 """Settings from the environment, read when an app is created (so tests can set them)."""
 import os
+from datetime import timedelta
 
 MIB = 1024 * 1024
 
@@ -15,6 +16,12 @@ def from_env(environ=os.environ):
         "PASSWORD_HASH_METHOD": environ.get("PASSWORD_HASH_METHOD", "scrypt"),
         "MONGO_TIMEOUT_MS": int(environ.get("MONGO_TIMEOUT_MS", "2000")),
         "MAX_CONTENT_LENGTH": MIB,
+        "TOKEN_SECONDS": int(environ.get("TOKEN_SECONDS", str(24 * 3600))),
+        # How long verified Basic credentials are remembered in-process (see app/auth.py).
+        "AUTH_CACHE_SECONDS": int(environ.get("AUTH_CACHE_SECONDS", "300")),
+        "AUTH_MAX_FAILURES_PER_USER": int(environ.get("AUTH_MAX_FAILURES_PER_USER", "10")),
+        "AUTH_MAX_FAILURES_PER_ADDRESS": int(environ.get("AUTH_MAX_FAILURES_PER_ADDRESS", "100")),
+        "AUTH_FAILURE_WINDOW": timedelta(seconds=int(environ.get("AUTH_FAILURE_WINDOW_SECONDS", "300"))),
         # Signs list cursors; unset, a random one is kept in the database and shared by all workers.
         "SECRET_KEY": environ.get("SECRET_KEY") or None,
     }

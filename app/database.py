@@ -1,5 +1,6 @@
 """The MongoDB connection: one client per process, journaled writes, indexes made at start-up."""
 import secrets
+from datetime import UTC, datetime
 
 from flask import current_app
 from pymongo import MongoClient, WriteConcern
@@ -17,6 +18,12 @@ def init_app(app, client=None):
     # unless MONGO_URI itself says otherwise (w=..., journal=...).
     concern = client.write_concern if client.write_concern.document else WriteConcern("majority", j=True)
     app.extensions["mongo"] = client.get_database(app.config["MONGO_DB"], write_concern=concern)
+
+
+def now():
+    """MongoDB keeps milliseconds; truncating here makes a 201 body equal to later reads."""
+    moment = datetime.now(UTC)
+    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
 
 
 def get_db():

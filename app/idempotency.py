@@ -17,9 +17,9 @@ from flask_smorest import abort
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from app.database import get_db
+from app.database import get_db, now
 from app.errors import Invalid
-from app.store import MAX_ATTEMPTS, now
+from app.store import MAX_ATTEMPTS
 
 KEY = re.compile(r"[\x20-\x7e]{1,255}\Z")
 TTL = timedelta(hours=24)

@@ -38,16 +38,30 @@ class QueryBoolean(ma.fields.Boolean):
         raise self.make_error("invalid")
 
 
-class ListArgs(Schema):
-    """The parameters every list takes; resources add their filters."""
+class PageArgs(Schema):
+    """The parameters every list takes."""
 
     limit = ma.fields.Integer(load_default=DEFAULT_LIMIT, validate=ma.validate.Range(1, MAX_LIMIT))
     cursor = Cursor(metadata={"description": "`next` of the previous page."})
+
+
+class ListArgs(PageArgs):
+    """The filters of both resources' lists; each adds its own."""
+
     name = Text(allow_none=False, load_default=ma.missing, validate=ma.validate.Length(1, 200),
                 metadata={"description": "Exact name."})
     q = Text(allow_none=False, load_default=ma.missing, validate=ma.validate.Length(1, 200),
              metadata={"description": "Case-insensitive substring of name or description, taken literally."})
     owner = Username(metadata={"description": "Only resources of this owner."})
+
+
+def page_schema(item_schema):
+    """The schema of `{"items": [...], "next": cursor}` for items of `item_schema`."""
+    name = item_schema.__name__.removesuffix("Schema") + "Page"
+    return type(name, (Schema,), {
+        "items": ma.fields.List(ma.fields.Nested(item_schema)),
+        "next": ma.fields.String(allow_none=True, metadata={"description": "Cursor of the next page, or null."}),
+    })
 
 
 def page(coll, query, args):

@@ -6,7 +6,6 @@ concurrent edits can never both apply to the same version. Subclasses say who ma
 (`readable`), which list parameters are exact filters, and add their own rules.
 """
 import re
-from datetime import UTC, datetime
 
 from bson import ObjectId
 from bson.errors import InvalidId
@@ -16,15 +15,9 @@ from pymongo.errors import DuplicateKeyError
 
 from app import pagination
 from app.auth import is_admin
-from app.database import get_db
+from app.database import get_db, now
 
 MAX_ATTEMPTS = 100  # a failed attempt means another request's write landed first
-
-
-def now():
-    """MongoDB keeps milliseconds; truncating here makes the 201 body equal to later reads."""
-    moment = datetime.now(UTC)
-    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
 
 
 def object_id(text):

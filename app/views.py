@@ -1,5 +1,4 @@
 """The HTTP side shared by every resource: its routes, built once for a schema and a store."""
-import marshmallow as ma
 from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
@@ -41,21 +40,17 @@ def _respond(result):
     return response
 
 
-class Page(ma.Schema):
-    next = ma.fields.String(allow_none=True, metadata={"description": "Cursor of the next page, or null."})
-
-
 def register(blp, schema, store, query_schema, noun):
     """Add the contract's five operations for a resource to `blp`."""
     item_endpoint = f"{blp.name}.{noun.capitalize()}Item"
-    page_schema = type(f"{noun.capitalize()}Page", (Page,), {"items": ma.fields.List(ma.fields.Nested(schema))})
     precondition = {"name": "If-Match", "in": "header", "schema": {"type": "string"},
                     "description": "ETag of the version this change was decided on (412 if stale)."}
 
     class Collection(MethodView):
         @login_required(role="viewer")
         @blp.arguments(query_schema, location="query", as_kwargs=False)
-        @blp.response(200, page_schema, description=f"A page of {noun}s, newest first; `Link` to the next.")
+        @blp.response(200, pagination.page_schema(schema),
+                      description=f"A page of {noun}s, newest first; `Link` to the next.")
         def get(self, args):
             items, next_cursor = store.list(current_user(), args)
             return {"items": items, "next": next_cursor}, pagination.link_header(next_cursor)

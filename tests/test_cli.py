@@ -46,3 +46,34 @@ def test_an_invalid_admin_from_the_environment_stops_start_up():
     with pytest.raises(Exception, match="password"):
         create_app(settings(ADMIN_USERNAME="boss", ADMIN_PASSWORD="short"),
                    mongo_client=mongomock.MongoClient(tz_aware=True))
+
+
+def test_list_set_password_set_role_disable_enable(app):
+    runner = app.test_cli_runner()
+    assert runner.invoke(args=["users", "create", "dave"], input="first password\nfirst password\n").exit_code == 0
+    assert runner.invoke(args=["users", "list"]).output == "dave\tmember\tactive\n"
+
+    changed = runner.invoke(args=["users", "set-password", "dave"], input="second password\nsecond password\n")
+    assert changed.exit_code == 0
+    with app.app_context():
+        assert storage.authenticate("dave", "first password") is None
+        assert storage.authenticate("dave", "second password") is not None
+
+    assert runner.invoke(args=["users", "set-role", "dave", "viewer"]).exit_code == 0
+    assert runner.invoke(args=["users", "set-role", "dave", "root"]).exit_code == 2
+    assert runner.invoke(args=["users", "disable", "dave"]).exit_code == 0
+    assert runner.invoke(args=["users", "list"]).output == "dave\tviewer\tdisabled\n"
+    with app.app_context():
+        assert storage.authenticate("dave", "second password") is None
+    assert runner.invoke(args=["users", "enable", "dave"]).exit_code == 0
+    with app.app_context():
+        assert storage.authenticate("dave", "second password")["role"] == "viewer"
+
+
+def test_commands_on_unknown_users_fail_cleanly(app):
+    runner = app.test_cli_runner()
+    for args in (["disable", "ghost"], ["set-role", "ghost", "admin"]):
+        result = runner.invoke(args=["users", *args])
+        assert result.exit_code == 1 and "no user 'ghost'" in result.output
+    short = runner.invoke(args=["users", "set-password", "ghost"], input="short\nshort\n")
+    assert short.exit_code == 1

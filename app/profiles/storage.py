@@ -4,7 +4,8 @@ one is written. A write that loses that race to another default demotes again an
 it still succeeds."""
 from pymongo import ASCENDING, DESCENDING
 
-from app.store import Store, now, retry_on_duplicate
+from app.database import now
+from app.store import Store, retry_on_duplicate
 
 
 class Profiles(Store):

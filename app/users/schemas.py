@@ -16,6 +16,11 @@ class UserSchema(Schema):
     id = Id()
     username = Username(required=True)
     password = ma.fields.String(required=True, load_only=True, validate=PASSWORD)
-    role = ma.fields.String(load_default="member", validate=ma.validate.OneOf(ROLES))
+    role = ma.fields.String(required=True, validate=ma.validate.OneOf(ROLES))
     disabled = ma.fields.Boolean(dump_only=True)
     createdAt = Timestamp()
+
+
+class TokenSchema(Schema):
+    token = ma.fields.String(dump_only=True)
+    expiresAt = Timestamp()

@@ -1,18 +1,23 @@
 """Users in MongoDB, with salted slow password hashes (werkzeug's scrypt by default)."""
 import contextlib
-from datetime import UTC, datetime
 from functools import lru_cache
 
+import marshmallow as ma
 from flask import current_app
 from pymongo import ASCENDING
 from pymongo.errors import DuplicateKeyError
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from app.database import get_db
-from app.users.schemas import UserSchema
+from app import pagination
+from app.database import get_db, now
+from app.users.schemas import PASSWORD, ROLES, UserSchema
 
 
 class UsernameTaken(Exception):
+    pass
+
+
+class NoSuchUser(Exception):
     pass
 
 
@@ -24,21 +29,47 @@ def create_indexes(db):
     db.users.create_index([("username", ASCENDING)], unique=True, name="username_unique")
 
 
+def _hash(password):
+    return generate_password_hash(password, current_app.config["PASSWORD_HASH_METHOD"])
+
+
 def create(username, password, role):
     """Insert a user after validating it with the same schema as the API; raises on a taken name."""
     fields = UserSchema().load({"username": username, "password": password, "role": role})
-    doc = {
-        "username": fields["username"],
-        "passwordHash": generate_password_hash(fields["password"], current_app.config["PASSWORD_HASH_METHOD"]),
-        "role": fields["role"],
-        "disabled": False,
-        "createdAt": datetime.now(UTC),
-    }
+    doc = {"username": fields["username"], "passwordHash": _hash(fields["password"]), "role": fields["role"],
+           "disabled": False, "createdAt": now()}
     try:
         users().insert_one(doc)
     except DuplicateKeyError:
         raise UsernameTaken(username) from None
     return doc
+
+
+def find(username):
+    return users().find_one({"username": username})
+
+
+def page(args):
+    return pagination.page(users(), {}, args)
+
+
+def _set(username, **fields):
+    if not users().update_one({"username": username}, {"$set": fields}).matched_count:
+        raise NoSuchUser(username)
+
+
+def set_password(username, password):
+    PASSWORD(password)  # raises marshmallow.ValidationError
+    _set(username, passwordHash=_hash(password))
+
+
+def set_role(username, role):
+    ma.validate.OneOf(ROLES)(role)
+    _set(username, role=role)
+
+
+def set_disabled(username, disabled):
+    _set(username, disabled=disabled)
 
 
 @lru_cache(maxsize=8)
@@ -51,9 +82,9 @@ def authenticate(username, password):
 
     An unknown user costs one hash check too, so response times do not tell which names exist.
     """
-    doc = users().find_one({"username": username}) if username else None
+    doc = find(username)
     stored = doc["passwordHash"] if doc else _decoy_hash(current_app.config["PASSWORD_HASH_METHOD"])
-    if check_password_hash(stored, password or "") and doc and not doc.get("disabled"):
+    if check_password_hash(stored, password) and doc and not doc["disabled"]:
         return doc
     return None
 
@@ -66,7 +97,7 @@ def missing(usernames):
 
 def ensure_admin(username, password):
     """The start-up admin from the environment; an existing user of that name is left as it is."""
-    if users().count_documents({"username": username}, limit=1):
+    if find(username):
         return
     with contextlib.suppress(UsernameTaken):  # another worker made it first
         create(username, password, "admin")

@@ -1,0 +1,49 @@
+"""Failed-authentication throttling, kept in MongoDB so that it holds across workers and hosts.
+
+Each username and each client address has a counter of failures in a fixed window that starts
+with its first failure; a TTL index removes it when the window ends. Past the limit, attempts
+are refused with 429 before any password is checked, so a locked-out guesser costs no hashing.
+"""
+import hashlib
+import math
+
+from flask import current_app, request
+from flask_smorest import abort
+
+from app.database import get_db, now
+
+
+def create_indexes(db):
+    db.auth_failures.create_index("expiresAt", name="window_end", expireAfterSeconds=0)
+
+
+def keys(username=None):
+    """The counters an attempt counts against: the client address, and the username if any."""
+    found = [f"addr:{request.remote_addr}"]
+    if username:
+        found.append("user:" + hashlib.sha256(username.encode("utf-8", "surrogatepass")).hexdigest())
+    return found
+
+
+def _limit(key):
+    config = current_app.config
+    return config["AUTH_MAX_FAILURES_PER_USER" if key.startswith("user:") else "AUTH_MAX_FAILURES_PER_ADDRESS"]
+
+
+def check(counter_keys):
+    """429 with Retry-After while any of these counters is over its limit."""
+    moment = now()
+    for record in get_db().auth_failures.find({"_id": {"$in": counter_keys}, "expiresAt": {"$gt": moment}}):
+        if record["count"] >= _limit(record["_id"]):
+            wait = math.ceil((record["expiresAt"] - moment).total_seconds())
+            abort(429, message="Too many failed attempts; retry later.", headers={"Retry-After": str(max(wait, 1))})
+
+
+def record_failure(counter_keys):
+    failures = get_db().auth_failures
+    moment = now()
+    window = current_app.config["AUTH_FAILURE_WINDOW"]
+    for key in counter_keys:
+        counted = failures.update_one({"_id": key, "expiresAt": {"$gt": moment}}, {"$inc": {"count": 1}})
+        if not counted.matched_count:  # no window open: this failure opens one
+            failures.update_one({"_id": key}, {"$set": {"count": 1, "expiresAt": moment + window}}, upsert=True)

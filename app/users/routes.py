@@ -1,0 +1,60 @@
+from flask.views import MethodView
+from flask_smorest import abort
+
+from app import pagination
+from app.api import Blueprint
+from app.auth import basic, bearer, current_token, current_user, login_required
+from app.users import storage, tokens
+from app.users.schemas import TokenSchema, UserSchema
+
+blp = Blueprint("users", __name__, description="Accounts and their roles; bearer tokens.")
+
+
+@blp.route("/users")
+class Users(MethodView):
+    @login_required(role="admin")
+    @blp.arguments(pagination.PageArgs, location="query", as_kwargs=False)
+    @blp.response(200, pagination.page_schema(UserSchema), description="A page of users, newest first.")
+    def get(self, args):
+        """List users (admins)"""
+        items, next_cursor = storage.page(args)
+        return {"items": items, "next": next_cursor}, pagination.link_header(next_cursor)
+
+    @login_required(role="admin")
+    @blp.arguments(UserSchema)
+    @blp.response(201, UserSchema, description="The new user (never its password).")
+    @blp.alt_response(409, description="The username is taken.")
+    def post(self, fields):
+        """Create a user (admins)"""
+        try:
+            user = storage.create(fields["username"], fields["password"], fields["role"])
+        except storage.UsernameTaken:
+            abort(409, message="The username is taken.")
+        return user
+
+
+@blp.route("/users/me", endpoint="Me")
+class Me(MethodView):
+    @login_required(role="viewer")
+    @blp.response(200, UserSchema, description="The caller.")
+    def get(self):
+        """Who am I"""
+        return current_user()
+
+
+@blp.route("/tokens")
+class Tokens(MethodView):
+    @basic.login_required(role="viewer")
+    @blp.response(201, TokenSchema, description="A bearer token and when it expires.")
+    @blp.doc(security=[{"basicAuth": []}])
+    def post(self):
+        """Exchange a username and password (Basic only) for a bearer token"""
+        token, expires = tokens.issue(current_user())
+        return {"token": token, "expiresAt": expires}
+
+    @bearer.login_required(role="viewer")
+    @blp.response(204, description="The token used for this request is revoked.")
+    @blp.doc(security=[{"bearerAuth": []}])
+    def delete(self):
+        """Revoke the bearer token sent with this request"""
+        tokens.revoke(current_token())
