@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export HOST PORT
 
-.PHONY: run test lint clean
+.PHONY: run test lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,8 +26,13 @@ run: $(VENV)/.installed-run
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
 
+# wrk from Debian drives the load; installed when missing (CI and developer machines run as root).
+bench: $(VENV)/.installed-test
+	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
+	$(BIN)/python bench/run.py
+
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check app tests wsgi.py gunicorn.conf.py
+	$(BIN)/ruff check app tests bench wsgi.py gunicorn.conf.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache

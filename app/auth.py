@@ -14,14 +14,12 @@ effect at once, in every worker.
 import hashlib
 import hmac
 import os
-import threading
-import time
-from collections import OrderedDict
 
 from flask import current_app
 from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
 
 from app import errors, throttle
+from app.cache import TtlCache
 from app.users import storage, tokens
 
 IMPLIED_ROLES = {"viewer": ["viewer"], "member": ["viewer", "member"], "admin": ["viewer", "member", "admin"]}
@@ -33,46 +31,19 @@ multi = MultiAuth(basic, bearer)
 login_required = multi.login_required
 
 
-class VerifiedCache:
-    """A bounded LRU of recently verified credentials: HMAC digest -> (password hash, expiry)."""
-
-    def __init__(self, size=1024):
-        self.size = size
-        self.entries = OrderedDict()
-        self.key = os.urandom(32)
-        self.lock = threading.Lock()
-
-    def digest(self, username, password):
-        return hmac.new(self.key, f"{username}\0{password}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
-
-    def get(self, digest):
-        with self.lock:
-            entry = self.entries.get(digest)
-            if entry is None or entry[1] < time.monotonic():
-                return None
-            self.entries.move_to_end(digest)
-            return entry[0]
-
-    def put(self, digest, password_hash, ttl):
-        with self.lock:
-            self.entries[digest] = (password_hash, time.monotonic() + ttl)
-            self.entries.move_to_end(digest)
-            while len(self.entries) > self.size:
-                self.entries.popitem(last=False)
-
-    def drop(self, digest):
-        with self.lock:
-            self.entries.pop(digest, None)
+def _credentials_digest(username, password):
+    return hmac.new(_CACHE_KEY, f"{username}\0{password}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
 
 
-verified = VerifiedCache()
+_CACHE_KEY = os.urandom(32)  # per process: the cache never leaves it
+verified = TtlCache(size=1024)  # credentials digest -> the password hash they verified against
 
 
 @basic.verify_password
 def _verify_password(username, password):
     if not username:
         return None
-    digest = verified.digest(username, password)
+    digest = _credentials_digest(username, password)
     remembered = verified.get(digest)
     if remembered is not None:
         user = storage.find(username)
@@ -91,10 +62,11 @@ def _verify_password(username, password):
 
 @bearer.verify_token
 def _verify_token(token):
-    counters = throttle.keys()
-    throttle.check(counters)
+    """A 256-bit token cannot be guessed, so the throttle is consulted only after a failure."""
     user = tokens.user_of(token)
     if user is None:
+        counters = throttle.keys()
+        throttle.check(counters)
         throttle.record_failure(counters)
     return user
 

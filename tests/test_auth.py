@@ -5,6 +5,7 @@ import pytest
 from werkzeug import security
 
 from app import auth
+from app.cache import TtlCache
 from app.database import get_db
 from app.users import storage
 from tests.conftest import PASSWORD
@@ -94,8 +95,10 @@ def test_token_lifecycle(api):
     assert api.post("/profiles", json={}, headers=bearer(token)).json["owner"] == "alice"
     assert_problem(api.post("/tokens", headers=bearer(token)), 401)  # a token cannot mint tokens
     assert_problem(api.delete("/tokens", user="alice"), 401)  # revoking needs the token itself
+    other = token_for(api)
     assert api.delete("/tokens", headers=bearer(token)).status == 204
     assert_problem(api.get("/users/me", headers=bearer(token)), 401)
+    assert api.get("/users/me", headers=bearer(other)).status == 200  # only the token used is revoked
 
 
 def test_tokens_are_stored_only_as_digests(api, app):
@@ -204,16 +207,21 @@ class TestNoStaleCredentials:
         assert_problem(api.post("/profiles", json={}, user="alice"), 403)
 
 
-def test_cache_keeps_no_password_and_is_bounded():
-    cache = auth.VerifiedCache(size=3)
+def test_cache_is_bounded_and_expires():
+    cache = TtlCache(size=3)
     for i in range(5):
-        cache.put(cache.digest(f"user{i}", "secret password"), f"hash{i}", ttl=60)
+        cache.put(f"key{i}", f"value{i}", ttl=60)
     assert len(cache.entries) == 3
-    assert cache.get(cache.digest("user0", "secret password")) is None
-    assert cache.get(cache.digest("user4", "secret password")) == "hash4"
-    assert all(b"secret" not in key for key in cache.entries)
-    cache.put(cache.digest("old", "pw"), "h", ttl=-1)
-    assert cache.get(cache.digest("old", "pw")) is None
+    assert cache.get("key0") is None and cache.get("key4") == "value4"
+    cache.put("old", "value", ttl=-1)
+    assert cache.get("old") is None
+
+
+def test_the_credentials_cache_never_holds_a_password(api):
+    assert api.get("/users/me", user="alice").status == 200
+    assert auth.verified.entries
+    for key, (value, _) in auth.verified.entries.items():
+        assert PASSWORD.encode() not in key and PASSWORD not in value
 
 
 def test_unknown_users_cost_one_hash_check_like_known_ones(api, monkeypatch):

@@ -57,4 +57,4 @@ class Tokens(MethodView):
     @blp.doc(security=[{"bearerAuth": []}])
     def delete(self):
         """Revoke the bearer token sent with this request"""
-        tokens.revoke(current_token())
+        tokens.revoke(current_token(), current_user())

@@ -1,13 +1,22 @@
-"""Bearer tokens: 32 random bytes, of which only a SHA-256 digest is stored. A TTL index removes
-expired ones; until it runs, the expiry is also checked on every use."""
+"""Bearer tokens: 32 random bytes, of which only a SHA-256 digest is stored, in a collection whose
+TTL index removes expired ones.
+
+Which user a token belongs to and when it expires never change, so each process remembers them
+after the first lookup; what can change is checked on every request in the user's record, which
+authentication reads anyway: whether the user is disabled, and which tokens were revoked. So a
+bearer request costs one read, like a Basic one, and revocation still applies at once everywhere.
+"""
 import hashlib
 import secrets
 from datetime import timedelta
 
 from flask import current_app
 
+from app.cache import TtlCache
 from app.database import get_db, now
 from app.users import storage
+
+owners = TtlCache(size=4096)  # token digest -> (username, expiresAt)
 
 
 def create_indexes(db):
@@ -26,11 +35,31 @@ def issue(user):
 
 
 def user_of(token):
-    """The enabled user a live token belongs to, or None."""
-    record = get_db().tokens.find_one({"_id": _digest(token), "expiresAt": {"$gt": now()}})
-    user = record and storage.find(record["username"])
-    return user if user and not user["disabled"] else None
+    """The enabled user a live, unrevoked token belongs to, or None."""
+    digest = _digest(token)
+    owner = owners.get(digest)
+    if owner is None:
+        record = get_db().tokens.find_one({"_id": digest})
+        if record is None:
+            return None
+        owner = (record["username"], record["expiresAt"])
+        owners.put(digest, owner, ttl=current_app.config["TOKEN_SECONDS"])
+    username, expires = owner
+    if expires <= now():
+        return None
+    user = storage.find(username)
+    if not user or user["disabled"] or any(r["digest"] == digest for r in user.get("revokedTokens", ())):
+        return None
+    return user
 
 
-def revoke(token):
-    get_db().tokens.delete_one({"_id": _digest(token)})
+def revoke(token, user):
+    """Delete the token, and list it on its user until it would have expired anyway."""
+    digest = _digest(token)
+    record = get_db().tokens.find_one_and_delete({"_id": digest})
+    if record is None:
+        return
+    users = storage.users()
+    users.update_one({"_id": user["_id"]}, {"$pull": {"revokedTokens": {"expiresAt": {"$lte": now()}}}})
+    users.update_one({"_id": user["_id"]},
+                     {"$push": {"revokedTokens": {"digest": digest, "expiresAt": record["expiresAt"]}}})
