@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export HOST PORT
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,12 @@ $(VENV)/.installed-test: $(BIN)/python setup.cfg setup.py
 run: $(VENV)/.installed-run
 	$(BIN)/gunicorn -c gunicorn.conf.py wsgi:app
 
-test: $(VENV)/.installed-test
+# The docs page is tested in a real browser: Debian's chromium and its driver, installed when missing.
+browser:
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver)
+
+test: $(VENV)/.installed-test browser
 	$(BIN)/python -m pytest
 
 # wrk from Debian drives the load; installed when missing (CI and developer machines run as root).

@@ -1,7 +1,7 @@
 """The application factory."""
 from flask import Flask
 
-from app import api, cli, config, database, idempotency, throttle
+from app import api, cli, config, database, docs, idempotency, throttle
 from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
 from app.profiles.routes import blp as profiles_blp
@@ -14,7 +14,7 @@ from app.users.routes import blp as users_blp
 def create_app(settings=None, mongo_client=None):
     """`settings` override the environment's; `mongo_client` replaces the connection (tests)."""
     app = Flask(__name__)
-    app.config.update(config.from_env(), **api.SPEC)
+    app.config.update(config.from_env(), **api.SPEC, **docs.SETTINGS)
     app.config.update(settings or {})
     app.json = api.OrjsonProvider(app)
     database.init_app(app, mongo_client)
@@ -25,6 +25,7 @@ def create_app(settings=None, mongo_client=None):
     rest.spec.options["security"] = [{"basicAuth": []}, {"bearerAuth": []}]
     for blp in (profiles_blp, blueprints_blp, users_blp):
         rest.register_blueprint(blp)
+    app.register_blueprint(docs.blp)
     cli.init_app(app)
 
     with app.app_context():

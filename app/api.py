@@ -4,6 +4,8 @@ Every body is read by `Parser`, after authentication has run (the view's decorat
 order is credentials (401), role (403), size (413), content type (415), syntax (400), then the
 schema (422).
 """
+from http import HTTPStatus
+
 import flask_smorest
 import marshmallow as ma
 import orjson
@@ -11,6 +13,7 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import current_app
 from flask.json.provider import JSONProvider
 from flask_smorest import abort
+from flask_smorest.utils import prepare_response
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -75,8 +78,33 @@ def schema_name(schema):
     return cls.__name__.removesuffix("Schema") + ("Patch" if partial else "")
 
 
+def _header(description, schema=None):
+    return {"description": description, "schema": schema or {"type": "string"}}
+
+
+ERROR_HEADERS = {
+    401: {"WWW-Authenticate": _header("The schemes accepted: Basic and Bearer.")},
+    409: {"Retry-After": _header("Seconds to wait before retrying (a request in flight).", {"type": "integer"})},
+    429: {"Retry-After": _header("Seconds until attempts are accepted again.", {"type": "integer"})},
+    503: {"Retry-After": _header("Seconds to wait before retrying.", {"type": "integer"})},
+}
+
+
 class Api(flask_smorest.Api):
     ERROR_SCHEMA = ProblemSchema
+
+    def _register_responses(self):
+        """Every error response is a problem+json body; some carry headers a client needs."""
+        for status in HTTPStatus:
+            response = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+                response["headers"] = ERROR_HEADERS.get(status, {})
+            prepare_response(response, self.spec, errors.PROBLEM_JSON)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "An unexpected error (500).", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, errors.PROBLEM_JSON)
+        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
 
     def __init__(self, app):
         super().__init__(app, spec_kwargs={"marshmallow_plugin": MarshmallowPlugin(schema_name_resolver=schema_name)})
@@ -85,8 +113,26 @@ class Api(flask_smorest.Api):
         errors.init_app(self._app)
 
 
+def problems(blp, *statuses):
+    """Document the error statuses an operation may answer with (401, 429 and 503 always)."""
+    def decorate(view):
+        for status in sorted({401, 429, 503, *statuses}, reverse=True):
+            view = blp.alt_response(status, response=HTTPStatus(status).name)(view)
+        return view
+    return decorate
+
+
+DESCRIPTION = """Profiles (named sets of resource caps) and blueprints (application templates).
+
+Every response carries `API-Version: 1.0.0` and `X-Request-ID` (taken from the request when it is
+1-128 characters of letters, digits and `._:-`, else generated). Every error is
+`application/problem+json` with a `requestId`; validation errors name each field in `errors`.
+An unsupported method on a path is a 405 with `Allow`; a body over 1 MiB is a 413.
+"""
+
 SPEC = {
     "API_TITLE": "Profiles and Blueprints",
+    "API_SPEC_OPTIONS": {"info": {"description": DESCRIPTION}},
     "API_VERSION": errors.API_VERSION,
     "OPENAPI_VERSION": "3.1.0",
     "OPENAPI_URL_PREFIX": "/",

@@ -44,17 +44,25 @@ class StrictBoolean(ma.fields.Boolean):
 
 
 class Cap(ma.fields.Field):
-    """A cap as a string or a JSON number, kept as text once `parse` accepts it."""
+    """A cap as a string or a JSON number, kept as text once its grammar accepts it.
 
-    def __init__(self, parse, **kwargs):
-        super().__init__(allow_none=True, load_default=None,
-                         metadata={"type": ["string", "number", "null"], "example": "1Gi"}, **kwargs)
-        self.parse = parse
+    The document publishes the grammar's own pattern, and for the number form its bounds.
+    """
+
+    def __init__(self, grammar, example, **kwargs):
+        number = {"type": "number", "minimum": 0, "exclusiveMaximum": grammar.json_maximum}
+        if grammar.json_multiple:
+            number["multipleOf"] = grammar.json_multiple
+        super().__init__(allow_none=True, load_default=None, metadata={
+            "description": grammar.description, "example": example,
+            "anyOf": [{"type": "string", "maxLength": caps.MAX_TEXT, "pattern": grammar.pattern}, number,
+                      {"type": "null"}]}, **kwargs)
+        self.grammar = grammar
 
     def _deserialize(self, value, attr, data, **kwargs):
         try:
             text = caps.from_json(value)
-            self.parse(text)
+            self.grammar.parse(text)
         except caps.CapError as exc:
             raise ma.ValidationError(str(exc)) from None
         return text
@@ -74,7 +82,7 @@ class Timestamp(ma.fields.Field):
     """RFC 3339 UTC with milliseconds, as MongoDB keeps them."""
 
     def __init__(self, **kwargs):
-        super().__init__(dump_only=True, metadata={"format": "date-time"}, **kwargs)
+        super().__init__(dump_only=True, metadata={"type": "string", "format": "date-time"}, **kwargs)
 
     def _serialize(self, value, attr, obj, **kwargs):
         if value.tzinfo is not None:

@@ -3,6 +3,7 @@ from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
 from app import idempotency, pagination
+from app.api import problems
 from app.auth import current_user, login_required
 
 
@@ -40,27 +41,48 @@ def _respond(result):
     return response
 
 
-def register(blp, schema, store, query_schema, noun):
+def _headers(*names):
+    return {name: HEADERS[name] for name in names}
+
+
+HEADERS = {
+    "ETag": {"description": "The version of the resource, for If-Match and If-None-Match.",
+             "schema": {"type": "string"}},
+    "Location": {"description": "The path of the new resource.", "schema": {"type": "string"}},
+    "Link": {"description": 'The next page, as `<...>; rel="next"`, when there is one.', "schema": {"type": "string"}},
+    "Idempotent-Replayed": {"description": "`true` when this is the stored response of an earlier request "
+                                           "with the same Idempotency-Key.", "schema": {"type": "string"}},
+}
+IF_MATCH = {"name": "If-Match", "in": "header", "schema": {"type": "string"},
+            "description": "ETag of the version this change was decided on (412 if stale; `*` matches any)."}
+IF_NONE_MATCH = {"name": "If-None-Match", "in": "header", "schema": {"type": "string"},
+                 "description": "ETags the caller holds; 304 when one is current."}
+IDEMPOTENCY_KEY = {"name": "Idempotency-Key", "in": "header",
+                   "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x20-\\x7e]+$"},
+                   "description": "A retry with the same key and body within 24 h returns the first response "
+                                  "and creates nothing; the same key with another body is a 422."}
+
+
+def register(blp, schema, store, query_schema, noun, example):
     """Add the contract's five operations for a resource to `blp`."""
     item_endpoint = f"{blp.name}.{noun.capitalize()}Item"
-    precondition = {"name": "If-Match", "in": "header", "schema": {"type": "string"},
-                    "description": "ETag of the version this change was decided on (412 if stale)."}
 
     class Collection(MethodView):
         @login_required(role="viewer")
         @blp.arguments(query_schema, location="query", as_kwargs=False)
-        @blp.response(200, pagination.page_schema(schema),
-                      description=f"A page of {noun}s, newest first; `Link` to the next.")
+        @blp.response(200, pagination.page_schema(schema), headers=_headers("Link"),
+                      description=f"A page of {noun}s, newest first.")
+        @problems(blp, 422)
         def get(self, args):
             items, next_cursor = store.list(current_user(), args)
             return {"items": items, "next": next_cursor}, pagination.link_header(next_cursor)
 
         @login_required(role="member")
-        @blp.arguments(schema)
-        @blp.response(201, schema, description=f"The new {noun}, with `Location` and `ETag`.")
-        @blp.doc(parameters=[{"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"},
-                              "description": "Retries with the same key and body within 24 h "
-                                             "return the first response."}])
+        @blp.arguments(schema, example=example)
+        @blp.response(201, schema, headers=_headers("Location", "ETag", "Idempotent-Replayed"),
+                      description=f"The new {noun}.")
+        @blp.doc(parameters=[IDEMPOTENCY_KEY])
+        @problems(blp, 400, 403, 409, 413, 415, 422)
         def post(self, fields):
             user = current_user()
 
@@ -76,8 +98,11 @@ def register(blp, schema, store, query_schema, noun):
 
     class Item(MethodView):
         @login_required(role="viewer")
-        @blp.response(200, schema, description=f"The {noun}, with `ETag`.")
-        @blp.alt_response(304, description="Not modified (If-None-Match).")
+        @blp.response(200, schema, headers=_headers("ETag"), description=f"The {noun}.")
+        @blp.alt_response(304, description="Not modified: the If-None-Match tag is current.",
+                          headers=_headers("ETag"))
+        @blp.doc(parameters=[IF_NONE_MATCH])
+        @problems(blp, 404)
         def get(self, id):
             doc = store.get(id, current_user())
             if not_modified(doc):
@@ -85,24 +110,27 @@ def register(blp, schema, store, query_schema, noun):
             return doc, {"ETag": etag(doc)}
 
         @login_required(role="member")
-        @blp.arguments(schema(partial=True))
-        @blp.response(200, schema, description=f"The changed {noun}, with its new `ETag`.")
-        @blp.doc(parameters=[precondition])
+        @blp.arguments(schema(partial=True), example={"name": example.get("name")})
+        @blp.response(200, schema, headers=_headers("ETag"), description=f"The changed {noun}.")
+        @blp.doc(parameters=[IF_MATCH])
+        @problems(blp, 400, 403, 404, 412, 413, 415, 422)
         def patch(self, changes, id):
             doc = store.update(id, current_user(), changes, if_match())
             return doc, {"ETag": etag(doc)}
 
         @login_required(role="member")
-        @blp.arguments(schema)
-        @blp.response(200, schema, description=f"The replaced {noun}, with its new `ETag`.")
-        @blp.doc(parameters=[precondition])
+        @blp.arguments(schema, example=example)
+        @blp.response(200, schema, headers=_headers("ETag"), description=f"The replaced {noun}.")
+        @blp.doc(parameters=[IF_MATCH])
+        @problems(blp, 400, 403, 404, 412, 413, 415, 422)
         def put(self, fields, id):
             doc = store.update(id, current_user(), fields, if_match())
             return doc, {"ETag": etag(doc)}
 
         @login_required(role="member")
         @blp.response(204, description=f"The {noun} is gone.")
-        @blp.doc(parameters=[precondition])
+        @blp.doc(parameters=[IF_MATCH])
+        @problems(blp, 403, 404, 412)
         def delete(self, id):
             store.delete(id, current_user(), if_match())
 

@@ -1,6 +1,7 @@
 """Fixtures. API tests take `api`, which runs them twice: on mongomock through Flask's test client,
 and over real sockets (HTTP to a threaded server, pymongo to an embedded SecantusDB)."""
 import base64
+import contextlib
 import itertools
 import threading
 
@@ -49,17 +50,32 @@ def app(request):
     return app
 
 
+@contextlib.contextmanager
+def serving(app):
+    """The app on a real socket (a threaded server on a free loopback port); yields the port."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        yield server.server_port
+    finally:
+        server.shutdown()
+        thread.join()
+
+
 @pytest.fixture
 def api(app):
     if app.backend == "mongomock":
         yield FlaskClient(app)
         return
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    yield SocketClient(server.server_port)
-    server.shutdown()
-    thread.join()
+    with serving(app) as port:
+        yield SocketClient(port)
+
+
+@pytest.fixture
+def live_port(app):
+    with serving(app) as port:
+        yield port
 
 
 def basic(user, password=PASSWORD):

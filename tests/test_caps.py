@@ -1,49 +1,54 @@
+import re
+
 import pytest
 
 from app import caps
 
 GiB, MiB = 1024**3, 1024**2
+INT64 = 2**63 - 1
 
 
 @pytest.mark.parametrize("text, expected", [
     ("1", MiB), ("512", 512 * MiB), ("1.5Gi", 3 * GiB // 2), ("1.5 GiB", 3 * GiB // 2),
     ("2g", 2 * 10**9), ("2GB", 2 * 10**9), ("1k", 1000), ("1Ki", 1024), ("1kib", 1024),
     ("100B", 100), ("1T", 10**12), ("1Ti", 1024**4), ("0", 0), ("0.5", MiB // 2),
-    ("1.0000001K", 1000), (".5Ki", 512), ("3m", 3 * 10**6), ("3Mi", 3 * MiB),
+    ("1.0000001K", 1000), (".5Ki", 512), ("3m", 3 * 10**6), ("3Mi", 3 * MiB), ("1.", MiB),
 ])
 def test_memory(text, expected):
-    assert caps.memory_bytes(text) == expected
+    assert caps.MEMORY.parse(text) == expected
 
 
 def test_storage_bare_number_means_gib():
-    assert caps.storage_bytes("10") == 10 * GiB
-    assert caps.storage_bytes("10M") == 10**7
+    assert caps.STORAGE.parse("10") == 10 * GiB
+    assert caps.STORAGE.parse("10M") == 10**7
 
 
-@pytest.mark.parametrize("text", ["", "lots", "-1", "1 2", "1Gb2", "1X", "1  Gi", "1e3", "Gi", "1.2.3", "+5"])
+@pytest.mark.parametrize("text", ["", "lots", "-1", "1 2", "1Gb2", "1X", "1  Gi", "1e3", "Gi", "1.2.3", "+5",
+                                  "1Gi\n", "1 Gi "])
 def test_memory_refused(text):
     with pytest.raises(caps.CapError):
-        caps.memory_bytes(text)
+        caps.MEMORY.parse(text)
 
 
 @pytest.mark.parametrize("text, expected", [
     ("2", 2000), ("0.5", 500), ("500m", 500), ("0.001", 1), ("1.5", 1500), ("0", 0), ("250 m", 250),
+    ("0.500", 500), (".5", 500),
 ])
 def test_cpu(text, expected):
-    assert caps.cpu_millis(text) == expected
+    assert caps.CPU.parse(text) == expected
 
 
-@pytest.mark.parametrize("text", ["0.0005", "0.5m", "1M", "2 cpus", "-1", "1Gi"])
+@pytest.mark.parametrize("text", ["0.0005", "0.5m", "1M", "2 cpus", "-1", "1Gi", "0.5000"])
 def test_cpu_refused(text):
     with pytest.raises(caps.CapError):
-        caps.cpu_millis(text)
+        caps.CPU.parse(text)
 
 
 def test_containers():
-    assert caps.containers("3") == 3
+    assert caps.CONTAINERS.parse("3") == 3
     for text in ("3.0", "-1", "three", "３", "1e2"):
         with pytest.raises(caps.CapError):
-            caps.containers(text)
+            caps.CONTAINERS.parse(text)
 
 
 @pytest.mark.parametrize("value, text", [
@@ -60,12 +65,31 @@ def test_from_json_refused(value):
         caps.from_json(value)
 
 
-def test_values_must_fit_int64():
-    assert caps.memory_bytes("8388607Ti") == 8388607 * 1024**4
-    with pytest.raises(caps.CapError, match="Too large"):
-        caps.memory_bytes("8388608Ti")
-    with pytest.raises(caps.CapError, match="Too large"):
-        caps.containers("9" * 20)
+@pytest.mark.parametrize("grammar, largest, too_large", [
+    (caps.MEMORY, "999999TiB", "1000000TiB"), (caps.MEMORY, "999999999999999999B", "9999999999999999999B"),
+    (caps.MEMORY, "999999999999", "1000000000000"), (caps.STORAGE, "999999999", "1000000000"),
+    (caps.CPU, "999999999999999.999", "1000000000000000"), (caps.CPU, "999999999999999999m", "9999999999999999999m"),
+    (caps.CONTAINERS, "9" * 18, "9" * 19),
+])
+def test_every_accepted_value_fits_int64(grammar, largest, too_large):
+    assert grammar.parse(largest) <= INT64
+    with pytest.raises(caps.CapError):
+        grammar.parse(too_large)
+
+
+def test_json_number_bounds_agree_with_the_patterns():
+    for grammar in (caps.MEMORY, caps.STORAGE, caps.CPU, caps.CONTAINERS):
+        below = caps.from_json(grammar.json_maximum - 1)
+        assert grammar.parse(below) <= INT64
+        with pytest.raises(caps.CapError):
+            grammar.parse(caps.from_json(grammar.json_maximum))
+
+
+def test_patterns_are_ecma_compatible():
+    """No flags, no Python-only syntax: the document publishes them as they are."""
+    for grammar in (caps.MEMORY, caps.STORAGE, caps.CPU, caps.CONTAINERS):
+        assert grammar.pattern.startswith("^") and grammar.pattern.endswith("$")
+        assert not re.search(r"\(\?[aiLmsux]|\\[AZz]|\(\?P", grammar.pattern)
 
 
 def test_limits_of_a_document():

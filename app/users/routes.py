@@ -2,7 +2,7 @@ from flask.views import MethodView
 from flask_smorest import abort
 
 from app import pagination
-from app.api import Blueprint
+from app.api import Blueprint, problems
 from app.auth import basic, bearer, current_token, current_user, login_required
 from app.users import storage, tokens
 from app.users.schemas import TokenSchema, UserSchema
@@ -14,16 +14,18 @@ blp = Blueprint("users", __name__, description="Accounts and their roles; bearer
 class Users(MethodView):
     @login_required(role="admin")
     @blp.arguments(pagination.PageArgs, location="query", as_kwargs=False)
-    @blp.response(200, pagination.page_schema(UserSchema), description="A page of users, newest first.")
+    @blp.response(200, pagination.page_schema(UserSchema), description="A page of users, newest first.",
+                  headers={"Link": {"description": "The next page, when there is one.", "schema": {"type": "string"}}})
+    @problems(blp, 403, 422)
     def get(self, args):
         """List users (admins)"""
         items, next_cursor = storage.page(args)
         return {"items": items, "next": next_cursor}, pagination.link_header(next_cursor)
 
     @login_required(role="admin")
-    @blp.arguments(UserSchema)
+    @blp.arguments(UserSchema, example={"username": "alice", "password": "a long passphrase", "role": "member"})
     @blp.response(201, UserSchema, description="The new user (never its password).")
-    @blp.alt_response(409, description="The username is taken.")
+    @problems(blp, 400, 403, 409, 413, 415, 422)
     def post(self, fields):
         """Create a user (admins)"""
         try:
@@ -37,6 +39,7 @@ class Users(MethodView):
 class Me(MethodView):
     @login_required(role="viewer")
     @blp.response(200, UserSchema, description="The caller.")
+    @problems(blp)
     def get(self):
         """Who am I"""
         return current_user()
@@ -47,6 +50,7 @@ class Tokens(MethodView):
     @basic.login_required(role="viewer")
     @blp.response(201, TokenSchema, description="A bearer token and when it expires.")
     @blp.doc(security=[{"basicAuth": []}])
+    @problems(blp)
     def post(self):
         """Exchange a username and password (Basic only) for a bearer token"""
         token, expires = tokens.issue(current_user())
@@ -55,6 +59,7 @@ class Tokens(MethodView):
     @bearer.login_required(role="viewer")
     @blp.response(204, description="The token used for this request is revoked.")
     @blp.doc(security=[{"bearerAuth": []}])
+    @problems(blp)
     def delete(self):
         """Revoke the bearer token sent with this request"""
         tokens.revoke(current_token(), current_user())
