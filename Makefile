@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export HOST PORT
 
-.PHONY: run test lint bench browser clean
+.PHONY: run test lint bench browser fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ test: $(VENV)/.installed-test browser
 bench: $(VENV)/.installed-test
 	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
 	$(BIN)/python bench/run.py
+
+# A longer contract-fuzzing run than the one in `make test`, with a random seed.
+fuzz: $(VENV)/.installed-test
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-300} $(BIN)/python -m pytest -q tests/test_contract_fuzzing.py
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check app tests bench wsgi.py gunicorn.conf.py

@@ -111,9 +111,10 @@ def from_json(value):
         raise CapError("Must be a finite number.")
     if value < 0:
         raise CapError("Must not be negative.")
-    if isinstance(value, int) or value.is_integer():
-        return str(int(value))
-    return format(Decimal(repr(value)), "f")
+    text = str(int(value)) if isinstance(value, int) or value.is_integer() else format(Decimal(repr(value)), "f")
+    if len(text) > MAX_TEXT:
+        raise CapError(f"Longer than {MAX_TEXT} characters as a decimal: {text[:20]}...")
+    return text
 
 
 def limits(doc):

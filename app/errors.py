@@ -63,28 +63,36 @@ def request_id():
     return g.request_id
 
 
-def _flatten(messages):
-    """webargs nests messages by location ({"json": {...}}); clients want {"field": [...]}."""
+def _flatten(messages, prefix=""):
+    """{"field": ["message"]} at any depth: nested messages (by location from webargs, by index
+    for list items) become dotted paths, so "entitledUsers.3" names the fourth user."""
     flat = {}
-    for location_messages in messages.values():
-        if isinstance(location_messages, dict):
-            flat.update(location_messages)
+    for key, value in messages.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, dict):
+            flat.update(_flatten(value, path))
         else:
-            flat.setdefault("_body", []).extend(location_messages)
+            flat[path] = [str(message) for message in value]
     return flat
+
+
+def _field_errors(messages):
+    """webargs keys messages by location ({"json": {...}, "query": {...}}); clients want fields."""
+    return _flatten({k: v for location in messages.values() for k, v in
+                     (location.items() if isinstance(location, dict) else [("_body", location)])})
 
 
 def _http_error(exc):
     data = getattr(exc, "data", None) or {}
     headers = [(k, v) for k, v in exc.get_response().headers if k in ("Allow", "Retry-After")]
     headers.extend((data.get("headers") or {}).items())
-    errors = data.get("errors") or (data.get("messages") and _flatten(data["messages"]))
+    errors = data.get("errors") or (data.get("messages") and _field_errors(data["messages"]))
     detail = data.get("message") or DETAILS.get(exc.code) or exc.description
     return problem(exc.code, detail, errors, headers)
 
 
 def _invalid(exc):
-    return problem(422, errors=exc.errors)
+    return problem(422, errors=_flatten(exc.errors))
 
 
 def _database_error(exc):

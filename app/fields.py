@@ -18,6 +18,18 @@ class Schema(ma.Schema):
             error.messages[name] = ["Read-only field."]
 
 
+class Pattern(ma.validate.Regexp):
+    """The whole value must match; the document publishes the same ECMA-compatible `^...$` pattern."""
+
+    def __init__(self, pattern, error):
+        super().__init__(f"^{pattern}$", error=error)
+
+    def __call__(self, value):
+        if self.regex.fullmatch(value) is None:
+            raise ma.ValidationError(self._format_error(value))
+        return value
+
+
 class Text(ma.fields.String):
     """A string stored trimmed; null (when allowed) means unset."""
 

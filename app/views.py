@@ -1,34 +1,46 @@
 """The HTTP side shared by every resource: its routes, built once for a schema and a store."""
+import re
+
 from flask import Response, current_app, request, url_for
 from flask.views import MethodView
+from flask_smorest import abort
 
 from app import idempotency, pagination
 from app.api import problems
 from app.auth import current_user, login_required
+
+_ETAG_LIST = re.compile(r'^(\*|(W/)?"[\x21\x23-\x7e]*"( *, *(W/)?"[\x21\x23-\x7e]*")*)$')  # RFC 9110
 
 
 def etag(doc):
     return f'"{doc["rev"]}"'
 
 
-def _tags(header):
+def _tags(name):
+    """The entity tags of a precondition header, None when it is absent; a malformed one is a 400."""
+    header = request.headers.get(name)
+    if header is None:
+        return None
+    if not _ETAG_LIST.fullmatch(header.strip()):
+        abort(400, message=f"Malformed {name} header: expected * or a list of quoted entity tags.")
     return [tag.strip() for tag in header.split(",")]
 
 
-def not_modified(doc):
-    """If-None-Match names the current representation (weak comparison, RFC 9110)."""
-    header = request.headers.get("If-None-Match")
-    return header is not None and (header.strip() == "*" or etag(doc) in
-                                   {tag.removeprefix("W/") for tag in _tags(header)})
+def if_none_match():
+    """A test of whether the caller's copy is current (weak comparison, RFC 9110), or None."""
+    tags = _tags("If-None-Match")
+    if tags is None:
+        return None
+    weak = {tag.removeprefix("W/") for tag in tags}
+    return lambda doc: "*" in tags or etag(doc) in weak
 
 
 def if_match():
     """The If-Match precondition as a test of a document, or None when none was sent (strong
     comparison: a weak tag never matches)."""
-    header = request.headers.get("If-Match")
-    if header is None:
+    tags = _tags("If-Match")
+    if tags is None:
         return None
-    tags = _tags(header)
     return lambda doc: "*" in tags or etag(doc) in tags
 
 
@@ -53,9 +65,10 @@ HEADERS = {
     "Idempotent-Replayed": {"description": "`true` when this is the stored response of an earlier request "
                                            "with the same Idempotency-Key.", "schema": {"type": "string"}},
 }
-IF_MATCH = {"name": "If-Match", "in": "header", "schema": {"type": "string"},
+ETAG_LIST = {"type": "string", "pattern": _ETAG_LIST.pattern}
+IF_MATCH = {"name": "If-Match", "in": "header", "schema": ETAG_LIST,
             "description": "ETag of the version this change was decided on (412 if stale; `*` matches any)."}
-IF_NONE_MATCH = {"name": "If-None-Match", "in": "header", "schema": {"type": "string"},
+IF_NONE_MATCH = {"name": "If-None-Match", "in": "header", "schema": ETAG_LIST,
                  "description": "ETags the caller holds; 304 when one is current."}
 IDEMPOTENCY_KEY = {"name": "Idempotency-Key", "in": "header",
                    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x20-\\x7e]+$"},
@@ -104,8 +117,9 @@ def register(blp, schema, store, query_schema, noun, example):
         @blp.doc(parameters=[IF_NONE_MATCH])
         @problems(blp, 404)
         def get(self, id):
+            current = if_none_match()
             doc = store.get(id, current_user())
-            if not_modified(doc):
+            if current and current(doc):
                 return Response(status=304, headers={"ETag": etag(doc)})
             return doc, {"ETag": etag(doc)}
 

@@ -153,3 +153,13 @@ def test_concurrent_default_updates_leave_one_default(api):
     assert statuses == [200] * 10
     defaults = api.get("/profiles?defaultProfile=true", user="alice").json["items"]
     assert len(defaults) == 1
+
+
+@pytest.mark.parametrize("header", ["If-Match", "If-None-Match"])
+@pytest.mark.parametrize("value", ["", "1", "abc", '"unterminated', '"a" "b"'])
+def test_malformed_preconditions_are_400(api, header, value):
+    path, _, _ = create(api, "profiles")
+    method = api.get if header == "If-None-Match" else api.delete
+    problem = assert_problem(method(path, user="alice", headers={header: value}), 400)
+    assert header in problem["detail"]
+    assert api.get(path, user="alice").status == 200

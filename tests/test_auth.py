@@ -11,7 +11,7 @@ from app.users import storage
 from tests.conftest import PASSWORD
 from tests.http import assert_problem
 
-PUBLIC_ENDPOINTS = {"static", "api-docs.openapi_json"}
+PUBLIC_ENDPOINTS = {"static", "api-docs.openapi_json", "api-docs.openapi_swagger_ui", "docs_assets.asset"}
 
 
 def bearer(token):

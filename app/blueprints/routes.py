@@ -7,4 +7,4 @@ blp = Blueprint("blueprints", __name__, url_prefix="/blueprints",
                 description="Application templates with a YAML definition and entitlements.")
 views.register(blp, BlueprintSchema, store, BlueprintQuery, "blueprint", example={
     "name": "web", "version": "1.0", "description": "An nginx front end", "blueprintType": "compose",
-    "yml": "services:\n  web:\n    image: nginx\n", "entitlementType": "CUSTOM", "entitledUsers": ["alice"]})
+    "yml": "services:\n  web:\n    image: nginx\n", "entitlementType": "PUBLIC"})

@@ -1,7 +1,7 @@
 import marshmallow as ma
 
 from app.errors import Invalid
-from app.fields import Id, Name, Schema, StrictBoolean, Text, Timestamp, Yaml
+from app.fields import Id, Name, Pattern, Schema, StrictBoolean, Text, Timestamp, Yaml
 from app.pagination import ListArgs, QueryBoolean
 from app.users.schemas import Username
 
@@ -25,8 +25,7 @@ class BlueprintSchema(Schema):
     name = Name()
     version = Text(validate=ma.validate.Length(max=64))
     description = Text(validate=ma.validate.Length(max=10_000))
-    blueprintType = Text(validate=ma.validate.Regexp(
-        r"[A-Za-z0-9_.-]{1,64}\Z", error="1-64 characters of letters, digits, _ - ."))
+    blueprintType = Text(validate=Pattern(r"[A-Za-z0-9_.-]{1,64}", error="1-64 characters of letters, digits, _ - ."))
     yml = Yaml()
     entitlementType = Entitlement()
     entitledUsers = ma.fields.List(Username(), allow_none=True, load_default=None,

@@ -1,10 +1,9 @@
 import marshmallow as ma
 
-from app.fields import Id, Schema, Timestamp
+from app.fields import Id, Pattern, Schema, Timestamp
 
 ROLES = ("viewer", "member", "admin")
-USERNAME = ma.validate.Regexp(r"[A-Za-z0-9_.@-]{3,64}\Z",
-                              error="3-64 characters of letters, digits, _ . @ -")
+USERNAME = Pattern(r"[A-Za-z0-9_.@-]{3,64}", error="3-64 characters of letters, digits, _ . @ -")
 PASSWORD = ma.validate.Length(8, 1024)
 
 

@@ -1,0 +1,38 @@
+"""Contract fuzzing: schemathesis against the served document, over a real socket, every check on.
+
+`make test` runs this bounded (a fixed seed, at least 1,000 generated requests); `make fuzz` runs
+the same with more examples and a random seed. Rules the document cannot express are listed in
+schemathesis.toml, with the reason for each.
+"""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PASSWORD
+
+ROOT = Path(__file__).resolve().parent.parent
+HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
+pytestmark = [pytest.mark.slow, pytest.mark.parametrize("app", ["socket"], indirect=True)]
+
+
+def test_schemathesis_finds_nothing(app, live_port):
+    # The authentication checks fail on purpose, many times over: no throttling here.
+    app.config.update(AUTH_MAX_FAILURES_PER_USER=10**9, AUTH_MAX_FAILURES_PER_ADDRESS=10**9)
+    examples = os.environ.get("FUZZ_EXAMPLES", "40")
+    seed = ["--seed", "20261122"] if "FUZZ_EXAMPLES" not in os.environ else []
+    run = subprocess.run(
+        [str(Path(sys.executable).with_name("schemathesis")), "run", f"http://127.0.0.1:{live_port}/openapi.json",
+         "--checks", "all", "--auth", f"admin:{PASSWORD}", "--max-examples", examples, "--no-shrink",
+         "--request-timeout", "30", *seed],
+        cwd=ROOT, capture_output=True, text=True, timeout=900)
+    summary = run.stdout[-3000:]
+    assert run.returncode == 0, summary
+    generated = int(re.search(r"(\d+) generated", run.stdout).group(1))
+    assert generated >= 1000, summary
+    paths = app.test_client().get("/openapi.json").json["paths"].values()
+    operations = sum(method in HTTP_METHODS for item in paths for method in item)
+    assert int(re.search(r"Tested: (\d+)", run.stdout).group(1)) == operations, summary
