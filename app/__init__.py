@@ -25,6 +25,7 @@ def create_app(settings=None, mongo_client=None):
     rest.spec.options["security"] = [{"basicAuth": []}, {"bearerAuth": []}]
     for blp in (profiles_blp, blueprints_blp, users_blp):
         rest.register_blueprint(blp)
+    rest.spec.components.schemas.pop("PaginationMetadata", None)  # flask-smorest's; lists use cursors
     app.register_blueprint(docs.blp)
     cli.init_app(app)
 

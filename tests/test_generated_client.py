@@ -1,0 +1,63 @@
+"""A client no one here wrote: openapi-python-client generates it from /openapi.json, and it is
+used unchanged against the running service."""
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import basic
+
+pytestmark = [pytest.mark.slow, pytest.mark.parametrize("app", ["socket"], indirect=True)]
+
+
+@pytest.fixture
+def generated(app, tmp_path):
+    spec = tmp_path / "openapi.json"
+    spec.write_text(json.dumps(app.test_client().get("/openapi.json").json))
+    bin_dir = str(Path(sys.executable).parent)
+    run = subprocess.run([os.path.join(bin_dir, "openapi-python-client"), "generate", "--path", str(spec),
+                          "--output-path", str(tmp_path / "service_client"), "--meta", "none"],
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PATH": bin_dir + os.pathsep + os.environ["PATH"]})
+    assert run.returncode == 0, run.stdout + run.stderr
+    sys.path.insert(0, str(tmp_path))
+    try:
+        yield lambda name: importlib.import_module(f"service_client.{name}")
+    finally:
+        sys.path.remove(str(tmp_path))
+        for module in [m for m in sys.modules if m == "service_client" or m.startswith("service_client.")]:
+            del sys.modules[module]
+
+
+def test_create_read_list_delete_with_the_generated_client(generated, live_port):
+    client = generated("client").Client(base_url=f"http://127.0.0.1:{live_port}",
+                                        headers={"Authorization": basic("alice")}, raise_on_unexpected_status=True)
+    models = generated("models")
+
+    profiles = {name: generated(f"api.profiles.{name}") for name in
+                ("post_profiles", "get_profiles_id", "get_profiles", "delete_profiles_id")}
+    created = profiles["post_profiles"].sync(client=client, body=models.Profile(name="generated", memory_cap="1Gi",
+                                                                                  cpu_cap=0.5))
+    assert isinstance(created, models.Profile)
+    assert created.owner == "alice" and created.cpu_cap == "0.5" and created.limits.memory_bytes == 2**30
+    assert profiles["get_profiles_id"].sync(client=client, id=created.id).name == "generated"
+    page = profiles["get_profiles"].sync(client=client, limit=10)
+    assert [p.id for p in page.items] == [created.id] and page.next_ is None
+    assert profiles["delete_profiles_id"].sync_detailed(client=client, id=created.id).status_code == 204
+    gone = profiles["get_profiles_id"].sync(client=client, id=created.id)
+    assert isinstance(gone, models.Problem) and gone.status == 404
+
+    blueprints = {name: generated(f"api.blueprints.{name}") for name in
+                  ("post_blueprints", "get_blueprints_id", "get_blueprints", "delete_blueprints_id")}
+    body = models.Blueprint(name="web", yml="services:\n  web:\n    image: nginx\n",
+                            entitlement_type=models.BlueprintEntitlementType.PUBLIC)
+    made = blueprints["post_blueprints"].sync(client=client, body=body)
+    assert made.entitlement_type == models.BlueprintEntitlementType.PUBLIC and made.yml.endswith("nginx")
+    assert blueprints["get_blueprints_id"].sync(client=client, id=made.id).name == "web"
+    assert made.id in [b.id for b in blueprints["get_blueprints"].sync(client=client).items]
+    assert blueprints["delete_blueprints_id"].sync_detailed(client=client, id=made.id).status_code == 204
+    assert blueprints["get_blueprints_id"].sync(client=client, id=made.id).status == 404
