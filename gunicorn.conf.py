@@ -1,20 +1,42 @@
-"""gunicorn settings. Without MONGO_URI the master starts the embedded database once, before the
-workers fork, and they reach it through MONGO_URI; it is stopped when the master exits."""
+"""gunicorn settings for production and for `make run`.
+
+Without MONGO_URI the master starts the embedded database once, before the workers fork, and they
+reach it through MONGO_URI; it is stopped when the master exits. Metrics of all workers meet in
+PROMETHEUS_MULTIPROC_DIR, so /metrics answers for the whole server whichever worker serves it.
+"""
 import os
+import shutil
+import tempfile
 
 from app import embedded
 from app.config import from_env
+from app.ops.logs import dict_config
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
-workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-loglevel = os.environ.get("LOG_LEVEL", "info").lower()
-timeout = 30
-graceful_timeout = 20
+# One worker per core: the database shares the cores, and more workers than cores did not help
+# (../shared/FINDINGS.md).
+workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 2)
+timeout = 30  # a request running longer is killed; idempotency leases (60 s) outlive it
+graceful_timeout = 20  # on SIGTERM, requests in flight get this long to finish
+keepalive = 5
+logconfig_dict = dict_config(os.environ.get("LOG_LEVEL", "info"))
+accesslog = None  # the app logs one JSON line per request, with the route, user and request id
+
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="prometheus-")
 
 
 def on_starting(server):
+    shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)  # no counts from an earlier run
+    os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
     if not os.environ.get("MONGO_URI"):
         os.environ["MONGO_URI"] = embedded.start(from_env()["DATA_DIR"])
+
+
+def child_exit(server, worker):
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
 
 
 def on_exit(server):

@@ -1,14 +1,21 @@
 """The application factory."""
-from flask import Flask
+import logging
 
-from app import api, cli, config, database, docs, idempotency, throttle
+from flask import Flask
+from pymongo.errors import ConnectionFailure
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from app import api, cli, config, database, docs, idempotency, ops, ratelimit, throttle
 from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
+from app.ops import logs
 from app.profiles.routes import blp as profiles_blp
 from app.profiles.storage import store as profiles_store
 from app.users import storage as users
 from app.users import tokens
 from app.users.routes import blp as users_blp
+
+log = logging.getLogger(__name__)
 
 
 def create_app(settings=None, mongo_client=None):
@@ -16,8 +23,10 @@ def create_app(settings=None, mongo_client=None):
     app = Flask(__name__)
     app.config.update(config.from_env(), **api.SPEC, **docs.SETTINGS)
     app.config.update(settings or {})
+    logs.configure(app.config["LOG_LEVEL"])
     app.json = api.OrjsonProvider(app)
     database.init_app(app, mongo_client)
+    ratelimit.init_app(app)
 
     rest = api.Api(app)
     rest.spec.components.security_scheme("basicAuth", {"type": "http", "scheme": "basic"})
@@ -27,15 +36,39 @@ def create_app(settings=None, mongo_client=None):
         rest.register_blueprint(blp)
     rest.spec.components.schemas.pop("PaginationMetadata", None)  # flask-smorest's; lists use cursors
     app.register_blueprint(docs.blp)
+    ops.init_app(app)
     cli.init_app(app)
+    if app.config["TRUSTED_PROXIES"]:
+        hops = app.config["TRUSTED_PROXIES"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops, x_prefix=hops)
 
+    app.before_request(_ensure_prepared)
     with app.app_context():
-        _prepare_database(app)
+        _ensure_prepared()
     return app
 
 
+def _ensure_prepared():
+    """Once per process: the signing secret, the indexes, the admin from the environment. A
+    database that is away at start-up does not stop the process: the work is done by the first
+    request that finds it back, and until then requests get 503."""
+    from flask import current_app, request
+
+    app = current_app
+    if app.extensions.get("prepared") or (request and request.blueprint in ("ops", "api-docs", "docs_assets")):
+        return
+    try:
+        _prepare_database(app)
+    except ConnectionFailure:
+        log.warning("database unavailable at start-up; preparing it on a later request")
+        if request:
+            raise
+        return
+    app.extensions["prepared"] = True
+
+
 def _prepare_database(app):
-    """Idempotent, so every worker may run it: the signing secret, indexes, the admin from the env."""
+    """Idempotent, so every worker may run it."""
     db = database.get_db()
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
     for module in (users, tokens, throttle, idempotency):

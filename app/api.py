@@ -34,6 +34,25 @@ class OrjsonProvider(JSONProvider):
         return self._app.response_class(orjson.dumps(obj), mimetype="application/json")
 
 
+MAX_JSON_DEPTH = 16  # our bodies need 2; orjson itself stops at 1024
+
+
+def _depth(value):
+    """Nesting depth of parsed JSON, without recursion (a hostile body must not exhaust the stack)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            node = node.values()
+        elif not isinstance(node, list):
+            continue
+        deepest = max(deepest, depth)
+        if deepest > MAX_JSON_DEPTH:
+            break
+        stack.extend((child, depth + 1) for child in node if isinstance(child, (dict, list)))
+    return deepest
+
+
 def is_json(mimetype):
     return mimetype == "application/json" or (mimetype.endswith("+json") and "/" in mimetype)
 
@@ -55,6 +74,8 @@ class Parser(FlaskParser):
             abort(400, message=f"The body is not valid JSON: {exc.msg} at character {exc.pos}.")
         if not isinstance(body, dict):
             abort(400, message="The body must be a JSON object.")
+        if _depth(body) > MAX_JSON_DEPTH:
+            abort(400, message=f"The body is nested deeper than {MAX_JSON_DEPTH} levels.")
         return body
 
 

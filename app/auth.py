@@ -18,7 +18,7 @@ import os
 from flask import current_app
 from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
 
-from app import errors, throttle
+from app import errors, ratelimit, throttle
 from app.cache import TtlCache
 from app.users import storage, tokens
 
@@ -28,7 +28,14 @@ CHALLENGE = 'Basic realm="blueprints", Bearer realm="blueprints"'
 basic = HTTPBasicAuth(realm="blueprints")
 bearer = HTTPTokenAuth(scheme="Bearer", realm="blueprints")
 multi = MultiAuth(basic, bearer)
-login_required = multi.login_required
+
+
+def login_required(role, scheme=multi):
+    """The one gate of every endpoint: credentials (401), then role (403), then the caller's
+    request rate (429). `scheme` narrows the credentials accepted (the token endpoints)."""
+    def decorate(view):
+        return scheme.login_required(role=role)(ratelimit.per_user(view))
+    return decorate
 
 
 def _credentials_digest(username, password):

@@ -14,8 +14,14 @@ def from_env(environ=os.environ):
         "ADMIN_PASSWORD": environ.get("ADMIN_PASSWORD") or None,
         # werkzeug's scrypt (about 100 ms a check here: ../shared/FINDINGS.md)
         "PASSWORD_HASH_METHOD": environ.get("PASSWORD_HASH_METHOD", "scrypt"),
-        "MONGO_TIMEOUT_MS": int(environ.get("MONGO_TIMEOUT_MS", "2000")),
+        # Short, so that a request answers 503 within a second or two while the database is away.
+        "MONGO_TIMEOUT_MS": int(environ.get("MONGO_TIMEOUT_MS", "1000")),
         "MAX_CONTENT_LENGTH": MIB,
+        # Per user, over all workers and hosts; flask-limiter's notation.
+        "RATE_LIMIT": environ.get("RATE_LIMIT", "6000 per minute"),
+        # Hops of reverse proxies whose X-Forwarded-* headers are believed (0: none).
+        "TRUSTED_PROXIES": int(environ.get("TRUSTED_PROXIES", "0")),
+        "LOG_LEVEL": environ.get("LOG_LEVEL", "info"),
         "TOKEN_SECONDS": int(environ.get("TOKEN_SECONDS", str(24 * 3600))),
         # How long verified Basic credentials are remembered in-process (see app/auth.py).
         "AUTH_CACHE_SECONDS": int(environ.get("AUTH_CACHE_SECONDS", "300")),

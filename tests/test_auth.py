@@ -11,7 +11,8 @@ from app.users import storage
 from tests.conftest import PASSWORD
 from tests.http import assert_problem
 
-PUBLIC_ENDPOINTS = {"static", "api-docs.openapi_json", "api-docs.openapi_swagger_ui", "docs_assets.asset"}
+PUBLIC_ENDPOINTS = {"static", "api-docs.openapi_json", "api-docs.openapi_swagger_ui", "docs_assets.asset",
+                    "ops.healthz", "ops.readyz", "ops.metrics_page"}
 
 
 def bearer(token):

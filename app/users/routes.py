@@ -47,7 +47,7 @@ class Me(MethodView):
 
 @blp.route("/tokens")
 class Tokens(MethodView):
-    @basic.login_required(role="viewer")
+    @login_required(role="viewer", scheme=basic)
     @blp.response(201, TokenSchema, description="A bearer token and when it expires.")
     @blp.doc(security=[{"basicAuth": []}])
     @problems(blp)
@@ -56,7 +56,7 @@ class Tokens(MethodView):
         token, expires = tokens.issue(current_user())
         return {"token": token, "expiresAt": expires}
 
-    @bearer.login_required(role="viewer")
+    @login_required(role="viewer", scheme=bearer)
     @blp.response(204, description="The token used for this request is revoked.")
     @blp.doc(security=[{"bearerAuth": []}])
     @problems(blp)

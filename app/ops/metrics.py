@@ -1,0 +1,44 @@
+"""Prometheus metrics. Under gunicorn each worker writes its samples to PROMETHEUS_MULTIPROC_DIR
+(set by gunicorn.conf.py) and /metrics sums them, so any worker answers for all."""
+import os
+import time
+
+from flask import g, request
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess
+
+REQUESTS = Counter("http_requests_total", "HTTP requests answered.", ["method", "route", "status"])
+LATENCY = Histogram("http_request_duration_seconds", "Time to answer a request.", ["method", "route", "status"],
+                    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+DATABASE_ERRORS = Counter("database_errors_total", "Database operations that failed, by error.", ["error"])
+
+
+def render():
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    else:
+        from prometheus_client import REGISTRY as registry
+    return generate_latest(registry), CONTENT_TYPE_LATEST
+
+
+def route():
+    """The matched rule ("/profiles/<id>"), never the raw path: label values stay few."""
+    return request.url_rule.rule if request.url_rule else "unmatched"
+
+
+def _start():
+    g.started = time.perf_counter()
+
+
+def _observe(response):
+    elapsed = time.perf_counter() - g.get("started", time.perf_counter())
+    labels = (request.method, route(), str(response.status_code))
+    REQUESTS.labels(*labels).inc()
+    LATENCY.labels(*labels).observe(elapsed)
+    g.elapsed = elapsed
+    return response
+
+
+def init_app(app):
+    app.before_request(_start)
+    app.after_request(_observe)
