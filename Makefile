@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export HOST PORT
 
-.PHONY: run test lint bench browser fuzz clean
+.PHONY: run test lint bench browser fuzz fault-test clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,10 @@ bench: $(VENV)/.installed-test
 # A longer contract-fuzzing run than the one in `make test`, with a random seed.
 fuzz: $(VENV)/.installed-test
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-300} $(BIN)/python -m pytest -q tests/test_contract_fuzzing.py
+
+# kill -9 the database and the service under write load, restart, retry; prints the counts.
+fault-test: $(VENV)/.installed-test
+	$(BIN)/python bench/fault.py
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check app tests bench wsgi.py gunicorn.conf.py

@@ -16,7 +16,7 @@ bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 # One worker per core: the database shares the cores, and more workers than cores did not help
 # (../shared/FINDINGS.md).
 workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 2)
-timeout = 30  # a request running longer is killed; idempotency leases (60 s) outlive it
+timeout = from_env()["REQUEST_TIMEOUT"]  # a request running longer is killed; idempotency claims outlive it
 graceful_timeout = 20  # on SIGTERM, requests in flight get this long to finish
 keepalive = 5
 logconfig_dict = dict_config(os.environ.get("LOG_LEVEL", "info"))

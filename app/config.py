@@ -22,6 +22,8 @@ def from_env(environ=os.environ):
         # Hops of reverse proxies whose X-Forwarded-* headers are believed (0: none).
         "TRUSTED_PROXIES": int(environ.get("TRUSTED_PROXIES", "0")),
         "LOG_LEVEL": environ.get("LOG_LEVEL", "info"),
+        # gunicorn kills a request running longer; an idempotency claim outlives it (twice as long).
+        "REQUEST_TIMEOUT": int(environ.get("REQUEST_TIMEOUT", "30")),
         "TOKEN_SECONDS": int(environ.get("TOKEN_SECONDS", str(24 * 3600))),
         # How long verified Basic credentials are remembered in-process (see app/auth.py).
         "AUTH_CACHE_SECONDS": int(environ.get("AUTH_CACHE_SECONDS", "300")),

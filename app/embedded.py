@@ -53,19 +53,11 @@ def _die_with_parent():
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def start(data_dir):
-    """The URI of a running embedded server on `data_dir`, started unless one already serves it."""
-    global _server
-    if _server and _server[0].poll() is None:
-        return _server[1]
-    uri_file = _uri_file(data_dir)
-    if os.path.exists(uri_file):
-        with open(uri_file) as fh:
-            uri = fh.read().strip()
-        if _answers(uri):
-            return uri
+def launch(data_dir, port=0):
+    """A new server process on `data_dir` (port 0: any free one), returned with its URI once it
+    answers a ping."""
     os.makedirs(data_dir, exist_ok=True)
-    port = _free_port()
+    port = port or _free_port()
     uri = f"mongodb://127.0.0.1:{port}/?directConnection=true"
     log_path = os.path.join(os.path.dirname(os.path.abspath(data_dir)), "embedded-mongo.log")
     with open(log_path, "ab") as log_file:
@@ -82,6 +74,21 @@ def start(data_dir):
             process.kill()
             raise RuntimeError(f"the embedded database did not start; see {log_path}")
         time.sleep(0.1)
+    return process, uri
+
+
+def start(data_dir):
+    """The URI of a running embedded server on `data_dir`, started unless one already serves it."""
+    global _server
+    if _server and _server[0].poll() is None:
+        return _server[1]
+    uri_file = _uri_file(data_dir)
+    if os.path.exists(uri_file):
+        with open(uri_file) as fh:
+            uri = fh.read().strip()
+        if _answers(uri):
+            return uri
+    process, uri = launch(data_dir)
     _server = (process, uri, os.getpid())
     with open(uri_file, "w") as fh:
         fh.write(uri)

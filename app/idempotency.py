@@ -13,6 +13,7 @@ from datetime import timedelta
 
 import orjson
 from bson import ObjectId
+from flask import current_app
 from flask_smorest import abort
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
@@ -23,7 +24,6 @@ from app.store import MAX_ATTEMPTS
 
 KEY = re.compile(r"[\x20-\x7e]{1,255}\Z")
 TTL = timedelta(hours=24)
-LEASE = timedelta(seconds=60)  # longer than any request may run (gunicorn's timeout is 30 s)
 RETRY_AFTER = "1"
 
 
@@ -65,10 +65,11 @@ def _finish(records, record_id, response):
 
 def _claim(records, record_id, fingerprint):
     """This request's claim on the key, or the finished record of an earlier one."""
+    lease = timedelta(seconds=2 * current_app.config["REQUEST_TIMEOUT"])  # outlives any request
     for _ in range(MAX_ATTEMPTS):
         moment = now()
         record = {"_id": record_id, "fingerprint": fingerprint, "state": "pending", "claimId": str(ObjectId()),
-                  "leaseUntil": moment + LEASE, "createdAt": moment}
+                  "leaseUntil": moment + lease, "createdAt": moment}
         try:
             records.insert_one(record)
             return record
@@ -86,7 +87,7 @@ def _claim(records, record_id, fingerprint):
                   headers={"Retry-After": RETRY_AFTER})
         taken = records.find_one_and_update(  # the first request died: take its claim over
             {"_id": record_id, "state": "pending", "leaseUntil": earlier["leaseUntil"]},
-            {"$set": {"leaseUntil": moment + LEASE}}, return_document=ReturnDocument.AFTER)
+            {"$set": {"leaseUntil": moment + lease}}, return_document=ReturnDocument.AFTER)
         if taken is not None:
             return taken
     raise RuntimeError("could not claim an idempotency key")

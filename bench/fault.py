@@ -1,0 +1,163 @@
+"""`make fault-test`: under a steady write load, kill -9 the database, then the service; restart
+both; retry every create that got no 201 with its Idempotency-Key; then check that every id ever
+acknowledged is readable and that no retry made a duplicate. Loopback only, bounded in time.
+"""
+import argparse
+import base64
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from app import embedded  # noqa: E402
+
+ADMIN = ("fault-admin", "fault-password-1")
+AUTH = "Basic " + base64.b64encode(":".join(ADMIN).encode()).decode()
+REQUEST_TIMEOUT = 5  # the service's; idempotency claims of killed requests expire after twice this
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def call(port, method, path, body=None, key=None, timeout=10):
+    headers = {"Authorization": AUTH, "Content-Type": "application/json"}
+    if key:
+        headers["Idempotency-Key"] = key
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+        r = conn.getresponse()
+        return r.status, dict(r.getheaders()), json.loads(r.read() or b"null")
+    finally:
+        conn.close()
+
+
+class Service:
+    def __init__(self, port, mongo_uri):
+        self.port, self.mongo_uri = port, mongo_uri
+
+    def start(self):
+        env = {**os.environ, "MONGO_URI": self.mongo_uri, "MONGO_DB": "fault", "PORT": str(self.port),
+               "WEB_CONCURRENCY": "2", "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1],
+               "REQUEST_TIMEOUT": str(REQUEST_TIMEOUT), "RATE_LIMIT": "1000000 per minute", "LOG_LEVEL": "error"}
+        self.process = subprocess.Popen([str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py",
+                                         "wsgi:app"], cwd=ROOT, env=env, start_new_session=True,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if call(self.port, "GET", "/readyz")[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("the service did not start")
+
+    def kill(self):
+        os.killpg(self.process.pid, signal.SIGKILL)  # the master and its workers, no goodbyes
+        self.process.wait()
+
+    def stop(self):
+        os.killpg(self.process.pid, signal.SIGTERM)
+        self.process.wait(timeout=60)
+
+
+def run(seconds_before=4.0, seconds_down=2.0, writers=4, log=print):
+    data = os.path.join(tempfile.mkdtemp(prefix="fault-"), "data")
+    db_port = free_port()
+    database, uri = embedded.launch(data, db_port)
+    service = Service(free_port(), uri)
+    service.start()
+
+    acknowledged, unanswered, lock, stop = {}, {}, threading.Lock(), threading.Event()
+
+    def write(writer):
+        i = 0
+        while not stop.is_set():
+            key = f"w{writer}-{i}"
+            i += 1
+            try:
+                status, _, body = call(service.port, "POST", "/profiles", {"name": key}, key=key)
+            except OSError:
+                status, body = None, None
+            with lock:
+                if status == 201:
+                    acknowledged[key] = body["id"]
+                else:
+                    unanswered[key] = status
+            if status != 201:
+                time.sleep(0.05)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(writers)]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds_before)
+    before = len(acknowledged)
+    database.kill()  # kill -9
+    database.wait()
+    time.sleep(seconds_down / 2)
+    service.kill()
+    time.sleep(seconds_down / 2)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    log(f"before the faults: {before} acknowledged; in all {len(acknowledged)} acknowledged, "
+        f"{len(unanswered)} without a 201 ({dict(Counter(unanswered.values()))})")
+
+    from pymongo import MongoClient
+
+    database, _ = embedded.launch(data, db_port)
+    profiles = MongoClient(uri).fault.profiles
+    stored_unanswered = profiles.count_documents({"name": {"$in": list(unanswered)}})
+    service.start()
+    started = time.monotonic()
+    retried = {}
+    for key in sorted(unanswered):
+        while True:
+            status, headers, body = call(service.port, "POST", "/profiles", {"name": key}, key=key)
+            if status == 201:
+                retried[key] = body["id"]
+                break
+            if status not in (409, 503) or time.monotonic() - started > 6 * REQUEST_TIMEOUT:
+                raise AssertionError(f"retry of {key} answered {status}: {body}")
+            time.sleep(float(headers.get("Retry-After", "1")))
+
+    unreadable = [key for key, id_ in {**acknowledged, **retried}.items()
+                  if call(service.port, "GET", f"/profiles/{id_}")[0] != 200]
+    names = Counter(d["name"] for d in profiles.find({}, {"name": 1}))
+    report = {"acknowledged": len(acknowledged), "acknowledged_before_faults": before,
+              "unanswered_retried": len(unanswered), "unanswered_but_stored_before_retry": stored_unanswered,
+              "documents": sum(names.values()), "lost": len(unreadable),
+              "duplicates": sum(n - 1 for n in names.values() if n > 1),
+              "missing_after_retry": len(set(acknowledged) | set(retried)) - len(names)}
+    service.stop()
+    database.terminate()
+    database.wait()
+    return report
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds-before", type=float, default=10)
+    parser.add_argument("--writers", type=int, default=4)
+    args = parser.parse_args()
+    report = run(args.seconds_before, writers=args.writers)
+    print(json.dumps(report, indent=2))
+    sys.exit(0 if report["lost"] == report["duplicates"] == 0 else 1)
+
+
+if __name__ == "__main__":
+    main()
