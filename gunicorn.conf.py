@@ -8,9 +8,14 @@ import os
 import shutil
 import tempfile
 
-from app import embedded
-from app.config import from_env
-from app.ops.logs import dict_config
+# Before anything imports prometheus_client, which picks its storage when it is imported.
+_own_metrics_dir = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if _own_metrics_dir:
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="prometheus-")
+
+from app import embedded  # noqa: E402
+from app.config import from_env  # noqa: E402
+from app.ops.logs import dict_config  # noqa: E402
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 # One worker per core: the database shares the cores, and more workers than cores did not help
@@ -22,15 +27,18 @@ keepalive = 5
 logconfig_dict = dict_config(os.environ.get("LOG_LEVEL", "info"))
 accesslog = None  # the app logs one JSON line per request, with the route, user and request id
 
-if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="prometheus-")
-
 
 def on_starting(server):
     shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)  # no counts from an earlier run
     os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
     if not os.environ.get("MONGO_URI"):
         os.environ["MONGO_URI"] = embedded.start(from_env()["DATA_DIR"])
+
+
+def worker_exit(server, worker):
+    from app import ratelimit
+
+    ratelimit.close()
 
 
 def child_exit(server, worker):
@@ -41,3 +49,5 @@ def child_exit(server, worker):
 
 def on_exit(server):
     embedded.stop()
+    if _own_metrics_dir:
+        shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)

@@ -33,6 +33,13 @@ def _exceeded(exc):
                           headers={"Retry-After": str(max(wait, 1))})
 
 
+def close():
+    """Close the storage's own MongoDB client while the interpreter is whole; left to its
+    __del__, the close runs during shutdown and prints a traceback."""
+    if hasattr(limiter.storage, "storage"):  # the MongoDB storage (the memory one has no client)
+        limiter.storage.storage.close()
+
+
 def init_app(app):
     app.config.setdefault("RATELIMIT_STORAGE_URI", app.config["MONGO_URI"] or "memory://")
     app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {"database_name": app.config["MONGO_DB"]})

@@ -4,6 +4,7 @@ import base64
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -42,11 +43,10 @@ class Service:
         self.env.pop("MONGO_URI", None)
         self.uri_file = tmp_path / "embedded-mongo.uri"
 
-    def start(self):
+    def start(self, stderr=subprocess.DEVNULL):
         gunicorn = Path(sys.executable).with_name("gunicorn")
         self.process = subprocess.Popen([str(gunicorn), "-c", "gunicorn.conf.py", "wsgi:app"],
-                                        cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
+                                        cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=stderr)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             assert self.process.poll() is None, "gunicorn exited during start-up"
@@ -96,3 +96,27 @@ def test_data_survives_a_restart_and_the_database_stops_with_the_service(tmp_pat
         assert status == 200 and json.loads(body) == created
     finally:
         service.stop()
+
+
+def test_metrics_add_up_across_workers_and_logs_are_json(tmp_path):
+    service = Service(tmp_path)
+    log_path = tmp_path / "service.log"
+    with open(log_path, "wb") as log_file:
+        service.start(stderr=log_file)
+        try:
+            for _ in range(30):  # spread over both workers by the kernel
+                assert call(service.port, "POST", "/profiles", {})[0] == 201
+            status, _, body = call(service.port, "GET", "/metrics", auth=None)
+        finally:
+            service.stop()
+    assert status == 200
+    samples = re.findall(r'^http_requests_total\{method="POST",route="/profiles",status="201"\} (\S+)$',
+                         body.decode(), re.MULTILINE)
+    assert [float(n) for n in samples] == [30.0]
+    lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.strip()]
+    requests = [line for line in lines if line.get("logger") == "app.access"]
+    posts = [line for line in requests if line["method"] == "POST"]
+    assert len(posts) == 30 and {(line["route"], line["status"], line["user"]) for line in posts} == {
+        ("/profiles", 201, "admin")}
+    assert {line["logger"] for line in lines} >= {"app.access", "gunicorn.error"}
+    assert ADMIN[1] not in log_path.read_text()
