@@ -42,7 +42,10 @@ def close():
 
 def init_app(app):
     app.config.setdefault("RATELIMIT_STORAGE_URI", app.config["MONGO_URI"] or "memory://")
-    app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {"database_name": app.config["MONGO_DB"]})
+    timeout = app.config["MONGO_TIMEOUT_MS"]  # pymongo's default would hold a request 30 s in an outage
+    app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {
+        "database_name": app.config["MONGO_DB"], "serverSelectionTimeoutMS": timeout,
+        "connectTimeoutMS": timeout, "socketTimeoutMS": 10 * timeout})
     app.config.update(RATELIMIT_STRATEGY="fixed-window", RATELIMIT_HEADERS_ENABLED=False,
                       RATELIMIT_SWALLOW_ERRORS=True)  # a database outage is answered by the data calls: 503
     limiter.init_app(app)

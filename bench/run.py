@@ -41,34 +41,62 @@ def call(port, method, path, body=None, auth=BASIC):
     return r.status, json.loads(r.read() or "null")
 
 
-def wait_for(port, process, timeout=60):
+def wait_for(port, process, probe, timeout=60):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise SystemExit("the server exited during start-up")
         try:
-            call(port, "GET", "/users/me")
+            if probe is None:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            else:
+                call(port, "GET", probe)
             return
         except OSError:
             time.sleep(0.2)
     raise SystemExit("the server did not start")
 
 
-class Service:
-    """The service as `make run` starts it, on a database of its own."""
+class Server:
+    """A gunicorn server: the service as `make run` starts it, or the baseline beside it."""
 
-    def __init__(self, mongo_uri, workers):
+    def __init__(self, args, cwd, env, probe):
         self.port = free_port()
-        env = {**os.environ, "MONGO_URI": mongo_uri, "MONGO_DB": "bench", "PORT": str(self.port),
-               "WEB_CONCURRENCY": str(workers), "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1],
-               "LOG_LEVEL": "warning"}
+        env = {**os.environ, **env, "PORT": str(self.port)}
         gunicorn = Path(sys.executable).with_name("gunicorn")
-        self.process = subprocess.Popen([str(gunicorn), "-c", "gunicorn.conf.py", "wsgi:app"], cwd=ROOT, env=env)
-        wait_for(self.port, self.process)
+        self.process = subprocess.Popen([str(gunicorn), *args, "--bind", f"127.0.0.1:{self.port}"], cwd=cwd,
+                                        env=env)
+        wait_for(self.port, self.process, probe)
+
+    def worker_rss_mb(self):
+        """Resident memory of each worker (the master's children that run gunicorn)."""
+        sizes = []
+        for proc in Path("/proc").iterdir():
+            try:
+                stat = (proc / "stat").read_text()
+                if int(stat.rsplit(")", 1)[1].split()[1]) == self.process.pid and b"gunicorn" in (
+                        proc / "cmdline").read_bytes():
+                    rss = re.search(r"VmRSS:\s+(\d+) kB", (proc / "status").read_text())
+                    sizes.append(int(rss.group(1)) / 1024)
+            except (OSError, ValueError, IndexError):
+                continue
+        return sizes
 
     def stop(self):
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(timeout=60)
+
+
+def service(mongo_uri, workers):
+    return Server(["-c", "gunicorn.conf.py", "--workers", str(workers), "wsgi:app"], ROOT, {
+        "MONGO_URI": mongo_uri, "MONGO_DB": "bench", "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1],
+        "LOG_LEVEL": "warning", "RATE_LIMIT": "1000000000 per minute"}, "/users/me")
+
+
+def baseline(mongo_uri, workers):
+    """Run from bench/ so that gunicorn does not read the service's gunicorn.conf.py."""
+    return Server(["--workers", str(workers), "--log-level", "warning", "baseline:app"], ROOT / "bench",
+                  {"MONGO_URI": mongo_uri, "BASELINE_CREDENTIALS": ":".join(ADMIN)}, None)
 
 
 def wrk(port, method, path, auth, body, seconds, connections):
@@ -94,16 +122,51 @@ def wrk(port, method, path, auth, body, seconds, connections):
 
 
 def median_round(results):
-    best = sorted(results, key=lambda r: r["rps"])[len(results) // 2]
-    return {**best, "rps": statistics.median(r["rps"] for r in results)}
+    ordered = sorted(results, key=lambda r: r["rps"])
+    return {"rps": statistics.median(r["rps"] for r in results),
+            "p50_ms": statistics.median(r["p50_ms"] for r in results),
+            "p99_ms": statistics.median(r["p99_ms"] for r in results),
+            "errors": sum(r["errors"] for r in ordered)}
+
+
+def measure_depth(port, mongo_uri, total, limit=50, depth=1000, repeats=3):
+    """Seconds for list page 1 and page `depth` with `total` blueprints in the database."""
+    from pymongo import MongoClient
+
+    sys.path.insert(0, str(ROOT))
+    from app import create_app, pagination
+
+    blueprints = MongoClient(mongo_uri).bench.blueprints
+    have = blueprints.estimated_document_count()
+    batch = [{"name": "deep", "owner": ADMIN[0], "entitlementType": "OWNER", "entitledUsers": [], "rev": 1,
+              "inactive": False} for _ in range(5000)]
+    while have < total:
+        blueprints.insert_many([dict(doc) for doc in batch[:min(5000, total - have)]])
+        have = blueprints.estimated_document_count()
+    # the cursor that page `depth - 1` would hand out, signed by the service's own code
+    last = blueprints.find({}, {"_id": 1}).sort("_id", -1).skip((depth - 1) * limit - 1).limit(1)[0]["_id"]
+    app = create_app({"MONGO_URI": mongo_uri, "MONGO_DB": "bench"})
+    with app.app_context():
+        cursor = pagination._signer().dumps(str(last))
+
+    def timed(path):
+        started = time.perf_counter()
+        status, _ = call(port, "GET", path)
+        assert status == 200, status
+        return time.perf_counter() - started
+
+    first = [timed(f"/blueprints?limit={limit}") for _ in range(repeats)]
+    deep = [timed(f"/blueprints?limit={limit}&cursor={cursor}") for _ in range(repeats)]
+    return statistics.median(first), statistics.median(deep)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seconds", type=int, default=5, help="per scenario and round")
+    parser.add_argument("--seconds", type=int, default=4, help="per scenario and round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--depth-documents", type=int, default=100_000, help="0 skips the depth test")
     parser.add_argument("--only", help="run only scenarios whose name contains this")
     args = parser.parse_args()
 
@@ -112,33 +175,45 @@ def main():
 
     data = tempfile.mkdtemp(prefix="bench-")
     mongo_uri = embedded.start(os.path.join(data, "data"))
-    service = Service(mongo_uri, args.workers)
+    servers = [service(mongo_uri, args.workers), baseline(mongo_uri, args.workers)]
     try:
-        port = service.port
-        _, token = call(port, "POST", "/tokens")
+        app, floor = servers
+        _, token = call(app.port, "POST", "/tokens")
         bearer = f"Bearer {token['token']}"
-        _, blueprint = call(port, "POST", "/blueprints", BLUEPRINT)
+        _, blueprint = call(app.port, "POST", "/blueprints", BLUEPRINT)
         scenarios = {
             "POST /blueprints (Basic)": ("POST", "/blueprints", BASIC, BLUEPRINT),
             "POST /blueprints (Bearer)": ("POST", "/blueprints", bearer, BLUEPRINT),
             "POST /profiles (Basic)": ("POST", "/profiles", BASIC, PROFILE),
             "GET /blueprints/{id} (Basic)": ("GET", f"/blueprints/{blueprint['id']}", BASIC, None),
-            "GET /blueprints/{id} (Bearer)": ("GET", f"/blueprints/{blueprint['id']}", bearer, None),
-            "GET /users/me (Basic)": ("GET", "/users/me", BASIC, None),
-            "GET /users/me (Bearer)": ("GET", "/users/me", bearer, None),
+            "GET /blueprints?limit=50 (Basic)": ("GET", "/blueprints?limit=50", BASIC, None),
         }
         if args.only:
             scenarios = {k: v for k, v in scenarios.items() if args.only in k}
         results = {name: [] for name in scenarios}
-        for _ in range(args.rounds):
+        floors = []
+        for _ in range(args.rounds):  # A B A B: the service and the baseline take turns
             for name, (method, path, auth, body) in scenarios.items():
-                results[name].append(wrk(port, method, path, auth, body, args.seconds, args.connections))
-        print(f"\n{'scenario':34} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
+                results[name].append(wrk(app.port, method, path, auth, body, args.seconds, args.connections))
+                floors.append(wrk(floor.port, "POST", "/items", BASIC, BLUEPRINT, args.seconds, args.connections))
+        base = median_round(floors)
+        print(f"\n{'scenario':34} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} "
+              f"{'rps/base':>8} {'p99/base':>8}")
+        print(f"{'baseline POST (Flask + pymongo)':34} {base['rps']:7.0f} {base['p50_ms']:7.1f} {base['p99_ms']:7.1f} "
+              f"{base['errors']:6d} {1:8.2f} {1:8.2f}")
         for name, rounds in results.items():
             r = median_round(rounds)
-            print(f"{name:34} {r['rps']:8.0f} {r['p50_ms']:8.1f} {r['p99_ms']:8.1f} {r['errors']:7d}")
+            print(f"{name:34} {r['rps']:7.0f} {r['p50_ms']:7.1f} {r['p99_ms']:7.1f} {r['errors']:6d} "
+                  f"{r['rps'] / base['rps']:8.2f} {r['p99_ms'] / base['p99_ms']:8.2f}")
+        rss = app.worker_rss_mb()
+        print(f"\nworker RSS after the run: {', '.join(f'{mb:.0f} MB' for mb in rss)}")
+        if args.depth_documents:
+            first, deep = measure_depth(app.port, mongo_uri, args.depth_documents)
+            print(f"list page 1 vs page 1,000 with {args.depth_documents:,} blueprints: "
+                  f"{first * 1000:.0f} ms vs {deep * 1000:.0f} ms (ratio {deep / first:.2f})")
     finally:
-        service.stop()
+        for server in servers:
+            server.stop()
         embedded.stop()
 
 
