@@ -188,3 +188,13 @@ def test_503_when_the_database_is_unreachable(api, monkeypatch):
 def test_request_id_is_echoed(api):
     r = api.get("/profiles/" + "0" * 24, user="alice", headers={"X-Request-ID": "abc-123"})
     assert r.headers["x-request-id"] == "abc-123" and r.json["requestId"] == "abc-123"
+
+
+def test_a_blueprint_without_entitled_users_costs_no_user_lookup(api, monkeypatch):
+    from app.users import storage as users
+
+    def looked_up(names):
+        raise AssertionError(f"looked up {names}")
+    monkeypatch.setattr(users, "missing", looked_up)
+    assert api.post("/blueprints", json={"entitlementType": "PUBLIC"}, user="alice").status == 201
+    assert api.post("/blueprints", json={"entitlementType": "CUSTOM"}, user="alice").status == 201

@@ -30,7 +30,8 @@ class Blueprints(Store):
 
     def prepare(self, changes, stored):
         changes = apply_entitlement_rule(changes, stored)
-        unknown = users.missing(changes.get("entitledUsers") or [])
+        named = changes.get("entitledUsers")
+        unknown = users.missing(named) if named else []  # no query when there is nobody to look up
         if unknown:
             raise errors.Invalid({"entitledUsers": [f"No such user: {', '.join(unknown)}."]})
         return changes
