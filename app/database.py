@@ -3,7 +3,7 @@ import secrets
 from datetime import UTC, datetime
 
 from flask import current_app
-from pymongo import MongoClient, WriteConcern
+from pymongo import MongoClient, ReturnDocument, WriteConcern
 
 from app import embedded
 
@@ -28,6 +28,21 @@ def now():
 
 def get_db():
     return current_app.extensions["mongo"]
+
+
+def count_in_window(collection, key, window, amount=1):
+    """Add `amount` to the counter `key` of a fixed window that opens with its first count and
+    lasts `window` (a timedelta; a TTL index on expireAt removes it). Returns the new count.
+
+    Plain $inc and $set, no pipeline update. Two first counts racing may both open the window;
+    one of them is then lost, which a limit can bear."""
+    moment = now()
+    counted = collection.find_one_and_update({"_id": key, "expireAt": {"$gt": moment}}, {"$inc": {"count": amount}},
+                                             projection={"count": 1}, return_document=ReturnDocument.AFTER)
+    if counted:
+        return counted["count"]
+    collection.update_one({"_id": key}, {"$set": {"count": amount, "expireAt": moment + window}}, upsert=True)
+    return amount
 
 
 def shared_secret(db):

@@ -10,11 +10,11 @@ import math
 from flask import current_app, request
 from flask_smorest import abort
 
-from app.database import get_db, now
+from app.database import count_in_window, get_db, now
 
 
 def create_indexes(db):
-    db.auth_failures.create_index("expiresAt", name="window_end", expireAfterSeconds=0)
+    db.auth_failures.create_index("expireAt", name="window_end", expireAfterSeconds=0)
 
 
 def keys(username=None):
@@ -33,17 +33,12 @@ def _limit(key):
 def check(counter_keys):
     """429 with Retry-After while any of these counters is over its limit."""
     moment = now()
-    for record in get_db().auth_failures.find({"_id": {"$in": counter_keys}, "expiresAt": {"$gt": moment}}):
+    for record in get_db().auth_failures.find({"_id": {"$in": counter_keys}, "expireAt": {"$gt": moment}}):
         if record["count"] >= _limit(record["_id"]):
-            wait = math.ceil((record["expiresAt"] - moment).total_seconds())
+            wait = math.ceil((record["expireAt"] - moment).total_seconds())
             abort(429, message="Too many failed attempts; retry later.", headers={"Retry-After": str(max(wait, 1))})
 
 
 def record_failure(counter_keys):
-    failures = get_db().auth_failures
-    moment = now()
-    window = current_app.config["AUTH_FAILURE_WINDOW"]
     for key in counter_keys:
-        counted = failures.update_one({"_id": key, "expiresAt": {"$gt": moment}}, {"$inc": {"count": 1}})
-        if not counted.matched_count:  # no window open: this failure opens one
-            failures.update_one({"_id": key}, {"$set": {"count": 1, "expiresAt": moment + window}}, upsert=True)
+        count_in_window(get_db().auth_failures, key, current_app.config["AUTH_FAILURE_WINDOW"])

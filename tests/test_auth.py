@@ -157,7 +157,7 @@ class TestThrottling:
         assert api.get("/users/me", user="alice").status == 429
         assert api.get("/users/me", user="bob").status == 200  # others are not affected
         with app.app_context():  # the window passes
-            get_db().auth_failures.update_many({}, {"$set": {"expiresAt": datetime(2000, 1, 1, tzinfo=UTC)}})
+            get_db().auth_failures.update_many({}, {"$set": {"expireAt": datetime(2000, 1, 1, tzinfo=UTC)}})
         assert api.get("/users/me", user="alice").status == 200
 
     def test_recently_verified_credentials_are_not_slowed(self, api):

@@ -95,3 +95,19 @@ def test_deep_json_is_refused(api):
     problem = assert_problem(api.post("/profiles", data=body, headers={"Content-Type": "application/json"},
                                       user="alice"), 400)
     assert "nested deeper" in problem["detail"]
+
+
+def test_the_counter_storage_counts_in_fixed_windows(mongo_server):
+    from limits.storage import storage_from_string
+
+    from app.ratelimit import CounterStorage
+
+    uri = mongo_server.uri.replace("mongodb://", "mongodb+counters://", 1)
+    storage = storage_from_string(uri, database_name="counters_test")
+    assert isinstance(storage, CounterStorage)
+    assert [storage.incr("k", 60) for _ in range(3)] == [1, 2, 3]
+    assert storage.get("k") == 3 and storage.get("other") == 0
+    assert 0 < storage.get_expiry("k") - __import__("time").time() <= 60
+    storage.counters.update_one({"_id": "k"}, {"$set": {"expireAt": __import__("datetime").datetime(2000, 1, 1)}})
+    assert storage.get("k") == 0 and storage.incr("k", 60) == 1  # a new window
+    storage.storage.close()
