@@ -19,6 +19,8 @@ def from_env(environ=os.environ):
         "MAX_CONTENT_LENGTH": MIB,
         # Per user, over all workers and hosts; flask-limiter's notation.
         "RATE_LIMIT": environ.get("RATE_LIMIT", "6000 per minute"),
+        # Where the counters live (any `limits` storage URI); unset: this service's MongoDB.
+        "RATELIMIT_STORAGE_URI": environ.get("RATELIMIT_STORAGE_URI") or None,
         # Hops of reverse proxies whose X-Forwarded-* headers are believed (0: none).
         "TRUSTED_PROXIES": int(environ.get("TRUSTED_PROXIES", "0")),
         "LOG_LEVEL": environ.get("LOG_LEVEL", "info"),

@@ -68,8 +68,8 @@ def close():
 
 def init_app(app):
     uri = app.config["MONGO_URI"]
-    app.config.setdefault("RATELIMIT_STORAGE_URI", uri.replace("mongodb://", "mongodb+counters://", 1) if uri
-                          else "memory://")
+    if not app.config.get("RATELIMIT_STORAGE_URI"):
+        app.config["RATELIMIT_STORAGE_URI"] = uri.replace("mongodb://", "mongodb+counters://", 1) if uri else "memory://"
     timeout = app.config["MONGO_TIMEOUT_MS"]  # pymongo's default would hold a request 30 s in an outage
     app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {
         "database_name": app.config["MONGO_DB"], "serverSelectionTimeoutMS": timeout,
