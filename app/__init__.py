@@ -1,7 +1,7 @@
 """The application factory."""
 import logging
 
-from flask import Flask
+from flask import Flask, current_app, has_request_context, request
 from pymongo.errors import ConnectionFailure
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -52,16 +52,15 @@ def _ensure_prepared():
     """Once per process: the signing secret, the indexes, the admin from the environment. A
     database that is away at start-up does not stop the process: the work is done by the first
     request that finds it back, and until then requests get 503."""
-    from flask import current_app, request
-
     app = current_app
-    if app.extensions.get("prepared") or (request and request.blueprint in ("ops", "api-docs", "docs_assets")):
+    serving = has_request_context()
+    if app.extensions.get("prepared") or (serving and request.blueprint in ("ops", "api-docs", "docs_assets")):
         return
     try:
         _prepare_database(app)
     except ConnectionFailure:
         log.warning("database unavailable at start-up; preparing it on a later request")
-        if request:
+        if serving:
             raise
         return
     app.extensions["prepared"] = True

@@ -27,7 +27,7 @@ def _uri_file(data_dir):
     return os.path.join(os.path.dirname(os.path.abspath(data_dir)), "embedded-mongo.uri")
 
 
-def _free_port():
+def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -57,7 +57,7 @@ def launch(data_dir, port=0):
     """A new server process on `data_dir` (port 0: any free one), returned with its URI once it
     answers a ping."""
     os.makedirs(data_dir, exist_ok=True)
-    port = port or _free_port()
+    port = port or free_port()
     uri = f"mongodb://127.0.0.1:{port}/?directConnection=true"
     log_path = os.path.join(os.path.dirname(os.path.abspath(data_dir)), "embedded-mongo.log")
     with open(log_path, "ab") as log_file:

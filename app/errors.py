@@ -4,7 +4,7 @@ import re
 import uuid
 from http import HTTPStatus
 
-from flask import g, request
+from flask import current_app, g, request
 from pymongo.errors import ConnectionFailure, PyMongoError
 from werkzeug.exceptions import HTTPException
 
@@ -38,8 +38,6 @@ class Invalid(Exception):
 
 
 def problem(status, detail=None, errors=None, headers=None):
-    from flask import current_app
-
     body = {
         "type": "about:blank",
         "title": HTTPStatus(status).phrase,

@@ -75,9 +75,13 @@ def page(coll, query, args):
     return items, (_signer().dumps(str(items[-1]["_id"])) if more else None)
 
 
-def link_header(next_cursor):
-    """RFC 8288 `Link` to the next page, keeping the request's other parameters."""
+LINK_HEADER = {"description": 'The next page, as `<...>; rel="next"`, when there is one.',
+               "schema": {"type": "string"}}
+
+
+def respond(items, next_cursor):
+    """The body of a page and its RFC 8288 `Link` to the next one, keeping the other parameters."""
     if next_cursor is None:
-        return {}
+        return {"items": items, "next": None}, {}
     params = {**request.args.to_dict(), "cursor": next_cursor}
-    return {"Link": f'<{url_for(request.endpoint, **params)}>; rel="next"'}
+    return {"items": items, "next": next_cursor}, {"Link": f'<{url_for(request.endpoint, **params)}>; rel="next"'}

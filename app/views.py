@@ -61,7 +61,7 @@ HEADERS = {
     "ETag": {"description": "The version of the resource, for If-Match and If-None-Match.",
              "schema": {"type": "string"}},
     "Location": {"description": "The path of the new resource.", "schema": {"type": "string"}},
-    "Link": {"description": 'The next page, as `<...>; rel="next"`, when there is one.', "schema": {"type": "string"}},
+    "Link": pagination.LINK_HEADER,
     "Idempotent-Replayed": {"description": "`true` when this is the stored response of an earlier request "
                                            "with the same Idempotency-Key.", "schema": {"type": "string"}},
 }
@@ -88,8 +88,7 @@ def register(blp, schema, store, query_schema, noun, example):
                       description=f"A page of {noun}s, newest first.")
         @problems(blp, 422)
         def get(self, args):
-            items, next_cursor = store.list(current_user(), args)
-            return {"items": items, "next": next_cursor}, pagination.link_header(next_cursor)
+            return pagination.respond(*store.list(current_user(), args))
 
         @login_required(role="member")
         @blp.arguments(schema, example=example)

@@ -8,7 +8,6 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,16 +19,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app import embedded  # noqa: E402
+from app.embedded import free_port  # noqa: E402
 
 ADMIN = ("fault-admin", "fault-password-1")
 AUTH = "Basic " + base64.b64encode(":".join(ADMIN).encode()).decode()
 REQUEST_TIMEOUT = 5  # the service's; idempotency claims of killed requests expire after twice this
 
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def call(port, method, path, body=None, key=None, timeout=10):

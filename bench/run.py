@@ -20,17 +20,16 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from app import create_app, embedded, pagination  # noqa: E402
+from app.embedded import free_port  # noqa: E402
+
 ADMIN = ("bench-admin", "bench-password-1")
 BASIC = "Basic " + base64.b64encode(":".join(ADMIN).encode()).decode()
 BLUEPRINT = {"name": "bench", "version": "1.0", "blueprintType": "compose",
              "yml": "services:\n  web:\n    image: nginx\n", "entitlementType": "PUBLIC"}
 PROFILE = {"name": "bench", "memoryCap": "1Gi", "cpuCap": "500m", "containerCap": 4, "storageCap": "10"}
 
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def call(port, method, path, body=None, auth=BASIC):
@@ -145,8 +144,6 @@ def measure_depth(port, mongo_uri, total, limit=50, depth=1000, repeats=2):
     """Seconds for list page 1 and page `depth` with `total` blueprints in the database."""
     from pymongo import MongoClient
 
-    sys.path.insert(0, str(ROOT))
-    from app import create_app, pagination
 
     blueprints = MongoClient(mongo_uri).bench.blueprints
     have = blueprints.estimated_document_count()
@@ -182,8 +179,6 @@ def main():
     parser.add_argument("--only", help="run only scenarios whose name contains this")
     args = parser.parse_args()
 
-    sys.path.insert(0, str(ROOT))
-    from app import embedded
 
     data = tempfile.mkdtemp(prefix="bench-")
     mongo_uri = embedded.start(os.path.join(data, "data"))

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def database(tmp_path):
     """A SecantusDB process of its own, which a test may kill and start again on the same port."""
-    data, port = str(tmp_path / "data"), fault.free_port()
+    data, port = str(tmp_path / "data"), embedded.free_port()
     process, uri = embedded.launch(data, port)
     state = {"process": process, "uri": uri}
     state["restart"] = lambda: state.update(process=embedded.launch(data, port)[0])
@@ -64,7 +64,7 @@ def test_an_outage_is_503_and_the_service_recovers_by_itself(database):
 
 
 def test_the_service_starts_while_the_database_is_away(tmp_path):
-    data, port = str(tmp_path / "data"), fault.free_port()
+    data, port = str(tmp_path / "data"), embedded.free_port()
     uri = f"mongodb://127.0.0.1:{port}/?directConnection=true"
     app = create_app(settings(MONGO_URI=uri, MONGO_DB="late", ADMIN_USERNAME="admin", ADMIN_PASSWORD="an admin pw"))
     with serving(app) as port_:

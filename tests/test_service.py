@@ -6,7 +6,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,15 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from app.embedded import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
 ADMIN = ("admin", "change-me-now")
 pytestmark = pytest.mark.slow
 
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def call(port, method, path, body=None, auth=ADMIN):

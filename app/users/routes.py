@@ -15,12 +15,11 @@ class Users(MethodView):
     @login_required(role="admin")
     @blp.arguments(pagination.PageArgs, location="query", as_kwargs=False)
     @blp.response(200, pagination.page_schema(UserSchema), description="A page of users, newest first.",
-                  headers={"Link": {"description": "The next page, when there is one.", "schema": {"type": "string"}}})
+                  headers={"Link": pagination.LINK_HEADER})
     @problems(blp, 403, 422)
     def get(self, args):
         """List users (admins)"""
-        items, next_cursor = storage.page(args)
-        return {"items": items, "next": next_cursor}, pagination.link_header(next_cursor)
+        return pagination.respond(*storage.page(args))
 
     @login_required(role="admin")
     @blp.arguments(UserSchema, example={"username": "alice", "password": "a long passphrase", "role": "member"})
