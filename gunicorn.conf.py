@@ -35,12 +35,6 @@ def on_starting(server):
         os.environ["MONGO_URI"] = embedded.start(from_env()["DATA_DIR"])
 
 
-def worker_exit(server, worker):
-    from app import ratelimit
-
-    ratelimit.close()
-
-
 def child_exit(server, worker):
     from prometheus_client import multiprocess
 

@@ -27,6 +27,7 @@ def create_app(settings=None, mongo_client=None):
     app.json = api.OrjsonProvider(app)
     database.init_app(app, mongo_client)
     ratelimit.init_app(app)
+    users.init_app(app)
 
     rest = api.Api(app)
     rest.spec.components.security_scheme("basicAuth", {"type": "http", "scheme": "basic"})
@@ -70,7 +71,7 @@ def _prepare_database(app):
     """Idempotent, so every worker may run it."""
     db = database.get_db()
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
-    for module in (users, tokens, throttle, idempotency):
+    for module in (users, tokens, throttle, ratelimit, idempotency):
         module.create_indexes(db)
     profiles_store.create_indexes()
     blueprints_store.create_indexes()

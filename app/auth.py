@@ -7,13 +7,15 @@ a bearer token from POST /tokens.
 Basic auth checks a slow salted hash, about 100 ms with scrypt; paying that on every request
 would cap a worker at about ten requests a second. So credentials that verified recently are
 remembered in-process, keyed by an HMAC of the username and password under a per-process random
-key (the password itself is never kept). Each request still reads the user's current record,
-so a changed password (the stored hash differs), a changed role or a disabled account takes
-effect at once, in every worker.
+key (the password itself is never kept). Each request checks them against the user's record
+(`storage.current`): a changed password (the stored hash differs), a changed role or a disabled
+account takes effect at once in the process that made the change, and within USER_CACHE_SECONDS
+(1 s) in every other worker and host, without a database read per request.
 """
 import hashlib
 import hmac
 import os
+from functools import wraps
 
 from flask import current_app
 from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
@@ -34,7 +36,10 @@ def login_required(role, scheme=multi):
     """The one gate of every endpoint: credentials (401), then role (403), then the caller's
     request rate (429). `scheme` narrows the credentials accepted (the token endpoints)."""
     def decorate(view):
-        return scheme.login_required(role=role)(ratelimit.per_user(view))
+        @wraps(view)
+        def limited(*args, **kwargs):
+            return ratelimit.refusal(current_user()["username"]) or view(*args, **kwargs)
+        return scheme.login_required(role=role)(limited)
     return decorate
 
 
@@ -53,7 +58,7 @@ def _verify_password(username, password):
     digest = _credentials_digest(username, password)
     remembered = verified.get(digest)
     if remembered is not None:
-        user = storage.find(username)
+        user = storage.current(username)
         if user and user["passwordHash"] == remembered and not user["disabled"]:
             return user
         verified.drop(digest)

@@ -17,10 +17,8 @@ def from_env(environ=os.environ):
         # Short, so that a request answers 503 within a second or two while the database is away.
         "MONGO_TIMEOUT_MS": int(environ.get("MONGO_TIMEOUT_MS", "1000")),
         "MAX_CONTENT_LENGTH": MIB,
-        # Per user, over all workers and hosts; flask-limiter's notation.
+        # Per user, over all workers and hosts, in fixed windows; `limits`' notation.
         "RATE_LIMIT": environ.get("RATE_LIMIT", "6000 per minute"),
-        # Where the counters live (any `limits` storage URI); unset: this service's MongoDB.
-        "RATELIMIT_STORAGE_URI": environ.get("RATELIMIT_STORAGE_URI") or None,
         # Hops of reverse proxies whose X-Forwarded-* headers are believed (0: none).
         "TRUSTED_PROXIES": int(environ.get("TRUSTED_PROXIES", "0")),
         "LOG_LEVEL": environ.get("LOG_LEVEL", "info"),
@@ -29,6 +27,9 @@ def from_env(environ=os.environ):
         "TOKEN_SECONDS": int(environ.get("TOKEN_SECONDS", str(24 * 3600))),
         # How long verified Basic credentials are remembered in-process (see app/auth.py).
         "AUTH_CACHE_SECONDS": int(environ.get("AUTH_CACHE_SECONDS", "300")),
+        # How stale this process's copy of a user record may be (role, disabled, revoked tokens) when
+        # the change was made by another process; 0 reads it on every request.
+        "USER_CACHE_SECONDS": float(environ.get("USER_CACHE_SECONDS", "1")),
         "AUTH_MAX_FAILURES_PER_USER": int(environ.get("AUTH_MAX_FAILURES_PER_USER", "10")),
         "AUTH_MAX_FAILURES_PER_ADDRESS": int(environ.get("AUTH_MAX_FAILURES_PER_ADDRESS", "100")),
         "AUTH_FAILURE_WINDOW": timedelta(seconds=int(environ.get("AUTH_FAILURE_WINDOW_SECONDS", "300"))),

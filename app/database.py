@@ -1,9 +1,11 @@
 """The MongoDB connection: one client per process, journaled writes, indexes made at start-up."""
+import contextlib
 import secrets
 from datetime import UTC, datetime
 
 from flask import current_app
 from pymongo import MongoClient, ReturnDocument, WriteConcern
+from pymongo.errors import DuplicateKeyError
 
 from app import embedded
 
@@ -32,17 +34,24 @@ def get_db():
 
 def count_in_window(collection, key, window, amount=1):
     """Add `amount` to the counter `key` of a fixed window that opens with its first count and
-    lasts `window` (a timedelta; a TTL index on expireAt removes it). Returns the new count.
+    lasts `window` (a timedelta; a TTL index on expireAt removes it). Returns the new count and
+    the window's end.
 
-    Plain $inc and $set, no pipeline update. Two first counts racing may both open the window;
-    one of them is then lost, which a limit can bear."""
-    moment = now()
-    counted = collection.find_one_and_update({"_id": key, "expireAt": {"$gt": moment}}, {"$inc": {"count": amount}},
-                                             projection={"count": 1}, return_document=ReturnDocument.AFTER)
-    if counted:
-        return counted["count"]
-    collection.update_one({"_id": key}, {"$set": {"count": amount, "expireAt": moment + window}}, upsert=True)
-    return amount
+    Plain $inc and $set: SecantusDB runs pipeline updates slowly. No count is lost: exactly one
+    caller opens a window (by resetting an expired counter or inserting a new one), and a caller
+    that loses that race counts again, in the window the winner opened."""
+    while True:
+        moment = now()
+        counted = collection.find_one_and_update({"_id": key, "expireAt": {"$gt": moment}}, {"$inc": {"count": amount}},
+                                                 return_document=ReturnDocument.AFTER)
+        if counted:
+            return counted["count"], counted["expireAt"]
+        fresh = {"count": amount, "expireAt": moment + window}
+        if collection.update_one({"_id": key, "expireAt": {"$lte": moment}}, {"$set": fresh}).modified_count:
+            return amount, fresh["expireAt"]
+        with contextlib.suppress(DuplicateKeyError):
+            collection.insert_one({"_id": key, **fresh})
+            return amount, fresh["expireAt"]
 
 
 def shared_secret(db):

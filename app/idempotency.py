@@ -2,10 +2,10 @@
 
 A key is claimed by inserting a record whose id is a digest of (user, collection, key); the unique
 _id makes the claim atomic across workers and hosts. The record holds a fingerprint of the body
-and, once done, the response to replay; a TTL index forgets it after 24 hours. The resource is
-inserted with a tag naming the claim, under a unique index, so a retry that takes over a claim
+and, once done, the response to replay; a TTL index forgets it after 24 hours. The resource's
+id is the claim's own ObjectId, which a takeover keeps, so a retry that takes over a claim
 abandoned by a crashed request finds the resource that request may have made instead of making
-a second one.
+a second one (and requests without a key pay nothing for this: no extra field or index).
 """
 import hashlib
 import re
@@ -36,7 +36,7 @@ def _digest(*parts):
 
 
 def create_once(username, collection, key, body, create):
-    """The response of `create(tag)` for the first request with this key, replayed for retries.
+    """The response of `create(id)` for the first request with this key, replayed for retries.
 
     `create` returns {"status", "body", "headers"}; a failure releases the claim so that the
     request can be sent again.
@@ -49,9 +49,8 @@ def create_once(username, collection, key, body, create):
     claim = _claim(records, record_id, fingerprint)
     if claim.get("state") == "done":
         return {**claim["response"], "replayed": True}
-    tag = f"{record_id}:{claim['claimId']}"
     try:
-        response = create(tag)
+        response = create(claim["claimId"])
     except BaseException:
         records.delete_one({"_id": record_id, "state": "pending"})
         raise
@@ -68,7 +67,7 @@ def _claim(records, record_id, fingerprint):
     lease = timedelta(seconds=2 * current_app.config["REQUEST_TIMEOUT"])  # outlives any request
     for _ in range(MAX_ATTEMPTS):
         moment = now()
-        record = {"_id": record_id, "fingerprint": fingerprint, "state": "pending", "claimId": str(ObjectId()),
+        record = {"_id": record_id, "fingerprint": fingerprint, "state": "pending", "claimId": ObjectId(),
                   "leaseUntil": moment + lease, "createdAt": moment}
         try:
             records.insert_one(record)

@@ -1,80 +1,79 @@
-"""Requests per user, counted in MongoDB so that a limit holds across workers and hosts.
+"""Requests per user, over all workers and hosts, at about one database call per 64 requests.
 
-flask-limiter checks the limit of a decorated view when the view is called; `auth.login_required`
-wraps every view with it inside authentication, so the key is the verified user, never a name a
-client merely claims. A fixed window costs one atomic increment a request.
+`auth.login_required` applies the limit after authentication, so the key is the verified user,
+never a name a client merely claims. The limit (RATE_LIMIT, `limits`' notation such as
+"6000 per minute") holds in fixed windows counted in MongoDB. Counting every request there cost
+more than the rest of a create (a hot document on every call), so each process reserves a share
+of the window and spends it locally. A share is at most 1/64 of what the window had left, so:
+the limit is never exceeded; once fewer than 128 requests are left, they are counted one by one,
+exactly like an unbatched counter; and what a process holds back from a user who stops calling
+it is at most 64 requests a window.
 """
 import math
+import threading
 import time
-from datetime import UTC, timedelta
+from datetime import timedelta
+from functools import lru_cache
 
 from flask import current_app
-from flask_limiter import Limiter, RateLimitExceeded
-from limits.storage import MongoDBStorage
+from limits import parse
 
 from app import errors
-from app.database import count_in_window, now
+from app.cache import TtlCache
+from app.database import count_in_window, get_db
+
+MAX_SHARE = 64
 
 
-class CounterStorage(MongoDBStorage):
-    """limits' MongoDB storage, counting with plain $inc (`mongodb+counters://` URIs).
+class Share:
+    """What this process may still spend of one key's current window."""
 
-    Its own increment is an aggregation-pipeline update, which SecantusDB runs slowly: about
-    6.5 ms a request here, more than the rest of a request together."""
-
-    STORAGE_SCHEME = ["mongodb+counters"]
-
-    def _init_mongo_client(self, uri, **options):
-        return super()._init_mongo_client(uri.replace("mongodb+counters://", "mongodb://", 1), **options)
-
-    def incr(self, key, expiry, amount=1):
-        return count_in_window(self.counters, key, timedelta(seconds=expiry), amount)
-
-    def get(self, key):
-        counter = self.counters.find_one({"_id": key, "expireAt": {"$gt": now()}})
-        return counter["count"] if counter else 0
-
-    def get_expiry(self, key):
-        counter = self.counters.find_one({"_id": key})
-        return counter["expireAt"].replace(tzinfo=UTC).timestamp() if counter else time.time()
-
-limiter = Limiter(key_func=lambda: "unused")  # every limit below names its own key
+    def __init__(self, ends, left, remaining):
+        self.ends, self.left, self.remaining = ends, left, remaining  # ends: epoch seconds
 
 
-def _user_key():
-    from app.auth import current_user
+class Quotas:
+    def __init__(self):
+        self.shares = TtlCache(size=4096)
+        self.lock = threading.Lock()
 
-    return f"user:{current_user()['username']}"
+    def take(self, key, limit):
+        """Seconds to wait before `key` may make a request; 0 means it may go ahead now."""
+        with self.lock:
+            share = self.shares.get(key)
+            if share and share.left:
+                share.left -= 1
+                return 0
+            if share and share.remaining <= 0:
+                return share.ends - time.time()
+            want = max(1, min(MAX_SHARE, (share.remaining if share else limit.amount) // MAX_SHARE))
+        count, ends = count_in_window(get_db().rate_limits, key, timedelta(seconds=limit.get_expiry()), want)
+        granted = max(0, min(want, limit.amount - (count - want)))
+        ends = ends.timestamp()
+        with self.lock:
+            share = Share(ends, max(granted - 1, 0), limit.amount - count)
+            self.shares.put(key, share, ttl=ends - time.time())
+        return 0 if granted else ends - time.time()
 
 
-def per_user(view):
-    return limiter.limit(lambda: current_app.config["RATE_LIMIT"], key_func=_user_key)(view)
+@lru_cache(maxsize=8)
+def _parsed(text):
+    return parse(text)
 
 
-def _exceeded(exc):
-    """flask-limiter's own headers would put Retry-After on every response; only a 429 has it."""
-    current = limiter.current_limit
-    wait = math.ceil(current.reset_at - time.time()) if current else 1
-    return errors.problem(429, detail=f"More than {exc.limit.limit} requests; retry later.",
-                          headers={"Retry-After": str(max(wait, 1))})
+def refusal(username):
+    """None while `username` is within the limit, else the 429 to answer."""
+    limit = _parsed(current_app.config["RATE_LIMIT"])
+    wait = current_app.extensions["quotas"].take(f"user:{username}", limit)
+    if not wait:
+        return None
+    return errors.problem(429, detail=f"More than {limit.amount} requests; retry later.",
+                          headers={"Retry-After": str(max(math.ceil(wait), 1))})
 
 
-def close():
-    """Close the storage's own MongoDB client while the interpreter is whole; left to its
-    __del__, the close runs during shutdown and prints a traceback."""
-    if hasattr(limiter.storage, "storage"):  # the MongoDB storage (the memory one has no client)
-        limiter.storage.storage.close()
+def create_indexes(db):
+    db.rate_limits.create_index("expireAt", name="window_end", expireAfterSeconds=0)
 
 
 def init_app(app):
-    uri = app.config["MONGO_URI"]
-    if not app.config.get("RATELIMIT_STORAGE_URI"):
-        app.config["RATELIMIT_STORAGE_URI"] = uri.replace("mongodb://", "mongodb+counters://", 1) if uri else "memory://"
-    timeout = app.config["MONGO_TIMEOUT_MS"]  # pymongo's default would hold a request 30 s in an outage
-    app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {
-        "database_name": app.config["MONGO_DB"], "serverSelectionTimeoutMS": timeout,
-        "connectTimeoutMS": timeout, "socketTimeoutMS": 10 * timeout})
-    app.config.update(RATELIMIT_STRATEGY="fixed-window", RATELIMIT_HEADERS_ENABLED=False,
-                      RATELIMIT_SWALLOW_ERRORS=True)  # a database outage is answered by the data calls: 503
-    limiter.init_app(app)
-    app.register_error_handler(RateLimitExceeded, _exceeded)
+    app.extensions["quotas"] = Quotas()  # per app: tests run many apps in one process

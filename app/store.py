@@ -10,7 +10,7 @@ import re
 from bson import ObjectId
 from bson.errors import InvalidId
 from flask_smorest import abort
-from pymongo import ASCENDING, ReturnDocument
+from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from app import pagination
@@ -37,10 +37,6 @@ class Store:
     def coll(self):
         return get_db()[self.collection]
 
-    def create_indexes(self):
-        self.coll().create_index([("idempotencyTag", ASCENDING)], name="idempotency_tag", unique=True,
-                                 partialFilterExpression={"idempotencyTag": {"$type": "string"}})
-
     # Reading
 
     def readable(self, user):
@@ -64,16 +60,17 @@ class Store:
 
     # Writing
 
-    def create(self, fields, user, tag=None):
-        """Insert; with an idempotency `tag`, a document already made under it is returned instead."""
-        earlier = tag and self.coll().find_one({"idempotencyTag": tag})
-        return earlier or self.insert(fields, user, tag)
+    def create(self, fields, user, id=None):
+        """Insert. An idempotent request names the `id` (an ObjectId) the document gets, so a retry
+        finds what an earlier attempt made instead of making it again."""
+        earlier = id and self.coll().find_one({"_id": id})
+        return earlier or self.insert(fields, user, id)
 
-    def insert(self, fields, user, tag=None):
+    def insert(self, fields, user, id=None):
         moment = now()
         doc = {**fields, "owner": user["username"], "createdAt": moment, "updatedAt": moment, "rev": 1}
-        if tag:
-            doc["idempotencyTag"] = tag
+        if id:
+            doc["_id"] = id
         self.coll().insert_one(doc)
         return doc
 

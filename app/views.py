@@ -83,7 +83,7 @@ def register(blp, schema, store, query_schema, noun, example):
 
     class Collection(MethodView):
         @login_required(role="viewer")
-        @blp.arguments(query_schema, location="query", as_kwargs=False)
+        @blp.arguments(query_schema(), location="query", as_kwargs=False)
         @blp.response(200, pagination.page_schema(schema), headers=_headers("Link"),
                       description=f"A page of {noun}s, newest first.")
         @problems(blp, 422)
@@ -91,7 +91,7 @@ def register(blp, schema, store, query_schema, noun, example):
             return pagination.respond(*store.list(current_user(), args))
 
         @login_required(role="member")
-        @blp.arguments(schema, example=example)
+        @blp.arguments(schema(), example=example)
         @blp.response(201, schema, headers=_headers("Location", "ETag", "Idempotent-Replayed"),
                       description=f"The new {noun}.")
         @blp.doc(parameters=[IDEMPOTENCY_KEY])
@@ -99,8 +99,8 @@ def register(blp, schema, store, query_schema, noun, example):
         def post(self, fields):
             user = current_user()
 
-            def create(tag=None):
-                doc = store.create(fields, user, tag)
+            def create(id=None):
+                doc = store.create(fields, user, id)
                 return {"status": 201, "body": dump(doc),
                         "headers": {"Location": url_for(item_endpoint, id=str(doc["_id"])), "ETag": etag(doc)}}
 
@@ -133,7 +133,7 @@ def register(blp, schema, store, query_schema, noun, example):
             return doc, {"ETag": etag(doc)}
 
         @login_required(role="member")
-        @blp.arguments(schema, example=example)
+        @blp.arguments(schema(), example=example)
         @blp.response(200, schema, headers=_headers("ETag"), description=f"The replaced {noun}.")
         @blp.doc(parameters=[IF_MATCH])
         @problems(blp, 400, 403, 404, 412, 413, 415, 422)

@@ -29,8 +29,7 @@ def mongo_server(tmp_path_factory):
 
 
 def settings(**extra):
-    return {"TESTING": True, "PASSWORD_HASH_METHOD": FAST_HASH, "RATELIMIT_STORAGE_URI": "memory://",
-            "RATE_LIMIT": "100000 per minute", **extra}
+    return {"TESTING": True, "PASSWORD_HASH_METHOD": FAST_HASH, "RATE_LIMIT": "100000 per minute", **extra}
 
 
 def add_users(app):

@@ -40,7 +40,7 @@ def wait_for(api, path, status, seconds=30):
 
 
 def test_an_outage_is_503_and_the_service_recovers_by_itself(database):
-    app = create_app(settings(MONGO_URI=database["uri"], MONGO_DB="outage", RATELIMIT_STORAGE_URI=database["uri"]))
+    app = create_app(settings(MONGO_URI=database["uri"], MONGO_DB="outage"))
     add_users(app)
     with serving(app) as port:
         api = SocketClient(port)

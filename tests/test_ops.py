@@ -1,6 +1,7 @@
 """Operations: probes, metrics, request logs, rate limits, proxies and body limits."""
 import json
 import logging
+from datetime import UTC
 
 import pytest
 from pymongo.errors import ServerSelectionTimeoutError
@@ -70,13 +71,43 @@ def test_the_rate_limit_is_per_user(app, api):
 
 
 def test_rate_limit_counters_live_in_mongodb(mongo_server):
-    app = create_app(settings(MONGO_URI=mongo_server.uri, MONGO_DB="ratelimits", RATE_LIMIT="2 per minute",
-                              RATELIMIT_STORAGE_URI=mongo_server.uri))
+    app = create_app(settings(MONGO_URI=mongo_server.uri, MONGO_DB="ratelimits", RATE_LIMIT="2 per minute"))
     add_users(app)
     first, second = FlaskClient(app), FlaskClient(create_app(app.config))  # another worker, same database
     assert first.get("/users/me", user="carol").status == 200
     assert second.get("/users/me", user="carol").status == 200
     assert_problem(first.get("/users/me", user="carol"), 429)
+    assert_problem(second.get("/users/me", user="carol"), 429)
+
+
+@pytest.mark.parametrize("workers, limit, requests", [(2, 10, 40), (3, 200, 600), (4, 9000, 9500)])
+def test_shares_never_exceed_the_limit_and_spend_it_all(app, workers, limit, requests):
+    """Processes reserving shares of one window, taking turns: together they admit exactly
+    `limit` requests (a share is at most 64 and shrinks as the window runs out)."""
+    from limits import parse
+
+    from app.ratelimit import Quotas
+
+    quotas, item = [Quotas() for _ in range(workers)], parse(f"{limit} per hour")
+    with app.app_context():
+        admitted = sum(not quotas[i % workers].take("user:x", item) for i in range(requests))
+        counted = get_db().rate_limits.find_one({"_id": "user:x"})["count"]
+    assert admitted == limit and counted >= limit
+
+
+def test_count_in_window_opens_one_window_at_a_time(app):
+    from datetime import datetime, timedelta
+
+    from app.database import count_in_window
+
+    with app.app_context():
+        counters = get_db().rate_limits
+        window = timedelta(seconds=60)
+        assert [count_in_window(counters, "k", window)[0] for _ in range(3)] == [1, 2, 3]
+        assert count_in_window(counters, "k", window, amount=5)[0] == 8
+        counters.update_one({"_id": "k"}, {"$set": {"expireAt": datetime(2000, 1, 1, tzinfo=UTC)}})
+        count, ends = count_in_window(counters, "k", window)
+        assert count == 1 and 59 < (ends - datetime.now(UTC)).total_seconds() <= 60  # a new window
 
 
 @pytest.mark.parametrize("hops, expected", [(0, "127.0.0.1"), (1, "203.0.113.7")])
@@ -97,17 +128,3 @@ def test_deep_json_is_refused(api):
     assert "nested deeper" in problem["detail"]
 
 
-def test_the_counter_storage_counts_in_fixed_windows(mongo_server):
-    from limits.storage import storage_from_string
-
-    from app.ratelimit import CounterStorage
-
-    uri = mongo_server.uri.replace("mongodb://", "mongodb+counters://", 1)
-    storage = storage_from_string(uri, database_name="counters_test")
-    assert isinstance(storage, CounterStorage)
-    assert [storage.incr("k", 60) for _ in range(3)] == [1, 2, 3]
-    assert storage.get("k") == 3 and storage.get("other") == 0
-    assert 0 < storage.get_expiry("k") - __import__("time").time() <= 60
-    storage.counters.update_one({"_id": "k"}, {"$set": {"expireAt": __import__("datetime").datetime(2000, 1, 1)}})
-    assert storage.get("k") == 0 and storage.incr("k", 60) == 1  # a new window
-    storage.storage.close()

@@ -12,7 +12,6 @@ class Blueprints(Store):
     exact_filters = ("name", "owner", "blueprintType", "entitlementType", "inactive")
 
     def create_indexes(self):
-        super().create_indexes()
         self.coll().create_index([("owner", ASCENDING), ("_id", DESCENDING)], name="owner_newest")
         self.coll().create_index([("entitlementType", ASCENDING), ("_id", DESCENDING)],
                                  name="entitlement_newest")
@@ -25,8 +24,8 @@ class Blueprints(Store):
         return {"$or": [{"owner": user["username"]}, {"entitlementType": "PUBLIC"},
                         {"entitlementType": "CUSTOM", "entitledUsers": user["username"]}]}
 
-    def create(self, fields, user, tag=None):
-        return super().create(self.prepare(fields, None), user, tag)
+    def create(self, fields, user, id=None):
+        return super().create(self.prepare(fields, None), user, id)
 
     def prepare(self, changes, stored):
         changes = apply_entitlement_rule(changes, stored)

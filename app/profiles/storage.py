@@ -13,18 +13,17 @@ class Profiles(Store):
     exact_filters = ("name", "owner", "defaultProfile")
 
     def create_indexes(self):
-        super().create_indexes()
         self.coll().create_index([("owner", ASCENDING)], unique=True, name="one_default_per_owner",
                                  partialFilterExpression={"defaultProfile": True})
         self.coll().create_index([("owner", ASCENDING), ("_id", DESCENDING)], name="owner_newest")
 
-    def insert(self, fields, user, tag=None):
+    def insert(self, fields, user, id=None):
         if not fields["defaultProfile"]:
-            return super().insert(fields, user, tag)
+            return super().insert(fields, user, id)
 
         def attempt():
             self._demote_default(user["username"])
-            return super(Profiles, self).insert(fields, user, tag)
+            return super(Profiles, self).insert(fields, user, id)
         return retry_on_duplicate(attempt)
 
     def _write(self, doc, changes):

@@ -13,7 +13,7 @@ blp = Blueprint("users", __name__, description="Accounts and their roles; bearer
 @blp.route("/users")
 class Users(MethodView):
     @login_required(role="admin")
-    @blp.arguments(pagination.PageArgs, location="query", as_kwargs=False)
+    @blp.arguments(pagination.PageArgs(), location="query", as_kwargs=False)
     @blp.response(200, pagination.page_schema(UserSchema), description="A page of users, newest first.",
                   headers={"Link": pagination.LINK_HEADER})
     @problems(blp, 403, 422)
@@ -22,7 +22,7 @@ class Users(MethodView):
         return pagination.respond(*storage.page(args))
 
     @login_required(role="admin")
-    @blp.arguments(UserSchema, example={"username": "alice", "password": "a long passphrase", "role": "member"})
+    @blp.arguments(UserSchema(), example={"username": "alice", "password": "a long passphrase", "role": "member"})
     @blp.response(201, UserSchema, description="The new user (never its password).")
     @problems(blp, 400, 403, 409, 413, 415, 422)
     def post(self, fields):

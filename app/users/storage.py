@@ -9,6 +9,7 @@ from pymongo.errors import DuplicateKeyError
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from app import pagination
+from app.cache import TtlCache
 from app.database import get_db, now
 from app.users.schemas import PASSWORD, ROLES, UserSchema
 
@@ -49,11 +50,32 @@ def find(username):
     return users().find_one({"username": username})
 
 
+def current(username):
+    """The user record as read at most USER_CACHE_SECONDS ago by this process (the hot path:
+    every authenticated request needs it). A change made here drops the copy at once."""
+    cache = current_app.extensions["users"]
+    doc = cache.get(username)
+    if doc is None:
+        doc = find(username)
+        if doc:
+            cache.put(username, doc, current_app.config["USER_CACHE_SECONDS"])
+    return doc
+
+
+def forget(username):
+    current_app.extensions["users"].drop(username)
+
+
+def init_app(app):
+    app.extensions["users"] = TtlCache(size=4096)
+
+
 def page(args):
     return pagination.page(users(), {}, args)
 
 
 def _set(username, **fields):
+    forget(username)
     if not users().update_one({"username": username}, {"$set": fields}).matched_count:
         raise NoSuchUser(username)
 

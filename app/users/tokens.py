@@ -3,8 +3,9 @@ TTL index removes expired ones.
 
 Which user a token belongs to and when it expires never change, so each process remembers them
 after the first lookup; what can change is checked on every request in the user's record, which
-authentication reads anyway: whether the user is disabled, and which tokens were revoked. So a
-bearer request costs one read, like a Basic one, and revocation still applies at once everywhere.
+authentication needs anyway: whether the user is disabled, and which tokens were revoked. So a
+bearer request costs what a Basic one costs, and a revocation applies as soon as a change of the
+user record does (`storage.current`).
 """
 import hashlib
 import secrets
@@ -47,7 +48,7 @@ def user_of(token):
     username, expires = owner
     if expires <= now():
         return None
-    user = storage.find(username)
+    user = storage.current(username)
     if not user or user["disabled"] or any(r["digest"] == digest for r in user.get("revokedTokens", ())):
         return None
     return user
@@ -63,3 +64,4 @@ def revoke(token, user):
     users.update_one({"_id": user["_id"]}, {"$pull": {"revokedTokens": {"expiresAt": {"$lte": now()}}}})
     users.update_one({"_id": user["_id"]},
                      {"$push": {"revokedTokens": {"digest": digest, "expiresAt": record["expiresAt"]}}})
+    storage.forget(user["username"])
