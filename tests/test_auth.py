@@ -1,4 +1,5 @@
 """Authentication and accounts: both schemes on every route, roles, tokens, throttling, caching."""
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -206,6 +207,24 @@ class TestNoStaleCredentials:
         with app.app_context():
             storage.set_role("alice", "viewer")
         assert_problem(api.post("/profiles", json={}, user="alice"), 403)
+
+
+    def test_a_change_by_another_process_applies_within_user_cache_seconds(self, api, app):
+        assert api.get("/users/me", user="alice").status == 200  # this process keeps its copy
+        with app.app_context():  # as another worker, host or the CLI would, past this process's cache
+            storage.users().update_one({"username": "alice"}, {"$set": {"disabled": True}})
+        assert api.get("/users/me", user="alice").status == 200
+        ttl = app.config["USER_CACHE_SECONDS"]
+        assert ttl == 1
+        app.extensions["users"].clock = lambda: time.monotonic() + ttl
+        assert_problem(api.get("/users/me", user="alice"), 401)
+
+    def test_with_no_user_cache_every_request_reads_the_record(self, api, app):
+        app.config["USER_CACHE_SECONDS"] = 0
+        assert api.get("/users/me", user="alice").status == 200
+        with app.app_context():
+            storage.users().update_one({"username": "alice"}, {"$set": {"role": "viewer"}})
+        assert api.get("/users/me", user="alice").json["role"] == "viewer"
 
 
 def test_cache_is_bounded_and_expires():

@@ -104,7 +104,7 @@ def authenticate(username, password):
 
     An unknown user costs one hash check too, so response times do not tell which names exist.
     """
-    doc = find(username)
+    doc = current(username)
     stored = doc["passwordHash"] if doc else _decoy_hash(current_app.config["PASSWORD_HASH_METHOD"])
     if check_password_hash(stored, password) and doc and not doc["disabled"]:
         return doc
