@@ -17,7 +17,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
+
+from pymongo import MongoClient
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -132,6 +135,23 @@ def settle(port, quiet_ms=20, timeout=60):
         time.sleep(0.5)
 
 
+def seed(mongo_uri, count):
+    """`count` blueprints beside the ones the scenarios make, which `clean` removes after each run,
+    so that every run (and the list page) sees a collection of the same size."""
+    blueprints = MongoClient(mongo_uri).bench.blueprints
+    moment = datetime.now(UTC)
+    blueprints.insert_many([{**BLUEPRINT, "name": "seed", "description": None, "entitledUsers": [], "inactive": False,
+                             "owner": ADMIN[0], "createdAt": moment, "updatedAt": moment, "rev": 1}
+                            for _ in range(count)])
+
+
+def clean(mongo_uri):
+    client = MongoClient(mongo_uri)
+    client.bench.blueprints.delete_many({"name": BLUEPRINT["name"]})
+    client.bench.profiles.delete_many({})
+    client.baseline.items.delete_many({})
+
+
 def median_round(results):
     ordered = sorted(results, key=lambda r: r["rps"])
     return {"rps": statistics.median(r["rps"] for r in results),
@@ -142,9 +162,6 @@ def median_round(results):
 
 def measure_depth(port, mongo_uri, total, limit=50, depth=1000, repeats=2):
     """Seconds for list page 1 and page `depth` with `total` blueprints in the database."""
-    from pymongo import MongoClient
-
-
     blueprints = MongoClient(mongo_uri).bench.blueprints
     have = blueprints.estimated_document_count()
     batch = [{"name": "deep", "owner": ADMIN[0], "entitlementType": "OWNER", "entitledUsers": [], "rev": 1,
@@ -176,10 +193,10 @@ def main():
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--depth-documents", type=int, default=100_000, help="0 skips the depth test")
+    parser.add_argument("--seed", type=int, default=1000, help="blueprints in the database during the scenarios")
     parser.add_argument("--only", help="run only scenarios whose name contains this")
     args = parser.parse_args()
-
-
+    started = time.monotonic()
     data = tempfile.mkdtemp(prefix="bench-")
     mongo_uri = embedded.start(os.path.join(data, "data"))
     servers = [service(mongo_uri, args.workers), baseline(mongo_uri, args.workers)]
@@ -187,7 +204,8 @@ def main():
         app, floor = servers
         _, token = call(app.port, "POST", "/tokens")
         bearer = f"Bearer {token['token']}"
-        _, blueprint = call(app.port, "POST", "/blueprints", BLUEPRINT)
+        seed(mongo_uri, args.seed)
+        _, blueprint = call(app.port, "POST", "/blueprints", {**BLUEPRINT, "name": "seed"})
         scenarios = {
             "POST /blueprints (Basic)": ("POST", "/blueprints", BASIC, BLUEPRINT),
             "POST /blueprints (Bearer)": ("POST", "/blueprints", bearer, BLUEPRINT),
@@ -197,14 +215,17 @@ def main():
         }
         if args.only:
             scenarios = {k: v for k, v in scenarios.items() if args.only in k}
+            if not scenarios:
+                raise SystemExit(f"no scenario name contains {args.only!r}")
         results = {name: [] for name in scenarios}
         floors = []
         for _ in range(args.rounds):  # A B A B: the service and the baseline take turns
             for name, (method, path, auth, body) in scenarios.items():
-                settle(app.port)
-                results[name].append(wrk(app.port, method, path, auth, body, args.seconds, args.connections))
-                settle(app.port)
-                floors.append(wrk(floor.port, "POST", "/items", BASIC, BLUEPRINT, args.seconds, args.connections))
+                for server, target, results_of in ((app, (method, path, auth, body), results[name]),
+                                                   (floor, ("POST", "/items", BASIC, BLUEPRINT), floors)):
+                    clean(mongo_uri)
+                    settle(app.port)
+                    results_of.append(wrk(server.port, *target, args.seconds, args.connections))
         base = median_round(floors)
         print(f"\n{'scenario':34} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} "
               f"{'rps/base':>8} {'p99/base':>8}")
@@ -220,6 +241,7 @@ def main():
             first, deep = measure_depth(app.port, mongo_uri, args.depth_documents)
             print(f"list page 1 vs page 1,000 with {args.depth_documents:,} blueprints: "
                   f"{first * 1000:.0f} ms vs {deep * 1000:.0f} ms (ratio {deep / first:.2f})")
+        print(f"the benchmark took {time.monotonic() - started:.0f} s")
     finally:
         for server in servers:
             server.stop()
