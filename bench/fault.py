@@ -4,7 +4,6 @@ acknowledged is readable and that no retry made a duplicate. Loopback only, boun
 """
 import argparse
 import base64
-import http.client
 import json
 import os
 import signal
@@ -20,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app import embedded  # noqa: E402
 from app.embedded import free_port  # noqa: E402
+from tests.http import SocketClient  # noqa: E402
 
 ADMIN = ("fault-admin", "fault-password-1")
 AUTH = "Basic " + base64.b64encode(":".join(ADMIN).encode()).decode()
@@ -27,17 +27,10 @@ REQUEST_TIMEOUT = 5  # the service's; idempotency claims of killed requests expi
 
 
 
-def call(port, method, path, body=None, key=None, timeout=10):
-    headers = {"Authorization": AUTH, "Content-Type": "application/json"}
-    if key:
-        headers["Idempotency-Key"] = key
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-        r = conn.getresponse()
-        return r.status, dict(r.getheaders()), json.loads(r.read() or b"null")
-    finally:
-        conn.close()
+def create(port, key):
+    """POST a profile named `key` under Idempotency-Key `key`."""
+    return SocketClient(port, timeout=10).post("/profiles", json={"name": key},
+                                               headers={"Authorization": AUTH, "Idempotency-Key": key})
 
 
 class Service:
@@ -54,7 +47,7 @@ class Service:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                if call(self.port, "GET", "/readyz")[0] == 200:
+                if SocketClient(self.port).get("/readyz").status == 200:
                     return
             except OSError:
                 pass
@@ -85,7 +78,8 @@ def run(seconds_before=4.0, seconds_down=2.0, writers=4, log=print):
             key = f"w{writer}-{i}"
             i += 1
             try:
-                status, _, body = call(service.port, "POST", "/profiles", {"name": key}, key=key)
+                r = create(service.port, key)
+                status, body = r.status, r.json
             except OSError:
                 status, body = None, None
             with lock:
@@ -122,16 +116,16 @@ def run(seconds_before=4.0, seconds_down=2.0, writers=4, log=print):
     retried = {}
     for key in sorted(unanswered):
         while True:
-            status, headers, body = call(service.port, "POST", "/profiles", {"name": key}, key=key)
-            if status == 201:
-                retried[key] = body["id"]
+            r = create(service.port, key)
+            if r.status == 201:
+                retried[key] = r.json["id"]
                 break
-            if status not in (409, 503) or time.monotonic() - started > 6 * REQUEST_TIMEOUT:
-                raise AssertionError(f"retry of {key} answered {status}: {body}")
-            time.sleep(float(headers.get("Retry-After", "1")))
+            if r.status not in (409, 503) or time.monotonic() - started > 6 * REQUEST_TIMEOUT:
+                raise AssertionError(f"retry of {key} answered {r.status}: {r.body}")
+            time.sleep(float(r.headers.get("retry-after", "1")))
 
     unreadable = [key for key, id_ in {**acknowledged, **retried}.items()
-                  if call(service.port, "GET", f"/profiles/{id_}")[0] != 200]
+                  if SocketClient(service.port).get(f"/profiles/{id_}", headers={"Authorization": AUTH}).status != 200]
     names = Counter(d["name"] for d in profiles.find({}, {"name": 1}))
     report = {"acknowledged": len(acknowledged), "acknowledged_before_faults": before,
               "unanswered_retried": len(unanswered), "unanswered_but_stored_before_retry": stored_unanswered,

@@ -5,7 +5,6 @@ table gives the median round's requests/s and latency percentiles.
 """
 import argparse
 import base64
-import http.client
 import json
 import os
 import re
@@ -26,21 +25,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app import create_app, embedded, pagination  # noqa: E402
 from app.embedded import free_port  # noqa: E402
+from tests.http import SocketClient  # noqa: E402
 
 ADMIN = ("bench-admin", "bench-password-1")
 BASIC = "Basic " + base64.b64encode(":".join(ADMIN).encode()).decode()
+ADMIN_HEADERS = {"Authorization": BASIC}
 BLUEPRINT = {"name": "bench", "version": "1.0", "blueprintType": "compose",
              "yml": "services:\n  web:\n    image: nginx\n", "entitlementType": "PUBLIC"}
 PROFILE = {"name": "bench", "memoryCap": "1Gi", "cpuCap": "500m", "containerCap": 4, "storageCap": "10"}
 
-
-
-def call(port, method, path, body=None, auth=BASIC):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {"Authorization": auth, "Content-Type": "application/json"}
-    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-    r = conn.getresponse()
-    return r.status, json.loads(r.read() or "null")
 
 
 def wait_for(port, process, probe, timeout=60):
@@ -52,7 +45,7 @@ def wait_for(port, process, probe, timeout=60):
             if probe is None:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
             else:
-                call(port, "GET", probe)
+                SocketClient(port).get(probe, headers=ADMIN_HEADERS)
             return
         except OSError:
             time.sleep(0.2)
@@ -129,7 +122,7 @@ def settle(port, quiet_ms=20, timeout=60):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         started = time.perf_counter()
-        call(port, "GET", "/readyz")
+        SocketClient(port).get("/readyz")
         if (time.perf_counter() - started) * 1000 < quiet_ms:
             return
         time.sleep(0.5)
@@ -160,8 +153,9 @@ def median_round(results):
             "errors": sum(r["errors"] for r in ordered)}
 
 
-def measure_depth(port, mongo_uri, total, limit=50, depth=1000, repeats=2):
-    """Seconds for list page 1 and page `depth` with `total` blueprints in the database."""
+def measure_depth(port, mongo_uri, total, limit=50, repeats=2):
+    """Seconds for list page 1 and for page 1,000 (or the deepest there is) with `total` blueprints
+    in the database; and that page's number."""
     blueprints = MongoClient(mongo_uri).bench.blueprints
     have = blueprints.estimated_document_count()
     batch = [{"name": "deep", "owner": ADMIN[0], "entitlementType": "OWNER", "entitledUsers": [], "rev": 1,
@@ -169,6 +163,7 @@ def measure_depth(port, mongo_uri, total, limit=50, depth=1000, repeats=2):
     while have < total:
         blueprints.insert_many([dict(doc) for doc in batch[:min(5000, total - have)]])
         have = blueprints.estimated_document_count()
+    depth = min(1000, total // limit)
     # the cursor that page `depth - 1` would hand out, signed by the service's own code
     last = blueprints.find({}, {"_id": 1}).sort("_id", -1).skip((depth - 1) * limit - 1).limit(1)[0]["_id"]
     app = create_app({"MONGO_URI": mongo_uri, "MONGO_DB": "bench"})
@@ -177,13 +172,13 @@ def measure_depth(port, mongo_uri, total, limit=50, depth=1000, repeats=2):
 
     def timed(path):
         started = time.perf_counter()
-        status, _ = call(port, "GET", path)
+        status = SocketClient(port).get(path, headers=ADMIN_HEADERS).status
         assert status == 200, status
         return time.perf_counter() - started
 
     first = [timed(f"/blueprints?limit={limit}") for _ in range(repeats)]
     deep = [timed(f"/blueprints?limit={limit}&cursor={cursor}") for _ in range(repeats)]
-    return statistics.median(first), statistics.median(deep)
+    return statistics.median(first), statistics.median(deep), depth
 
 
 def main():
@@ -202,10 +197,10 @@ def main():
     servers = [service(mongo_uri, args.workers), baseline(mongo_uri, args.workers)]
     try:
         app, floor = servers
-        _, token = call(app.port, "POST", "/tokens")
-        bearer = f"Bearer {token['token']}"
+        client = SocketClient(app.port)
+        bearer = "Bearer " + client.post("/tokens", headers=ADMIN_HEADERS).json["token"]
         seed(mongo_uri, args.seed)
-        _, blueprint = call(app.port, "POST", "/blueprints", {**BLUEPRINT, "name": "seed"})
+        blueprint = client.post("/blueprints", json={**BLUEPRINT, "name": "seed"}, headers=ADMIN_HEADERS).json
         scenarios = {
             "POST /blueprints (Basic)": ("POST", "/blueprints", BASIC, BLUEPRINT),
             "POST /blueprints (Bearer)": ("POST", "/blueprints", bearer, BLUEPRINT),
@@ -238,8 +233,8 @@ def main():
         rss = app.worker_rss_mb()
         print(f"\nworker RSS after the run: {', '.join(f'{mb:.0f} MB' for mb in rss)}")
         if args.depth_documents:
-            first, deep = measure_depth(app.port, mongo_uri, args.depth_documents)
-            print(f"list page 1 vs page 1,000 with {args.depth_documents:,} blueprints: "
+            first, deep, depth = measure_depth(app.port, mongo_uri, args.depth_documents)
+            print(f"list page 1 vs page {depth:,} with {args.depth_documents:,} blueprints: "
                   f"{first * 1000:.0f} ms vs {deep * 1000:.0f} ms (ratio {deep / first:.2f})")
         print(f"the benchmark took {time.monotonic() - started:.0f} s")
     finally:

@@ -17,10 +17,10 @@ class Response:
 
 
 def _prepare(json, data, headers, user, password):
-    from tests.conftest import PASSWORD
-
     headers = dict(headers or {})
     if user is not None:
+        from tests.conftest import PASSWORD
+
         creds = f"{user}:{password or PASSWORD}".encode()
         headers.setdefault("Authorization", "Basic " + base64.b64encode(creds).decode())
     if json is not None:
@@ -57,12 +57,14 @@ class FlaskClient:
 
 
 class SocketClient(FlaskClient):
-    def __init__(self, port):
-        self.port = port
+    """The same over a real socket to 127.0.0.1 (also used by `make bench` and `make fault-test`)."""
+
+    def __init__(self, port, timeout=30):
+        self.port, self.timeout = port, timeout
 
     def request(self, method, path, json=None, data=None, headers=None, user=None, password=None):
         data, headers = _prepare(json, data, headers, user, password)
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
         try:
             conn.request(method, path, body=data, headers=headers)
             r = conn.getresponse()

@@ -1,7 +1,5 @@
 """The service as operators run it: gunicorn with gunicorn.conf.py, the embedded database started
 by the master under DATA_DIR, stopped on exit, and the data still there after a restart."""
-import base64
-import http.client
 import json
 import os
 import re
@@ -14,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.embedded import free_port
+from tests.http import SocketClient
 
 ROOT = Path(__file__).resolve().parent.parent
 ADMIN = ("admin", "change-me-now")
@@ -21,14 +20,8 @@ pytestmark = pytest.mark.slow
 
 
 
-def call(port, method, path, body=None, auth=ADMIN):
-    headers = {"Content-Type": "application/json"}
-    if auth:
-        headers["Authorization"] = "Basic " + base64.b64encode(":".join(auth).encode()).decode()
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-    r = conn.getresponse()
-    return r.status, dict(r.getheaders()), r.read()
+def admin(**kwargs):
+    return {"user": ADMIN[0], "password": ADMIN[1], **kwargs}
 
 
 class Service:
@@ -47,7 +40,7 @@ class Service:
         while time.monotonic() < deadline:
             assert self.process.poll() is None, "gunicorn exited during start-up"
             try:
-                call(self.port, "GET", "/profiles/" + "0" * 24)
+                SocketClient(self.port).get("/profiles/" + "0" * 24, **admin())
                 return
             except OSError:
                 time.sleep(0.2)
@@ -74,10 +67,10 @@ def test_data_survives_a_restart_and_the_database_stops_with_the_service(tmp_pat
     service = Service(tmp_path)
     service.start()
     try:
-        status, headers, body = call(service.port, "POST", "/profiles", {"name": "kept", "memoryCap": "2Gi"})
-        assert status == 201
-        created = json.loads(body)
-        assert call(service.port, "POST", "/profiles", {}, auth=None)[0] == 401
+        r = SocketClient(service.port).post("/profiles", **admin(json={"name": "kept", "memoryCap": "2Gi"}))
+        assert r.status == 201
+        created, location = r.json, r.headers["location"]
+        assert SocketClient(service.port).post("/profiles", json={}).status == 401
         database = service.database_pid()
     finally:
         service.stop()
@@ -88,8 +81,8 @@ def test_data_survives_a_restart_and_the_database_stops_with_the_service(tmp_pat
 
     service.start()
     try:
-        status, _, body = call(service.port, "GET", headers["Location"])
-        assert status == 200 and json.loads(body) == created
+        r = SocketClient(service.port).get(location, **admin())
+        assert r.status == 200 and r.json == created
     finally:
         service.stop()
 
@@ -101,13 +94,13 @@ def test_metrics_add_up_across_workers_and_logs_are_json(tmp_path):
         service.start(stderr=log_file)
         try:
             for _ in range(30):  # spread over both workers by the kernel
-                assert call(service.port, "POST", "/profiles", {})[0] == 201
-            status, _, body = call(service.port, "GET", "/metrics", auth=None)
+                assert SocketClient(service.port).post("/profiles", **admin(json={})).status == 201
+            metrics = SocketClient(service.port).get("/metrics")
         finally:
             service.stop()
-    assert status == 200
+    assert metrics.status == 200
     samples = re.findall(r'^http_requests_total\{method="POST",route="/profiles",status="201"\} (\S+)$',
-                         body.decode(), re.MULTILINE)
+                         metrics.body.decode(), re.MULTILINE)
     assert [float(n) for n in samples] == [30.0]
     lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.strip()]
     requests = [line for line in lines if line.get("logger") == "app.access"]
