@@ -95,6 +95,20 @@ def test_shares_never_exceed_the_limit_and_spend_it_all(app, workers, limit, req
     assert admitted == limit and counted >= limit
 
 
+def test_a_busy_user_costs_one_counter_update_per_64_requests(app, monkeypatch):
+    from limits import parse
+
+    from app import ratelimit
+
+    calls = []
+    real = ratelimit.count_in_window
+    monkeypatch.setattr(ratelimit, "count_in_window", lambda *a: calls.append(a[-1]) or real(*a))
+    quotas = ratelimit.Quotas()
+    with app.app_context():
+        assert not any(quotas.take("user:busy", parse("100000 per hour")) for _ in range(640))
+    assert calls == [64] * 10
+
+
 def test_count_in_window_opens_one_window_at_a_time(app):
     from datetime import datetime, timedelta
 
