@@ -1,6 +1,7 @@
 """`flask users ...`: account management from the shell, for the first admin and for recovery.
 
-Changes take effect at once in every worker: each request reads the user's current record.
+Changes take effect in every worker within USER_CACHE_SECONDS (1 s), the longest a worker keeps
+its copy of a user record.
 """
 import click
 import marshmallow as ma
@@ -51,7 +52,7 @@ def list_users():
 @click.argument("username")
 @click.password_option(help="Prompted for when not given.")
 def set_password(username, password):
-    """Give a user a new password; the old one stops working at once."""
+    """Give a user a new password; the old one stops working within USER_CACHE_SECONDS."""
     _run(storage.set_password, username, password)
     click.echo(f"password of {username} changed")
 
