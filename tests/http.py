@@ -73,6 +73,13 @@ class SocketClient(FlaskClient):
             conn.close()
 
 
+def create(api, collection, user="alice", **fields):
+    """POST a resource that must be created; the 201 response."""
+    r = api.post(f"/{collection}", json=fields, user=user)
+    assert r.status == 201, r.json
+    return r
+
+
 def assert_problem(r, status):
     assert r.status == status
     assert r.headers["content-type"] == "application/problem+json"

@@ -4,13 +4,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.http import assert_problem
-
-
-def create(api, collection, user="alice", **fields):
-    r = api.post(f"/{collection}", json=fields, user=user)
-    assert r.status == 201, r.json
-    return r.json
+from tests.http import assert_problem, create
 
 
 def walk(api, path, user="alice"):
@@ -31,7 +25,7 @@ def walk(api, path, user="alice"):
 
 @pytest.mark.parametrize("collection", ["profiles", "blueprints"])
 def test_pages_walk_every_item_once_newest_first(api, collection):
-    ids = [create(api, collection, name=f"n{i}")["id"] for i in range(7)]
+    ids = [create(api, collection, name=f"n{i}").json["id"] for i in range(7)]
     seen = walk(api, f"/{collection}?limit=3")
     assert [item["id"] for item in seen] == ids[::-1]
 
@@ -121,7 +115,7 @@ def test_regex_characters_are_matched_literally(api):
 
 @pytest.mark.parametrize("app", ["socket"], indirect=True)
 def test_a_walk_during_inserts_sees_every_earlier_item_exactly_once(api):
-    before = [create(api, "profiles", name=f"old{i}")["id"] for i in range(30)]
+    before = [create(api, "profiles", name=f"old{i}").json["id"] for i in range(30)]
     stop = threading.Event()
 
     def insert_meanwhile():

@@ -3,17 +3,17 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.http import assert_problem
+from tests.http import assert_problem, create
 
 
-def create(api, collection, user="alice", **fields):
-    r = api.post(f"/{collection}", json=fields, user=user)
-    assert r.status == 201, r.json
+def create_item(api, collection, user="alice", **fields):
+    """The new resource's path, body and ETag."""
+    r = create(api, collection, user, **fields)
     return f"/{collection}/{r.json['id']}", r.json, r.headers["etag"]
 
 
 def test_patch_changes_only_what_is_sent(api):
-    path, before, tag = create(api, "profiles", name="p", memoryCap="1Gi", cpuCap="2")
+    path, before, tag = create_item(api, "profiles", name="p", memoryCap="1Gi", cpuCap="2")
     r = api.patch(path, json={"cpuCap": "500m", "name": "  q "}, user="alice")
     assert r.status == 200
     after = r.json
@@ -25,19 +25,19 @@ def test_patch_changes_only_what_is_sent(api):
 
 
 def test_patch_null_unsets_a_string(api):
-    path, _, _ = create(api, "blueprints", name="b", version="1")
+    path, _, _ = create_item(api, "blueprints", name="b", version="1")
     assert api.patch(path, json={"version": None}, user="alice").json["version"] is None
 
 
 def test_put_resets_what_is_not_sent(api):
-    path, _, _ = create(api, "blueprints", name="b", version="1", description="d", blueprintType="t",
+    path, _, _ = create_item(api, "blueprints", name="b", version="1", description="d", blueprintType="t",
                         yml="a: 1", entitlementType="CUSTOM", entitledUsers=["bob"], inactive=True)
     after = api.put(path, json={"name": "c"}, user="alice").json
     assert {k: after[k] for k in ("name", "version", "description", "blueprintType", "yml",
                                   "entitlementType", "entitledUsers", "inactive")} == {
         "name": "c", "version": None, "description": None, "blueprintType": None, "yml": None,
         "entitlementType": "OWNER", "entitledUsers": [], "inactive": False}
-    ppath, _, _ = create(api, "profiles", name="p", defaultProfile=True, memoryCap="1")
+    ppath, _, _ = create_item(api, "profiles", name="p", defaultProfile=True, memoryCap="1")
     after = api.put(ppath, json={}, user="alice").json
     assert after["defaultProfile"] is False and after["memoryCap"] is None and after["name"] is None
 
@@ -48,14 +48,14 @@ def test_put_resets_what_is_not_sent(api):
     ({"id": "x"}, "id"), ({"owner": "bob"}, "owner"), ({"colour": 1}, "colour"), ({"name": ""}, "name"),
 ])
 def test_updates_are_validated_like_creates(api, method, body, field):
-    path, before, _ = create(api, "profiles", name="p")
+    path, before, _ = create_item(api, "profiles", name="p")
     problem = assert_problem(getattr(api, method)(path, json=body, user="alice"), 422)
     assert field in problem["errors"]
     assert api.get(path, user="alice").json == before
 
 
 def test_update_body_checks(api):
-    path, _, _ = create(api, "profiles")
+    path, _, _ = create_item(api, "profiles")
     assert_problem(api.patch(path, data="{}", headers={"Content-Type": "text/plain"}, user="alice"), 415)
     assert_problem(api.patch(path, data="[1]", headers={"Content-Type": "application/json"}, user="alice"), 400)
     assert_problem(api.put(path, data="{", headers={"Content-Type": "application/json"}, user="alice"), 400)
@@ -69,7 +69,7 @@ def test_missing_and_malformed_ids_are_404(api, method):
 
 
 def test_if_match(api):
-    path, _, tag = create(api, "profiles", name="p")
+    path, _, tag = create_item(api, "profiles", name="p")
     assert_problem(api.patch(path, json={"name": "x"}, user="alice", headers={"If-Match": '"999"'}), 412)
     assert_problem(api.patch(path, json={"name": "x"}, user="alice", headers={"If-Match": "W/" + tag}), 412)
     r = api.patch(path, json={"name": "x"}, user="alice", headers={"If-Match": f'"0", {tag}'})
@@ -84,13 +84,13 @@ def test_if_match(api):
 
 
 def test_empty_patch_changes_nothing(api):
-    path, before, tag = create(api, "profiles", name="p")
+    path, before, tag = create_item(api, "profiles", name="p")
     r = api.patch(path, json={}, user="alice", headers={"If-Match": tag})
     assert r.status == 200 and r.json == before and r.headers["etag"] == tag
 
 
 def test_delete_is_final_for_everyone(api):
-    path, created, tag = create(api, "blueprints", entitlementType="PUBLIC")
+    path, created, tag = create_item(api, "blueprints", entitlementType="PUBLIC")
     assert api.delete(path, user="alice", headers={"If-Match": tag}).status == 204
     for user in ("alice", "bob", "admin"):
         assert_problem(api.get(path, user=user), 404)
@@ -101,8 +101,8 @@ def test_delete_is_final_for_everyone(api):
 
 
 def test_default_profile_moves_on_update(api):
-    first, _, _ = create(api, "profiles", defaultProfile=True)
-    second, _, _ = create(api, "profiles")
+    first, _, _ = create_item(api, "profiles", defaultProfile=True)
+    second, _, _ = create_item(api, "profiles")
     assert api.patch(second, json={"defaultProfile": True}, user="alice").json["defaultProfile"] is True
     assert api.get(first, user="alice").json["defaultProfile"] is False
     # re-asserting the current default leaves it default
@@ -112,13 +112,13 @@ def test_default_profile_moves_on_update(api):
 
 
 def test_admin_edits_keep_the_owner(api):
-    path, _, _ = create(api, "profiles", defaultProfile=False)
+    path, _, _ = create_item(api, "profiles", defaultProfile=False)
     r = api.patch(path, json={"defaultProfile": True}, user="admin")
     assert r.json["owner"] == "alice" and r.json["defaultProfile"] is True
 
 
 def test_entitlement_changes(api):
-    path, _, _ = create(api, "blueprints", entitlementType="CUSTOM", entitledUsers=["bob"])
+    path, _, _ = create_item(api, "blueprints", entitlementType="CUSTOM", entitledUsers=["bob"])
     assert api.get(path, user="bob").status == 200
     r = api.patch(path, json={"entitledUsers": ["carol", "carol"]}, user="alice")
     assert r.json["entitledUsers"] == ["carol"] and api.get(path, user="bob").status == 404
@@ -133,7 +133,7 @@ def test_entitlement_changes(api):
 
 @pytest.mark.parametrize("app", ["socket"], indirect=True)
 def test_concurrent_patches_with_one_if_match_have_one_winner(api):
-    path, _, tag = create(api, "profiles", name="start")
+    path, _, tag = create_item(api, "profiles", name="start")
 
     def patch(i):
         return api.patch(path, json={"name": f"writer {i}"}, user="alice", headers={"If-Match": tag})
@@ -146,7 +146,7 @@ def test_concurrent_patches_with_one_if_match_have_one_winner(api):
 
 @pytest.mark.parametrize("app", ["socket"], indirect=True)
 def test_concurrent_default_updates_leave_one_default(api):
-    paths = [create(api, "profiles", name=f"p{i}")[0] for i in range(10)]
+    paths = [create_item(api, "profiles", name=f"p{i}")[0] for i in range(10)]
     with ThreadPoolExecutor(max_workers=10) as pool:
         statuses = [r.status for r in pool.map(
             lambda p: api.patch(p, json={"defaultProfile": True}, user="alice"), paths)]
@@ -158,7 +158,7 @@ def test_concurrent_default_updates_leave_one_default(api):
 @pytest.mark.parametrize("header", ["If-Match", "If-None-Match"])
 @pytest.mark.parametrize("value", ["", "1", "abc", '"unterminated', '"a" "b"'])
 def test_malformed_preconditions_are_400(api, header, value):
-    path, _, _ = create(api, "profiles")
+    path, _, _ = create_item(api, "profiles")
     method = api.get if header == "If-None-Match" else api.delete
     problem = assert_problem(method(path, user="alice", headers={header: value}), 400)
     assert header in problem["detail"]
