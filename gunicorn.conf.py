@@ -17,14 +17,15 @@ from app import embedded  # noqa: E402
 from app.config import from_env  # noqa: E402
 from app.ops.logs import dict_config  # noqa: E402
 
+settings = from_env()
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 # One worker per core: the database shares the cores, and more workers than cores did not help
 # (../shared/FINDINGS.md).
 workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 2)
-timeout = from_env()["REQUEST_TIMEOUT"]  # a request running longer is killed; idempotency claims outlive it
+timeout = settings["REQUEST_TIMEOUT"]  # a request running longer is killed; idempotency claims outlive it
 graceful_timeout = 20  # on SIGTERM, requests in flight get this long to finish
 keepalive = 5
-logconfig_dict = dict_config(os.environ.get("LOG_LEVEL", "info"))
+logconfig_dict = dict_config(settings["LOG_LEVEL"])
 accesslog = None  # the app logs one JSON line per request, with the route, user and request id
 
 
@@ -32,7 +33,7 @@ def on_starting(server):
     shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)  # no counts from an earlier run
     os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
     if not os.environ.get("MONGO_URI"):
-        os.environ["MONGO_URI"] = embedded.start(from_env()["DATA_DIR"])
+        os.environ["MONGO_URI"] = embedded.start(settings["DATA_DIR"])
 
 
 def child_exit(server, worker):

@@ -22,7 +22,7 @@ from app.database import get_db, now
 from app.errors import Invalid
 from app.store import MAX_ATTEMPTS
 
-KEY = re.compile(r"[\x20-\x7e]{1,255}\Z")
+KEY = re.compile(r"[\x20-\x7e]{1,255}")  # whole value; the document publishes it as ^...$
 TTL = timedelta(hours=24)
 RETRY_AFTER = "1"
 

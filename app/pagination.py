@@ -4,6 +4,7 @@ A cursor is the last id of a page, signed with the service's secret, so one that
 not issue is refused (422) rather than trusted.
 """
 import marshmallow as ma
+from bson import ObjectId
 from flask import current_app, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
 from pymongo import DESCENDING
@@ -20,8 +21,6 @@ def _signer():
 
 class Cursor(ma.fields.String):
     def _deserialize(self, value, attr, data, **kwargs):
-        from bson import ObjectId
-
         text = super()._deserialize(value, attr, data, **kwargs)
         try:
             return ObjectId(_signer().loads(text))

@@ -71,7 +71,8 @@ IF_MATCH = {"name": "If-Match", "in": "header", "schema": ETAG_LIST,
 IF_NONE_MATCH = {"name": "If-None-Match", "in": "header", "schema": ETAG_LIST,
                  "description": "ETags the caller holds; 304 when one is current."}
 IDEMPOTENCY_KEY = {"name": "Idempotency-Key", "in": "header",
-                   "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x20-\\x7e]+$"},
+                   "schema": {"type": "string", "minLength": 1, "maxLength": 255,
+                              "pattern": f"^{idempotency.KEY.pattern}$"},
                    "description": "A retry with the same key and body within 24 h returns the first response "
                                   "and creates nothing; the same key with another body is a 422."}
 

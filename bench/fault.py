@@ -15,6 +15,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from pymongo import MongoClient
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app import embedded  # noqa: E402
@@ -24,7 +26,6 @@ from tests.http import SocketClient  # noqa: E402
 ADMIN = ("fault-admin", "fault-password-1")
 AUTH = "Basic " + base64.b64encode(":".join(ADMIN).encode()).decode()
 REQUEST_TIMEOUT = 5  # the service's; idempotency claims of killed requests expire after twice this
-
 
 
 def create(port, key):
@@ -105,8 +106,6 @@ def run(seconds_before=4.0, seconds_down=2.0, writers=4, log=print):
         thread.join()
     log(f"before the faults: {before} acknowledged; in all {len(acknowledged)} acknowledged, "
         f"{len(unanswered)} without a 201 ({dict(Counter(unanswered.values()))})")
-
-    from pymongo import MongoClient
 
     database, _ = embedded.launch(data, db_port)
     profiles = MongoClient(uri).fault.profiles

@@ -146,11 +146,8 @@ def clean(mongo_uri):
 
 
 def median_round(results):
-    ordered = sorted(results, key=lambda r: r["rps"])
-    return {"rps": statistics.median(r["rps"] for r in results),
-            "p50_ms": statistics.median(r["p50_ms"] for r in results),
-            "p99_ms": statistics.median(r["p99_ms"] for r in results),
-            "errors": sum(r["errors"] for r in ordered)}
+    return {**{key: statistics.median(r[key] for r in results) for key in ("rps", "p50_ms", "p99_ms")},
+            "errors": sum(r["errors"] for r in results)}
 
 
 def measure_depth(port, mongo_uri, total, limit=50, repeats=2):

@@ -7,6 +7,7 @@ import logging.config
 from flask import g, request
 
 from app.errors import request_id
+from app.ops.metrics import route
 
 access = logging.getLogger("app.access")
 
@@ -34,8 +35,6 @@ def configure(level):
 
 
 def _log_request(response):
-    from app.ops.metrics import route
-
     user = g.get("flask_httpauth_user")
     access.info("request", extra={
         "method": request.method, "route": route(), "path": request.path, "status": response.status_code,

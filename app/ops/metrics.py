@@ -4,7 +4,15 @@ import os
 import time
 
 from flask import g, request
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 
 REQUESTS = Counter("http_requests_total", "HTTP requests answered.", ["method", "route", "status"])
 LATENCY = Histogram("http_request_duration_seconds", "Time to answer a request.", ["method", "route", "status"],
@@ -13,11 +21,10 @@ DATABASE_ERRORS = Counter("database_errors_total", "Database operations that fai
 
 
 def render():
+    registry = REGISTRY
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
-    else:
-        from prometheus_client import REGISTRY as registry
     return generate_latest(registry), CONTENT_TYPE_LATEST
 
 

@@ -75,8 +75,9 @@ def page(args):
 
 
 def _set(username, **fields):
-    forget(username)
-    if not users().update_one({"username": username}, {"$set": fields}).matched_count:
+    matched = users().update_one({"username": username}, {"$set": fields}).matched_count
+    forget(username)  # after the write: a request in between would cache the old record again
+    if not matched:
         raise NoSuchUser(username)
 
 
