@@ -1,13 +1,27 @@
-"""The application factory."""
+"""The application factory: settings, the database, the API with its three resources, operations."""
+
 import logging
 
 from flask import Flask, current_app, has_request_context, request
 from pymongo.errors import ConnectionFailure
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from app import api, cli, config, database, docs, idempotency, ops, ratelimit, throttle
+from app import (
+    cli,
+    config,
+    database,
+    docs,
+    errors,
+    idempotency,
+    login_throttle,
+    openapi,
+    ops,
+    request_quota,
+    response_headers,
+)
 from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
+from app.json_provider import OrjsonProvider
 from app.ops import logs
 from app.profiles.routes import blp as profiles_blp
 from app.profiles.storage import store as profiles_store
@@ -16,28 +30,27 @@ from app.users import tokens
 from app.users.routes import blp as users_blp
 
 log = logging.getLogger(__name__)
+UNPREPARED_BLUEPRINTS = ("ops", "api-docs", "docs_assets")  # they answer without the database
 
 
 def create_app(settings=None, mongo_client=None):
     """`settings` override the environment's; `mongo_client` replaces the connection (tests)."""
     app = Flask(__name__)
-    app.config.update(config.from_env(), **api.SPEC, **docs.SETTINGS)
+    app.config.update(config.from_env(), **openapi.SETTINGS, **docs.SETTINGS)
     app.config.update(settings or {})
     logs.configure(app.config["LOG_LEVEL"])
-    app.json = api.OrjsonProvider(app)
+    app.json = OrjsonProvider(app)
     database.init_app(app, mongo_client)
-    ratelimit.init_app(app)
+    request_quota.init_app(app)
     users.init_app(app)
 
-    rest = api.Api(app)
-    rest.spec.components.security_scheme("basicAuth", {"type": "http", "scheme": "basic"})
-    rest.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
-    rest.spec.options["security"] = [{"basicAuth": []}, {"bearerAuth": []}]
+    api = openapi.Api(app)
     for blp in (profiles_blp, blueprints_blp, users_blp):
-        rest.register_blueprint(blp)
-    rest.spec.components.schemas.pop("PaginationMetadata", None)  # flask-smorest's; lists use cursors
+        api.register_blueprint(blp)
+    errors.init_app(app)
     app.register_blueprint(docs.blp)
     ops.init_app(app)
+    response_headers.init_app(app)
     cli.init_app(app)
     if app.config["TRUSTED_PROXIES"]:
         hops = app.config["TRUSTED_PROXIES"]
@@ -55,7 +68,7 @@ def _ensure_prepared():
     request that finds it back, and until then requests get 503."""
     app = current_app
     serving = has_request_context()
-    if app.extensions.get("prepared") or (serving and request.blueprint in ("ops", "api-docs", "docs_assets")):
+    if app.extensions.get("prepared") or (serving and request.blueprint in UNPREPARED_BLUEPRINTS):
         return
     try:
         _prepare_database(app)
@@ -71,7 +84,7 @@ def _prepare_database(app):
     """Idempotent, so every worker may run it."""
     db = database.get_db()
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
-    for module in (users, tokens, throttle, ratelimit, idempotency):
+    for module in (users, tokens, login_throttle, request_quota, idempotency):
         module.create_indexes(db)
     profiles_store.create_indexes()
     blueprints_store.create_indexes()

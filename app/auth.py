@@ -12,6 +12,7 @@ key (the password itself is never kept). Each request checks them against the us
 account takes effect at once in the process that made the change, and within USER_CACHE_SECONDS
 (1 s) in every other worker and host, without a database read per request.
 """
+
 import hashlib
 import hmac
 import os
@@ -20,7 +21,7 @@ from functools import wraps
 from flask import current_app
 from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
 
-from app import errors, ratelimit, throttle
+from app import errors, login_throttle, request_quota
 from app.cache import TtlCache
 from app.users import storage, tokens
 
@@ -35,11 +36,14 @@ multi = MultiAuth(basic, bearer)
 def login_required(role, scheme=multi):
     """The one gate of every endpoint: credentials (401), then role (403), then the caller's
     request rate (429). `scheme` narrows the credentials accepted (the token endpoints)."""
+
     def decorate(view):
         @wraps(view)
         def limited(*args, **kwargs):
-            return ratelimit.refusal(current_user()["username"]) or view(*args, **kwargs)
+            return request_quota.refusal(current_user()["username"]) or view(*args, **kwargs)
+
         return scheme.login_required(role=role)(limited)
+
     return decorate
 
 
@@ -62,11 +66,11 @@ def _verify_password(username, password):
         if user and user["passwordHash"] == remembered and not user["disabled"]:
             return user
         verified.drop(digest)
-    counters = throttle.keys(username)
-    throttle.check(counters)
+    counters = login_throttle.keys(username)
+    login_throttle.check(counters)
     user = storage.authenticate(username, password)
     if user is None:
-        throttle.record_failure(counters)
+        login_throttle.record_failure(counters)
         return None
     verified.put(digest, user["passwordHash"], current_app.config["AUTH_CACHE_SECONDS"])
     return user
@@ -77,9 +81,9 @@ def _verify_token(token):
     """A 256-bit token cannot be guessed, so the throttle is consulted only after a failure."""
     user = tokens.user_of(token)
     if user is None:
-        counters = throttle.keys()
-        throttle.check(counters)
-        throttle.record_failure(counters)
+        counters = login_throttle.keys()
+        login_throttle.check(counters)
+        login_throttle.record_failure(counters)
     return user
 
 

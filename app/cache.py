@@ -1,4 +1,5 @@
 """A small in-process LRU cache whose entries expire; safe to share between threads."""
+
 import threading
 import time
 from collections import OrderedDict

@@ -5,6 +5,7 @@ Digits before the point are limited per unit so that every value the pattern adm
 int64 once normalized (999,999 TiB is about 1.1e18 bytes; 2**63 is about 9.2e18): the pattern alone
 decides validity. Arithmetic is on Decimal, so "1.5Gi" is exact before it is rounded down.
 """
+
 import math
 import re
 from decimal import Decimal
@@ -37,8 +38,9 @@ def _byte_pattern(bare_unit):
     by_digits = {}
     for unit, (_, digits) in _BYTE_UNITS.items():
         by_digits.setdefault(digits, []).append(_any_case(unit))
-    branches = [rf"{_number(d)} ?(?:{'|'.join(sorted(units, key=len, reverse=True))})"
-                for d, units in sorted(by_digits.items())]
+    branches = [
+        rf"{_number(d)} ?(?:{'|'.join(sorted(units, key=len, reverse=True))})" for d, units in sorted(by_digits.items())
+    ]
     branches.append(_number(_BYTE_UNITS[bare_unit][1]))
     return "^(?:" + "|".join(branches) + ")$"
 
@@ -69,6 +71,7 @@ def _bytes(bare_unit):
     def normalize(text):
         number, unit = _split(text)
         return int(number * _BYTE_UNITS[unit or bare_unit][0])  # int() of a positive Decimal rounds down
+
     return normalize
 
 
@@ -77,13 +80,27 @@ def _cpu_millis(text):
     return int(number if unit else number * 1000)
 
 
-MEMORY = Grammar(_byte_pattern("mi"), "A byte quantity: a number with an optional unit B, K, KB, Ki, KiB ... "
-                 "T, TB, Ti, TiB (any case); a bare number means MiB.", _bytes("mi"), 10**12)
-STORAGE = Grammar(_byte_pattern("gi"), "A byte quantity: a number with an optional unit B, K, KB, Ki, KiB ... "
-                  "T, TB, Ti, TiB (any case); a bare number means GiB.", _bytes("gi"), 10**9)
-CPU = Grammar(r"^(?:(?:[0-9]{1,15}(?:\.[0-9]{0,3})?|\.[0-9]{1,3})|[0-9]{1,18} ?m)$",
-              "CPUs with at most three decimals (\"0.5\"), or whole millicores (\"500m\").",
-              _cpu_millis, 10**15, json_multiple=0.001)
+MEMORY = Grammar(
+    _byte_pattern("mi"),
+    "A byte quantity: a number with an optional unit B, K, KB, Ki, KiB ... "
+    "T, TB, Ti, TiB (any case); a bare number means MiB.",
+    _bytes("mi"),
+    10**12,
+)
+STORAGE = Grammar(
+    _byte_pattern("gi"),
+    "A byte quantity: a number with an optional unit B, K, KB, Ki, KiB ... "
+    "T, TB, Ti, TiB (any case); a bare number means GiB.",
+    _bytes("gi"),
+    10**9,
+)
+CPU = Grammar(
+    r"^(?:(?:[0-9]{1,15}(?:\.[0-9]{0,3})?|\.[0-9]{1,3})|[0-9]{1,18} ?m)$",
+    'CPUs with at most three decimals ("0.5"), or whole millicores ("500m").',
+    _cpu_millis,
+    10**15,
+    json_multiple=0.001,
+)
 CONTAINERS = Grammar(r"^[0-9]{1,18}$", "A non-negative integer.", int, 10**18, json_multiple=1)
 
 # field name -> (name in `limits`, grammar)
@@ -119,5 +136,7 @@ def from_json(value):
 
 def limits(doc):
     """The normalized values of a stored profile's caps (null where a cap is unset)."""
-    return {key: (grammar.parse(doc[field]) if doc.get(field) is not None else None)
-            for field, (key, grammar) in CAPS.items()}
+    return {
+        key: (grammar.parse(doc[field]) if doc.get(field) is not None else None)
+        for field, (key, grammar) in CAPS.items()
+    }

@@ -3,6 +3,7 @@
 Changes take effect in every worker within USER_CACHE_SECONDS (1 s), the longest a worker keeps
 its copy of a user record.
 """
+
 import click
 import marshmallow as ma
 from flask.cli import AppGroup

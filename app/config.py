@@ -1,8 +1,20 @@
-"""Settings from the environment, read when an app is created (so tests can set them)."""
+"""Settings from the environment, read when an app is created (so tests can pass their own)."""
+
 import os
 from datetime import timedelta
 
 MIB = 1024 * 1024
+
+# Every environment variable the service reads: from_env's, and gunicorn.conf.py's last four.
+# Tests remove them all from the environment of the services they start, so that a caller's
+# settings (the README's `make run` line, say) never reach a test.
+VARIABLES = (
+    "MONGO_URI", "MONGO_DB", "DATA_DIR", "ADMIN_USERNAME", "ADMIN_PASSWORD", "PASSWORD_HASH_METHOD",
+    "MONGO_TIMEOUT_MS", "RATE_LIMIT", "TRUSTED_PROXIES", "LOG_LEVEL", "REQUEST_TIMEOUT", "TOKEN_SECONDS",
+    "AUTH_CACHE_SECONDS", "USER_CACHE_SECONDS", "AUTH_MAX_FAILURES_PER_USER", "AUTH_MAX_FAILURES_PER_ADDRESS",
+    "AUTH_FAILURE_WINDOW_SECONDS", "SECRET_KEY",
+    "HOST", "PORT", "WEB_CONCURRENCY", "PROMETHEUS_MULTIPROC_DIR",
+)  # fmt: skip
 
 
 def from_env(environ=os.environ):

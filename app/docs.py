@@ -1,5 +1,6 @@
 """GET /docs: Swagger UI from the assets of the installed flask-swagger-ui package, never a CDN,
 so the page works on a closed network. flask-smorest renders the page; this serves its files."""
+
 from importlib.resources import files
 
 from flask import Blueprint, send_from_directory

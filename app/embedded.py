@@ -6,6 +6,7 @@ because in replica-set mode its insert rate collapses as data grows (../shared/F
 A URI file beside the data directory lets a second process (the CLI next to a running service)
 use the server that already holds the files instead of starting another on them.
 """
+
 import atexit
 import contextlib
 import ctypes
@@ -62,10 +63,23 @@ def launch(data_dir, port=0):
     log_path = os.path.join(os.path.dirname(os.path.abspath(data_dir)), "embedded-mongo.log")
     with open(log_path, "ab") as log_file:
         process = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from secantus.cli import main; sys.exit(main())",
-             "--standalone", "--host", "127.0.0.1", "--port", str(port),
-             "--storage-path", data_dir, "--log-level", "WARNING"],
-            stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-c",
+                "import sys; from secantus.cli import main; sys.exit(main())",
+                "--standalone",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--storage-path",
+                data_dir,
+                "--log-level",
+                "WARNING",
+            ],
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
             preexec_fn=_die_with_parent,
         )
     deadline = time.monotonic() + START_TIMEOUT

@@ -1,19 +1,20 @@
-"""Every error is an RFC 9457 problem body; this module is the only place that builds one."""
+"""Every error is an RFC 9457 problem body; this module is the only place that builds one, and
+the error handlers that turn every exception into one."""
+
 import logging
-import re
-import uuid
 from http import HTTPStatus
 
-from flask import current_app, g, request
+import marshmallow as ma
+from flask import current_app
 from pymongo.errors import ConnectionFailure, PyMongoError
-from werkzeug.exceptions import HTTPException
+
+from app.ops.metrics import DATABASE_ERRORS
+from app.response_headers import request_id
 
 log = logging.getLogger(__name__)
 
-API_VERSION = "1.0.0"
 PROBLEM_JSON = "application/problem+json"
 RETRY_AFTER_UNAVAILABLE = "2"
-_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
 DETAILS = {
     400: "The body is not valid JSON.",
@@ -29,6 +30,17 @@ DETAILS = {
 }
 
 
+class ProblemSchema(ma.Schema):
+    """The body of every error (documentation; `problem_body` writes it)."""
+
+    type = ma.fields.String()
+    title = ma.fields.String()
+    status = ma.fields.Integer()
+    detail = ma.fields.String()
+    errors = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.List(ma.fields.String()))
+    requestId = ma.fields.String()
+
+
 class Invalid(Exception):
     """A 422 found after schema validation (an unknown user, a rule that needs stored data)."""
 
@@ -37,7 +49,7 @@ class Invalid(Exception):
         self.errors = errors
 
 
-def problem(status, detail=None, errors=None, headers=None):
+def problem_body(status, detail=None, errors=None, request_id=None):
     body = {
         "type": "about:blank",
         "title": HTTPStatus(status).phrase,
@@ -46,19 +58,17 @@ def problem(status, detail=None, errors=None, headers=None):
     }
     if errors:
         body["errors"] = errors
-    body["requestId"] = request_id()
-    response = current_app.json.response(body)
+    body["requestId"] = request_id
+    return body
+
+
+def problem(status, detail=None, errors=None, headers=None):
+    """The problem response of this request."""
+    response = current_app.json.response(problem_body(status, detail, errors, request_id()))
     response.status_code = status
     response.mimetype = PROBLEM_JSON
     response.headers.extend(headers or {})
     return response
-
-
-def request_id():
-    if "request_id" not in g:
-        given = request.headers.get("X-Request-ID", "")
-        g.request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
-    return g.request_id
 
 
 def _flatten(messages, prefix=""):
@@ -76,11 +86,17 @@ def _flatten(messages, prefix=""):
 
 def _field_errors(messages):
     """webargs keys messages by location ({"json": {...}, "query": {...}}); clients want fields."""
-    return _flatten({k: v for location in messages.values() for k, v in
-                     (location.items() if isinstance(location, dict) else [("_body", location)])})
+    return _flatten(
+        {
+            k: v
+            for location in messages.values()
+            for k, v in (location.items() if isinstance(location, dict) else [("_body", location)])
+        }
+    )
 
 
-def _http_error(exc):
+def http_error(exc):
+    """An HTTPException (abort(), webargs' 422, werkzeug's 404, 405, 413...) as a problem."""
     data = getattr(exc, "data", None) or {}
     headers = [(k, v) for k, v in exc.get_response().headers if k in ("Allow", "Retry-After")]
     headers.extend((data.get("headers") or {}).items())
@@ -94,10 +110,15 @@ def _invalid(exc):
 
 
 def _database_error(exc):
+    DATABASE_ERRORS.labels(type(exc).__name__).inc()
     if isinstance(exc, ConnectionFailure):
         log.warning("database unavailable: %s", type(exc).__name__)
-        return problem(503, headers={"Retry-After": RETRY_AFTER_UNAVAILABLE})
+        return unavailable()
     return _internal_error(exc)
+
+
+def unavailable():
+    return problem(503, headers={"Retry-After": RETRY_AFTER_UNAVAILABLE})
 
 
 def _internal_error(exc):
@@ -105,15 +126,8 @@ def _internal_error(exc):
     return problem(500)
 
 
-def _stamp(response):
-    response.headers["API-Version"] = API_VERSION
-    response.headers["X-Request-ID"] = request_id()
-    return response
-
-
 def init_app(app):
-    app.register_error_handler(HTTPException, _http_error)
+    """HTTPException is handled by the Api (openapi.Api.handle_http_exception)."""
     app.register_error_handler(Invalid, _invalid)
     app.register_error_handler(PyMongoError, _database_error)
     app.register_error_handler(Exception, _internal_error)
-    app.after_request(_stamp)

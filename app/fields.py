@@ -1,21 +1,11 @@
-"""Field types shared by every schema: the contract's rules for strings, booleans and caps."""
+"""Field types shared by every schema: the contract's rules for strings, booleans, caps, YAML,
+timestamps and ids, in bodies and in query strings."""
+
 from datetime import UTC
 
 import marshmallow as ma
 
 from app import caps, yamlguard
-
-
-class Schema(ma.Schema):
-    """Refuses unknown fields, and names read-only ones as such rather than as unknown."""
-
-    class Meta:
-        unknown = ma.RAISE
-
-    def handle_error(self, error, data, *, many, **kwargs):
-        read_only = {f.data_key or name for name, f in self.fields.items() if f.dump_only}
-        for name in read_only & set(error.messages):
-            error.messages[name] = ["Read-only field."]
 
 
 class Pattern(ma.validate.Regexp):
@@ -55,6 +45,15 @@ class StrictBoolean(ma.fields.Boolean):
         raise self.make_error("invalid")
 
 
+class QueryBoolean(ma.fields.Boolean):
+    """ "true" or "false" in a query string, nothing else, as a JSON body would be."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if value in ("true", "false"):
+            return value == "true"
+        raise self.make_error("invalid")
+
+
 class Cap(ma.fields.Field):
     """A cap as a string or a JSON number, kept as text once its grammar accepts it.
 
@@ -65,10 +64,20 @@ class Cap(ma.fields.Field):
         number = {"type": "number", "minimum": 0, "exclusiveMaximum": grammar.json_maximum}
         if grammar.json_multiple:
             number["multipleOf"] = grammar.json_multiple
-        super().__init__(allow_none=True, load_default=None, metadata={
-            "description": grammar.description, "example": example,
-            "anyOf": [{"type": "string", "maxLength": caps.MAX_TEXT, "pattern": grammar.pattern}, number,
-                      {"type": "null"}]}, **kwargs)
+        super().__init__(
+            allow_none=True,
+            load_default=None,
+            metadata={
+                "description": grammar.description,
+                "example": example,
+                "anyOf": [
+                    {"type": "string", "maxLength": caps.MAX_TEXT, "pattern": grammar.pattern},
+                    number,
+                    {"type": "null"},
+                ],
+            },
+            **kwargs,
+        )
         self.grammar = grammar
 
     def _deserialize(self, value, attr, data, **kwargs):
@@ -104,8 +113,9 @@ class Timestamp(ma.fields.Field):
 
 class Id(ma.fields.Field):
     def __init__(self, **kwargs):
-        super().__init__(attribute="_id", dump_only=True,
-                         metadata={"type": "string", "pattern": "^[0-9a-f]{24}$"}, **kwargs)
+        super().__init__(
+            attribute="_id", dump_only=True, metadata={"type": "string", "pattern": "^[0-9a-f]{24}$"}, **kwargs
+        )
 
     def _serialize(self, value, attr, obj, **kwargs):
         return str(value)

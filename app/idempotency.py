@@ -2,29 +2,37 @@
 
 A key is claimed by inserting a record whose id is a digest of (user, collection, key); the unique
 _id makes the claim atomic across workers and hosts. The record holds a fingerprint of the body
-and, once done, the response to replay; a TTL index forgets it after 24 hours. The resource's
-id is the claim's own ObjectId, which a takeover keeps, so a retry that takes over a claim
-abandoned by a crashed request finds the resource that request may have made instead of making
-a second one (and requests without a key pay nothing for this: no extra field or index).
+and, once done, the resource as created, which a retry gets again; a TTL index forgets it after
+24 hours. The resource's id is the claim's own ObjectId, which a takeover keeps, so a retry that
+takes over a claim abandoned by a crashed request finds the resource that request may have made
+instead of making a second one (and requests without a key pay nothing for this).
 """
+
 import hashlib
 import re
 from datetime import timedelta
 
 import orjson
 from bson import ObjectId
-from flask import current_app
+from flask import current_app, request
 from flask_smorest import abort
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from app.database import get_db, now
 from app.errors import Invalid
-from app.store import MAX_ATTEMPTS
+from app.resource_store import MAX_ATTEMPTS
 
 KEY = re.compile(r"[\x20-\x7e]{1,255}")  # whole value; the document publishes it as ^...$
 TTL = timedelta(hours=24)
 RETRY_AFTER = "1"
+HEADER = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": f"^{KEY.pattern}$"},
+    "description": "A retry with the same key and body within 24 h returns the first response "
+    "and creates nothing; the same key with another body is a 422.",
+}
 
 
 def create_indexes(db):
@@ -35,31 +43,31 @@ def _digest(*parts):
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-def create_once(username, collection, key, body, create):
-    """The response of `create(id)` for the first request with this key, replayed for retries.
-
-    `create` returns {"status", "body", "headers"}; a failure releases the claim so that the
-    request can be sent again.
-    """
+def create(store, fields, user):
+    """`store.create(fields, user)` once per Idempotency-Key: the resource, and the headers that
+    say whether it is a replay. A failure releases the claim, so the request can be sent again."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return store.create(fields, user), {}
     if not KEY.fullmatch(key):
         raise Invalid({"Idempotency-Key": ["1-255 printable ASCII characters."]})
     records = get_db().idempotency
-    record_id = _digest(username, collection, key)
-    fingerprint = _digest(orjson.dumps(body, option=orjson.OPT_SORT_KEYS).decode())
-    claim = _claim(records, record_id, fingerprint)
+    record_id = _digest(user["username"], store.collection, key)
+    body = orjson.dumps(request.get_json(force=True), option=orjson.OPT_SORT_KEYS).decode()
+    claim = _claim(records, record_id, _digest(body))
     if claim.get("state") == "done":
-        return {**claim["response"], "replayed": True}
+        return claim["resource"], {"Idempotent-Replayed": "true"}
     try:
-        response = create(claim["claimId"])
+        doc = store.create(fields, user, claim["claimId"])
     except BaseException:
         records.delete_one({"_id": record_id, "state": "pending"})
         raise
-    _finish(records, record_id, response)
-    return response
+    _finish(records, record_id, doc)
+    return doc, {}
 
 
-def _finish(records, record_id, response):
-    records.update_one({"_id": record_id}, {"$set": {"state": "done", "response": response}})
+def _finish(records, record_id, doc):
+    records.update_one({"_id": record_id}, {"$set": {"state": "done", "resource": doc}})
 
 
 def _claim(records, record_id, fingerprint):
@@ -67,8 +75,14 @@ def _claim(records, record_id, fingerprint):
     lease = timedelta(seconds=2 * current_app.config["REQUEST_TIMEOUT"])  # outlives any request
     for _ in range(MAX_ATTEMPTS):
         moment = now()
-        record = {"_id": record_id, "fingerprint": fingerprint, "state": "pending", "claimId": ObjectId(),
-                  "leaseUntil": moment + lease, "createdAt": moment}
+        record = {
+            "_id": record_id,
+            "fingerprint": fingerprint,
+            "state": "pending",
+            "claimId": ObjectId(),
+            "leaseUntil": moment + lease,
+            "createdAt": moment,
+        }
         try:
             records.insert_one(record)
             return record
@@ -82,12 +96,16 @@ def _claim(records, record_id, fingerprint):
         if earlier["state"] == "done":
             return earlier
         if earlier["leaseUntil"] > moment:
-            abort(409, message="A request with this Idempotency-Key is in progress.",
-                  headers={"Retry-After": RETRY_AFTER})
+            abort(
+                409,
+                message="A request with this Idempotency-Key is in progress.",
+                headers={"Retry-After": RETRY_AFTER},
+            )
         taken = records.find_one_and_update(  # the first request died: take its claim over
             {"_id": record_id, "state": "pending", "leaseUntil": earlier["leaseUntil"]},
-            {"$set": {"leaseUntil": moment + lease}}, return_document=ReturnDocument.AFTER)
+            {"$set": {"leaseUntil": moment + lease}},
+            return_document=ReturnDocument.AFTER,
+        )
         if taken is not None:
             return taken
     raise RuntimeError("could not claim an idempotency key")
-

@@ -5,6 +5,7 @@ scanner is quadratic in nesting depth, and an alias bomb is tiny as text but exp
 expands it. So the events are walked first, lazily, stopping at the first excess of depth or of
 expanded size; only a document that passes is composed and constructed by the safe loader.
 """
+
 import yaml
 
 try:

@@ -1,0 +1,1 @@
+"""`make bench` and `make fault-test`."""

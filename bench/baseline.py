@@ -1,5 +1,6 @@
 """The floor of this stack: Flask under gunicorn that checks one fixed credential in constant time
 and inserts the JSON body with pymongo, with the same journaled write concern as the service."""
+
 import base64
 import hmac
 import os
@@ -11,7 +12,8 @@ EXPECTED = "Basic " + base64.b64encode(os.environ["BASELINE_CREDENTIALS"].encode
 
 app = Flask(__name__)
 items = MongoClient(os.environ["MONGO_URI"]).baseline.get_collection(
-    "items", write_concern=WriteConcern("majority", j=True))
+    "items", write_concern=WriteConcern("majority", j=True)
+)
 
 
 @app.post("/items")

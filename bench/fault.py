@@ -2,12 +2,10 @@
 both; retry every create that got no 201 with its Idempotency-Key; then check that every id ever
 acknowledged is readable and that no retry made a duplicate. Loopback only, bounded in time.
 """
+
 import argparse
-import base64
 import json
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -21,55 +19,35 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app import embedded  # noqa: E402
 from app.embedded import free_port  # noqa: E402
-from tests.http import SocketClient  # noqa: E402
+from tests.http import SocketClient, basic  # noqa: E402
+from tests.processes import Gunicorn  # noqa: E402
 
 ADMIN = ("fault-admin", "fault-password-1")
-AUTH = "Basic " + base64.b64encode(":".join(ADMIN).encode()).decode()
+AUTH = basic(*ADMIN)
 REQUEST_TIMEOUT = 5  # the service's; idempotency claims of killed requests expire after twice this
 
 
 def create(port, key):
     """POST a profile named `key` under Idempotency-Key `key`."""
-    return SocketClient(port, timeout=10).post("/profiles", json={"name": key},
-                                               headers={"Authorization": AUTH, "Idempotency-Key": key})
-
-
-class Service:
-    def __init__(self, port, mongo_uri):
-        self.port, self.mongo_uri = port, mongo_uri
-
-    def start(self):
-        env = {**os.environ, "MONGO_URI": self.mongo_uri, "MONGO_DB": "fault", "PORT": str(self.port),
-               "WEB_CONCURRENCY": "2", "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1],
-               "REQUEST_TIMEOUT": str(REQUEST_TIMEOUT), "RATE_LIMIT": "1000000 per minute", "LOG_LEVEL": "error"}
-        self.process = subprocess.Popen([str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py",
-                                         "wsgi:app"], cwd=ROOT, env=env, start_new_session=True,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if SocketClient(self.port).get("/readyz").status == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError("the service did not start")
-
-    def kill(self):
-        os.killpg(self.process.pid, signal.SIGKILL)  # the master and its workers, no goodbyes
-        self.process.wait()
-
-    def stop(self):
-        os.killpg(self.process.pid, signal.SIGTERM)
-        self.process.wait(timeout=60)
+    return SocketClient(port, timeout=10).post(
+        "/profiles", json={"name": key}, headers={"Authorization": AUTH, "Idempotency-Key": key}
+    )
 
 
 def run(seconds_before=4.0, seconds_down=2.0, writers=4, log=print):
     data = os.path.join(tempfile.mkdtemp(prefix="fault-"), "data")
     db_port = free_port()
     database, uri = embedded.launch(data, db_port)
-    service = Service(free_port(), uri)
-    service.start()
+    service = Gunicorn(
+        MONGO_URI=uri,
+        MONGO_DB="fault",
+        WEB_CONCURRENCY=2,
+        ADMIN_USERNAME=ADMIN[0],
+        ADMIN_PASSWORD=ADMIN[1],
+        REQUEST_TIMEOUT=REQUEST_TIMEOUT,
+        RATE_LIMIT="1000000 per minute",
+        LOG_LEVEL="error",
+    ).start()
 
     acknowledged, unanswered, lock, stop = {}, {}, threading.Lock(), threading.Event()
 
@@ -104,8 +82,10 @@ def run(seconds_before=4.0, seconds_down=2.0, writers=4, log=print):
     stop.set()
     for thread in threads:
         thread.join()
-    log(f"before the faults: {before} acknowledged; in all {len(acknowledged)} acknowledged, "
-        f"{len(unanswered)} without a 201 ({dict(Counter(unanswered.values()))})")
+    log(
+        f"before the faults: {before} acknowledged; in all {len(acknowledged)} acknowledged, "
+        f"{len(unanswered)} without a 201 ({dict(Counter(unanswered.values()))})"
+    )
 
     database, _ = embedded.launch(data, db_port)
     profiles = MongoClient(uri).fault.profiles
@@ -123,14 +103,22 @@ def run(seconds_before=4.0, seconds_down=2.0, writers=4, log=print):
                 raise AssertionError(f"retry of {key} answered {r.status}: {r.body}")
             time.sleep(float(r.headers.get("retry-after", "1")))
 
-    unreadable = [key for key, id_ in {**acknowledged, **retried}.items()
-                  if SocketClient(service.port).get(f"/profiles/{id_}", headers={"Authorization": AUTH}).status != 200]
+    unreadable = [
+        key
+        for key, id_ in {**acknowledged, **retried}.items()
+        if SocketClient(service.port).get(f"/profiles/{id_}", headers={"Authorization": AUTH}).status != 200
+    ]
     names = Counter(d["name"] for d in profiles.find({}, {"name": 1}))
-    report = {"acknowledged": len(acknowledged), "acknowledged_before_faults": before,
-              "unanswered_retried": len(unanswered), "unanswered_but_stored_before_retry": stored_unanswered,
-              "documents": sum(names.values()), "lost": len(unreadable),
-              "duplicates": sum(n - 1 for n in names.values() if n > 1),
-              "missing_after_retry": len(set(acknowledged) | set(retried)) - len(names)}
+    report = {
+        "acknowledged": len(acknowledged),
+        "acknowledged_before_faults": before,
+        "unanswered_retried": len(unanswered),
+        "unanswered_but_stored_before_retry": stored_unanswered,
+        "documents": sum(names.values()),
+        "lost": len(unreadable),
+        "duplicates": sum(n - 1 for n in names.values() if n > 1),
+        "missing_after_retry": len(set(acknowledged) | set(retried)) - len(names),
+    }
     service.stop()
     database.terminate()
     database.wait()

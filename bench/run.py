@@ -3,14 +3,12 @@
 Every scenario runs for a few seconds per round, rounds interleaved, all bounded in time; the
 table gives the median round's requests/s and latency percentiles.
 """
+
 import argparse
-import base64
 import json
 import os
 import re
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -24,74 +22,49 @@ from pymongo import MongoClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app import create_app, embedded, pagination  # noqa: E402
-from app.embedded import free_port  # noqa: E402
-from tests.http import SocketClient  # noqa: E402
+from tests.http import SocketClient, basic  # noqa: E402
+from tests.processes import Gunicorn  # noqa: E402
 
 ADMIN = ("bench-admin", "bench-password-1")
-BASIC = "Basic " + base64.b64encode(":".join(ADMIN).encode()).decode()
+BASIC = basic(*ADMIN)
 ADMIN_HEADERS = {"Authorization": BASIC}
-BLUEPRINT = {"name": "bench", "version": "1.0", "blueprintType": "compose",
-             "yml": "services:\n  web:\n    image: nginx\n", "entitlementType": "PUBLIC"}
+BLUEPRINT = {
+    "name": "bench",
+    "version": "1.0",
+    "blueprintType": "compose",
+    "yml": "services:\n  web:\n    image: nginx\n",
+    "entitlementType": "PUBLIC",
+}
 PROFILE = {"name": "bench", "memoryCap": "1Gi", "cpuCap": "500m", "containerCap": 4, "storageCap": "10"}
 
 
-
-def wait_for(port, process, probe, timeout=60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit("the server exited during start-up")
-        try:
-            if probe is None:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            else:
-                SocketClient(port).get(probe, headers=ADMIN_HEADERS)
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise SystemExit("the server did not start")
-
-
-class Server:
-    """A gunicorn server: the service as `make run` starts it, or the baseline beside it."""
-
-    def __init__(self, args, cwd, env, probe):
-        self.port = free_port()
-        env = {**os.environ, **env, "PORT": str(self.port)}
-        gunicorn = Path(sys.executable).with_name("gunicorn")
-        self.process = subprocess.Popen([str(gunicorn), *args, "--bind", f"127.0.0.1:{self.port}"], cwd=cwd,
-                                        env=env)
-        wait_for(self.port, self.process, probe)
-
-    def worker_rss_mb(self):
-        """Resident memory of each worker (the master's children that run gunicorn)."""
-        sizes = []
-        for proc in Path("/proc").iterdir():
-            try:
-                stat = (proc / "stat").read_text()
-                if int(stat.rsplit(")", 1)[1].split()[1]) == self.process.pid and b"gunicorn" in (
-                        proc / "cmdline").read_bytes():
-                    rss = re.search(r"VmRSS:\s+(\d+) kB", (proc / "status").read_text())
-                    sizes.append(int(rss.group(1)) / 1024)
-            except (OSError, ValueError, IndexError):
-                continue
-        return sizes
-
-    def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        self.process.wait(timeout=60)
-
-
 def service(mongo_uri, workers):
-    return Server(["-c", "gunicorn.conf.py", "--workers", str(workers), "wsgi:app"], ROOT, {
-        "MONGO_URI": mongo_uri, "MONGO_DB": "bench", "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1],
-        "LOG_LEVEL": "warning", "RATE_LIMIT": "1000000000 per minute"}, "/users/me")
+    return Gunicorn(
+        "-c",
+        "gunicorn.conf.py",
+        "--workers",
+        str(workers),
+        MONGO_URI=mongo_uri,
+        MONGO_DB="bench",
+        ADMIN_USERNAME=ADMIN[0],
+        ADMIN_PASSWORD=ADMIN[1],
+        LOG_LEVEL="warning",
+        RATE_LIMIT="1000000000 per minute",
+    ).start()
 
 
 def baseline(mongo_uri, workers):
     """Run from bench/ so that gunicorn does not read the service's gunicorn.conf.py."""
-    return Server(["--workers", str(workers), "--log-level", "warning", "baseline:app"], ROOT / "bench",
-                  {"MONGO_URI": mongo_uri, "BASELINE_CREDENTIALS": ":".join(ADMIN)}, None)
+    return Gunicorn(
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+        app="baseline:app",
+        cwd=ROOT / "bench",
+        MONGO_URI=mongo_uri,
+        BASELINE_CREDENTIALS=":".join(ADMIN),
+    ).start(probe="/")
 
 
 def wrk(port, method, path, auth, body, seconds, connections):
@@ -101,13 +74,27 @@ def wrk(port, method, path, auth, body, seconds, connections):
         script.write(f'wrk.headers["Authorization"] = {json.dumps(auth)}\n')
         if body is not None:
             script.write(f"wrk.body = {json.dumps(json.dumps(body))}\n")
-        script.write("function done(summary, latency, requests)\n"
-                     "  io.write(string.format('RESULT %d %d %d %d %d\\n', summary.requests, summary.duration,\n"
-                     "    latency:percentile(50), latency:percentile(99),\n"
-                     "    summary.errors.status + summary.errors.connect + summary.errors.read\n"
-                     "    + summary.errors.write + summary.errors.timeout))\nend\n")
-    out = subprocess.run([shutil.which("wrk"), "-t2", f"-c{connections}", f"-d{seconds}s", "-s", script.name,
-                          f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True, timeout=seconds + 30)
+        script.write(
+            "function done(summary, latency, requests)\n"
+            "  io.write(string.format('RESULT %d %d %d %d %d\\n', summary.requests, summary.duration,\n"
+            "    latency:percentile(50), latency:percentile(99),\n"
+            "    summary.errors.status + summary.errors.connect + summary.errors.read\n"
+            "    + summary.errors.write + summary.errors.timeout))\nend\n"
+        )
+    out = subprocess.run(
+        [
+            shutil.which("wrk"),
+            "-t2",
+            f"-c{connections}",
+            f"-d{seconds}s",
+            "-s",
+            script.name,
+            f"http://127.0.0.1:{port}{path}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=seconds + 30,
+    )
     os.unlink(script.name)
     match = re.search(r"RESULT (\d+) (\d+) (\d+) (\d+) (\d+)", out.stdout)
     if not match:
@@ -133,9 +120,22 @@ def seed(mongo_uri, count):
     so that every run (and the list page) sees a collection of the same size."""
     blueprints = MongoClient(mongo_uri).bench.blueprints
     moment = datetime.now(UTC)
-    blueprints.insert_many([{**BLUEPRINT, "name": "seed", "description": None, "entitledUsers": [], "inactive": False,
-                             "owner": ADMIN[0], "createdAt": moment, "updatedAt": moment, "rev": 1}
-                            for _ in range(count)])
+    blueprints.insert_many(
+        [
+            {
+                **BLUEPRINT,
+                "name": "seed",
+                "description": None,
+                "entitledUsers": [],
+                "inactive": False,
+                "owner": ADMIN[0],
+                "createdAt": moment,
+                "updatedAt": moment,
+                "rev": 1,
+            }
+            for _ in range(count)
+        ]
+    )
 
 
 def clean(mongo_uri):
@@ -146,8 +146,10 @@ def clean(mongo_uri):
 
 
 def median_round(results):
-    return {**{key: statistics.median(r[key] for r in results) for key in ("rps", "p50_ms", "p99_ms")},
-            "errors": sum(r["errors"] for r in results)}
+    return {
+        **{key: statistics.median(r[key] for r in results) for key in ("rps", "p50_ms", "p99_ms")},
+        "errors": sum(r["errors"] for r in results),
+    }
 
 
 def measure_depth(port, mongo_uri, total, limit=50, repeats=2):
@@ -155,17 +157,26 @@ def measure_depth(port, mongo_uri, total, limit=50, repeats=2):
     in the database; and that page's number."""
     blueprints = MongoClient(mongo_uri).bench.blueprints
     have = blueprints.estimated_document_count()
-    batch = [{"name": "deep", "owner": ADMIN[0], "entitlementType": "OWNER", "entitledUsers": [], "rev": 1,
-              "inactive": False} for _ in range(5000)]
+    batch = [
+        {
+            "name": "deep",
+            "owner": ADMIN[0],
+            "entitlementType": "OWNER",
+            "entitledUsers": [],
+            "rev": 1,
+            "inactive": False,
+        }
+        for _ in range(5000)
+    ]
     while have < total:
-        blueprints.insert_many([dict(doc) for doc in batch[:min(5000, total - have)]])
+        blueprints.insert_many([dict(doc) for doc in batch[: min(5000, total - have)]])
         have = blueprints.estimated_document_count()
     depth = min(1000, total // limit)
     # the cursor that page `depth - 1` would hand out, signed by the service's own code
     last = blueprints.find({}, {"_id": 1}).sort("_id", -1).skip((depth - 1) * limit - 1).limit(1)[0]["_id"]
     app = create_app({"MONGO_URI": mongo_uri, "MONGO_DB": "bench"})
     with app.app_context():
-        cursor = pagination._signer().dumps(str(last))
+        cursor = pagination.sign(last)
 
     def timed(path):
         started = time.perf_counter()
@@ -213,26 +224,35 @@ def main():
         floors = []
         for _ in range(args.rounds):  # A B A B: the service and the baseline take turns
             for name, (method, path, auth, body) in scenarios.items():
-                for server, target, results_of in ((app, (method, path, auth, body), results[name]),
-                                                   (floor, ("POST", "/items", BASIC, BLUEPRINT), floors)):
+                for server, target, results_of in (
+                    (app, (method, path, auth, body), results[name]),
+                    (floor, ("POST", "/items", BASIC, BLUEPRINT), floors),
+                ):
                     clean(mongo_uri)
                     settle(app.port)
                     results_of.append(wrk(server.port, *target, args.seconds, args.connections))
         base = median_round(floors)
-        print(f"\n{'scenario':34} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} "
-              f"{'rps/base':>8} {'p99/base':>8}")
-        print(f"{'baseline POST (Flask + pymongo)':34} {base['rps']:7.0f} {base['p50_ms']:7.1f} {base['p99_ms']:7.1f} "
-              f"{base['errors']:6d} {1:8.2f} {1:8.2f}")
+        print(
+            f"\n{'scenario':34} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} {'rps/base':>8} {'p99/base':>8}"
+        )
+        print(
+            f"{'baseline POST (Flask + pymongo)':34} {base['rps']:7.0f} {base['p50_ms']:7.1f} {base['p99_ms']:7.1f} "
+            f"{base['errors']:6d} {1:8.2f} {1:8.2f}"
+        )
         for name, rounds in results.items():
             r = median_round(rounds)
-            print(f"{name:34} {r['rps']:7.0f} {r['p50_ms']:7.1f} {r['p99_ms']:7.1f} {r['errors']:6d} "
-                  f"{r['rps'] / base['rps']:8.2f} {r['p99_ms'] / base['p99_ms']:8.2f}")
+            print(
+                f"{name:34} {r['rps']:7.0f} {r['p50_ms']:7.1f} {r['p99_ms']:7.1f} {r['errors']:6d} "
+                f"{r['rps'] / base['rps']:8.2f} {r['p99_ms'] / base['p99_ms']:8.2f}"
+            )
         rss = app.worker_rss_mb()
         print(f"\nworker RSS after the run: {', '.join(f'{mb:.0f} MB' for mb in rss)}")
         if args.depth_documents:
             first, deep, depth = measure_depth(app.port, mongo_uri, args.depth_documents)
-            print(f"list page 1 vs page {depth:,} with {args.depth_documents:,} blueprints: "
-                  f"{first * 1000:.0f} ms vs {deep * 1000:.0f} ms (ratio {deep / first:.2f})")
+            print(
+                f"list page 1 vs page {depth:,} with {args.depth_documents:,} blueprints: "
+                f"{first * 1000:.0f} ms vs {deep * 1000:.0f} ms (ratio {deep / first:.2f})"
+            )
         print(f"the benchmark took {time.monotonic() - started:.0f} s")
     finally:
         for server in servers:

@@ -1,6 +1,8 @@
 """Fixtures. API tests take `api`, which runs them twice: on mongomock through Flask's test client,
-and over real sockets (HTTP to a threaded server, pymongo to an embedded SecantusDB)."""
-import base64
+and over real sockets (HTTP to a threaded server, pymongo to an embedded SecantusDB); the second
+run is marked `socket`. Every app is built from the defaults of app/config.py, never from the
+caller's environment, so exported settings cannot change what a test sees."""
+
 import contextlib
 import itertools
 import threading
@@ -9,27 +11,45 @@ import mongomock
 import pytest
 from werkzeug.serving import make_server
 
-from app import create_app
+from app import config, create_app
 from app.users import storage as users
-from tests.http import FlaskClient, SocketClient
+from tests.http import PASSWORD, FlaskClient, SocketClient
 
 FAST_HASH = "pbkdf2:sha256:1000"  # the same code path as scrypt, without 100 ms a request
-PASSWORD = "correct horse battery"
 USERS = {"admin": "admin", "alice": "member", "bob": "member", "carol": "member", "victor": "viewer"}
 _db_names = itertools.count()
+
+
+def pytest_collection_modifyitems(items):
+    """`socket` marks what needs the embedded database, so `make test-fast` can leave it out."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if "mongo_server" in item.fixturenames or (callspec and callspec.params.get("app") == "socket"):
+            item.add_marker(pytest.mark.socket)
 
 
 @pytest.fixture(scope="session")
 def mongo_server(tmp_path_factory):
     from secantus import SecantusDBServer
 
-    with SecantusDBServer(host="127.0.0.1", port=0, replica_set_name=None,
-                          storage_path=str(tmp_path_factory.mktemp("secantus"))) as server:
+    with SecantusDBServer(
+        host="127.0.0.1",
+        port=0,
+        replica_set_name=None,
+        storage_path=str(tmp_path_factory.mktemp("secantus")),
+    ) as server:
         yield server
 
 
 def settings(**extra):
-    return {"TESTING": True, "PASSWORD_HASH_METHOD": FAST_HASH, "RATE_LIMIT": "100000 per minute", **extra}
+    """The defaults of every setting, whatever the environment holds, with test speed-ups."""
+    return {
+        **config.from_env({}),
+        "TESTING": True,
+        "PASSWORD_HASH_METHOD": FAST_HASH,
+        "RATE_LIMIT": "100000 per minute",
+        **extra,
+    }
 
 
 def add_users(app):
@@ -38,16 +58,22 @@ def add_users(app):
             users.create(name, PASSWORD, role)
 
 
+def make_app(backend, mongo_uri=None, **extra):
+    """An app with the test users, on mongomock or on the database at `mongo_uri`."""
+    if backend == "mongomock":
+        app = create_app(settings(**extra), mongo_client=mongomock.MongoClient(tz_aware=True))
+    else:
+        app = create_app(settings(MONGO_URI=mongo_uri, MONGO_DB=f"test{next(_db_names)}", **extra))
+    add_users(app)
+    app.backend = backend
+    return app
+
+
 @pytest.fixture(params=["mongomock", "socket"])
 def app(request):
     if request.param == "mongomock":
-        app = create_app(settings(), mongo_client=mongomock.MongoClient(tz_aware=True))
-    else:
-        server = request.getfixturevalue("mongo_server")
-        app = create_app(settings(MONGO_URI=server.uri, MONGO_DB=f"test{next(_db_names)}"))
-    add_users(app)
-    app.backend = request.param
-    return app
+        return make_app("mongomock")
+    return make_app("socket", request.getfixturevalue("mongo_server").uri)
 
 
 @contextlib.contextmanager
@@ -76,7 +102,3 @@ def api(app):
 def live_port(app):
     with serving(app) as port:
         yield port
-
-
-def basic(user, password=PASSWORD):
-    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()

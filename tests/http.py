@@ -1,4 +1,5 @@
 """One small client interface over Flask's test client and over a real HTTP socket."""
+
 import base64
 import http.client
 import json as jsonlib
@@ -16,13 +17,18 @@ class Response:
         return jsonlib.loads(self.body) if self.body else None
 
 
+PASSWORD = "correct horse battery"  # every test user's
+
+
+def basic(user, password=PASSWORD):
+    """The Authorization header value of HTTP Basic credentials."""
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+
 def _prepare(json, data, headers, user, password):
     headers = dict(headers or {})
     if user is not None:
-        from tests.conftest import PASSWORD
-
-        creds = f"{user}:{password or PASSWORD}".encode()
-        headers.setdefault("Authorization", "Basic " + base64.b64encode(creds).decode())
+        headers.setdefault("Authorization", basic(user, password or PASSWORD))
     if json is not None:
         data = jsonlib.dumps(json)
         headers.setdefault("Content-Type", "application/json")

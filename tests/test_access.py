@@ -4,6 +4,7 @@ alice owns everything here; bob is another member; carol a member and victor a v
 in the CUSTOM blueprint; admin is an admin. A resource the caller may not read is a 404 whatever
 the operation; one they may read but not change is a 403, as is any write by a viewer.
 """
+
 import pytest
 
 FULL = {"get": 200, "listed": True, "patch": 200, "put": 200, "delete": 204}
@@ -52,3 +53,34 @@ def test_access(api, kind, user):
 @pytest.mark.parametrize("collection", ["profiles", "blueprints"])
 def test_viewers_never_create(api, collection):
     assert api.post(f"/{collection}", json={}, user="victor").status == 403
+
+
+WRITES = [
+    ("POST", "/profiles"),
+    ("POST", "/blueprints"),
+    ("PATCH", "/profiles/{p}"),
+    ("PUT", "/profiles/{p}"),
+    ("DELETE", "/profiles/{p}"),
+    ("PATCH", "/blueprints/{b}"),
+    ("PUT", "/blueprints/{b}"),
+    ("DELETE", "/blueprints/{b}"),
+    ("POST", "/users"),
+    ("GET", "/users"),
+]
+
+
+@pytest.mark.parametrize("method, path", WRITES)
+def test_roles_on_every_write(api, method, path):
+    def target(user):
+        ids = {
+            "p": api.post("/profiles", json={}, user=user).json["id"],
+            "b": api.post("/blueprints", json={}, user=user).json["id"],
+        }
+        return path.format(**ids)
+
+    body = {"username": "newbie", "password": "long enough", "role": "member"} if path == "/users" else {}
+    kwargs = {} if method in ("GET", "DELETE") else {"json": body}
+    admin_only = path == "/users"
+    assert api.request(method, target("alice"), user="victor", **kwargs).status == 403
+    assert (api.request(method, target("alice"), user="alice", **kwargs).status == 403) == admin_only
+    assert api.request(method, target("alice"), user="admin", **kwargs).status in (200, 201, 204)

@@ -1,4 +1,5 @@
 """Lists: keyset pages newest first, signed cursors, filters, and parameters that cannot inject."""
+
 import threading
 from urllib.parse import quote
 
@@ -20,7 +21,7 @@ def walk(api, path, user="alice"):
             return seen
         link = r.headers["link"]
         assert link.endswith('>; rel="next"') and f"cursor={cursor}" in link
-        url = link[1:link.index(">")]
+        url = link[1 : link.index(">")]
 
 
 @pytest.mark.parametrize("collection", ["profiles", "blueprints"])
@@ -38,9 +39,22 @@ def test_default_and_maximum_limit(api):
     assert len(api.get("/profiles?limit=200", user="alice").json["items"]) == 52
 
 
-@pytest.mark.parametrize("query", ["limit=0", "limit=201", "limit=abc", "limit=1.5", "cursor=abc",
-                                   "cursor=IjZiMDI5N2Q1YjE3Y2MwZTRmMDU3ZGRjYyI.forged", "colour=red",
-                                   "defaultProfile=yes", "defaultProfile=1", "q=", "owner=a"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "limit=0",
+        "limit=201",
+        "limit=abc",
+        "limit=1.5",
+        "cursor=abc",
+        "cursor=IjZiMDI5N2Q1YjE3Y2MwZTRmMDU3ZGRjYyI.forged",
+        "colour=red",
+        "defaultProfile=yes",
+        "defaultProfile=1",
+        "q=",
+        "owner=a",
+    ],
+)
 def test_bad_parameters_are_422(api, query):
     body = assert_problem(api.get(f"/profiles?{query}", user="alice"), 422)
     assert query.split("=")[0] in body["errors"]
@@ -92,10 +106,22 @@ def test_blueprint_filters(api):
     assert_problem(api.get("/blueprints?entitlementType=everyone", user="alice"), 422)
 
 
-@pytest.mark.parametrize("query", [
-    "name[$ne]=x", "name=%7B%22%24ne%22%3A%20%22x%22%7D", "q=.*", "q=%5E", "q=(", "q=%5C", "q=a|b",
-    "owner[$regex]=.*", "name=x&name[$gt]=", "q=" + quote('{"$where": "1"}'), "cursor[$gt]=0",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "name[$ne]=x",
+        "name=%7B%22%24ne%22%3A%20%22x%22%7D",
+        "q=.*",
+        "q=%5E",
+        "q=(",
+        "q=%5C",
+        "q=a|b",
+        "owner[$regex]=.*",
+        "name=x&name[$gt]=",
+        "q=" + quote('{"$where": "1"}'),
+        "cursor[$gt]=0",
+    ],
+)
 def test_query_injection_never_widens_a_result(api, query):
     create(api, "profiles", name="alice's only")
     create(api, "profiles", user="bob", name="bob's secret")

@@ -1,3 +1,5 @@
+"""The cap grammar: units, rounding, bounds that fit int64, and the patterns the document publishes."""
+
 import re
 
 import pytest
@@ -8,12 +10,30 @@ GiB, MiB = 1024**3, 1024**2
 INT64 = 2**63 - 1
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("1", MiB), ("512", 512 * MiB), ("1.5Gi", 3 * GiB // 2), ("1.5 GiB", 3 * GiB // 2),
-    ("2g", 2 * 10**9), ("2GB", 2 * 10**9), ("1k", 1000), ("1Ki", 1024), ("1kib", 1024),
-    ("100B", 100), ("1T", 10**12), ("1Ti", 1024**4), ("0", 0), ("0.5", MiB // 2),
-    ("1.0000001K", 1000), (".5Ki", 512), ("3m", 3 * 10**6), ("3Mi", 3 * MiB), ("1.", MiB),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("1", MiB),
+        ("512", 512 * MiB),
+        ("1.5Gi", 3 * GiB // 2),
+        ("1.5 GiB", 3 * GiB // 2),
+        ("2g", 2 * 10**9),
+        ("2GB", 2 * 10**9),
+        ("1k", 1000),
+        ("1Ki", 1024),
+        ("1kib", 1024),
+        ("100B", 100),
+        ("1T", 10**12),
+        ("1Ti", 1024**4),
+        ("0", 0),
+        ("0.5", MiB // 2),
+        ("1.0000001K", 1000),
+        (".5Ki", 512),
+        ("3m", 3 * 10**6),
+        ("3Mi", 3 * MiB),
+        ("1.", MiB),
+    ],
+)
 def test_memory(text, expected):
     assert caps.MEMORY.parse(text) == expected
 
@@ -23,17 +43,28 @@ def test_storage_bare_number_means_gib():
     assert caps.STORAGE.parse("10M") == 10**7
 
 
-@pytest.mark.parametrize("text", ["", "lots", "-1", "1 2", "1Gb2", "1X", "1  Gi", "1e3", "Gi", "1.2.3", "+5",
-                                  "1Gi\n", "1 Gi "])
+@pytest.mark.parametrize(
+    "text", ["", "lots", "-1", "1 2", "1Gb2", "1X", "1  Gi", "1e3", "Gi", "1.2.3", "+5", "1Gi\n", "1 Gi "]
+)
 def test_memory_refused(text):
     with pytest.raises(caps.CapError):
         caps.MEMORY.parse(text)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("2", 2000), ("0.5", 500), ("500m", 500), ("0.001", 1), ("1.5", 1500), ("0", 0), ("250 m", 250),
-    ("0.500", 500), (".5", 500),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("2", 2000),
+        ("0.5", 500),
+        ("500m", 500),
+        ("0.001", 1),
+        ("1.5", 1500),
+        ("0", 0),
+        ("250 m", 250),
+        ("0.500", 500),
+        (".5", 500),
+    ],
+)
 def test_cpu(text, expected):
     assert caps.CPU.parse(text) == expected
 
@@ -51,10 +82,18 @@ def test_containers():
             caps.CONTAINERS.parse(text)
 
 
-@pytest.mark.parametrize("value, text", [
-    (2, "2"), (2.0, "2"), (0.5, "0.5"), (1e20, "100000000000000000000"), (1.5e-7, "0.00000015"),
-    ("  1Gi ", "1Gi"), (0, "0"),
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (2, "2"),
+        (2.0, "2"),
+        (0.5, "0.5"),
+        (1e20, "100000000000000000000"),
+        (1.5e-7, "0.00000015"),
+        ("  1Gi ", "1Gi"),
+        (0, "0"),
+    ],
+)
 def test_from_json(value, text):
     assert caps.from_json(value) == text
 
@@ -65,12 +104,18 @@ def test_from_json_refused(value):
         caps.from_json(value)
 
 
-@pytest.mark.parametrize("grammar, largest, too_large", [
-    (caps.MEMORY, "999999TiB", "1000000TiB"), (caps.MEMORY, "999999999999999999B", "9999999999999999999B"),
-    (caps.MEMORY, "999999999999", "1000000000000"), (caps.STORAGE, "999999999", "1000000000"),
-    (caps.CPU, "999999999999999.999", "1000000000000000"), (caps.CPU, "999999999999999999m", "9999999999999999999m"),
-    (caps.CONTAINERS, "9" * 18, "9" * 19),
-])
+@pytest.mark.parametrize(
+    "grammar, largest, too_large",
+    [
+        (caps.MEMORY, "999999TiB", "1000000TiB"),
+        (caps.MEMORY, "999999999999999999B", "9999999999999999999B"),
+        (caps.MEMORY, "999999999999", "1000000000000"),
+        (caps.STORAGE, "999999999", "1000000000"),
+        (caps.CPU, "999999999999999.999", "1000000000000000"),
+        (caps.CPU, "999999999999999999m", "9999999999999999999m"),
+        (caps.CONTAINERS, "9" * 18, "9" * 19),
+    ],
+)
 def test_every_accepted_value_fits_int64(grammar, largest, too_large):
     assert grammar.parse(largest) <= INT64
     with pytest.raises(caps.CapError):

@@ -1,3 +1,5 @@
+"""`flask users ...`: account management from the shell, and the admin from the environment."""
+
 import mongomock
 import pytest
 
@@ -13,8 +15,9 @@ def app():
 
 def test_users_create_prompts_for_the_password(app):
     runner = app.test_cli_runner()
-    result = runner.invoke(args=["users", "create", "root", "--role", "admin"],
-                           input="long enough pw\nlong enough pw\n")
+    result = runner.invoke(
+        args=["users", "create", "root", "--role", "admin"], input="long enough pw\nlong enough pw\n"
+    )
     assert result.exit_code == 0, result.output
     with app.app_context():
         user = storage.authenticate("root", "long enough pw")
@@ -44,8 +47,9 @@ def test_admin_from_the_environment_is_created_once():
 
 def test_an_invalid_admin_from_the_environment_stops_start_up():
     with pytest.raises(Exception, match="password"):
-        create_app(settings(ADMIN_USERNAME="boss", ADMIN_PASSWORD="short"),
-                   mongo_client=mongomock.MongoClient(tz_aware=True))
+        create_app(
+            settings(ADMIN_USERNAME="boss", ADMIN_PASSWORD="short"), mongo_client=mongomock.MongoClient(tz_aware=True)
+        )
 
 
 def test_list_set_password_set_role_disable_enable(app):

@@ -4,6 +4,7 @@
 the same with more examples and a random seed. Rules the document cannot express are listed in
 schemathesis.toml, with the reason for each.
 """
+
 import os
 import re
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PASSWORD
+from tests.http import PASSWORD
 
 ROOT = Path(__file__).resolve().parent.parent
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
@@ -25,10 +26,26 @@ def test_schemathesis_finds_nothing(app, live_port):
     examples = os.environ.get("FUZZ_EXAMPLES", "40")
     seed = ["--seed", "20261122"] if "FUZZ_EXAMPLES" not in os.environ else []
     run = subprocess.run(
-        [str(Path(sys.executable).with_name("schemathesis")), "run", f"http://127.0.0.1:{live_port}/openapi.json",
-         "--checks", "all", "--auth", f"admin:{PASSWORD}", "--max-examples", examples, "--no-shrink",
-         "--request-timeout", "30", *seed],
-        cwd=ROOT, capture_output=True, text=True, timeout=900)
+        [
+            str(Path(sys.executable).with_name("schemathesis")),
+            "run",
+            f"http://127.0.0.1:{live_port}/openapi.json",
+            "--checks",
+            "all",
+            "--auth",
+            f"admin:{PASSWORD}",
+            "--max-examples",
+            examples,
+            "--no-shrink",
+            "--request-timeout",
+            "30",
+            *seed,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     summary = run.stdout[-3000:]
     assert run.returncode == 0, summary
     generated = int(re.search(r"(\d+) generated", run.stdout).group(1))

@@ -1,4 +1,5 @@
 """The database goes away and comes back; the database and the service are killed under load."""
+
 import os
 import signal
 import time

@@ -1,5 +1,6 @@
 """A client no one here wrote: openapi-python-client generates it from /openapi.json, and it is
 used unchanged against the running service."""
+
 import importlib
 import json
 import os
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import basic
+from tests.http import basic
 
 pytestmark = [pytest.mark.slow, pytest.mark.parametrize("app", ["socket"], indirect=True)]
 
@@ -19,10 +20,22 @@ def generated(app, tmp_path):
     spec = tmp_path / "openapi.json"
     spec.write_text(json.dumps(app.test_client().get("/openapi.json").json))
     bin_dir = str(Path(sys.executable).parent)
-    run = subprocess.run([os.path.join(bin_dir, "openapi-python-client"), "generate", "--path", str(spec),
-                          "--output-path", str(tmp_path / "service_client"), "--meta", "none"],
-                         capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PATH": bin_dir + os.pathsep + os.environ["PATH"]})
+    run = subprocess.run(
+        [
+            os.path.join(bin_dir, "openapi-python-client"),
+            "generate",
+            "--path",
+            str(spec),
+            "--output-path",
+            str(tmp_path / "service_client"),
+            "--meta",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PATH": bin_dir + os.pathsep + os.environ["PATH"]},
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     sys.path.insert(0, str(tmp_path))
     try:
@@ -34,14 +47,20 @@ def generated(app, tmp_path):
 
 
 def test_create_read_list_delete_with_the_generated_client(generated, live_port):
-    client = generated("client").Client(base_url=f"http://127.0.0.1:{live_port}",
-                                        headers={"Authorization": basic("alice")}, raise_on_unexpected_status=True)
+    client = generated("client").Client(
+        base_url=f"http://127.0.0.1:{live_port}",
+        headers={"Authorization": basic("alice")},
+        raise_on_unexpected_status=True,
+    )
     models = generated("models")
 
-    profiles = {name: generated(f"api.profiles.{name}") for name in
-                ("post_profiles", "get_profiles_id", "get_profiles", "delete_profiles_id")}
-    created = profiles["post_profiles"].sync(client=client, body=models.Profile(name="generated", memory_cap="1Gi",
-                                                                                  cpu_cap=0.5))
+    profiles = {
+        name: generated(f"api.profiles.{name}")
+        for name in ("post_profiles", "get_profiles_id", "get_profiles", "delete_profiles_id")
+    }
+    created = profiles["post_profiles"].sync(
+        client=client, body=models.Profile(name="generated", memory_cap="1Gi", cpu_cap=0.5)
+    )
     assert isinstance(created, models.Profile)
     assert created.owner == "alice" and created.cpu_cap == "0.5" and created.limits.memory_bytes == 2**30
     assert profiles["get_profiles_id"].sync(client=client, id=created.id).name == "generated"
@@ -51,10 +70,13 @@ def test_create_read_list_delete_with_the_generated_client(generated, live_port)
     gone = profiles["get_profiles_id"].sync(client=client, id=created.id)
     assert isinstance(gone, models.Problem) and gone.status == 404
 
-    blueprints = {name: generated(f"api.blueprints.{name}") for name in
-                  ("post_blueprints", "get_blueprints_id", "get_blueprints", "delete_blueprints_id")}
-    body = models.Blueprint(name="web", yml="services:\n  web:\n    image: nginx\n",
-                            entitlement_type=models.BlueprintEntitlementType.PUBLIC)
+    blueprints = {
+        name: generated(f"api.blueprints.{name}")
+        for name in ("post_blueprints", "get_blueprints_id", "get_blueprints", "delete_blueprints_id")
+    }
+    body = models.Blueprint(
+        name="web", yml="services:\n  web:\n    image: nginx\n", entitlement_type=models.BlueprintEntitlementType.PUBLIC
+    )
     made = blueprints["post_blueprints"].sync(client=client, body=body)
     assert made.entitlement_type == models.BlueprintEntitlementType.PUBLIC and made.yml.endswith("nginx")
     assert blueprints["get_blueprints_id"].sync(client=client, id=made.id).name == "web"

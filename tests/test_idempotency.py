@@ -1,4 +1,5 @@
 """Idempotency-Key on POST: retries return the first response and never create twice."""
+
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
@@ -30,10 +31,18 @@ def test_a_retry_returns_the_first_response(api, app):
 
 
 def test_the_same_json_in_another_spelling_is_the_same_body(api, app):
-    first = api.post("/profiles", data='{"name": "p", "cpuCap": "1"}', user="alice",
-                     headers={"Content-Type": "application/json", "Idempotency-Key": "k"})
-    again = api.post("/profiles", data='{"cpuCap":"1","name":"p"}', user="alice",
-                     headers={"Content-Type": "application/json", "Idempotency-Key": "k"})
+    first = api.post(
+        "/profiles",
+        data='{"name": "p", "cpuCap": "1"}',
+        user="alice",
+        headers={"Content-Type": "application/json", "Idempotency-Key": "k"},
+    )
+    again = api.post(
+        "/profiles",
+        data='{"cpuCap":"1","name":"p"}',
+        user="alice",
+        headers={"Content-Type": "application/json", "Idempotency-Key": "k"},
+    )
     assert again.json["id"] == first.json["id"] and count(app, "profiles") == 1
 
 
@@ -45,8 +54,11 @@ def test_the_same_key_with_another_body_is_422(api, app):
 
 
 def test_keys_are_scoped_to_user_and_collection(api, app):
-    ids = {post(api, name="x").json["id"], post(api, user="bob", name="x").json["id"],
-           post(api, collection="profiles", name="x").json["id"]}
+    ids = {
+        post(api, name="x").json["id"],
+        post(api, user="bob", name="x").json["id"],
+        post(api, collection="profiles", name="x").json["id"],
+    }
     assert len(ids) == 3
 
 
@@ -66,8 +78,10 @@ def test_a_failed_first_attempt_does_not_hold_the_key(api, app):
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the dying server thread
 def test_a_retry_after_a_crash_finds_what_the_dead_request_made(api, app, monkeypatch):
     """The first request creates the resource, then dies before recording its response."""
+
     def die(*args):
         raise SystemExit("worker killed")
+
     monkeypatch.setattr(idempotency, "_finish", die)
     with pytest.raises((SystemExit, ConnectionError)):  # over a socket: the connection drops
         post(api, name="survivor")

@@ -1,8 +1,9 @@
+"""The body schemas on their own: defaults, trimming, strict booleans, caps, read-only and unknown fields."""
+
 import marshmallow as ma
 import pytest
 
-from app.blueprints.schemas import BlueprintSchema, apply_entitlement_rule
-from app.errors import Invalid
+from app.blueprints.schemas import BlueprintSchema
 from app.profiles.schemas import ProfileSchema
 
 
@@ -14,8 +15,13 @@ def errors_of(schema, data, **kw):
 
 def test_empty_profile_gets_defaults():
     assert ProfileSchema().load({}) == {
-        "name": None, "defaultProfile": False, "memoryCap": None, "cpuCap": None,
-        "containerCap": None, "storageCap": None}
+        "name": None,
+        "defaultProfile": False,
+        "memoryCap": None,
+        "cpuCap": None,
+        "containerCap": None,
+        "storageCap": None,
+    }
 
 
 def test_partial_load_keeps_only_what_was_sent():
@@ -41,9 +47,13 @@ def test_booleans_are_json_booleans_only(value):
 
 def test_read_only_and_unknown_fields_are_named():
     messages = errors_of(ProfileSchema, {"id": "x", "owner": "y", "createdAt": "z", "limits": {}, "colour": 1})
-    assert messages == {"id": ["Read-only field."], "owner": ["Read-only field."],
-                        "createdAt": ["Read-only field."], "limits": ["Read-only field."],
-                        "colour": ["Unknown field."]}
+    assert messages == {
+        "id": ["Read-only field."],
+        "owner": ["Read-only field."],
+        "createdAt": ["Read-only field."],
+        "limits": ["Read-only field."],
+        "colour": ["Unknown field."],
+    }
 
 
 def test_caps_keep_their_text_and_numbers_become_text():
@@ -51,40 +61,43 @@ def test_caps_keep_their_text_and_numbers_become_text():
     assert (data["memoryCap"], data["cpuCap"], data["containerCap"], data["storageCap"]) == ("1.5Gi", "0.5", "4", "10")
 
 
-@pytest.mark.parametrize("field, value", [
-    ("memoryCap", {}), ("memoryCap", True), ("memoryCap", "lots"), ("cpuCap", -1), ("cpuCap", "0.0005"),
-    ("containerCap", 1.5), ("storageCap", []),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("memoryCap", {}),
+        ("memoryCap", True),
+        ("memoryCap", "lots"),
+        ("cpuCap", -1),
+        ("cpuCap", "0.0005"),
+        ("containerCap", 1.5),
+        ("storageCap", []),
+    ],
+)
 def test_bad_caps_name_the_field(field, value):
     assert field in errors_of(ProfileSchema, {field: value})
 
 
 def test_blueprint_fields():
-    data = BlueprintSchema().load({"name": "web", "version": " 1.2 ", "blueprintType": "helm.v3",
-                                   "yml": "a: 1\n", "entitlementType": "public"})
+    data = BlueprintSchema().load(
+        {"name": "web", "version": " 1.2 ", "blueprintType": "helm.v3", "yml": "a: 1\n", "entitlementType": "public"}
+    )
     assert data["version"] == "1.2" and data["yml"] == "a: 1" and data["entitlementType"] == "PUBLIC"
     assert data["inactive"] is False and data["entitledUsers"] is None
 
 
-@pytest.mark.parametrize("field, value", [
-    ("version", "x" * 65), ("description", "x" * 10_001), ("blueprintType", "has space"),
-    ("blueprintType", "x" * 65), ("yml", "a: [1"), ("entitlementType", "friends"), ("entitlementType", None),
-    ("entitledUsers", ["ok_name", "no"]), ("entitledUsers", "alice"),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("version", "x" * 65),
+        ("description", "x" * 10_001),
+        ("blueprintType", "has space"),
+        ("blueprintType", "x" * 65),
+        ("yml", "a: [1"),
+        ("entitlementType", "friends"),
+        ("entitlementType", None),
+        ("entitledUsers", ["ok_name", "no"]),
+        ("entitledUsers", "alice"),
+    ],
+)
 def test_blueprint_bad_values(field, value):
     assert field in errors_of(BlueprintSchema, {field: value})
-
-
-def test_entitled_users_only_with_custom():
-    with pytest.raises(Invalid) as info:
-        apply_entitlement_rule({"entitlementType": "PUBLIC", "entitledUsers": ["alice"]})
-    assert "entitledUsers" in info.value.errors
-    assert apply_entitlement_rule({"entitlementType": "OWNER", "entitledUsers": None})["entitledUsers"] == []
-    assert apply_entitlement_rule({"entitlementType": "CUSTOM", "entitledUsers": ["a1c", "bob", "a1c"]}) == {
-        "entitlementType": "CUSTOM", "entitledUsers": ["a1c", "bob"]}
-
-
-def test_leaving_custom_clears_entitled_users():
-    stored = {"entitlementType": "CUSTOM", "entitledUsers": ["bob"]}
-    assert apply_entitlement_rule({"entitlementType": "PUBLIC"}, stored)["entitledUsers"] == []
-    assert "entitledUsers" not in apply_entitlement_rule({"name": "x"}, stored)

@@ -1,3 +1,5 @@
+"""The YAML guard: safe loading, and bounded time and memory for deep, huge or alias-bombed documents."""
+
 import pytest
 
 from app import yamlguard
@@ -10,21 +12,31 @@ def billion_laughs(levels=9):
     return "\n".join(lines)
 
 
-@pytest.mark.parametrize("text", [
-    "a: 1", "services:\n  web:\n    image: nginx\n    ports: [80, 443]\n",
-    "base: &b {cpu: 1}\nweb: *b\nworker: *b\n", "a: 1\n---\nb: 2\n", "", "just a string",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1",
+        "services:\n  web:\n    image: nginx\n    ports: [80, 443]\n",
+        "base: &b {cpu: 1}\nweb: *b\nworker: *b\n",
+        "a: 1\n---\nb: 2\n",
+        "",
+        "just a string",
+    ],
+)
 def test_accepted(text):
     yamlguard.validate(text)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("a: [1, 2", "Not valid YAML"),
-    ("!!python/object/apply:os.system ['true']", "constructor"),
-    ("&a [*a]", "Recursive"),
-    ("a: *nowhere", "Unknown alias"),
-    ("a: 1\n a: 2\n\tb", "Not valid YAML"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a: [1, 2", "Not valid YAML"),
+        ("!!python/object/apply:os.system ['true']", "constructor"),
+        ("&a [*a]", "Recursive"),
+        ("a: *nowhere", "Unknown alias"),
+        ("a: 1\n a: 2\n\tb", "Not valid YAML"),
+    ],
+)
 def test_refused(text, message):
     with pytest.raises(yamlguard.YamlError, match=message):
         yamlguard.validate(text)

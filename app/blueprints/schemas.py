@@ -1,12 +1,15 @@
+"""The blueprint body and the blueprint list's filters."""
+
 import marshmallow as ma
 
-from app.errors import Invalid
-from app.fields import Id, Name, Pattern, Schema, StrictBoolean, Text, Timestamp, Yaml
-from app.pagination import ListArgs, QueryBoolean
+from app.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Yaml
+from app.list_filters import ListArgs
+from app.schemas import Schema
 from app.users.schemas import Username
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
 MAX_ENTITLED_USERS = 1000
+BLUEPRINT_TYPE = Pattern(r"[A-Za-z0-9_.-]{1,64}", error="1-64 characters of letters, digits, _ - .")
 
 
 class Entitlement(ma.fields.String):
@@ -25,11 +28,12 @@ class BlueprintSchema(Schema):
     name = Name()
     version = Text(validate=ma.validate.Length(max=64))
     description = Text(validate=ma.validate.Length(max=10_000))
-    blueprintType = Text(validate=Pattern(r"[A-Za-z0-9_.-]{1,64}", error="1-64 characters of letters, digits, _ - ."))
+    blueprintType = Text(validate=BLUEPRINT_TYPE)
     yml = Yaml()
     entitlementType = Entitlement()
-    entitledUsers = ma.fields.List(Username(), allow_none=True, load_default=None,
-                                   validate=ma.validate.Length(max=MAX_ENTITLED_USERS))
+    entitledUsers = ma.fields.List(
+        Username(), allow_none=True, load_default=None, validate=ma.validate.Length(max=MAX_ENTITLED_USERS)
+    )
     inactive = StrictBoolean(load_default=False)
     owner = ma.fields.String(dump_only=True)
     createdAt = Timestamp()
@@ -37,19 +41,6 @@ class BlueprintSchema(Schema):
 
 
 class BlueprintQuery(ListArgs):
-    blueprintType = ma.fields.String()
+    blueprintType = ma.fields.String(validate=BLUEPRINT_TYPE)
     entitlementType = Entitlement(load_default=ma.missing)
     inactive = QueryBoolean()
-
-
-def apply_entitlement_rule(changes, stored=None):
-    """`entitledUsers` only with CUSTOM; leaving CUSTOM clears it. Names are kept once, in order."""
-    kind = changes.get("entitlementType", (stored or {}).get("entitlementType", "OWNER"))
-    sent = changes.get("entitledUsers")
-    if kind != "CUSTOM":
-        if sent:
-            raise Invalid({"entitledUsers": ["Allowed only with entitlementType CUSTOM."]})
-        changes["entitledUsers"] = []
-    elif sent is not None or stored is None:
-        changes["entitledUsers"] = list(dict.fromkeys(sent or []))
-    return changes

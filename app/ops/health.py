@@ -1,4 +1,5 @@
 """Probes for load balancers and orchestrators; no credentials, as the contract says."""
+
 from flask import Blueprint, current_app, jsonify
 from pymongo.errors import PyMongoError
 
@@ -22,7 +23,7 @@ def readyz():
         get_db().command("ping")
     except PyMongoError as exc:
         metrics.DATABASE_ERRORS.labels(type(exc).__name__).inc()
-        return errors.problem(503, headers={"Retry-After": errors.RETRY_AFTER_UNAVAILABLE})
+        return errors.unavailable()
     return jsonify(status="ready")
 
 

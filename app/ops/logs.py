@@ -1,13 +1,14 @@
 """Structured logs: JSON lines on stderr, and one line per request with what an operator needs
 to follow it (method, route, status, duration, user, request id). Never a header, a body or a
 query string, so no password, token or cursor reaches the logs."""
+
 import logging
 import logging.config
 
 from flask import g, request
 
-from app.errors import request_id
 from app.ops.metrics import route
+from app.response_headers import request_id
 
 access = logging.getLogger("app.access")
 
@@ -18,13 +19,19 @@ def dict_config(level):
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"json": {
-            "()": "pythonjsonlogger.json.JsonFormatter", "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
-            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"}}},
+        "formatters": {
+            "json": {
+                "()": "pythonjsonlogger.json.JsonFormatter",
+                "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+                "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            }
+        },
         "handlers": {"stderr": stderr},
         "root": {"level": level.upper(), "handlers": ["stderr"]},
-        "loggers": {name: {"level": level.upper(), "handlers": ["stderr"], "propagate": False}
-                    for name in ("gunicorn.error", "gunicorn.access")},
+        "loggers": {
+            name: {"level": level.upper(), "handlers": ["stderr"], "propagate": False}
+            for name in ("gunicorn.error", "gunicorn.access")
+        },
     }
 
 
@@ -34,14 +41,18 @@ def configure(level):
         logging.config.dictConfig(dict_config(level))
 
 
-def _log_request(response):
+def log_request(response, elapsed):
     user = g.get("flask_httpauth_user")
-    access.info("request", extra={
-        "method": request.method, "route": route(), "path": request.path, "status": response.status_code,
-        "duration_ms": round(g.get("elapsed", 0) * 1000, 2), "user": user["username"] if user else None,
-        "request_id": request_id(), "remote_addr": request.remote_addr})
-    return response
-
-
-def init_app(app):
-    app.after_request(_log_request)
+    access.info(
+        "request",
+        extra={
+            "method": request.method,
+            "route": route(),
+            "path": request.path,
+            "status": response.status_code,
+            "duration_ms": round(elapsed * 1000, 2),
+            "user": user["username"] if user else None,
+            "request_id": request_id(),
+            "remote_addr": request.remote_addr,
+        },
+    )

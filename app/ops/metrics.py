@@ -1,9 +1,9 @@
 """Prometheus metrics. Under gunicorn each worker writes its samples to PROMETHEUS_MULTIPROC_DIR
 (set by gunicorn.conf.py) and /metrics sums them, so any worker answers for all."""
-import os
-import time
 
-from flask import g, request
+import os
+
+from flask import request
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -15,8 +15,12 @@ from prometheus_client import (
 )
 
 REQUESTS = Counter("http_requests_total", "HTTP requests answered.", ["method", "route", "status"])
-LATENCY = Histogram("http_request_duration_seconds", "Time to answer a request.", ["method", "route", "status"],
-                    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+LATENCY = Histogram(
+    "http_request_duration_seconds",
+    "Time to answer a request.",
+    ["method", "route", "status"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
 DATABASE_ERRORS = Counter("database_errors_total", "Database operations that failed, by error.", ["error"])
 
 
@@ -33,19 +37,7 @@ def route():
     return request.url_rule.rule if request.url_rule else "unmatched"
 
 
-def _start():
-    g.started = time.perf_counter()
-
-
-def _observe(response):
-    elapsed = time.perf_counter() - g.get("started", time.perf_counter())
+def observe(response, elapsed):
     labels = (request.method, route(), str(response.status_code))
     REQUESTS.labels(*labels).inc()
     LATENCY.labels(*labels).observe(elapsed)
-    g.elapsed = elapsed
-    return response
-
-
-def init_app(app):
-    app.before_request(_start)
-    app.after_request(_observe)

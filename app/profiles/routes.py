@@ -1,10 +1,97 @@
-from app import views
-from app.api import Blueprint
+"""/profiles and /profiles/{id}: list, create, read, change, replace, delete."""
+
+from flask import Response, url_for
+from flask.views import MethodView
+
+from app import idempotency, pagination, preconditions
+from app.auth import current_user, login_required
+from app.openapi import Blueprint, headers, problems
+from app.preconditions import IF_MATCH, IF_NONE_MATCH, etag
 from app.profiles.schemas import ProfileQuery, ProfileSchema
 from app.profiles.storage import store
 
-blp = Blueprint("profiles", __name__, url_prefix="/profiles",
-                description="Named sets of resource caps; at most one default per owner.")
-views.register(blp, ProfileSchema, store, ProfileQuery, "profile", example={
-    "name": "small", "defaultProfile": True, "memoryCap": "512Mi", "cpuCap": "500m", "containerCap": "10",
-    "storageCap": "20Gi"})
+blp = Blueprint(
+    "profiles",
+    __name__,
+    url_prefix="/profiles",
+    description="Named sets of resource caps; at most one default per owner.",
+)
+EXAMPLE = {
+    "name": "small",
+    "defaultProfile": True,
+    "memoryCap": "512Mi",
+    "cpuCap": "500m",
+    "containerCap": "10",
+    "storageCap": "20Gi",
+}
+
+
+@blp.route("")
+class ProfileCollection(MethodView):
+    @login_required(role="viewer")
+    @blp.arguments(ProfileQuery(), location="query", as_kwargs=False)
+    @blp.response(
+        200,
+        pagination.page_schema(ProfileSchema),
+        headers=headers("Link"),
+        description="A page of profiles, newest first.",
+    )
+    @problems(blp, 422)
+    def get(self, args):
+        """List the profiles the caller may read"""
+        return pagination.respond(*store.list(current_user(), args))
+
+    @login_required(role="member")
+    @blp.arguments(ProfileSchema(), example=EXAMPLE)
+    @blp.response(
+        201, ProfileSchema, headers=headers("Location", "ETag", "Idempotent-Replayed"), description="The new profile."
+    )
+    @blp.doc(parameters=[idempotency.HEADER])
+    @problems(blp, 400, 403, 409, 413, 415, 422)
+    def post(self, fields):
+        """Create a profile"""
+        doc, replay = idempotency.create(store, fields, current_user())
+        return doc, {**replay, "Location": url_for("profiles.ProfileItem", id=doc["_id"]), "ETag": etag(doc)}
+
+
+@blp.route("/<id>")
+class ProfileItem(MethodView):
+    @login_required(role="viewer")
+    @blp.response(200, ProfileSchema, headers=headers("ETag"), description="The profile.")
+    @blp.alt_response(304, description="Not modified: the If-None-Match tag is current.", headers=headers("ETag"))
+    @blp.doc(parameters=[IF_NONE_MATCH])
+    @problems(blp, 404)
+    def get(self, id):
+        """Read one profile"""
+        doc = store.get(id, current_user())
+        if preconditions.is_current(doc):
+            return Response(status=304), {"ETag": etag(doc)}
+        return doc, {"ETag": etag(doc)}
+
+    @login_required(role="member")
+    @blp.arguments(ProfileSchema(partial=True), example={"name": "small"})
+    @blp.response(200, ProfileSchema, headers=headers("ETag"), description="The changed profile.")
+    @blp.doc(parameters=[IF_MATCH])
+    @problems(blp, 400, 403, 404, 412, 413, 415, 422)
+    def patch(self, changes, id):
+        """Change the fields sent of a profile"""
+        doc = store.update(id, current_user(), changes, preconditions.if_match())
+        return doc, {"ETag": etag(doc)}
+
+    @login_required(role="member")
+    @blp.arguments(ProfileSchema(), example=EXAMPLE)
+    @blp.response(200, ProfileSchema, headers=headers("ETag"), description="The replaced profile.")
+    @blp.doc(parameters=[IF_MATCH])
+    @problems(blp, 400, 403, 404, 412, 413, 415, 422)
+    def put(self, fields, id):
+        """Replace every writable field of a profile"""
+        doc = store.update(id, current_user(), fields, preconditions.if_match())
+        return doc, {"ETag": etag(doc)}
+
+    @login_required(role="member")
+    @blp.response(204, description="The profile is gone.")
+    @blp.doc(parameters=[IF_MATCH])
+    @problems(blp, 403, 404, 412)
+    def delete(self, id):
+        """Delete a profile"""
+        store.delete(id, current_user(), preconditions.if_match())

@@ -1,8 +1,11 @@
+"""The profile body, its `limits` (the caps normalized), and the profile list's filters."""
+
 import marshmallow as ma
 
 from app import caps
-from app.fields import Cap, Id, Name, Schema, StrictBoolean, Timestamp
-from app.pagination import ListArgs, QueryBoolean
+from app.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
+from app.list_filters import ListArgs
+from app.schemas import Schema
 
 
 class LimitsSchema(Schema):

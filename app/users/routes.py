@@ -1,9 +1,11 @@
+"""/users, /users/me and /tokens: accounts (admins manage them) and bearer tokens."""
+
 from flask.views import MethodView
 from flask_smorest import abort
 
 from app import pagination
-from app.api import Blueprint, problems
 from app.auth import basic, bearer, current_token, current_user, login_required
+from app.openapi import Blueprint, headers, problems
 from app.users import storage, tokens
 from app.users.schemas import TokenSchema, UserSchema
 
@@ -14,8 +16,9 @@ blp = Blueprint("users", __name__, description="Accounts and their roles; bearer
 class Users(MethodView):
     @login_required(role="admin")
     @blp.arguments(pagination.PageArgs(), location="query", as_kwargs=False)
-    @blp.response(200, pagination.page_schema(UserSchema), description="A page of users, newest first.",
-                  headers={"Link": pagination.LINK_HEADER})
+    @blp.response(
+        200, pagination.page_schema(UserSchema), description="A page of users, newest first.", headers=headers("Link")
+    )
     @problems(blp, 403, 422)
     def get(self, args):
         """List users (admins)"""

@@ -1,6 +1,9 @@
+"""The user and token bodies, and the rules of usernames, passwords and roles."""
+
 import marshmallow as ma
 
-from app.fields import Id, Pattern, Schema, Timestamp
+from app.fields import Id, Pattern, Timestamp
+from app.schemas import Schema
 
 ROLES = ("viewer", "member", "admin")
 USERNAME = Pattern(r"[A-Za-z0-9_.@-]{3,64}", error="3-64 characters of letters, digits, _ . @ -")

@@ -1,4 +1,5 @@
 """Users in MongoDB, with salted slow password hashes (werkzeug's scrypt by default)."""
+
 import contextlib
 from functools import lru_cache
 
@@ -37,8 +38,13 @@ def _hash(password):
 def create(username, password, role):
     """Insert a user after validating it with the same schema as the API; raises on a taken name."""
     fields = UserSchema().load({"username": username, "password": password, "role": role})
-    doc = {"username": fields["username"], "passwordHash": _hash(fields["password"]), "role": fields["role"],
-           "disabled": False, "createdAt": now()}
+    doc = {
+        "username": fields["username"],
+        "passwordHash": _hash(fields["password"]),
+        "role": fields["role"],
+        "disabled": False,
+        "createdAt": now(),
+    }
     try:
         users().insert_one(doc)
     except DuplicateKeyError:

@@ -7,6 +7,7 @@ authentication needs anyway: whether the user is disabled, and which tokens were
 bearer request costs what a Basic one costs, and a revocation applies as soon as a change of the
 user record does (`storage.current`).
 """
+
 import hashlib
 import secrets
 from datetime import timedelta
@@ -62,6 +63,7 @@ def revoke(token, user):
         return
     users = storage.users()
     users.update_one({"_id": user["_id"]}, {"$pull": {"revokedTokens": {"expiresAt": {"$lte": now()}}}})
-    users.update_one({"_id": user["_id"]},
-                     {"$push": {"revokedTokens": {"digest": digest, "expiresAt": record["expiresAt"]}}})
+    users.update_one(
+        {"_id": user["_id"]}, {"$push": {"revokedTokens": {"digest": digest, "expiresAt": record["expiresAt"]}}}
+    )
     storage.forget(user["username"])

@@ -1,11 +1,12 @@
-"""What storing a resource means, shared by profiles and blueprints.
+"""The storage every owned, versioned resource shares (profiles and blueprints).
 
 Each document carries `owner`, `createdAt`, `updatedAt` and `rev`, a counter bumped by every write
 and the basis of the ETag. Every write is conditional on the `rev` it was decided on, so two
-concurrent edits can never both apply to the same version. Subclasses say who may read
-(`readable`), which list parameters are exact filters, and add their own rules.
+concurrent edits can never both apply to the same version. A resource's store says who may read
+(`readable`), which list parameters are exact filters, and adds its rules through two hooks:
+`apply_rules` (checks that need the stored version or other collections) and `before_write`
+(work that must precede every attempt of a write, such as demoting the previous default).
 """
-import re
 
 from bson import ObjectId
 from bson.errors import InvalidId
@@ -13,7 +14,7 @@ from flask_smorest import abort
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from app import pagination
+from app import list_filters, pagination
 from app.auth import is_admin
 from app.database import get_db, now
 
@@ -30,18 +31,29 @@ def object_id(text):
     abort(404)
 
 
-class Store:
-    collection = None  # set by subclasses
+class ResourceStore:
+    collection = None  # set by each resource
     exact_filters = ("name", "owner")
 
     def coll(self):
         return get_db()[self.collection]
 
-    # Reading
+    # Hooks
 
     def readable(self, user):
         """A MongoDB filter for the documents `user` may read."""
         return {} if is_admin(user) else {"owner": user["username"]}
+
+    def apply_rules(self, changes, stored):
+        """The changes to write, once the rules that need `stored` (None on create) hold."""
+        return changes
+
+    def before_write(self, stored, changes):
+        """Runs before every attempt to write `changes` over `stored` (None on create, when
+        `changes` is the whole new document). A write that hits a unique index a concurrent one
+        has just filled runs it again, then retries."""
+
+    # Reading
 
     def get(self, id_text, user):
         doc = self.coll().find_one({"_id": object_id(id_text), **self.readable(user)})
@@ -51,12 +63,7 @@ class Store:
 
     def list(self, user, args):
         """A page of what `user` may read, narrowed by the list parameters in `args`."""
-        conditions = [self.readable(user)]
-        conditions += [{name: args[name]} for name in self.exact_filters if name in args]
-        if "q" in args:
-            pattern = {"$regex": re.escape(args["q"]), "$options": "i"}
-            conditions.append({"$or": [{"name": pattern}, {"description": pattern}]})
-        return pagination.page(self.coll(), {"$and": conditions}, args)
+        return pagination.page(self.coll(), list_filters.query(self.readable(user), args, self.exact_filters), args)
 
     # Writing
 
@@ -64,24 +71,18 @@ class Store:
         """Insert. An idempotent request names the `id` (an ObjectId) the document gets, so a retry
         finds what an earlier attempt made instead of making it again."""
         earlier = id and self.coll().find_one({"_id": id})
-        return earlier or self.insert(fields, user, id)
-
-    def insert(self, fields, user, id=None):
+        if earlier:
+            return earlier
         moment = now()
-        doc = {**fields, "owner": user["username"], "createdAt": moment, "updatedAt": moment, "rev": 1}
-        if id:
-            doc["_id"] = id
-        self.coll().insert_one(doc)
-        return doc
-
-    def writable(self, doc, user):
-        """Only its owner or an admin changes or deletes a resource; others who may read it get 403."""
-        if not (is_admin(user) or doc["owner"] == user["username"]):
-            abort(403, message="Only the owner or an admin may change or delete this resource.")
-
-    def prepare(self, changes, stored):
-        """Rules that need the stored document; returns the changes to write."""
-        return changes
+        doc = {
+            **self.apply_rules(fields, None),
+            "_id": id or ObjectId(),
+            "owner": user["username"],
+            "createdAt": moment,
+            "updatedAt": moment,
+            "rev": 1,
+        }
+        return self._attempt(None, doc, self._insert, doc)
 
     def update(self, id_text, user, changes, if_match=None):
         """Apply `changes` (PATCH: the fields sent; PUT: all of them) to the current version.
@@ -91,22 +92,15 @@ class Store:
         """
         for _ in range(MAX_ATTEMPTS):
             doc = self._checked(id_text, user, if_match)
-            todo = self.prepare(dict(changes), doc)
+            todo = self.apply_rules(dict(changes), doc)
             if not todo:
                 return doc
-            updated = self._write(doc, todo)
+            updated = self._attempt(doc, todo, self._update, doc, todo)
             if updated is not None:
                 return updated
             if if_match is not None:
                 abort(412)
         raise RuntimeError(f"update of {id_text} kept losing races")
-
-    def _write(self, doc, changes):
-        """The new version, or None if `doc` is no longer the current one."""
-        return self.coll().find_one_and_update(
-            {"_id": doc["_id"], "rev": doc["rev"]},
-            {"$set": {**changes, "updatedAt": now()}, "$inc": {"rev": 1}},
-            return_document=ReturnDocument.AFTER)
 
     def delete(self, id_text, user, if_match=None):
         doc = self._checked(id_text, user, if_match)
@@ -116,19 +110,33 @@ class Store:
         if not self.coll().delete_one(condition).deleted_count and if_match is not None:
             abort(412)
 
+    def _insert(self, doc):
+        self.coll().insert_one(doc)
+        return doc
+
+    def _update(self, doc, changes):
+        """The new version, or None if `doc` is no longer the current one."""
+        return self.coll().find_one_and_update(
+            {"_id": doc["_id"], "rev": doc["rev"]},
+            {"$set": {**changes, "updatedAt": now()}, "$inc": {"rev": 1}},
+            return_document=ReturnDocument.AFTER,
+        )
+
+    def _attempt(self, stored, changes, write, *args):
+        """`write(*args)` after `before_write`, again while a unique index refuses it."""
+        for _ in range(MAX_ATTEMPTS):
+            self.before_write(stored, changes)
+            try:
+                return write(*args)
+            except DuplicateKeyError:
+                continue
+        raise RuntimeError("kept colliding with concurrent writes")
+
     def _checked(self, id_text, user, if_match):
+        """The current version, if `user` may change it and the precondition holds."""
         doc = self.get(id_text, user)
-        self.writable(doc, user)
+        if not (is_admin(user) or doc["owner"] == user["username"]):
+            abort(403, message="Only the owner or an admin may change or delete this resource.")
         if if_match is not None and not if_match(doc):
             abort(412)
         return doc
-
-
-def retry_on_duplicate(write):
-    """Run `write` until it stops hitting a unique index that a concurrent request just filled."""
-    for _ in range(MAX_ATTEMPTS):
-        try:
-            return write()
-        except DuplicateKeyError:
-            continue
-    raise RuntimeError("kept colliding with concurrent writes")

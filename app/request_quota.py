@@ -1,4 +1,5 @@
-"""Requests per user, over all workers and hosts, at about one database call per 64 requests.
+"""The request quota (RATE_LIMIT): requests per user over all workers and hosts, at about one
+database call per 64 requests.
 
 `auth.login_required` applies the limit after authentication, so the key is the verified user,
 never a name a client merely claims. The limit (RATE_LIMIT, `limits`' notation such as
@@ -9,6 +10,7 @@ the limit is never exceeded; once fewer than 128 requests are left, they are cou
 exactly like an unbatched counter; and what a process holds back from a user who stops calling
 it is at most 64 requests a window.
 """
+
 import math
 import threading
 import time
@@ -20,7 +22,8 @@ from limits import parse
 
 from app import errors
 from app.cache import TtlCache
-from app.database import count_in_window, get_db
+from app.counters import count_in_window, create_ttl_index
+from app.database import get_db
 
 MAX_SHARE = 64
 
@@ -67,12 +70,15 @@ def refusal(username):
     wait = current_app.extensions["quotas"].take(f"user:{username}", limit)
     if not wait:
         return None
-    return errors.problem(429, detail=f"More than {limit.amount} requests; retry later.",
-                          headers={"Retry-After": str(max(math.ceil(wait), 1))})
+    return errors.problem(
+        429,
+        detail=f"More than {limit.amount} requests; retry later.",
+        headers={"Retry-After": str(max(math.ceil(wait), 1))},
+    )
 
 
 def create_indexes(db):
-    db.rate_limits.create_index("expireAt", name="window_end", expireAfterSeconds=0)
+    create_ttl_index(db.rate_limits)
 
 
 def init_app(app):

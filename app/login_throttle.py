@@ -1,20 +1,22 @@
-"""Failed-authentication throttling, kept in MongoDB so that it holds across workers and hosts.
+"""Failed-login throttling, kept in MongoDB so that it holds across workers and hosts.
 
 Each username and each client address has a counter of failures in a fixed window that starts
 with its first failure; a TTL index removes it when the window ends. Past the limit, attempts
 are refused with 429 before any password is checked, so a locked-out guesser costs no hashing.
 """
+
 import hashlib
 import math
 
 from flask import current_app, request
 from flask_smorest import abort
 
-from app.database import count_in_window, get_db, now
+from app import counters
+from app.database import get_db, now
 
 
 def create_indexes(db):
-    db.auth_failures.create_index("expireAt", name="window_end", expireAfterSeconds=0)
+    counters.create_ttl_index(db.auth_failures)
 
 
 def keys(username=None):
@@ -41,4 +43,4 @@ def check(counter_keys):
 
 def record_failure(counter_keys):
     for key in counter_keys:
-        count_in_window(get_db().auth_failures, key, current_app.config["AUTH_FAILURE_WINDOW"])
+        counters.count_in_window(get_db().auth_failures, key, current_app.config["AUTH_FAILURE_WINDOW"])

@@ -1,0 +1,118 @@
+"""flask-smorest wired to the contract: the OpenAPI document's settings, its problem responses,
+the headers it documents, and the Api and Blueprint classes every resource registers with."""
+
+from http import HTTPStatus
+
+import flask_smorest
+from apispec.ext.marshmallow import MarshmallowPlugin
+
+from app import errors
+from app.parser import Parser
+from app.response_headers import API_VERSION
+
+DESCRIPTION = """Profiles (named sets of resource caps) and blueprints (application templates).
+
+Every response carries `API-Version: 1.0.0` and `X-Request-ID` (taken from the request when it is
+1-128 characters of letters, digits and `._:-`, else generated). Every error is
+`application/problem+json` with a `requestId`; validation errors name each field in `errors`.
+An unsupported method on a path is a 405 with `Allow`; a body over 1 MiB is a 413; a request
+line over 8,190 bytes is a 414.
+"""
+
+SETTINGS = {
+    "API_TITLE": "Profiles and Blueprints",
+    "API_SPEC_OPTIONS": {
+        "info": {"description": DESCRIPTION},
+        "security": [{"basicAuth": []}, {"bearerAuth": []}],
+    },
+    "API_VERSION": API_VERSION,
+    "OPENAPI_VERSION": "3.1.0",
+    "OPENAPI_URL_PREFIX": "/",
+    "OPENAPI_JSON_PATH": "openapi.json",
+}
+
+
+def _header(description, schema=None):
+    return {"description": description, "schema": schema or {"type": "string"}}
+
+
+HEADERS = {
+    "ETag": _header("The version of the resource, for If-Match and If-None-Match."),
+    "Location": _header("The path of the new resource."),
+    "Link": _header('The next page, as `<...>; rel="next"`, when there is one.'),
+    "Idempotent-Replayed": _header(
+        "`true` when this is the stored response of an earlier request with the same Idempotency-Key."
+    ),
+}
+ERROR_HEADERS = {
+    401: {"WWW-Authenticate": _header("The schemes accepted: Basic and Bearer.")},
+    409: {"Retry-After": _header("Seconds to wait before retrying (a request in flight).", {"type": "integer"})},
+    429: {"Retry-After": _header("Seconds until attempts are accepted again.", {"type": "integer"})},
+    503: {"Retry-After": _header("Seconds to wait before retrying.", {"type": "integer"})},
+}
+UNEXPECTED = "UnexpectedError"
+
+
+def headers(*names):
+    """The documentation of these response headers, for `blp.response(headers=...)`."""
+    return {name: HEADERS[name] for name in names}
+
+
+def response_name(status):
+    """The component name of the problem response for `status`: NotFound, TooManyRequests..."""
+    return HTTPStatus(status).phrase.title().replace(" ", "").replace("-", "")
+
+
+def schema_name(schema):
+    """Profile, ProfilePatch (a partial load, as PATCH takes), ProfileQuery...; schemas of the
+    libraries (flask-smorest's pagination metadata, which lists here do not use) are inlined,
+    so the document names only what this service defines."""
+    cls = schema if isinstance(schema, type) else type(schema)
+    if not cls.__module__.startswith("app."):
+        return None
+    partial = not isinstance(schema, type) and schema.partial
+    return cls.__name__.removesuffix("Schema") + ("Patch" if partial else "")
+
+
+class Api(flask_smorest.Api):
+    ERROR_SCHEMA = errors.ProblemSchema
+    DEFAULT_ERROR_RESPONSE_NAME = UNEXPECTED
+
+    def __init__(self, app):
+        plugin = MarshmallowPlugin(schema_name_resolver=schema_name)
+        super().__init__(app, spec_kwargs={"marshmallow_plugin": plugin})
+        components = self.spec.components
+        components.security_scheme("basicAuth", {"type": "http", "scheme": "basic"})
+        components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
+        for status in HTTPStatus:
+            if status >= 400:
+                components.response(
+                    response_name(status),
+                    self._problem_response(status.phrase, ERROR_HEADERS.get(status)),
+                    lazy=True,
+                )
+        components.response(UNEXPECTED, self._problem_response("An unexpected error (500)."), lazy=True)
+
+    def _problem_response(self, description, response_headers=None):
+        response = {"description": description, "content": {errors.PROBLEM_JSON: {"schema": self.ERROR_SCHEMA}}}
+        if response_headers:
+            response["headers"] = response_headers
+        return response
+
+    def handle_http_exception(self, error):
+        return errors.http_error(error)
+
+
+class Blueprint(flask_smorest.Blueprint):
+    ARGUMENTS_PARSER = Parser()
+
+
+def problems(blp, *statuses):
+    """Document the error statuses an operation may answer with (401, 429 and 503 always)."""
+
+    def decorate(view):
+        for status in sorted({401, 429, 503, *statuses}, reverse=True):
+            view = blp.alt_response(status, response=response_name(status))(view)
+        return view
+
+    return decorate

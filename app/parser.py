@@ -1,0 +1,57 @@
+"""How request bodies and query strings are read, in the contract's order of checks.
+
+Every body is read after authentication has run (the view's decorators), so the order is
+credentials (401), role (403), size (413), content type (415), syntax (400), then the schema
+(422). An unknown query parameter (a misspelt filter, `name[$ne]`) is a 422, never ignored.
+"""
+
+import json
+
+import marshmallow as ma
+from flask import current_app
+from flask_smorest import abort
+from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import RequestEntityTooLarge
+
+MAX_JSON_DEPTH = 16  # our bodies need 2; orjson itself stops at 1024
+
+
+def _depth(value):
+    """Nesting depth of parsed JSON, without recursion (a hostile body must not exhaust the stack)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            node = node.values()
+        elif not isinstance(node, list):
+            continue
+        deepest = max(deepest, depth)
+        if deepest > MAX_JSON_DEPTH:
+            break
+        stack.extend((child, depth + 1) for child in node if isinstance(child, (dict, list)))
+    return deepest
+
+
+def is_json(mimetype):
+    return mimetype == "application/json" or (mimetype.endswith("+json") and "/" in mimetype)
+
+
+class Parser(FlaskParser):
+    DEFAULT_VALIDATION_STATUS = 422
+    DEFAULT_UNKNOWN_BY_LOCATION = {**FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION, "query": ma.RAISE}
+
+    def load_json(self, req, schema):
+        limit = current_app.config["MAX_CONTENT_LENGTH"]
+        if req.content_length is not None and req.content_length > limit:
+            raise RequestEntityTooLarge()
+        if not is_json(req.mimetype):
+            abort(415)
+        try:
+            body = current_app.json.loads(req.get_data(cache=True))  # 413 here too for a chunked body
+        except json.JSONDecodeError as exc:
+            abort(400, message=f"The body is not valid JSON: {exc.msg} at character {exc.pos}.")
+        if not isinstance(body, dict):
+            abort(400, message="The body must be a JSON object.")
+        if _depth(body) > MAX_JSON_DEPTH:
+            abort(400, message=f"The body is nested deeper than {MAX_JSON_DEPTH} levels.")
+        return body

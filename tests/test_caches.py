@@ -1,0 +1,71 @@
+"""What each process caches, and why it never serves a stale answer for long: verified
+credentials, user records (USER_CACHE_SECONDS), and the cache they are built on."""
+
+import time
+
+from app import auth
+from app.cache import TtlCache
+from app.users import storage
+from tests.http import PASSWORD, assert_problem
+from tests.test_auth import bearer, token_for
+
+
+def test_a_new_password_applies_at_once_to_cached_credentials(api, app):
+    assert api.get("/users/me", user="alice").status == 200  # now cached
+    with app.app_context():
+        storage.set_password("alice", "a brand new password")
+    assert_problem(api.get("/users/me", user="alice"), 401)
+    assert api.get("/users/me", user="alice", password="a brand new password").status == 200
+
+
+def test_disabling_applies_at_once_to_cached_credentials_and_tokens(api, app):
+    token = token_for(api)
+    assert api.get("/users/me", user="alice").status == 200
+    with app.app_context():
+        storage.set_disabled("alice", True)
+    assert_problem(api.get("/users/me", user="alice"), 401)
+    assert_problem(api.get("/users/me", headers=bearer(token)), 401)
+    assert_problem(api.post("/tokens", user="alice"), 401)
+
+
+def test_a_new_role_applies_at_once(api, app):
+    assert api.post("/profiles", json={}, user="alice").status == 201
+    with app.app_context():
+        storage.set_role("alice", "viewer")
+    assert_problem(api.post("/profiles", json={}, user="alice"), 403)
+
+
+def test_a_change_by_another_process_applies_within_user_cache_seconds(api, app):
+    assert api.get("/users/me", user="alice").status == 200  # this process keeps its copy
+    with app.app_context():  # as another worker, host or the CLI would, past this process's cache
+        storage.users().update_one({"username": "alice"}, {"$set": {"disabled": True}})
+    assert api.get("/users/me", user="alice").status == 200
+    ttl = app.config["USER_CACHE_SECONDS"]
+    assert ttl == 1
+    app.extensions["users"].clock = lambda: time.monotonic() + ttl
+    assert_problem(api.get("/users/me", user="alice"), 401)
+
+
+def test_with_no_user_cache_every_request_reads_the_record(api, app):
+    app.config["USER_CACHE_SECONDS"] = 0
+    assert api.get("/users/me", user="alice").status == 200
+    with app.app_context():
+        storage.users().update_one({"username": "alice"}, {"$set": {"role": "viewer"}})
+    assert api.get("/users/me", user="alice").json["role"] == "viewer"
+
+
+def test_the_cache_is_bounded_and_expires():
+    cache = TtlCache(size=3)
+    for i in range(5):
+        cache.put(f"key{i}", f"value{i}", ttl=60)
+    assert len(cache.entries) == 3
+    assert cache.get("key0") is None and cache.get("key4") == "value4"
+    cache.put("old", "value", ttl=-1)
+    assert cache.get("old") is None
+
+
+def test_the_credentials_cache_never_holds_a_password(api):
+    assert api.get("/users/me", user="alice").status == 200
+    assert auth.verified.entries
+    for key, (value, _) in auth.verified.entries.items():
+        assert PASSWORD.encode() not in key and PASSWORD not in value
