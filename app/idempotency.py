@@ -13,12 +13,12 @@ import re
 from datetime import timedelta
 
 import orjson
-from bson import ObjectId
 from flask import current_app, request
 from flask_smorest import abort
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
+from app import ids
 from app.database import get_db, now
 from app.errors import Invalid
 from app.resource_store import MAX_ATTEMPTS
@@ -79,7 +79,7 @@ def _claim(records, record_id, fingerprint):
             "_id": record_id,
             "fingerprint": fingerprint,
             "state": "pending",
-            "claimId": ObjectId(),
+            "claimId": ids.new_id(moment),
             "leaseUntil": moment + lease,
             "createdAt": moment,
         }

@@ -1,17 +1,18 @@
-"""The filters of the profile and blueprint lists, and the MongoDB query they make.
+"""The filters of the profile and blueprint lists, and how a list request becomes the branches a
+page is read from (`pagination.page`) and the predicate that applies the remaining filters.
 
 Exact filters compare a field with the value given; `q` is a case-insensitive substring of the
-name or the description, escaped so that it is matched literally. Every query is narrowed to
-what the caller may read first.
+name or the description, matched literally. A page with `q` reads at most 10,000 documents,
+since no index serves a substring.
 """
-
-import re
 
 import marshmallow as ma
 
 from app.fields import Text
 from app.pagination import PageArgs
 from app.users.schemas import Username
+
+MOST_EXAMINED_WITH_Q = 10_000
 
 
 class ListArgs(PageArgs):
@@ -32,11 +33,33 @@ class ListArgs(PageArgs):
     owner = Username(metadata={"description": "Only resources of this owner."})
 
 
-def query(readable, args, exact_filters):
-    """`readable` (who may read what) narrowed by the filters among `args`."""
-    conditions = [readable]
-    conditions += [{name: args[name]} for name in exact_filters if name in args]
-    if "q" in args:
-        pattern = {"$regex": re.escape(args["q"]), "$options": "i"}
-        conditions.append({"$or": [{"name": pattern}, {"description": pattern}]})
-    return {"$and": conditions}
+def matches(doc, equalities):
+    """Whether `doc` has every value of `equalities`, as MongoDB compares them (an array field
+    matches a value it contains)."""
+    for name, value in equalities.items():
+        held = doc.get(name)
+        if held != value and not (isinstance(held, list) and value in held):
+            return False
+    return True
+
+
+def plan(branches, args, exact_filters, indexed):
+    """(branches, keep, most_examined) for a page of what `branches` (who may read what) allow,
+    narrowed by the filters among `args`. A branch that a filter contradicts is dropped; one
+    without equality (an admin's) takes an exact filter on an `indexed` field as its own."""
+    filters = {name: args[name] for name in exact_filters if name in args}
+    narrowed = []
+    for branch in branches:
+        if any(name in filters and filters[name] != value for name, value in branch.items()):
+            continue
+        if not branch:
+            branch = next(({name: filters[name]} for name in indexed if name in filters), branch)
+        narrowed.append(branch)
+    needle = args["q"].casefold() if "q" in args else None
+
+    def keep(doc):
+        if not matches(doc, filters):
+            return False
+        return needle is None or any(needle in (doc.get(field) or "").casefold() for field in ("name", "description"))
+
+    return narrowed, keep, MOST_EXAMINED_WITH_Q if needle is not None else None

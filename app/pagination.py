@@ -1,8 +1,17 @@
-"""Keyset pagination, newest first: a page is the next `limit` ids below the cursor's.
+"""Keyset pagination, newest first, at a cost that does not grow with the collection.
 
-A cursor is the last id of a page, signed with the service's secret, so one that the service did
-not issue is refused (422) rather than trusted. The page body is `{"items": [...], "next": ...}`
-with an RFC 8288 `Link` header to the next page.
+A page is read in windows of ids (of creation time, since ids order by it: `ids`), newest
+first: every query is `{<one equality>, _id: {$lt: hi, $gte: lo}}`, a shape that both MongoDB and
+the embedded server serve from an `(equality, _id)` index, reading only the window's documents
+(the embedded server reads every document of an unbounded range before applying a limit:
+../shared/FINDINGS.md). Who may read what comes as "branches", one equality each (a member's
+blueprints: own, PUBLIC, CUSTOM naming them), queried window by window and merged by id; the
+other filters are applied here to what a window returns. A window that holds fewer matches than
+the page still needs grows (by the density it found, up to 4x; 8x when it found none), until the
+page is full or the windows pass the collection's oldest id.
+
+A cursor is the last id of a page with the window width that served it, signed with the service's
+secret, so one that the service did not issue is refused (422) rather than trusted.
 """
 
 import marshmallow as ma
@@ -11,25 +20,31 @@ from flask import current_app, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
 from pymongo import DESCENDING
 
+from app import ids
+from app.database import now
 from app.schemas import Schema
 
 DEFAULT_LIMIT, MAX_LIMIT = 50, 200
+FIRST_WINDOW_MS = 1_000
+LEEWAY_MS = 60_000  # page 1 also shows ids up to a minute ahead of this host's clock
+FLOOR_MARGIN_MS = 24 * 3600 * 1000  # below the oldest id at start-up, for other hosts' clocks
 
 
 def _signer():
     return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="list-cursor")
 
 
-def sign(last_id):
-    """The cursor of the page after the one that ends with `last_id`."""
-    return _signer().dumps(str(last_id))
+def sign(below, width_ms=FIRST_WINDOW_MS):
+    """The cursor of the page that continues below the id `below`."""
+    return _signer().dumps([str(below), width_ms])
 
 
 class Cursor(ma.fields.String):
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
         try:
-            return ObjectId(_signer().loads(text))
+            below, width = _signer().loads(text)
+            return ObjectId(below), max(1, int(width))
         except (BadSignature, TypeError, ValueError):
             raise ma.ValidationError("Not a cursor issued by this service.") from None
 
@@ -55,19 +70,50 @@ def page_schema(item_schema):
     )
 
 
-def page(coll, query, args):
-    """One page of `query`, and the cursor of the next page or None."""
-    if "cursor" in args:
-        query = {"$and": [query, {"_id": {"$lt": args["cursor"]}}]}
+def prepare(coll):
+    """Once per process: the `_id` index the embedded server needs to serve a window without an
+    equality (MongoDB has one on every collection), and the oldest id, below which no window
+    goes (an index walk on the embedded server, a single index entry on MongoDB)."""
+    if "secantusVersion" in coll.database.client.server_info():
+        coll.create_index([("_id", DESCENDING)], name="newest")
+    oldest = next(coll.find({}, {"_id": 1}).sort("_id", 1).limit(1), None)
+    start = ids.ms_of_id(oldest["_id"]) if oldest else ids.ms_of(now())
+    current_app.extensions.setdefault("floors", {})[coll.name] = start - FLOOR_MARGIN_MS
+
+
+def page(coll, branches, keep, args, most_examined=None):
+    """One page of the documents of `coll` that match one of `branches` (flat equality filters)
+    and `keep` (a predicate), and the cursor of the next page or None. With `most_examined`, a
+    page stops after reading that many documents, and may then hold fewer than `limit` items
+    while its cursor goes on."""
     limit = args["limit"]
-    items = list(coll.find(query).sort("_id", DESCENDING).limit(limit + 1))
-    more = len(items) > limit
-    items = items[:limit]
-    return items, (sign(items[-1]["_id"]) if more else None)
+    floor = current_app.extensions["floors"][coll.name]
+    hi, width = args.get("cursor") or (ids.boundary(ids.ms_of(now()) + LEEWAY_MS), FIRST_WINDOW_MS)
+    top = ids.ms_of_id(hi) if "cursor" in args else ids.ms_of(now())
+    found, examined = [], 0
+    while True:
+        lo_ms = max(top - width, floor)
+        lo = ids.boundary(lo_ms)
+        window = {}
+        for branch in branches:
+            for doc in coll.find({**branch, "_id": {"$lt": hi, "$gte": lo}}).sort("_id", DESCENDING):
+                window[doc["_id"]] = doc
+        examined += len(window)
+        matches = [doc for _, doc in sorted(window.items(), reverse=True) if keep(doc)]
+        found += matches
+        if len(found) > limit:
+            return found[:limit], sign(found[limit - 1]["_id"], width)
+        if lo_ms <= floor:
+            return found, None
+        if most_examined is not None and examined >= most_examined:
+            return found, sign(lo, width)
+        needed = limit + 1 - len(found)
+        width = min(4 * width, max(width, width * needed // len(matches))) if matches else 8 * width
+        hi, top = lo, lo_ms
 
 
 def respond(items, next_cursor):
-    """The body of a page and its `Link` to the next one, keeping the other parameters."""
+    """The body of a page and its RFC 8288 `Link` to the next one, keeping the other parameters."""
     if next_cursor is None:
         return {"items": items, "next": None}, {}
     params = {**request.args.to_dict(), "cursor": next_cursor}

@@ -1,11 +1,13 @@
 """The storage every owned, versioned resource shares (profiles and blueprints).
 
 Each document carries `owner`, `createdAt`, `updatedAt` and `rev`, a counter bumped by every write
-and the basis of the ETag. Every write is conditional on the `rev` it was decided on, so two
-concurrent edits can never both apply to the same version. A resource's store says who may read
-(`readable`), which list parameters are exact filters, and adds its rules through two hooks:
-`apply_rules` (checks that need the stored version or other collections) and `before_write`
-(work that must precede every attempt of a write, such as demoting the previous default).
+and the basis of the ETag; its id orders by creation time (`ids`). Every write is conditional on
+the `rev` it was decided on, so two concurrent edits can never both apply to the same version.
+Every query is one an index serves (flat, and bounded: `pagination`). A resource's store says
+who may read (`readable`), which list parameters are exact filters, and adds its rules through
+two hooks: `apply_rules` (checks that need the stored version or other collections) and
+`before_write` (work that must precede every attempt of a write, such as demoting the previous
+default).
 """
 
 from bson import ObjectId
@@ -14,7 +16,7 @@ from flask_smorest import abort
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from app import list_filters, pagination
+from app import ids, list_filters, pagination
 from app.auth import is_admin
 from app.database import get_db, now
 
@@ -34,6 +36,7 @@ def object_id(text):
 class ResourceStore:
     collection = None  # set by each resource
     exact_filters = ("name", "owner")
+    indexed_filters = ("owner",)  # each has an (field, _id) index
 
     def coll(self):
         return get_db()[self.collection]
@@ -41,8 +44,9 @@ class ResourceStore:
     # Hooks
 
     def readable(self, user):
-        """A MongoDB filter for the documents `user` may read."""
-        return {} if is_admin(user) else {"owner": user["username"]}
+        """What `user` may read, as branches: a document is readable if it matches one of these
+        flat equality filters (each served by an index)."""
+        return [{}] if is_admin(user) else [{"owner": user["username"]}]
 
     def apply_rules(self, changes, stored):
         """The changes to write, once the rules that need `stored` (None on create) hold."""
@@ -56,14 +60,17 @@ class ResourceStore:
     # Reading
 
     def get(self, id_text, user):
-        doc = self.coll().find_one({"_id": object_id(id_text), **self.readable(user)})
-        if doc is None:
+        doc = self.coll().find_one({"_id": object_id(id_text)})
+        if doc is None or not any(list_filters.matches(doc, branch) for branch in self.readable(user)):
             abort(404)
         return doc
 
     def list(self, user, args):
         """A page of what `user` may read, narrowed by the list parameters in `args`."""
-        return pagination.page(self.coll(), list_filters.query(self.readable(user), args, self.exact_filters), args)
+        branches, keep, most_examined = list_filters.plan(
+            self.readable(user), args, self.exact_filters, self.indexed_filters
+        )
+        return pagination.page(self.coll(), branches, keep, args, most_examined)
 
     # Writing
 
@@ -76,7 +83,7 @@ class ResourceStore:
         moment = now()
         doc = {
             **self.apply_rules(fields, None),
-            "_id": id or ObjectId(),
+            "_id": id or ids.new_id(moment),
             "owner": user["username"],
             "createdAt": moment,
             "updatedAt": moment,

@@ -3,6 +3,7 @@
 
 from pymongo import ASCENDING, DESCENDING
 
+from app import pagination
 from app.auth import is_admin
 from app.errors import Invalid
 from app.resource_store import ResourceStore
@@ -25,22 +26,19 @@ def entitlement_changes(changes, stored=None):
 class Blueprints(ResourceStore):
     collection = "blueprints"
     exact_filters = ("name", "owner", "blueprintType", "entitlementType", "inactive")
+    indexed_filters = ("owner", "entitlementType")
 
     def create_indexes(self):
         self.coll().create_index([("owner", ASCENDING), ("_id", DESCENDING)], name="owner_newest")
         self.coll().create_index([("entitlementType", ASCENDING), ("_id", DESCENDING)], name="entitlement_newest")
         self.coll().create_index([("entitledUsers", ASCENDING), ("_id", DESCENDING)], name="entitled_newest")
+        pagination.prepare(self.coll())
 
     def readable(self, user):
         if is_admin(user):
-            return {}
-        return {
-            "$or": [
-                {"owner": user["username"]},
-                {"entitlementType": "PUBLIC"},
-                {"entitlementType": "CUSTOM", "entitledUsers": user["username"]},
-            ]
-        }
+            return [{}]
+        # entitledUsers is empty unless the blueprint is CUSTOM (entitlement_changes)
+        return [{"owner": user["username"]}, {"entitlementType": "PUBLIC"}, {"entitledUsers": user["username"]}]
 
     def apply_rules(self, changes, stored):
         changes = entitlement_changes(changes, stored)

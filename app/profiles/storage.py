@@ -5,6 +5,7 @@ it still succeeds."""
 
 from pymongo import ASCENDING, DESCENDING
 
+from app import pagination
 from app.database import now
 from app.resource_store import ResourceStore
 
@@ -21,14 +22,15 @@ class Profiles(ResourceStore):
             partialFilterExpression={"defaultProfile": True},
         )
         self.coll().create_index([("owner", ASCENDING), ("_id", DESCENDING)], name="owner_newest")
+        pagination.prepare(self.coll())
 
     def before_write(self, stored, changes):
-        """A profile becoming the default demotes its owner's current default first."""
+        """A profile becoming the default demotes its owner's current default first (found through
+        the partial index; the profile itself is not the default yet)."""
         if not changes.get("defaultProfile") or (stored or {}).get("defaultProfile"):
             return
-        target = stored or changes
         self.coll().update_many(
-            {"owner": target["owner"], "defaultProfile": True, "_id": {"$ne": target["_id"]}},
+            {"owner": (stored or changes)["owner"], "defaultProfile": True},
             {"$set": {"defaultProfile": False, "updatedAt": now()}, "$inc": {"rev": 1}},
         )
 

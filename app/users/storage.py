@@ -29,6 +29,7 @@ def users():
 
 def create_indexes(db):
     db.users.create_index([("username", ASCENDING)], unique=True, name="username_unique")
+    pagination.prepare(db.users)
 
 
 def _hash(password):
@@ -77,7 +78,7 @@ def init_app(app):
 
 
 def page(args):
-    return pagination.page(users(), {}, args)
+    return pagination.page(users(), [{}], lambda user: True, args)
 
 
 def _set(username, **fields):
