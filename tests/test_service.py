@@ -115,3 +115,12 @@ def test_what_gunicorn_refuses_is_a_problem_body(running, path, headers, status)
     body = r.json
     assert body["status"] == status and body["detail"] and body["requestId"] == r.headers["x-request-id"]
     assert "a" * 100 not in running.log_path.read_text()  # the request line is not logged
+
+
+def test_sequential_creates_over_several_workers_list_newest_first(running):
+    """Each create is sent after the previous one's response, over new connections that the
+    kernel spreads over both workers; the list is their exact reverse."""
+    client = SocketClient(running.port)
+    made = [client.post("/blueprints", json={"name": "in-order"}, headers=AUTH).json["id"] for _ in range(60)]
+    listed = client.get("/blueprints?name=in-order&limit=200", headers=AUTH).json["items"]
+    assert [item["id"] for item in listed] == made[::-1]

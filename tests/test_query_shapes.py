@@ -1,0 +1,127 @@
+"""Every query a request sends has a shape both MongoDB and the embedded server serve from an
+index: flat (no top-level $and/$or/$expr), never empty, every range bounded on both ends unless
+an `_id` equality pins the document; and no request counts. The embedded server answers anything
+else by reading the whole collection (../shared/FINDINGS.md), so a change that brings such a
+query back fails here, whatever the timings of the day."""
+
+import pytest
+from pymongo import MongoClient, monitoring
+
+from tests.conftest import PASSWORD, _db_names, add_users, serving, settings
+from tests.http import SocketClient, basic
+
+RANGE = {"$lt", "$lte", "$gt", "$gte"}
+COUNTS = {"count", "distinct", "aggregate", "mapReduce"}
+
+
+class Recorder(monitoring.CommandListener):
+    def __init__(self):
+        self.filters, self.counts, self.on = [], [], False
+
+    def started(self, event):
+        if not self.on:
+            return
+        command, name = event.command, event.command_name
+        if name in COUNTS:
+            self.counts.append(name)
+        elif name in ("find", "findAndModify"):
+            self.filters.append((name, command.get("filter", command.get("query", {}))))
+        elif name in ("update", "delete"):
+            self.filters += [(name, s["q"]) for s in command[name + "s"]]
+
+    def succeeded(self, event):
+        pass
+
+    def failed(self, event):
+        pass
+
+
+def index_served(query):
+    """Why `query` would be a scan, or None when an index serves it."""
+    if not query:
+        return "empty filter"
+    if any(key.startswith("$") for key in query):
+        return "top-level operator"
+    pinned = "_id" in query and (not isinstance(query["_id"], dict) or set(query["_id"]) <= {"$eq", "$in"})
+    if pinned:
+        return None
+    operators = [value for value in query.values() if isinstance(value, dict)]
+    if len(operators) > 1:
+        return "more than one operator field"
+    for ops in operators:
+        bounds = set(ops) & RANGE
+        if bounds and not (bounds & {"$lt", "$lte"} and bounds & {"$gt", "$gte"}):
+            return "range open on one end"
+    return None
+
+
+@pytest.mark.parametrize("query, why", [
+    ({}, "empty filter"),
+    ({"$or": [{"owner": "a"}, {"entitlementType": "PUBLIC"}]}, "top-level operator"),
+    ({"$and": [{"owner": "a"}, {"_id": {"$lt": 1}}]}, "top-level operator"),
+    ({"owner": "a", "_id": {"$lt": 1}}, "range open on one end"),
+    ({"owner": "a", "_id": {"$lt": 9, "$gte": 1}}, None),
+    ({"_id": 1, "expireAt": {"$gt": 0}}, None),
+    ({"username": {"$in": ["a", "b"]}}, None),
+])  # fmt: skip
+def test_the_shape_rule_itself(query, why):
+    assert index_served(query) == why
+
+
+@pytest.fixture
+def recorded(mongo_server):
+    """A socket-served app whose MongoDB client records every command sent while `on`."""
+    from app import create_app
+
+    recorder = Recorder()
+    client = MongoClient(mongo_server.uri, event_listeners=[recorder], tz_aware=True, retryWrites=False)
+    app = create_app(settings(MONGO_DB=f"shapes{next(_db_names)}"), mongo_client=client)
+    add_users(app)
+    with serving(app) as port:
+        recorder.on = True
+        yield SocketClient(port), recorder
+
+
+def test_every_request_path_sends_only_index_served_queries(recorded):
+    api, recorder = recorded
+    made = {}
+    for kind, body in {
+        "own": {"name": "own", "blueprintType": "compose"},
+        "public": {"name": "pub", "entitlementType": "PUBLIC", "description": "shared web"},
+        "custom": {"name": "cus", "entitlementType": "CUSTOM", "entitledUsers": ["bob"]},
+    }.items():
+        made[kind] = api.post("/blueprints", json=body, user="alice").json["id"]
+    replay = {"headers": {"Idempotency-Key": "k1"}, "user": "alice", "json": {"name": "once"}}
+    assert api.post("/blueprints", **replay).status == api.post("/blueprints", **replay).status == 201
+    profile = api.post("/profiles", json={"defaultProfile": True}, user="alice").json["id"]
+    api.post("/profiles", json={"defaultProfile": True}, user="alice")
+    token = api.post("/tokens", user="bob").json["token"]
+    bearer = {"Authorization": f"Bearer {token}"}
+
+    for path in [
+        f"/blueprints/{made['public']}", f"/blueprints/{made['custom']}", f"/blueprints/{made['own']}",
+        "/blueprints", "/blueprints?limit=1", "/blueprints?blueprintType=compose&inactive=false",
+        "/blueprints?entitlementType=PUBLIC", "/blueprints?q=web", "/blueprints?name=pub&owner=alice",
+        "/profiles", f"/profiles/{profile}", "/users/me",
+    ]:  # fmt: skip
+        for user in ("alice", "bob", "admin"):
+            api.get(path, user=user)
+        api.get(path, headers=bearer)
+    page = api.get("/blueprints?limit=1", user="bob").json
+    api.get(f"/blueprints?limit=1&cursor={page['next']}", user="bob")
+    api.get("/users?limit=2", user="admin")
+    api.get("/profiles?owner=alice&defaultProfile=true", user="admin")
+    tag = api.get(f"/blueprints/{made['own']}", user="alice").headers["etag"]
+    api.patch(f"/blueprints/{made['own']}", json={"name": "x"}, user="alice", headers={"If-Match": tag})
+    api.put(f"/profiles/{profile}", json={"defaultProfile": True}, user="alice")
+    api.patch(f"/profiles/{profile}", json={"name": "p"}, user="admin")
+    api.delete(f"/blueprints/{made['custom']}", user="alice")
+    api.get("/users/me", user="bob", password="not " + PASSWORD)
+    api.get("/users/me", headers={"Authorization": "Bearer forged"})
+    api.get("/users/me", headers={"Authorization": basic("nobody")})
+    api.delete("/tokens", headers=bearer)
+
+    assert len(recorder.filters) > 50
+    scans = [(name, query, index_served(query)) for name, query in recorder.filters if index_served(query)]
+    assert scans == []
+    assert recorder.counts == []
