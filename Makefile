@@ -9,7 +9,7 @@ export HOST PORT
 COVERAGE_FLOOR := 94
 BROWSER_PACKAGES := chromium chromium-driver
 
-.PHONY: run test test-fast lint bench browser fuzz fault-test clean
+.PHONY: run test test-fast lint bench profile browser fuzz fault-test clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,10 @@ test-fast: $(VENV)/.installed-test
 bench: $(VENV)/.installed-test
 	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
 	$(BIN)/python bench/run.py
+
+# Where the app CPU of one POST /blueprints goes, part by part (cProfile, the shared body).
+profile: $(VENV)/.installed-test
+	$(BIN)/python bench/profile_post.py
 
 # A longer contract-fuzzing run than the one in `make test`, with a random seed.
 fuzz: $(VENV)/.installed-test

@@ -93,7 +93,7 @@ class Yaml(Text):
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
         try:
-            yamlguard.validate(text)
+            yamlguard.load(text)
         except yamlguard.YamlError as exc:
             raise ma.ValidationError(str(exc)) from None
         return text

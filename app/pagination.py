@@ -8,7 +8,9 @@ the embedded server serve from an `(equality, _id)` index, reading only the wind
 blueprints: own, PUBLIC, CUSTOM naming them), queried window by window and merged by id; the
 other filters are applied here to what a window returns. A window that holds fewer matches than
 the page still needs grows (by the density it found, up to 4x; 8x when it found none), until the
-page is full or the windows pass the collection's oldest id.
+page is full or the windows pass the collection's oldest id. A first page starts with the span
+that served the same list's last first page in this process (for an hour), so a list read again
+costs one window, or two.
 
 A cursor is the last id of a page with the window width that served it, signed with the service's
 secret, so one that the service did not issue is refused (422) rather than trusted.
@@ -21,11 +23,13 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from pymongo import DESCENDING
 
 from app import ids
+from app.cache import TtlCache
 from app.database import now
 from app.schemas import Schema
 
 DEFAULT_LIMIT, MAX_LIMIT = 50, 200
 FIRST_WINDOW_MS = 1_000
+FIRST_WIDTHS = TtlCache(size=4096)  # a list's parameters -> the span its last first page read
 LEEWAY_MS = 60_000  # page 1 also shows ids up to a minute ahead of this host's clock
 FLOOR_MARGIN_MS = 24 * 3600 * 1000  # below the oldest id at start-up, for other hosts' clocks
 
@@ -88,9 +92,14 @@ def page(coll, branches, keep, args, most_examined=None):
     while its cursor goes on."""
     limit = args["limit"]
     floor = current_app.extensions["floors"][coll.name]
-    hi, width = args.get("cursor") or (ids.boundary(ids.ms_of(now()) + LEEWAY_MS), FIRST_WINDOW_MS)
-    top = ids.ms_of_id(hi) if "cursor" in args else ids.ms_of(now())
-    found, examined = [], 0
+    remembered = (coll.name, repr(branches), repr(sorted((k, v) for k, v in args.items() if k != "cursor")))
+    if "cursor" in args:
+        hi, width = args["cursor"]
+        start = ids.ms_of_id(hi)
+    else:
+        start = ids.ms_of(now())
+        hi, width = ids.boundary(start + LEEWAY_MS), FIRST_WIDTHS.get(remembered) or FIRST_WINDOW_MS
+    top, found, examined = start, [], 0
     while True:
         lo_ms = max(top - width, floor)
         lo = ids.boundary(lo_ms)
@@ -101,10 +110,11 @@ def page(coll, branches, keep, args, most_examined=None):
         examined += len(window)
         matches = [doc for _, doc in sorted(window.items(), reverse=True) if keep(doc)]
         found += matches
-        if len(found) > limit:
-            return found[:limit], sign(found[limit - 1]["_id"], width)
-        if lo_ms <= floor:
-            return found, None
+        full = len(found) > limit
+        if full or lo_ms <= floor:
+            if "cursor" not in args:
+                FIRST_WIDTHS.put(remembered, max(start - lo_ms, 1), ttl=3600)
+            return (found[:limit], sign(found[limit - 1]["_id"], width)) if full else (found, None)
         if most_examined is not None and examined >= most_examined:
             return found, sign(lo, width)
         needed = limit + 1 - len(found)

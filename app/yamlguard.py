@@ -1,9 +1,14 @@
-"""Safe YAML validation with bounded time and memory.
+"""Safe YAML loading with bounded time and memory, in one parse.
 
-libyaml's composer recurses in C (it crashed the process at 100,000 nested brackets here) and its
-scanner is quadratic in nesting depth, and an alias bomb is tiny as text but explodes for whoever
-expands it. So the events are walked first, lazily, stopping at the first excess of depth or of
-expanded size; only a document that passes is composed and constructed by the safe loader.
+libyaml's composer recurses in C (it crashed the process at 50,000 nested brackets here, not at
+20,000) and its scanner is quadratic in nesting depth, and an alias bomb is tiny as text but
+explodes for whoever expands it. So: a document whose nesting cannot exceed 1,000 levels (its
+longest line plus its brackets bound that) is composed by libyaml at once; any other is first
+walked event by event, lazily, stopping at the first excess of depth or of expanded size. The
+composed node graph (aliases are shared nodes there, never copies) is then checked for depth and
+for the size aliases would expand it to, and only then constructed by the safe constructor. The
+check is skipped where the text alone rules both out: no `&` or `*` (so no anchor or alias) and
+nesting bounded by 100.
 """
 
 import yaml
@@ -18,61 +23,83 @@ MAX_DEPTH = 100
 # More nodes than a 256 KiB document can hold without aliases ("[1,1,...]" is two bytes a node),
 # so only alias expansion can reach it.
 MAX_EXPANDED_NODES = 200_000
+SURELY_COMPOSABLE = 1_000  # nesting libyaml composes without risk (it crashed past 20,000)
 
 
 class YamlError(ValueError):
     """A document that is refused; the message is safe to show to the client."""
 
 
+def _bounded_nesting(text):
+    """An upper bound of the nesting depth: a block level needs a column more than its parent,
+    a flow level a bracket."""
+    longest = max(map(len, text.splitlines()), default=0)
+    return longest + text.count("[") + text.count("{")
+
+
 def _check_events(text):
-    anchors = {}  # anchor -> expanded size of its node, once the node is complete
-    open_anchors = set()
-    stack = []  # one [anchor, expanded size of the children so far] per open collection
-    total = 0
-
-    def count(nodes, size):
-        """Add `nodes` to the document's expanded size and `size` to the enclosing collection."""
-        nonlocal total
-        total += nodes
-        if total > MAX_EXPANDED_NODES:
-            raise YamlError("Aliases expand the document beyond the allowed size.")
-        if stack:
-            stack[-1][1] += size
-
+    """Refuse a document nested too deep, reading parser events only as far as the excess."""
+    depth = 0
     for event in yaml.parse(text, Loader=SafeLoader):
-        if isinstance(event, yaml.AliasEvent):
-            if event.anchor in open_anchors:
-                raise YamlError("Recursive aliases are not allowed.")
-            if event.anchor not in anchors:
-                raise YamlError(f"Unknown alias {event.anchor!r}.")
-            size = anchors[event.anchor]
-            count(size, size)
-        elif isinstance(event, yaml.ScalarEvent):
-            if event.anchor:
-                anchors[event.anchor] = 1
-            count(1, 1)
-        elif isinstance(event, yaml.CollectionStartEvent):
-            if len(stack) >= MAX_DEPTH:
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
                 raise YamlError(f"Nested deeper than {MAX_DEPTH} levels.")
-            if event.anchor:
-                open_anchors.add(event.anchor)
-            stack.append([event.anchor, 0])
         elif isinstance(event, yaml.CollectionEndEvent):
-            anchor, children = stack.pop()
-            if anchor:
-                open_anchors.discard(anchor)
-                anchors[anchor] = children + 1
-            count(1, children + 1)  # the children are in `total` already
+            depth -= 1
 
 
-def validate(text):
-    """Refuse `text` unless it is a YAML stream the safe loader accepts within the limits."""
+def _check_node(root):
+    """Depth and expanded size of a composed document, each shared (aliased) node measured once."""
+    sizes = {}  # id(node) -> (expanded size, depth) once measured
+    open_nodes = set()
+    stack = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if isinstance(node, yaml.ScalarNode):
+            sizes[id(node)] = (1, 0)
+            continue
+        children = [part for pair in node.value for part in pair] if isinstance(node, yaml.MappingNode) else node.value
+        if children_done:
+            open_nodes.discard(id(node))
+            size = 1 + sum(sizes[id(child)][0] for child in children)
+            depth = 1 + max((sizes[id(child)][1] for child in children), default=0)
+            if depth > MAX_DEPTH:
+                raise YamlError(f"Nested deeper than {MAX_DEPTH} levels.")
+            if size > MAX_EXPANDED_NODES:
+                raise YamlError("Aliases expand the document beyond the allowed size.")
+            sizes[id(node)] = (size, depth)
+            continue
+        if id(node) in open_nodes:
+            raise YamlError("Recursive aliases are not allowed.")
+        if id(node) in sizes:
+            continue
+        open_nodes.add(id(node))
+        stack.append((node, True))
+        stack.extend((child, False) for child in children if id(child) not in sizes)
+    return sizes[id(root)]
+
+
+def load(text):
+    """The documents of a YAML stream the safe loader accepts within the limits; else YamlError."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         raise YamlError(f"Larger than {MAX_BYTES // 1024} KiB.")
     try:
-        _check_events(text)
-        for _ in yaml.load_all(text, Loader=SafeLoader):
-            pass
+        bound = _bounded_nesting(text)
+        if bound > SURELY_COMPOSABLE:
+            _check_events(text)
+        surely_safe = bound <= MAX_DEPTH and "&" not in text and "*" not in text
+        loader = SafeLoader(text)
+        try:
+            documents = []
+            while loader.check_node():
+                node = loader.get_node()
+                if not surely_safe:
+                    _check_node(node)
+                documents.append(loader.construct_document(node))
+            return documents
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         raise YamlError(f"Not valid YAML: {_describe(exc)}") from None
 

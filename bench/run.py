@@ -1,12 +1,14 @@
-"""`make bench`: the service under gunicorn on the embedded database, driven by wrk on loopback.
+"""`make bench`: the service under gunicorn on the embedded database, driven by wrk on loopback,
+beside the stack's floor (bench/baseline.py), then the scale scenario (bench/scale.py).
 
-Every scenario runs for a few seconds per round, rounds interleaved, all bounded in time; the
-table gives the median round's requests/s and latency percentiles.
+Every throughput scenario runs for a few seconds per round, rounds interleaved with the floor's,
+all bounded in time; the table gives the median round's requests/s and latency percentiles.
 """
 
 import argparse
 import json
 import os
+import random
 import re
 import shutil
 import statistics
@@ -14,28 +16,25 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 from pymongo import MongoClient
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from app import create_app, embedded, pagination  # noqa: E402
+from app import embedded  # noqa: E402
+from bench import scale  # noqa: E402
 from tests.http import SocketClient, basic  # noqa: E402
 from tests.processes import Gunicorn  # noqa: E402
 
 ADMIN = ("bench-admin", "bench-password-1")
 BASIC = basic(*ADMIN)
 ADMIN_HEADERS = {"Authorization": BASIC}
-BLUEPRINT = {
-    "name": "bench",
-    "version": "1.0",
-    "blueprintType": "compose",
-    "yml": "services:\n  web:\n    image: nginx\n",
-    "entitlementType": "PUBLIC",
-}
-PROFILE = {"name": "bench", "memoryCap": "1Gi", "cpuCap": "500m", "containerCap": 4, "storageCap": "10"}
+# ../shared/bench/, copied so that a clone elsewhere has them: a four-service Compose file of
+# about 1 KB, and a profile with every cap (tests/test_bench.py keeps the copies identical).
+BODIES = Path(__file__).resolve().parent / "bodies"
+BLUEPRINT = json.loads((BODIES / "blueprint.json").read_text())
+PROFILE = json.loads((BODIES / "profile.json").read_text())
 
 
 def service(mongo_uri, workers):
@@ -117,25 +116,9 @@ def settle(port, quiet_ms=20, timeout=60):
 
 def seed(mongo_uri, count):
     """`count` blueprints beside the ones the scenarios make, which `clean` removes after each run,
-    so that every run (and the list page) sees a collection of the same size."""
-    blueprints = MongoClient(mongo_uri).bench.blueprints
-    moment = datetime.now(UTC)
-    blueprints.insert_many(
-        [
-            {
-                **BLUEPRINT,
-                "name": "seed",
-                "description": None,
-                "entitledUsers": [],
-                "inactive": False,
-                "owner": ADMIN[0],
-                "createdAt": moment,
-                "updatedAt": moment,
-                "rev": 1,
-            }
-            for _ in range(count)
-        ]
-    )
+    so that every run (and the list page) sees a collection of the same size; made over the last
+    30 days, as the scale scenario's."""
+    scale.seed(MongoClient(mongo_uri).bench.blueprints, count, {**BLUEPRINT, "name": "seed"}, random.Random(7))
 
 
 def clean(mongo_uri):
@@ -152,50 +135,13 @@ def median_round(results):
     }
 
 
-def measure_depth(port, mongo_uri, total, limit=50, repeats=2):
-    """Seconds for list page 1 and for page 1,000 (or the deepest there is) with `total` blueprints
-    in the database; and that page's number."""
-    blueprints = MongoClient(mongo_uri).bench.blueprints
-    have = blueprints.estimated_document_count()
-    batch = [
-        {
-            "name": "deep",
-            "owner": ADMIN[0],
-            "entitlementType": "OWNER",
-            "entitledUsers": [],
-            "rev": 1,
-            "inactive": False,
-        }
-        for _ in range(5000)
-    ]
-    while have < total:
-        blueprints.insert_many([dict(doc) for doc in batch[: min(5000, total - have)]])
-        have = blueprints.estimated_document_count()
-    depth = min(1000, total // limit)
-    # the cursor that page `depth - 1` would hand out, signed by the service's own code
-    last = blueprints.find({}, {"_id": 1}).sort("_id", -1).skip((depth - 1) * limit - 1).limit(1)[0]["_id"]
-    app = create_app({"MONGO_URI": mongo_uri, "MONGO_DB": "bench"})
-    with app.app_context():
-        cursor = pagination.sign(last)
-
-    def timed(path):
-        started = time.perf_counter()
-        status = SocketClient(port).get(path, headers=ADMIN_HEADERS).status
-        assert status == 200, status
-        return time.perf_counter() - started
-
-    first = [timed(f"/blueprints?limit={limit}") for _ in range(repeats)]
-    deep = [timed(f"/blueprints?limit={limit}&cursor={cursor}") for _ in range(repeats)]
-    return statistics.median(first), statistics.median(deep), depth
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=int, default=3, help="per scenario and round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
-    parser.add_argument("--depth-documents", type=int, default=100_000, help="0 skips the depth test")
+    parser.add_argument("--sizes", default="1000,100000", help="the scale scenario's two sizes; 0 skips it")
     parser.add_argument("--seed", type=int, default=1000, help="blueprints in the database during the scenarios")
     parser.add_argument("--only", help="run only scenarios whose name contains this")
     args = parser.parse_args()
@@ -247,12 +193,11 @@ def main():
             )
         rss = app.worker_rss_mb()
         print(f"\nworker RSS after the run: {', '.join(f'{mb:.0f} MB' for mb in rss)}")
-        if args.depth_documents:
-            first, deep, depth = measure_depth(app.port, mongo_uri, args.depth_documents)
-            print(
-                f"list page 1 vs page {depth:,} with {args.depth_documents:,} blueprints: "
-                f"{first * 1000:.0f} ms vs {deep * 1000:.0f} ms (ratio {deep / first:.2f})"
-            )
+        for server in servers:
+            server.stop()
+        servers = []
+        if args.sizes != "0":
+            scale.run(mongo_uri, ADMIN, BLUEPRINT, PROFILE, sizes=tuple(int(n) for n in args.sizes.split(",")))
         print(f"the benchmark took {time.monotonic() - started:.0f} s")
     finally:
         for server in servers:

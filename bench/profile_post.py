@@ -1,0 +1,73 @@
+"""Where the CPU of one POST /blueprints goes (`make profile`): the shared 1 KB body, sent many
+times in-process (Flask's test client) to the service on an embedded database running as its own
+process, so that only the app's CPU is counted; cProfile with a CPU clock, grouped by part."""
+
+import cProfile
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from app import create_app, embedded  # noqa: E402
+from tests.conftest import add_users, settings  # noqa: E402
+from tests.http import basic  # noqa: E402
+
+BODY = (ROOT / "bench" / "bodies" / "blueprint.json").read_text()
+# part -> the function whose time (with what it calls) is that part; a part nested in another
+# is subtracted from it (the schema's load includes the YAML check)
+PARTS = {
+    "credentials (cached Basic)": ("app/auth.py", "_verify_password"),
+    "request quota": ("app/request_quota.py", "refusal"),
+    "body: size, type, JSON": ("app/parser.py", "load_json"),
+    "schema load (fields, caps, trimming)": ("marshmallow/schema.py", "_do_load"),
+    "YAML: one guarded parse": ("app/yamlguard.py", "load"),
+    "insert (pymongo's side)": ("pymongo/synchronous/collection.py", "insert_one"),
+    "dump (schema)": ("marshmallow/schema.py", "dump"),
+    "response body and headers": ("app/json_provider.py", "response"),
+    "metrics and request log": ("app/ops/__init__.py", "_finish"),
+    "test client (not in production)": ("werkzeug/test.py", "get_environ"),
+}
+NESTED = {"schema load (fields, caps, trimming)": "YAML: one guarded parse"}
+
+
+def main(requests=3000):
+    process, uri = embedded.launch(tempfile.mkdtemp(prefix="profile-") + "/data")
+    try:
+        app = create_app(settings(MONGO_URI=uri, MONGO_DB="profile", LOG_LEVEL="warning"))
+        add_users(app)
+        client = app.test_client()
+        headers = {"Authorization": basic("alice"), "Content-Type": "application/json"}
+        for _ in range(300):
+            client.post("/blueprints", data=BODY, headers=headers)
+        started = time.process_time()
+        for _ in range(requests):
+            client.post("/blueprints", data=BODY, headers=headers)
+        total_ms = (time.process_time() - started) / requests * 1000
+        profile = cProfile.Profile(time.process_time)
+        profile.enable()
+        for _ in range(requests):
+            client.post("/blueprints", data=BODY, headers=headers)
+        profile.disable()
+    finally:
+        process.kill()
+    stats = pstats.Stats(profile).stats
+    profiled = sum(tottime for _, _, tottime, _, _ in stats.values())
+    cumulative = {
+        part: sum(s[3] for (file, _, name), s in stats.items() if file.endswith(suffix) and name == function)
+        for part, (suffix, function) in PARTS.items()
+    }
+    for outer, inner in NESTED.items():
+        cumulative[outer] -= cumulative[inner]
+    cumulative["the rest: Flask, flask-smorest, webargs, hooks"] = profiled - sum(cumulative.values())
+    print(f"app CPU per request, unprofiled: {total_ms:.2f} ms; shares from the profile, in ms of that:")
+    for part, seconds in sorted(cumulative.items(), key=lambda item: -item[1]):
+        print(f"  {part:48} {seconds / profiled * total_ms:5.2f} ms")
+    if "--top" in sys.argv:
+        pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,15 @@
+"""The benchmark sends the shared bodies: its copies must not drift from ../shared/bench/."""
+
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench" / "bodies"
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "bench"
+
+
+@pytest.mark.parametrize("name", ["blueprint.json", "profile.json"])
+def test_the_bench_bodies_are_the_shared_ones(name):
+    if not SHARED.is_dir():
+        pytest.skip("../shared/bench/ is not beside this clone")
+    assert (BENCH / name).read_bytes() == (SHARED / name).read_bytes()
