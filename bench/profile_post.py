@@ -33,6 +33,18 @@ PARTS = {
 NESTED = {"schema load (fields, caps, trimming)": "YAML: one guarded parse"}
 
 
+def _package(file, name):
+    """'yaml', 'werkzeug', 'app'... for a profiled function; C functions by their name."""
+    if file == "~":
+        return "built-in: " + name.split(" of ")[0].strip("<>{}").replace("method ", "")
+    parts = Path(file).parts
+    if "site-packages" in parts:
+        return parts[parts.index("site-packages") + 1].removesuffix(".py")
+    if str(ROOT) in file:
+        return "app (this service)" if "/app/" in file else "tests (the test client)"
+    return "Python's standard library"
+
+
 def main(requests=3000):
     process, uri = embedded.launch(tempfile.mkdtemp(prefix="profile-") + "/data")
     try:
@@ -65,6 +77,13 @@ def main(requests=3000):
     print(f"app CPU per request, unprofiled: {total_ms:.2f} ms; shares from the profile, in ms of that:")
     for part, seconds in sorted(cumulative.items(), key=lambda item: -item[1]):
         print(f"  {part:48} {seconds / profiled * total_ms:5.2f} ms")
+    by_package = {}
+    for (file, _, name), (_, _, tottime, _, _) in stats.items():
+        package = _package(file, name)
+        by_package[package] = by_package.get(package, 0) + tottime
+    print("the same CPU by the package whose own code spends it:")
+    for package, seconds in sorted(by_package.items(), key=lambda item: -item[1])[:12]:
+        print(f"  {package:48} {seconds / profiled * total_ms:5.2f} ms")
     if "--top" in sys.argv:
         pstats.Stats(profile).sort_stats("tottime").print_stats(30)
 

@@ -75,7 +75,7 @@ def measure(port, admin_headers, repeats):
     return {name: median_ms(client, path, headers, repeats) for name, (path, headers) in operations.items()}
 
 
-def run(mongo_uri, admin, body, profile, sizes=(1000, 100_000), repeats=15, log=print):
+def run(mongo_uri, admin, body, profile, sizes=(1000, 100_000), repeats=40, log=print):
     """Seed each size in turn (the database "scale"), measure, and print both with their ratio."""
     rng = random.Random(20261122)
     blueprints = MongoClient(mongo_uri).scale.blueprints

@@ -159,3 +159,40 @@ def test_a_walk_during_inserts_sees_every_earlier_item_exactly_once(api):
         writer.join()
     assert len(seen) == len(set(seen))
     assert [i for i in seen if i in before] == before[::-1]
+
+
+def seed_spread(app, count, owner="alice", hours=20):
+    """`count` blueprints written straight into the database, created an hour apart (oldest
+    first), readable by `owner` only; their ids, newest first."""
+    from datetime import timedelta
+
+    from app import ids
+    from app.database import get_db, now
+
+    moment, made = now(), []
+    with app.app_context():
+        for i in range(count):
+            created = moment - timedelta(hours=hours * (count - i) / count)
+            doc = {"_id": ids.new_id(created), "name": f"spread{i}", "description": None, "owner": owner,
+                   "entitlementType": "OWNER", "entitledUsers": [], "inactive": False, "blueprintType": None,
+                   "version": None, "yml": None, "createdAt": created, "updatedAt": created, "rev": 1}  # fmt: skip
+            get_db().blueprints.insert_one(doc)
+            made.append(str(doc["_id"]))
+    return made[::-1]
+
+
+def test_pages_over_sparse_data_walk_every_item_once_newest_first(app, api):
+    made = seed_spread(app, 25)
+    assert [item["id"] for item in walk(api, "/blueprints?limit=4")] == made
+    assert [item["id"] for item in walk(api, "/blueprints?limit=200")] == made
+
+
+def test_a_q_page_stops_after_reading_its_bound_and_the_walk_goes_on(app, api, monkeypatch):
+    from app import list_filters
+
+    made = seed_spread(app, 30)
+    monkeypatch.setattr(list_filters, "MOST_EXAMINED_WITH_Q", 5)
+    first = api.get("/blueprints?q=spread0", user="alice").json
+    assert first["items"] == [] and first["next"]  # the only match is the oldest
+    found = walk(api, "/blueprints?q=spread0")
+    assert [item["id"] for item in found] == [made[-1]]
