@@ -5,7 +5,7 @@ from datetime import UTC
 
 import marshmallow as ma
 
-from app import caps, yamlguard
+from app import quantities, yamlguard
 
 
 class Pattern(ma.validate.Regexp):
@@ -71,7 +71,7 @@ class Cap(ma.fields.Field):
                 "description": grammar.description,
                 "example": example,
                 "anyOf": [
-                    {"type": "string", "maxLength": caps.MAX_TEXT, "pattern": grammar.pattern},
+                    {"type": "string", "maxLength": quantities.MAX_TEXT, "pattern": grammar.pattern},
                     number,
                     {"type": "null"},
                 ],
@@ -82,21 +82,22 @@ class Cap(ma.fields.Field):
 
     def _deserialize(self, value, attr, data, **kwargs):
         try:
-            text = caps.from_json(value)
+            text = quantities.from_json(value)
             self.grammar.parse(text)
-        except caps.CapError as exc:
+        except quantities.QuantityError as exc:
             raise ma.ValidationError(str(exc)) from None
         return text
 
 
 class Yaml(Text):
+    """YAML text, kept as sent (trimmed); loaded once, its documents travel with it."""
+
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
         try:
-            yamlguard.load(text)
+            return yamlguard.definition(text)
         except yamlguard.YamlError as exc:
             raise ma.ValidationError(str(exc)) from None
-        return text
 
 
 class Timestamp(ma.fields.Field):
@@ -112,10 +113,13 @@ class Timestamp(ma.fields.Field):
 
 
 class Id(ma.fields.Field):
-    def __init__(self, **kwargs):
+    """The ObjectId as 24 hex digits; `draft`: null too, for what a dry run would create."""
+
+    def __init__(self, draft=False, **kwargs):
+        kind = ["string", "null"] if draft else "string"
         super().__init__(
-            attribute="_id", dump_only=True, metadata={"type": "string", "pattern": "^[0-9a-f]{24}$"}, **kwargs
+            attribute="_id", dump_only=True, metadata={"type": kind, "pattern": "^[0-9a-f]{24}$"}, **kwargs
         )
 
     def _serialize(self, value, attr, obj, **kwargs):
-        return str(value)
+        return None if value is None else str(value)

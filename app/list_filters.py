@@ -43,10 +43,11 @@ def matches(doc, equalities):
     return True
 
 
-def plan(branches, args, exact_filters, indexed):
+def plan(branches, args, exact_filters, indexed, also=None):
     """(branches, keep, most_examined) for a page of what `branches` (who may read what) allow,
-    narrowed by the filters among `args`. A branch that a filter contradicts is dropped; one
-    without equality (an admin's) takes an exact filter on an `indexed` field as its own."""
+    narrowed by the filters among `args` and the predicate `also`. A branch that a filter
+    contradicts is dropped; one without equality (an admin's) takes an exact filter on an
+    `indexed` field as its own."""
     filters = {name: args[name] for name in exact_filters if name in args}
     narrowed = []
     for branch in branches:
@@ -58,7 +59,7 @@ def plan(branches, args, exact_filters, indexed):
     needle = args["q"].casefold() if "q" in args else None
 
     def keep(doc):
-        if not matches(doc, filters):
+        if not matches(doc, filters) or (also is not None and not also(doc)):
             return False
         return needle is None or any(needle in (doc.get(field) or "").casefold() for field in ("name", "description"))
 

@@ -65,43 +65,48 @@ class ResourceStore:
             abort(404)
         return doc
 
-    def list(self, user, args):
-        """A page of what `user` may read, narrowed by the list parameters in `args`."""
+    def list(self, user, args, also=None):
+        """A page of what `user` may read, narrowed by the list parameters in `args` and the
+        predicate `also` (a filter that needs another resource, such as a fit)."""
         branches, keep, most_examined = list_filters.plan(
-            self.readable(user), args, self.exact_filters, self.indexed_filters
+            self.readable(user), args, self.exact_filters, self.indexed_filters, also
         )
         return pagination.page(self.coll(), branches, keep, args, most_examined)
 
     # Writing
 
-    def create(self, fields, user, id=None):
+    def create(self, fields, user, id=None, dry_run=False):
         """Insert. An idempotent request names the `id` (an ObjectId) the document gets, so a retry
-        finds what an earlier attempt made instead of making it again."""
+        finds what an earlier attempt made instead of making it again. A dry run makes every
+        check and returns the document it would insert, without an id, storing nothing."""
         earlier = id and self.coll().find_one({"_id": id})
         if earlier:
             return earlier
         moment = now()
         doc = {
             **self.apply_rules(fields, None),
-            "_id": id or ids.new_id(moment),
+            "_id": None if dry_run else id or ids.new_id(moment),
             "owner": user["username"],
             "createdAt": moment,
             "updatedAt": moment,
             "rev": 1,
         }
-        return self._attempt(None, doc, self._insert, doc)
+        return doc if dry_run else self._attempt(None, doc, self._insert, doc)
 
-    def update(self, id_text, user, changes, if_match=None):
+    def update(self, id_text, user, changes, if_match=None, dry_run=False):
         """Apply `changes` (PATCH: the fields sent; PUT: all of them) to the current version.
 
         `if_match(doc)` says whether the client's precondition holds (412 if not). Without one,
-        a write that loses a race to another is decided again on the new version.
+        a write that loses a race to another is decided again on the new version. A dry run
+        returns the version the change would make, storing nothing.
         """
         for _ in range(MAX_ATTEMPTS):
             doc = self._checked(id_text, user, if_match)
             todo = self.apply_rules(dict(changes), doc)
             if not todo:
                 return doc
+            if dry_run:
+                return {**doc, **todo, "updatedAt": now(), "rev": doc["rev"] + 1}
             updated = self._attempt(doc, todo, self._update, doc, todo)
             if updated is not None:
                 return updated

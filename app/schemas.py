@@ -1,6 +1,9 @@
-"""The base of every schema: unknown fields are refused, read-only ones named as such."""
+"""The base of every schema (unknown fields refused, read-only ones named as such), and the query
+parameter every write takes."""
 
 import marshmallow as ma
+
+from app.fields import QueryBoolean
 
 
 class Schema(ma.Schema):
@@ -11,3 +14,12 @@ class Schema(ma.Schema):
         read_only = {f.data_key or name for name, f in self.fields.items() if f.dump_only}
         for name in read_only & set(error.messages):
             error.messages[name] = ["Read-only field."]
+
+
+class WriteArgs(Schema):
+    dryRun = QueryBoolean(
+        load_default=False,
+        metadata={
+            "description": "true: run every check and answer 200 with what the write would store; store nothing."
+        },
+    )

@@ -26,6 +26,19 @@ MAX_EXPANDED_NODES = 200_000
 SURELY_COMPOSABLE = 1_000  # nesting libyaml composes without risk (it crashed past 20,000)
 
 
+class Definition(str):
+    """YAML text that passed `load`, with the documents it was loaded into."""
+
+    documents = None
+
+
+def definition(text):
+    """`text` as a Definition, or YamlError."""
+    parsed = Definition(text)
+    parsed.documents = load(text)
+    return parsed
+
+
 class YamlError(ValueError):
     """A document that is refused; the message is safe to show to the client."""
 

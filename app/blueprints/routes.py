@@ -1,29 +1,47 @@
-"""/blueprints and /blueprints/{id}: list, create, read, change, replace, delete."""
+"""/blueprints, /blueprints/{id} and /blueprints/{id}/fit: list, create, read, change, replace,
+delete, and the fit to a profile."""
 
 from flask import Response, url_for
 from flask.views import MethodView
 
-from app import idempotency, pagination, preconditions
+from app import definitions, fit, idempotency, pagination, preconditions, quantities
 from app.auth import current_user, login_required
-from app.blueprints.schemas import BlueprintQuery, BlueprintSchema
+from app.blueprints.schemas import BlueprintDraftSchema, BlueprintQuery, BlueprintSchema, FitArgs, FitSchema
 from app.blueprints.storage import store
 from app.openapi import Blueprint, headers, problems
 from app.preconditions import IF_MATCH, IF_NONE_MATCH, etag
+from app.profiles.storage import store as profiles
+from app.schemas import WriteArgs
 
 blp = Blueprint(
     "blueprints",
     __name__,
     url_prefix="/blueprints",
-    description="Application templates with a YAML definition and entitlements.",
+    description="Application templates: a YAML definition checked per format and measured, and entitlements.",
 )
 EXAMPLE = {
     "name": "web",
     "version": "1.0",
     "description": "An nginx front end",
     "blueprintType": "compose",
-    "yml": "services:\n  web:\n    image: nginx\n",
+    "yml": "services:\n  web:\n    image: nginx\n    deploy:\n      replicas: 2\n"
+    "      resources:\n        limits: {memory: 256m, cpus: '0.5'}\n",
     "entitlementType": "PUBLIC",
 }
+EXAMPLES = {
+    "compose": {"value": EXAMPLE},
+    "kubernetes": {
+        "value": {
+            "name": "api",
+            "blueprintType": "kubernetes",
+            "yml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  replicas: 3\n"
+            "  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n"
+            "    spec:\n      containers:\n      - name: api\n        image: example/api:1\n"
+            "        resources: {limits: {memory: 512Mi, cpu: 250m}}\n",
+        }
+    },
+}
+DRY_RUN = "dryRun=true: the blueprint as it would be stored (id null); nothing is stored."
 
 
 @blp.route("")
@@ -36,23 +54,30 @@ class BlueprintCollection(MethodView):
         headers=headers("Link"),
         description="A page of blueprints, newest first.",
     )
-    @problems(blp, 422)
+    @problems(blp, 404, 422)
     def get(self, args):
         """List the blueprints the caller may read"""
-        return pagination.respond(*store.list(current_user(), args))
+        user, fitting = current_user(), None
+        if "fitsProfile" in args:  # the profile must be readable: 404 otherwise
+            fitting = fit.blueprints_fitting(quantities.limits(profiles.get(args["fitsProfile"], user)))
+        return pagination.respond(*store.list(user, args, fitting))
 
     @login_required(role="member")
-    @blp.arguments(BlueprintSchema(), example=EXAMPLE)
+    @blp.arguments(BlueprintSchema(), examples=EXAMPLES)
+    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
     @blp.response(
         201,
         BlueprintSchema,
         headers=headers("Location", "ETag", "Idempotent-Replayed"),
         description="The new blueprint.",
     )
+    @blp.alt_response(200, schema=BlueprintDraftSchema, description=DRY_RUN)
     @blp.doc(parameters=[idempotency.HEADER])
     @problems(blp, 400, 403, 409, 413, 415, 422)
-    def post(self, fields):
+    def post(self, fields, dryRun):
         """Create a blueprint"""
+        if dryRun:
+            return store.create(fields, current_user(), dry_run=True), 200
         doc, replay = idempotency.create(store, fields, current_user())
         return doc, {**replay, "Location": url_for("blueprints.BlueprintItem", id=doc["_id"]), "ETag": etag(doc)}
 
@@ -73,23 +98,25 @@ class BlueprintItem(MethodView):
 
     @login_required(role="member")
     @blp.arguments(BlueprintSchema(partial=True), example={"name": "web"})
+    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
     @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The changed blueprint.")
     @blp.doc(parameters=[IF_MATCH])
     @problems(blp, 400, 403, 404, 412, 413, 415, 422)
-    def patch(self, changes, id):
+    def patch(self, changes, id, dryRun):
         """Change the fields sent of a blueprint"""
-        doc = store.update(id, current_user(), changes, preconditions.if_match())
-        return doc, {"ETag": etag(doc)}
+        doc = store.update(id, current_user(), changes, preconditions.if_match(), dry_run=dryRun)
+        return doc, {} if dryRun else {"ETag": etag(doc)}
 
     @login_required(role="member")
     @blp.arguments(BlueprintSchema(), example=EXAMPLE)
+    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
     @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The replaced blueprint.")
     @blp.doc(parameters=[IF_MATCH])
     @problems(blp, 400, 403, 404, 412, 413, 415, 422)
-    def put(self, fields, id):
+    def put(self, fields, id, dryRun):
         """Replace every writable field of a blueprint"""
-        doc = store.update(id, current_user(), fields, preconditions.if_match())
-        return doc, {"ETag": etag(doc)}
+        doc = store.update(id, current_user(), fields, preconditions.if_match(), dry_run=dryRun)
+        return doc, {} if dryRun else {"ETag": etag(doc)}
 
     @login_required(role="member")
     @blp.response(204, description="The blueprint is gone.")
@@ -98,3 +125,16 @@ class BlueprintItem(MethodView):
     def delete(self, id):
         """Delete a blueprint"""
         store.delete(id, current_user(), preconditions.if_match())
+
+
+@blp.route("/<id>/fit")
+class BlueprintFit(MethodView):
+    @login_required(role="viewer")
+    @blp.arguments(FitArgs(), location="query", as_kwargs=False)
+    @blp.response(200, FitSchema, description="Whether the blueprint fits the profile's caps, resource by resource.")
+    @problems(blp, 404, 422)
+    def get(self, args, id):
+        """Check whether a blueprint fits a profile"""
+        user = current_user()
+        requirements = definitions.requirements_of(store.get(id, user))
+        return fit.fit(requirements, quantities.limits(profiles.get(args["profile"], user)))

@@ -1,7 +1,9 @@
-"""The blueprint body and the blueprint list's filters."""
+"""The blueprint body, its requirements, the fit of a blueprint to a profile, and the blueprint
+list's filters."""
 
 import marshmallow as ma
 
+from app import definitions
 from app.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Yaml
 from app.list_filters import ListArgs
 from app.schemas import Schema
@@ -23,6 +25,19 @@ class Entitlement(ma.fields.String):
         return super()._deserialize(value, attr, data, **kwargs).strip().upper()
 
 
+class RequirementsSchema(Schema):
+    """What a definition's containers need, summed; null for a type with no known format."""
+
+    memoryBytes = ma.fields.Integer()
+    cpuMillis = ma.fields.Integer()
+    containers = ma.fields.Integer()
+    storageBytes = ma.fields.Integer()
+    unbounded = ma.fields.List(
+        ma.fields.String(),
+        metadata={"description": "Sorted: each container that declares no amount of memory (or cpu)."},
+    )
+
+
 class BlueprintSchema(Schema):
     id = Id()
     name = Name()
@@ -35,12 +50,50 @@ class BlueprintSchema(Schema):
         Username(), allow_none=True, load_default=None, validate=ma.validate.Length(max=MAX_ENTITLED_USERS)
     )
     inactive = StrictBoolean(load_default=False)
+    requirements = ma.fields.Nested(RequirementsSchema, dump_only=True, allow_none=True)
     owner = ma.fields.String(dump_only=True)
     createdAt = Timestamp()
     updatedAt = Timestamp()
 
+    @ma.pre_dump
+    def _add_requirements(self, doc, **kwargs):
+        return doc if "requirements" in doc else {**doc, "requirements": definitions.requirements_of(doc)}
+
+
+class BlueprintDraftSchema(BlueprintSchema):
+    id = Id(draft=True)
+
 
 class BlueprintQuery(ListArgs):
     blueprintType = ma.fields.String(validate=BLUEPRINT_TYPE)
+    fitsProfile = ma.fields.String(metadata={"description": "Only blueprints that fit this profile's caps."})
     entitlementType = Entitlement(load_default=ma.missing)
     inactive = QueryBoolean()
+
+
+VERDICTS = ("fits", "exceeds", "uncapped", "unbounded", "unknown")
+
+
+class ResourceFitSchema(Schema):
+    required = ma.fields.Integer(allow_none=True)
+    cap = ma.fields.Integer(allow_none=True)
+    headroom = ma.fields.Integer(allow_none=True, metadata={"description": "cap - required"})
+    verdict = ma.fields.String(metadata={"enum": list(VERDICTS)})
+
+
+class FitResourcesSchema(Schema):
+    memory = ma.fields.Nested(ResourceFitSchema, metadata={"description": "bytes"})
+    cpu = ma.fields.Nested(ResourceFitSchema, metadata={"description": "millicores"})
+    containers = ma.fields.Nested(ResourceFitSchema)
+    storage = ma.fields.Nested(ResourceFitSchema, metadata={"description": "bytes"})
+
+
+class FitSchema(Schema):
+    fits = ma.fields.Boolean(
+        allow_none=True, metadata={"description": "true when every verdict is fits or uncapped; null: unknown"}
+    )
+    resources = ma.fields.Nested(FitResourcesSchema)
+
+
+class FitArgs(Schema):
+    profile = ma.fields.String(required=True, metadata={"description": "The id of a profile the caller may read."})

@@ -1,9 +1,13 @@
-"""Blueprints in MongoDB: who may read them (owner, everyone, or a named list), and the rule of
-`entitledUsers`, which names existing users and only with CUSTOM."""
+"""Blueprints in MongoDB: who may read them (owner, everyone, or a named list), the rule of
+`entitledUsers` (existing users, only with CUSTOM), and `requirements`, computed from the
+definition on every write that changes it.
+
+Blueprints stored before `requirements` existed get them when read (`definitions.requirements_of`)
+and keep them from their next write on: no start-up migration, no downtime."""
 
 from pymongo import ASCENDING, DESCENDING
 
-from app import pagination
+from app import definitions, pagination
 from app.auth import is_admin
 from app.errors import Invalid
 from app.resource_store import ResourceStore
@@ -42,6 +46,13 @@ class Blueprints(ResourceStore):
 
     def apply_rules(self, changes, stored):
         changes = entitlement_changes(changes, stored)
+        if stored is None or "yml" in changes or "blueprintType" in changes:
+            merged = {**(stored or {}), **changes}
+            changes["requirements"] = definitions.requirements(
+                merged.get("blueprintType"), definitions.documents(merged.get("yml"))
+            )
+        elif "requirements" not in stored:  # stored before they existed; its definition unchanged
+            changes["requirements"] = definitions.requirements_of(stored)
         named = changes.get("entitledUsers")
         unknown = users.missing(named) if named else []  # no query when there is nobody to look up
         if unknown:

@@ -3,12 +3,14 @@
 from flask import Response, url_for
 from flask.views import MethodView
 
-from app import idempotency, pagination, preconditions
+from app import definitions, fit, idempotency, pagination, preconditions
 from app.auth import current_user, login_required
+from app.blueprints.storage import store as blueprints
 from app.openapi import Blueprint, headers, problems
 from app.preconditions import IF_MATCH, IF_NONE_MATCH, etag
-from app.profiles.schemas import ProfileQuery, ProfileSchema
+from app.profiles.schemas import ProfileDraftSchema, ProfileQuery, ProfileSchema
 from app.profiles.storage import store
+from app.schemas import WriteArgs
 
 blp = Blueprint(
     "profiles",
@@ -24,6 +26,7 @@ EXAMPLE = {
     "containerCap": "10",
     "storageCap": "20Gi",
 }
+DRY_RUN = "dryRun=true: the profile as it would be stored (id null); nothing is stored."
 
 
 @blp.route("")
@@ -36,20 +39,30 @@ class ProfileCollection(MethodView):
         headers=headers("Link"),
         description="A page of profiles, newest first.",
     )
-    @problems(blp, 422)
+    @problems(blp, 404, 422)
     def get(self, args):
         """List the profiles the caller may read"""
-        return pagination.respond(*store.list(current_user(), args))
+        user, fitting = current_user(), None
+        if "fits" in args:  # the blueprint must be readable: 404 otherwise
+            fitting = fit.profiles_fitted_by(definitions.requirements_of(blueprints.get(args["fits"], user)))
+        return pagination.respond(*store.list(user, args, fitting))
 
     @login_required(role="member")
     @blp.arguments(ProfileSchema(), example=EXAMPLE)
+    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
     @blp.response(
-        201, ProfileSchema, headers=headers("Location", "ETag", "Idempotent-Replayed"), description="The new profile."
+        201,
+        ProfileSchema,
+        headers=headers("Location", "ETag", "Idempotent-Replayed"),
+        description="The new profile.",
     )
+    @blp.alt_response(200, schema=ProfileDraftSchema, description=DRY_RUN)
     @blp.doc(parameters=[idempotency.HEADER])
     @problems(blp, 400, 403, 409, 413, 415, 422)
-    def post(self, fields):
+    def post(self, fields, dryRun):
         """Create a profile"""
+        if dryRun:
+            return store.create(fields, current_user(), dry_run=True), 200
         doc, replay = idempotency.create(store, fields, current_user())
         return doc, {**replay, "Location": url_for("profiles.ProfileItem", id=doc["_id"]), "ETag": etag(doc)}
 
@@ -70,23 +83,25 @@ class ProfileItem(MethodView):
 
     @login_required(role="member")
     @blp.arguments(ProfileSchema(partial=True), example={"name": "small"})
+    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
     @blp.response(200, ProfileSchema, headers=headers("ETag"), description="The changed profile.")
     @blp.doc(parameters=[IF_MATCH])
     @problems(blp, 400, 403, 404, 412, 413, 415, 422)
-    def patch(self, changes, id):
+    def patch(self, changes, id, dryRun):
         """Change the fields sent of a profile"""
-        doc = store.update(id, current_user(), changes, preconditions.if_match())
-        return doc, {"ETag": etag(doc)}
+        doc = store.update(id, current_user(), changes, preconditions.if_match(), dry_run=dryRun)
+        return doc, {} if dryRun else {"ETag": etag(doc)}
 
     @login_required(role="member")
     @blp.arguments(ProfileSchema(), example=EXAMPLE)
+    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
     @blp.response(200, ProfileSchema, headers=headers("ETag"), description="The replaced profile.")
     @blp.doc(parameters=[IF_MATCH])
     @problems(blp, 400, 403, 404, 412, 413, 415, 422)
-    def put(self, fields, id):
+    def put(self, fields, id, dryRun):
         """Replace every writable field of a profile"""
-        doc = store.update(id, current_user(), fields, preconditions.if_match())
-        return doc, {"ETag": etag(doc)}
+        doc = store.update(id, current_user(), fields, preconditions.if_match(), dry_run=dryRun)
+        return doc, {} if dryRun else {"ETag": etag(doc)}
 
     @login_required(role="member")
     @blp.response(204, description="The profile is gone.")

@@ -2,7 +2,7 @@
 
 import marshmallow as ma
 
-from app import caps
+from app import quantities
 from app.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
 from app.list_filters import ListArgs
 from app.schemas import Schema
@@ -19,10 +19,10 @@ class ProfileSchema(Schema):
     id = Id()
     name = Name()
     defaultProfile = StrictBoolean(load_default=False)
-    memoryCap = Cap(caps.MEMORY, "512Mi")
-    cpuCap = Cap(caps.CPU, "500m")
-    containerCap = Cap(caps.CONTAINERS, "10")
-    storageCap = Cap(caps.STORAGE, "20Gi")
+    memoryCap = Cap(quantities.MEMORY, "512Mi")
+    cpuCap = Cap(quantities.CPU, "500m")
+    containerCap = Cap(quantities.CONTAINERS, "10")
+    storageCap = Cap(quantities.STORAGE, "20Gi")
     limits = ma.fields.Nested(LimitsSchema, dump_only=True)
     owner = ma.fields.String(dump_only=True)
     createdAt = Timestamp()
@@ -30,8 +30,13 @@ class ProfileSchema(Schema):
 
     @ma.pre_dump
     def _add_limits(self, doc, **kwargs):
-        return {**doc, "limits": caps.limits(doc)}
+        return {**doc, "limits": quantities.limits(doc)}
+
+
+class ProfileDraftSchema(ProfileSchema):
+    id = Id(draft=True)
 
 
 class ProfileQuery(ListArgs):
     defaultProfile = QueryBoolean()
+    fits = ma.fields.String(metadata={"description": "Only profiles this blueprint (an id) fits."})

@@ -1,5 +1,8 @@
-"""The cap grammar of the contract, in one place: the server validates with these patterns and the
-OpenAPI document publishes the very same ones.
+"""Quantities, in one place: the profile cap grammar of the contract (the server validates with
+these patterns and the OpenAPI document publishes the very same ones), and the quantities a
+blueprint's definition declares: Compose's (Docker's byte units, powers of 1024; CPUs as a
+decimal) and Kubernetes' (its resource.Quantity grammar), each rounded up to a byte or a
+millicore, and each bounded to a signed 64-bit integer.
 
 Digits before the point are limited per unit so that every value the pattern admits fits a BSON
 int64 once normalized (999,999 TiB is about 1.1e18 bytes; 2**63 is about 9.2e18): the pattern alone
@@ -8,9 +11,10 @@ decides validity. Arithmetic is on Decimal, so "1.5Gi" is exact before it is rou
 
 import math
 import re
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal, InvalidOperation
 
 MAX_TEXT = 64
+INT64 = 2**63 - 1
 
 # unit -> (bytes, most digits before the point)
 _BYTE_UNITS = {"b": (1, 18)}
@@ -21,8 +25,8 @@ for _power, _prefix in enumerate("kmgt", start=1):
 _FRACTION = r"(?:\.[0-9]*)?"
 
 
-class CapError(ValueError):
-    """A cap that does not follow the grammar; the message is safe to show to the client."""
+class QuantityError(ValueError):
+    """A quantity that does not follow its grammar; the message is safe to show to the client."""
 
 
 def _any_case(unit):
@@ -58,7 +62,7 @@ class Grammar:
 
     def parse(self, text):
         if not self.regex.fullmatch(text):
-            raise CapError(f"Not a valid cap: {text!r}. {self.description}")
+            raise QuantityError(f"Not a valid cap: {text!r}. {self.description}")
         return self.normalize(text)
 
 
@@ -120,17 +124,17 @@ def from_json(value):
     if isinstance(value, str):
         text = value.strip()
         if len(text) > MAX_TEXT:
-            raise CapError(f"Longer than {MAX_TEXT} characters.")
+            raise QuantityError(f"Longer than {MAX_TEXT} characters.")
         return text
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise CapError("Must be a string or a number.")
+        raise QuantityError("Must be a string or a number.")
     if isinstance(value, float) and not math.isfinite(value):
-        raise CapError("Must be a finite number.")
+        raise QuantityError("Must be a finite number.")
     if value < 0:
-        raise CapError("Must not be negative.")
+        raise QuantityError("Must not be negative.")
     text = str(int(value)) if isinstance(value, int) or value.is_integer() else format(Decimal(repr(value)), "f")
     if len(text) > MAX_TEXT:
-        raise CapError(f"Longer than {MAX_TEXT} characters as a decimal: {text[:20]}...")
+        raise QuantityError(f"Longer than {MAX_TEXT} characters as a decimal: {text[:20]}...")
     return text
 
 
@@ -140,3 +144,75 @@ def limits(doc):
         key: (grammar.parse(doc[field]) if doc.get(field) is not None else None)
         for field, (key, grammar) in CAPS.items()
     }
+
+
+# Quantities in blueprint definitions
+
+
+def _decimal(value, what):
+    """A YAML scalar read as a non-negative number: an int, a finite float or a numeric string."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise QuantityError(f"{what} must be a number or a string, not {type(value).__name__}.")
+    try:
+        number = Decimal(value) if not isinstance(value, float) else Decimal(repr(value))
+    except InvalidOperation:
+        raise QuantityError(f"{what} is not a number: {str(value)[:40]!r}.") from None
+    if not number.is_finite():
+        raise QuantityError(f"{what} must be finite.")
+    if number < 0:
+        raise QuantityError(f"{what} must not be negative.")
+    return number
+
+
+def _whole(number, what):
+    """`number` rounded up, if it fits a signed 64-bit integer (checked first: `1e999999` must
+    not become an integer of a million digits)."""
+    if number > INT64:
+        raise QuantityError(f"{what} is larger than a 64-bit integer.")
+    return int(number.to_integral_value(rounding=ROUND_CEILING))
+
+
+_DOCKER_BYTES = re.compile(r"([0-9]+(?:\.[0-9]+)?|\.[0-9]+) ?([kmgtp]?)i?b?", re.IGNORECASE)
+_DOCKER_POWERS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+
+
+def compose_bytes(value, what="memory"):
+    """Docker's byte quantity: a number of bytes, or a string with b, k/kb, m/mb, g/gb... (1024s)."""
+    if isinstance(value, str):
+        match = _DOCKER_BYTES.fullmatch(value.strip())
+        if not match:
+            raise QuantityError(f"{what} is not a byte quantity (such as 512m or 1.5g): {value[:40]!r}.")
+        return _whole(Decimal(match[1]) * 1024 ** _DOCKER_POWERS[match[2].lower()], what)
+    return _whole(_decimal(value, what), what)
+
+
+def compose_millis(value, what="cpus"):
+    """Compose's CPUs, a decimal number of cores, in millicores."""
+    return _whole(_decimal(value, what) * 1000, what)
+
+
+_K8S = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?[0-9]{1,6})?")
+_K8S_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_K8S_DECIMAL = {"m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+
+
+def kubernetes_quantity(value, what):
+    """A Kubernetes resource.Quantity (1.5Gi, 500m, 2, 1e3, 128974848) as a Decimal."""
+    if isinstance(value, str):
+        match = _K8S.fullmatch(value.strip())
+        if not match:
+            raise QuantityError(f"{what} is not a Kubernetes quantity (such as 512Mi or 500m): {value[:40]!r}.")
+        number, suffix = _decimal(match[1], what), match[2] or ""
+        if suffix in _K8S_BINARY:
+            return number * 2 ** _K8S_BINARY[suffix]
+        exponent = _K8S_DECIMAL[suffix] if suffix in _K8S_DECIMAL else int(suffix[1:])
+        return number.scaleb(exponent)
+    return _decimal(value, what)
+
+
+def kubernetes_bytes(value, what="memory"):
+    return _whole(kubernetes_quantity(value, what), what)
+
+
+def kubernetes_millis(value, what="cpu"):
+    return _whole(kubernetes_quantity(value, what) * 1000, what)

@@ -1,0 +1,162 @@
+"""Kubernetes: a stream of manifests, each a mapping with string `apiVersion`, `kind` and
+`metadata.name`. The kinds Kubernetes itself defines are checked against its published schemas
+for one release (RELEASE, as kubernetes-validate ships them, in their strict form: an unknown
+field is refused); other kinds (custom resources) pass with those three checks.
+
+Measured: Deployment, StatefulSet and ReplicaSet run `spec.replicas` pods (default 1), Job
+`spec.parallelism` (default 1), CronJob its job template's, Pod and DaemonSet one; each container
+(not init containers) declares `resources.limits`, else `resources.requests`; storage is each
+PersistentVolumeClaim's `requests.storage`, and a StatefulSet's `volumeClaimTemplates` times its
+replicas.
+"""
+
+import json
+import re
+from functools import cache
+from importlib.resources import files
+
+import jsonschema_rs
+
+from app import quantities
+from app.definitions.schemas import compile_schema, place, problems
+
+RELEASE = "1.37.0"
+_SCHEMAS = files("kubernetes_validate") / "kubernetes-json-schema" / f"v{RELEASE}-local-strict"
+# (kind, API group) -> (path of the pod count, default 1 when None; path of the pod spec)
+WORKLOADS = {
+    ("Deployment", "apps"): (("spec", "replicas"), ("spec", "template", "spec")),
+    ("StatefulSet", "apps"): (("spec", "replicas"), ("spec", "template", "spec")),
+    ("ReplicaSet", "apps"): (("spec", "replicas"), ("spec", "template", "spec")),
+    ("DaemonSet", "apps"): (None, ("spec", "template", "spec")),
+    ("Job", "batch"): (("spec", "parallelism"), ("spec", "template", "spec")),
+    ("CronJob", "batch"): (
+        ("spec", "jobTemplate", "spec", "parallelism"),
+        ("spec", "jobTemplate", "spec", "template", "spec"),
+    ),
+    ("Pod", ""): (None, ("spec",)),
+}  # fmt: skip
+
+
+def _group(api_version):
+    return api_version.split("/")[0] if "/" in api_version else ""
+
+
+def _built_in(group):
+    """Whether Kubernetes itself defines the group's kinds (core, apps, *.k8s.io...)."""
+    return "." not in group or group.endswith(".k8s.io")
+
+
+@cache
+def _registry():
+    definitions = json.loads((_SCHEMAS / "_definitions.json").read_text())
+    return jsonschema_rs.Registry([(definitions["$id"], definitions)])
+
+
+@cache
+def _validator(kind, api_version):
+    """The compiled schema of a kind, or None when this release defines none."""
+    name = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    schema = _SCHEMAS / f"{kind.lower()}-{name}.json"
+    if not schema.is_file():
+        return None
+    return compile_schema(json.loads(schema.read_text()), _registry())
+
+
+def _label(index, manifest):
+    metadata = manifest.get("metadata") if isinstance(manifest, dict) else None
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    kind = manifest.get("kind") if isinstance(manifest, dict) else None
+    if isinstance(kind, str) and isinstance(name, str):
+        return f"{kind}/{name}"
+    return f"document {index}"
+
+
+def _basics(manifest, label):
+    if not isinstance(manifest, dict):
+        return [f"{label}: a manifest must be a mapping."]
+    found = [f"{place([key], label)}: must be a string." for key in ("apiVersion", "kind")
+             if not isinstance(manifest.get(key), str)]  # fmt: skip
+    metadata = manifest.get("metadata")
+    if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str):
+        found.append(f"{place(['metadata', 'name'], label)}: must be a string.")
+    return found
+
+
+def check(documents):
+    manifests = [doc for doc in documents if doc is not None]
+    if not manifests:
+        return ["(the document): no manifest; a blueprint needs at least one."]
+    found = []
+    for index, manifest in enumerate(manifests, start=1):
+        label = _label(index, manifest)
+        basics = _basics(manifest, label)
+        if basics:
+            found += basics
+            continue
+        api_version, kind = manifest["apiVersion"], manifest["kind"]
+        validator = _validator(kind, api_version)
+        if validator is not None:
+            found += problems(validator, manifest, label)
+        elif _built_in(_group(api_version)):
+            found.append(f"{place(['kind'], label)}: Kubernetes {RELEASE} defines no {kind} in {api_version}.")
+    return found
+
+
+def _get(mapping, path):
+    for key in path:
+        mapping = mapping.get(key) if isinstance(mapping, dict) else None
+    return mapping
+
+
+def _amount(parse, value, where, found):
+    if value is None:
+        return None
+    try:
+        return parse(value)
+    except quantities.QuantityError as exc:
+        found.append(f"{where}: {exc}")
+        return 0
+
+
+def _declared(resources, resource, where, found):
+    """A container's limit, else its request, for `resource` (memory or cpu)."""
+    parse = quantities.kubernetes_bytes if resource == "memory" else quantities.kubernetes_millis
+    for level in ("limits", "requests"):
+        value = (resources.get(level) or {}).get(resource)
+        if value is not None:
+            return _amount(parse, value, f"{where}.resources.{level}.{resource}", found)
+    return None
+
+
+def _storage(claim_spec, where, found):
+    request = _get(claim_spec, ("resources", "requests", "storage"))
+    return _amount(quantities.kubernetes_bytes, request, f"{where}.resources.requests.storage", found) or 0
+
+
+def measure(documents, totals):
+    found = []
+    for manifest in (doc for doc in documents if doc is not None):
+        kind, name, group = manifest["kind"], manifest["metadata"]["name"], _group(manifest["apiVersion"])
+        label = f"{kind}/{name}"
+        if (kind, group) == ("PersistentVolumeClaim", ""):
+            totals.add_storage(_storage(manifest.get("spec") or {}, f"{label}: spec", found), label, found)
+        if (kind, group) not in WORKLOADS:
+            continue
+        count_path, pod_path = WORKLOADS[(kind, group)]
+        count = 1 if count_path is None else _get(manifest, count_path)
+        count = 1 if count is None else count
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            found.append(f"{place(count_path, label)}: must be a whole number of pods, not {count!r}.")
+            continue
+        pod = _get(manifest, pod_path) or {}
+        for position, container in enumerate(pod.get("containers") or []):
+            where = f"{place([*pod_path, 'containers', position], label)}"
+            resources = container.get("resources") or {}
+            memory = _declared(resources, "memory", where, found)
+            cpu = _declared(resources, "cpu", where, found)
+            totals.add_containers(count, memory, cpu, f"{label}/{container.get('name')}", found)
+        if kind == "StatefulSet":
+            for position, claim in enumerate(_get(manifest, ("spec", "volumeClaimTemplates")) or []):
+                where = place(["spec", "volumeClaimTemplates", position, "spec"], label)
+                totals.add_storage(count * _storage(claim.get("spec") or {}, where, found), label, found)
+    return found
