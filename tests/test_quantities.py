@@ -140,3 +140,52 @@ def test_patterns_are_ecma_compatible():
 def test_limits_of_a_document():
     doc = {"memoryCap": "1Gi", "cpuCap": "500m", "containerCap": None}
     assert caps.limits(doc) == {"memoryBytes": GiB, "cpuMillis": 500, "containers": None, "storageBytes": None}
+
+
+# Quantities in blueprint definitions
+
+KiB, MiB_, GiB_ = 1024, 1024**2, 1024**3
+
+
+@pytest.mark.parametrize("value, expected", [
+    (1024, 1024), ("1b", 1), ("1k", KiB), ("1kb", KiB), ("1KB", KiB), ("512M", 512 * MiB_), ("512mb", 512 * MiB_),
+    ("1.5g", 3 * GiB_ // 2), ("1 g", GiB_), ("2GiB", 2 * GiB_), ("1t", 1024**4), ("0.1k", 103), ("1.0000001k", 1025),
+    (1.5, 2), ("0", 0),
+])  # fmt: skip
+def test_compose_bytes_are_powers_of_1024_rounded_up(value, expected):
+    assert caps.compose_bytes(value) == expected
+
+
+@pytest.mark.parametrize(
+    "value", ["lots", "-1", -1, "1x", "1e3", "", True, None, [], "9999999999999999g", float("inf")]
+)
+def test_compose_bytes_refused(value):
+    with pytest.raises(caps.QuantityError):
+        caps.compose_bytes(value)
+
+
+@pytest.mark.parametrize("value, expected", [(0.5, 500), ("0.25", 250), (2, 2000), ("0.0001", 1), ("1.0005", 1001)])
+def test_compose_cpus_in_millicores_rounded_up(value, expected):
+    assert caps.compose_millis(value) == expected
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("128974848", 128974848), ("129e6", 129 * 10**6), ("129M", 129 * 10**6), ("123Mi", 123 * MiB_), ("1Ki", 1024),
+    ("1k", 1000), ("1.5Gi", 3 * GiB_ // 2), ("0.5", 1), ("100m", 1), ("1E3", 1000), ("1e-3", 1), (2, 2),
+    ("1Ei", 2**60), ("8E", 8 * 10**18),
+])  # fmt: skip
+def test_kubernetes_bytes_rounded_up(value, expected):
+    assert caps.kubernetes_bytes(value) == expected
+
+
+@pytest.mark.parametrize("value, expected", [("500m", 500), ("0.5", 500), (1, 1000), ("0.1m", 1), ("2k", 2 * 10**6)])
+def test_kubernetes_cpu_in_millicores_rounded_up(value, expected):
+    assert caps.kubernetes_millis(value) == expected
+
+
+@pytest.mark.parametrize(
+    "value", ["1Gb", "lots", "-1", "1e999999", "10E", "1 Gi", "Mi", "1e1234567", "0x10", False, {}]
+)
+def test_kubernetes_quantities_refused(value):
+    with pytest.raises(caps.QuantityError):
+        caps.kubernetes_bytes(value)

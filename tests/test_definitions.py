@@ -1,0 +1,229 @@
+"""Blueprint definitions from the corpus (tests/corpus, copied from ../shared/corpus with their
+sources): checked per format, and measured. Every expected `requirements` below was worked out
+by hand from the file, as the contract defines them."""
+
+from pathlib import Path
+
+import pytest
+
+from app import definitions, yamlguard
+from app.errors import Invalid
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+Ki, Mi, Gi = 1024, 1024**2, 1024**3
+
+
+def need(memory=0, cpu=0, containers=0, storage=0, unbounded=()):
+    return {"memoryBytes": memory, "cpuMillis": cpu, "containers": containers, "storageBytes": storage,
+            "unbounded": sorted(unbounded)}  # fmt: skip
+
+
+def both(*services):
+    return [f"{service}: {resource}" for service in services for resource in ("cpu", "memory")]
+
+
+COMPOSE = {
+    # redis 0.25g / "0.25"; web 4 replicas x 512M / 0.5
+    "flask-redis": need(Gi // 4 + 4 * 512 * Mi, 250 + 4 * 500, 5),
+    # gitea: replicas 2 win over scale 5, mem_limit 768mb, no cpu; db: cpus "0.25", limits 1073741824b
+    "gitea-postgres": need(2 * 768 * Mi + Gi, 250, 3, unbounded=["gitea: cpu"]),
+    # nc 2 x (1g, '1', 10g of storage); redis 65536k, 0.1; db limits 2g (reservations ignored), cpus 1
+    "nextcloud-redis-mariadb": need(2 * Gi + 64 * Mi + 2 * Gi, 2000 + 100 + 1000, 4, 2 * 10 * Gi),
+    # db: limits 2gb win over mem_limit 512m, cpus 2, 20G; wordpress scale 2 x (512m, 0.75, 5g)
+    "wordpress-mysql": need(2 * Gi + 2 * 512 * Mi, 2000 + 2 * 750, 3, 20 * Gi + 2 * 5 * Gi),
+    # frontend scale 2, nothing; backend 3 x cpus 0.5 only; mongo 2g, "2.5", 50g
+    "react-express-mongodb": need(
+        2 * Gi, 3 * 500 + 2500, 6, 50 * Gi, ["backend: memory", "frontend: cpu", "frontend: memory"]
+    ),  # fmt: skip
+    # backend scale 4 x (128m, "0.125"); frontend nothing
+    "traefik-golang": need(4 * 128 * Mi, 4 * 125, 5, unbounded=both("frontend")),
+    # es01..03 and kibana mem_limit 1g, no cpus; setup nothing
+    "elasticsearch-cluster": need(
+        4 * Gi, 0, 5, unbounded=["es01: cpu", "es02: cpu", "es03: cpu", "kibana: cpu", "setup: cpu", "setup: memory"]
+    ),  # fmt: skip
+    # elasticsearch limits 1.5g; logstash mem_limit 1g; kibana nothing
+    "elasticsearch-logstash-kibana": need(
+        3 * Gi // 2 + Gi, 0, 3, unbounded=["elasticsearch: cpu", "logstash: cpu", *both("kibana")]
+    ),  # fmt: skip
+    "minecraft": need(3 * Gi // 2, 0, 1, unbounded=["minecraft: cpu"]),
+    # db 1g, 1.5; backend 3 replicas, limits 256m and '0.5' win over cpus 2; proxy nothing
+    "nginx-flask-mysql": need(Gi + 3 * 256 * Mi, 1500 + 3 * 500, 5, unbounded=both("proxy")),
+    # redpanda limits 1g, '1.0'; etl and db nothing
+    "wasmedge-kafka-mysql": need(Gi, 1000, 3, unbounded=both("etl", "db")),
+    "prometheus-grafana": need(0, 0, 2, unbounded=both("prometheus", "grafana")),
+}
+KUBERNETES = {
+    # StatefulSet of 3, limits 500m / 1Gi, a 1Gi claim template each; a StorageClass
+    "cassandra-statefulset": need(3 * Gi, 1500, 3, 3 * Gi),
+    # CronJob, parallelism 2: memory from the limit (64Mi), cpu from the request (50m)
+    "cronjob": need(2 * 64 * Mi, 2 * 50, 2),
+    # a custom resource (CRD kind CronTab): checked for the three basics, needs nothing
+    "crontab-custom-resource": need(),
+    # DaemonSet: one pod, limits memory 200Mi, requests cpu 100m
+    "fluentd-daemonset": need(200 * Mi, 100, 1),
+    "frontend-replicaset": need(0, 0, 3, unbounded=both("ReplicaSet/frontend/nginx")),
+    # redis-master 1, redis-replica 2, frontend 3 pods, each requesting 100m / 100Mi
+    "guestbook-all-in-one": need(6 * 100 * Mi, 600, 6),
+    "indexed-job": need(0, 0, 3, unbounded=both("Job/indexed-job/worker")),
+    # a PersistentVolume (not counted) and a 20Gi claim
+    "mysql-pv": need(0, 0, 0, 20 * Gi),
+    "nginx-deployment": need(0, 0, 3, unbounded=both("Deployment/nginx-deployment/nginx")),
+    "pv-claim": need(0, 0, 0, 3 * Gi),
+    "qos-pod": need(200 * Mi, 700, 1),
+    # 1 replica, limits 250m and 512M (decimal: 512,000,000 bytes)
+    "rabbitmq-statefulset": need(512_000_000, 250, 1),
+    "redis-job": need(0, 0, 2, unbounded=both("Job/job-wq-2/c")),
+    "service-monitor": need(),
+    # PV, a 1Gi claim, a Deployment of one container without resources, a Service
+    "tf-serving-stack": need(0, 0, 1, Gi, both("Deployment/tf-serving/tensorflow-serving")),
+    "vllm-deployment": need(10 * Gi, 2000, 1),
+    # 2 replicas without resources, a 1Gi claim template each
+    "web-statefulset": need(0, 0, 2, 2 * Gi, both("StatefulSet/web/nginx")),
+    # 3 replicas requesting 1Gi / "0.5", a 10Gi claim template each
+    "zookeeper": need(3 * Gi, 1500, 3, 30 * Gi),
+}
+INVALID = {  # file -> (type, a word the message must name), from each file's own comment
+    "compose/invalid-depends-on-string": ("compose", "depends_on"),
+    "compose/invalid-memory-number": ("compose", "memory"),
+    "compose/invalid-no-services": ("compose", "service"),
+    "compose/invalid-ports-mapping": ("compose", "ports"),
+    "compose/invalid-services-list": ("compose", "services"),
+    "compose/invalid-unknown-service-key": ("compose", "imagez"),
+    "kubernetes/invalid-apiversion-number": ("kubernetes", "apiVersion"),
+    "kubernetes/invalid-containers-mapping": ("kubernetes", "containers"),
+    "kubernetes/invalid-missing-name": ("kubernetes", "name"),
+    "kubernetes/invalid-replicas-three": ("kubernetes", "replicas"),
+    "kubernetes/invalid-second-document-without-kind": ("kubernetes", "kind"),
+}
+
+
+def requirements(kind, name):
+    return definitions.requirements(kind, yamlguard.load((CORPUS / f"{name}.yml").read_text()))
+
+
+def test_the_corpus_is_covered():
+    assert len(COMPOSE) >= 10 and len(KUBERNETES) >= 10
+    files = {path.stem for path in CORPUS.glob("*/*.yml") if not path.stem.startswith("invalid-")}
+    assert set(COMPOSE) | set(KUBERNETES) <= files
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSE))
+def test_compose_files_are_measured(name):
+    assert requirements("docker-compose", f"compose/{name}") == COMPOSE[name]
+
+
+@pytest.mark.parametrize("name", sorted(KUBERNETES))
+def test_kubernetes_manifests_are_measured(name):
+    assert requirements("k8s", f"kubernetes/{name}") == KUBERNETES[name]
+
+
+@pytest.mark.parametrize("name", sorted(INVALID))
+def test_invalid_definitions_name_the_problem_and_its_place(name):
+    kind, word = INVALID[name]
+    with pytest.raises(Invalid) as info:
+        requirements(kind, name)
+    messages = info.value.errors["yml"]
+    assert 1 <= len(messages) <= definitions.MAX_PROBLEMS
+    assert any(word in message for message in messages), messages
+    assert all(": " in message for message in messages)  # each names its place first
+
+
+@pytest.mark.parametrize("kind", ["Compose", "DOCKER-COMPOSE", "docker_compose", "K8S", "Kubernetes"])
+def test_formats_are_matched_case_insensitively(kind):
+    assert definitions.format_of(kind) is not None
+
+
+def test_other_types_are_only_yaml():
+    assert definitions.requirements("helm", [{"anything": 1}]) is None
+    assert definitions.requirements(None, [{"services": 1}]) is None
+    assert definitions.requirements("compose", None) is None
+
+
+@pytest.mark.parametrize("kind, text, place", [
+    ("compose", "services:\n  web:\n    image: x\n    deploy: {replicas: '3'}", "services.web.deploy.replicas"),
+    ("compose", "services:\n  web:\n    image: x\n    scale: -2", "services.web.scale"),
+    ("compose", "services:\n  web:\n    image: x\n    mem_limit: -1", "services.web.mem_limit"),
+    ("compose", "services:\n  web:\n    image: x\n    cpus: lots", "services.web.cpus"),
+    ("compose", "services:\n  web:\n    image: x\n    deploy: {resources: {limits: {memory: 1.5x}}}",
+     "services.web.deploy.resources.limits.memory"),
+    ("compose", "services:\n  web:\n    image: x\n    mem_limit: 9999999999999999g", "services.web.mem_limit"),
+    ("compose", "services:\n  web:\n    image: x\n    storage_opt: {size: 1e3}", "services.web.storage_opt.size"),
+    ("compose", "services:\n  web:\n    image: x\n    deploy: {replicas: 9223372036854775807}\n    mem_limit: 2",
+     "web: the totals"),
+    ("kubernetes", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+     "    image: x\n    resources: {limits: {memory: 1e400}}", "Pod/p: spec.containers.0.resources.limits.memory"),
+    ("kubernetes", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+     "    image: x\n    resources: {requests: {cpu: '-1'}}", "Pod/p: spec.containers.0.resources.requests.cpu"),
+    ("kubernetes", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: '3'}",
+     "Deployment/d: spec.replicas"),
+    ("kubernetes", "apiVersion: apps/v1beta1\nkind: Deployment\nmetadata: {name: d}", "Deployment/d: kind"),
+    ("kubernetes", "- a list\n- not a manifest", "document 1"),
+    ("compose", "services:\n  web: {image: x}\n---\nservices:\n  db: {image: y}", "(the document)"),
+])  # fmt: skip
+def test_wrong_values_where_the_measurement_reads_are_refused_with_their_place(kind, text, place):
+    with pytest.raises(Invalid) as info:
+        definitions.requirements(kind, yamlguard.load(text))
+    assert any(message.startswith(place) for message in info.value.errors["yml"]), info.value.errors
+
+
+def test_at_most_20_problems_are_listed():
+    services = "".join(f"  s{i}:\n    imagez: x\n" for i in range(40))
+    with pytest.raises(Invalid) as info:
+        definitions.requirements("compose", yamlguard.load("services:\n" + services))
+    assert len(info.value.errors["yml"]) == 20
+
+
+def test_values_json_has_no_type_for_are_checked_as_their_text():
+    """YAML reads a date, bytes or a set that JSON Schema cannot; they are checked as strings."""
+    text = "services:\n  web:\n    image: x\n    labels: {built: 2026-11-22}\n    mem_limit: 1k"
+    assert definitions.requirements("compose", yamlguard.load(text))["memoryBytes"] == Ki
+    with pytest.raises(Invalid) as info:
+        definitions.requirements("compose", yamlguard.load("services:\n  web:\n    image: !!binary aGk=\n    x: 1"))
+    assert any(message.startswith("services.web") for message in info.value.errors["yml"])
+
+
+# Through the API
+
+WEB = "services:\n  web:\n    image: nginx\n    mem_limit: 1g\n    cpus: 0.5\n"
+
+
+def test_requirements_follow_every_write(api):
+    from tests.http import create
+
+    created = create(api, "blueprints", blueprintType="Compose", yml=WEB).json
+    path = f"/blueprints/{created['id']}"
+    assert created["requirements"] == need(Gi, 500, 1)
+    assert api.patch(path, json={"name": "renamed"}, user="alice").json["requirements"] == need(Gi, 500, 1)
+    bigger = WEB.replace("1g", "2g")
+    assert api.patch(path, json={"yml": bigger}, user="alice").json["requirements"] == need(2 * Gi, 500, 1)
+    assert api.patch(path, json={"blueprintType": "helm"}, user="alice").json["requirements"] is None
+    refused = api.patch(path, json={"blueprintType": "k8s"}, user="alice")  # the stored yml is no manifest
+    assert refused.status == 422 and refused.json["errors"]["yml"]
+    assert api.get(path, user="alice").json["blueprintType"] == "helm"
+    assert api.put(path, json={"blueprintType": "compose"}, user="alice").json["requirements"] is None  # no yml
+
+
+def test_a_blueprint_stored_before_requirements_gets_them_when_read_and_keeps_them_on_its_next_write(app, api):
+    from bson import ObjectId
+
+    from app.database import get_db, now
+
+    moment = now()
+    with app.app_context():
+        legacy = get_db().blueprints.insert_one({
+            "_id": ObjectId(), "name": "old", "version": None, "description": None, "blueprintType": "compose",
+            "yml": WEB, "entitlementType": "OWNER", "entitledUsers": [], "inactive": False, "owner": "alice",
+            "createdAt": moment, "updatedAt": moment, "rev": 1,
+        }).inserted_id  # fmt: skip
+    path = f"/blueprints/{legacy}"
+    assert api.get(path, user="alice").json["requirements"] == need(Gi, 500, 1)
+    assert api.patch(path, json={"name": "renamed"}, user="alice").status == 200
+    with app.app_context():
+        assert get_db().blueprints.find_one({"_id": legacy})["requirements"] == need(Gi, 500, 1)
+
+
+def test_an_invalid_definition_is_a_422_naming_yml(api):
+    r = api.post("/blueprints", json={"blueprintType": "compose", "yml": "services:\n  web:\n    imagez: x"},
+                 user="alice")  # fmt: skip
+    assert r.status == 422 and list(r.json["errors"]) == ["yml"]
+    assert r.json["errors"]["yml"] == ["services.web: Unevaluated properties are not allowed ('imagez' was unexpected)"]
