@@ -24,6 +24,7 @@ PARTS = {
     "body: size, type, JSON": ("app/parser.py", "load_json"),
     "schema load (fields, caps, trimming)": ("marshmallow/schema.py", "_do_load"),
     "YAML: one guarded parse": ("app/yamlguard.py", "load"),
+    "definition: Compose schema, requirements": ("app/definitions/__init__.py", "requirements"),
     "insert (pymongo's side)": ("pymongo/synchronous/collection.py", "insert_one"),
     "dump (schema)": ("marshmallow/schema.py", "dump"),
     "response body and headers": ("app/json_provider.py", "response"),

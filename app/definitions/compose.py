@@ -5,14 +5,15 @@ check-jsonschema vendors and keeps current), and measured per service: `deploy.r
 
 from functools import cache
 
-from check_jsonschema.builtin_schemas import get_builtin_schema
-
 from app import quantities
 from app.definitions.schemas import compile_schema, problems
 
 
 @cache
 def _validator():
+    """Imported on first use: check-jsonschema's package imports its command line (0.3 s)."""
+    from check_jsonschema.builtin_schemas import get_builtin_schema
+
     return compile_schema(get_builtin_schema("vendor.compose-spec"))
 
 

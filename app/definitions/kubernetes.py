@@ -21,7 +21,6 @@ from app import quantities
 from app.definitions.schemas import compile_schema, place, problems
 
 RELEASE = "1.37.0"
-_SCHEMAS = files("kubernetes_validate") / "kubernetes-json-schema" / f"v{RELEASE}-local-strict"
 # (kind, API group) -> (path of the pod count, default 1 when None; path of the pod spec)
 WORKLOADS = {
     ("Deployment", "apps"): (("spec", "replicas"), ("spec", "template", "spec")),
@@ -47,8 +46,14 @@ def _built_in(group):
 
 
 @cache
+def _schemas():
+    """The release's schemas, found on first use (importing kubernetes-validate takes 0.2 s)."""
+    return files("kubernetes_validate") / "kubernetes-json-schema" / f"v{RELEASE}-local-strict"
+
+
+@cache
 def _registry():
-    definitions = json.loads((_SCHEMAS / "_definitions.json").read_text())
+    definitions = json.loads((_schemas() / "_definitions.json").read_text())
     return jsonschema_rs.Registry([(definitions["$id"], definitions)])
 
 
@@ -56,7 +61,7 @@ def _registry():
 def _validator(kind, api_version):
     """The compiled schema of a kind, or None when this release defines none."""
     name = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
-    schema = _SCHEMAS / f"{kind.lower()}-{name}.json"
+    schema = _schemas() / f"{kind.lower()}-{name}.json"
     if not schema.is_file():
         return None
     return compile_schema(json.loads(schema.read_text()), _registry())
