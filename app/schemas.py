@@ -23,3 +23,8 @@ class WriteArgs(Schema):
             "description": "true: run every check and answer 200 with what the write would store; store nothing."
         },
     )
+
+
+# flask-smorest's `doc(parameters=...)` replaces the parameters `arguments` documents, so the
+# writes that also document a header list this among theirs (apispec expands it into fields).
+WRITE_PARAMETERS = {"in": "query", "schema": WriteArgs}

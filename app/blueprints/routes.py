@@ -11,7 +11,7 @@ from app.blueprints.storage import store
 from app.openapi import Blueprint, headers, problems
 from app.preconditions import IF_MATCH, IF_NONE_MATCH, etag
 from app.profiles.storage import store as profiles
-from app.schemas import WriteArgs
+from app.schemas import WRITE_PARAMETERS, WriteArgs
 
 blp = Blueprint(
     "blueprints",
@@ -72,7 +72,7 @@ class BlueprintCollection(MethodView):
         description="The new blueprint.",
     )
     @blp.alt_response(200, schema=BlueprintDraftSchema, description=DRY_RUN)
-    @blp.doc(parameters=[idempotency.HEADER])
+    @blp.doc(parameters=[idempotency.HEADER, WRITE_PARAMETERS])
     @problems(blp, 400, 403, 409, 413, 415, 422)
     def post(self, fields, dryRun):
         """Create a blueprint"""
@@ -100,7 +100,7 @@ class BlueprintItem(MethodView):
     @blp.arguments(BlueprintSchema(partial=True), example={"name": "web"})
     @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
     @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The changed blueprint.")
-    @blp.doc(parameters=[IF_MATCH])
+    @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
     @problems(blp, 400, 403, 404, 412, 413, 415, 422)
     def patch(self, changes, id, dryRun):
         """Change the fields sent of a blueprint"""
@@ -111,7 +111,7 @@ class BlueprintItem(MethodView):
     @blp.arguments(BlueprintSchema(), example=EXAMPLE)
     @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
     @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The replaced blueprint.")
-    @blp.doc(parameters=[IF_MATCH])
+    @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
     @problems(blp, 400, 403, 404, 412, 413, 415, 422)
     def put(self, fields, id, dryRun):
         """Replace every writable field of a blueprint"""

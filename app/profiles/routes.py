@@ -10,7 +10,7 @@ from app.openapi import Blueprint, headers, problems
 from app.preconditions import IF_MATCH, IF_NONE_MATCH, etag
 from app.profiles.schemas import ProfileDraftSchema, ProfileQuery, ProfileSchema
 from app.profiles.storage import store
-from app.schemas import WriteArgs
+from app.schemas import WRITE_PARAMETERS, WriteArgs
 
 blp = Blueprint(
     "profiles",
@@ -57,7 +57,7 @@ class ProfileCollection(MethodView):
         description="The new profile.",
     )
     @blp.alt_response(200, schema=ProfileDraftSchema, description=DRY_RUN)
-    @blp.doc(parameters=[idempotency.HEADER])
+    @blp.doc(parameters=[idempotency.HEADER, WRITE_PARAMETERS])
     @problems(blp, 400, 403, 409, 413, 415, 422)
     def post(self, fields, dryRun):
         """Create a profile"""
@@ -85,7 +85,7 @@ class ProfileItem(MethodView):
     @blp.arguments(ProfileSchema(partial=True), example={"name": "small"})
     @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
     @blp.response(200, ProfileSchema, headers=headers("ETag"), description="The changed profile.")
-    @blp.doc(parameters=[IF_MATCH])
+    @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
     @problems(blp, 400, 403, 404, 412, 413, 415, 422)
     def patch(self, changes, id, dryRun):
         """Change the fields sent of a profile"""
@@ -96,7 +96,7 @@ class ProfileItem(MethodView):
     @blp.arguments(ProfileSchema(), example=EXAMPLE)
     @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
     @blp.response(200, ProfileSchema, headers=headers("ETag"), description="The replaced profile.")
-    @blp.doc(parameters=[IF_MATCH])
+    @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
     @problems(blp, 400, 403, 404, 412, 413, 415, 422)
     def put(self, fields, id, dryRun):
         """Replace every writable field of a profile"""

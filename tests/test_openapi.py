@@ -1,0 +1,41 @@
+"""The served OpenAPI document: valid OpenAPI 3.1, and it describes what the contract adds to
+blueprints (requirements, the fit, the fit filters, dry runs, examples of both formats)."""
+
+from openapi_spec_validator import validate
+
+
+def spec_of(api):
+    r = api.get("/openapi.json")
+    assert r.status == 200
+    return r.json
+
+
+def test_the_document_is_valid_openapi(api):
+    validate(spec_of(api))
+
+
+def test_blueprint_definitions_are_described(api):
+    spec = spec_of(api)
+    paths, schemas = spec["paths"], spec["components"]["schemas"]
+    assert set(schemas["Requirements"]["properties"]) == {"memoryBytes", "cpuMillis", "containers", "storageBytes",
+                                                          "unbounded"}  # fmt: skip
+    assert "requirements" in schemas["Blueprint"]["properties"]
+    fit = paths["/blueprints/{id}/fit"]["get"]
+    assert [p["name"] for p in fit["parameters"]] == ["profile"] and "200" in fit["responses"]
+    assert set(schemas["FitResources"]["properties"]) == {"memory", "cpu", "containers", "storage"}
+    assert {"fitsProfile"} <= {p["name"] for p in paths["/blueprints"]["get"]["parameters"]}
+    assert {"fits"} <= {p["name"] for p in paths["/profiles"]["get"]["parameters"]}
+    examples = paths["/blueprints"]["post"]["requestBody"]["content"]["application/json"]["examples"]
+    assert set(examples) == {"compose", "kubernetes"}
+
+
+def test_every_write_documents_dry_run(api):
+    paths = spec_of(api)["paths"]
+    writes = [("/profiles", "post"), ("/blueprints", "post")]
+    writes += [
+        (f"/{collection}/{{id}}", method) for collection in ("profiles", "blueprints") for method in ("patch", "put")
+    ]
+    for path, method in writes:
+        operation = paths[path][method]
+        assert "dryRun" in {p["name"] for p in operation["parameters"]}, (path, method)
+    assert "200" in paths["/blueprints"]["post"]["responses"]  # the dry run's answer
