@@ -40,6 +40,7 @@ HEADERS = {
     "ETag": _header("The version of the resource, for If-Match and If-None-Match."),
     "Location": _header("The path of the new resource."),
     "Link": _header('The next page, as `<...>; rel="next"`, when there is one.'),
+    "Content-Disposition": _header("`attachment` with a file name made of the blueprint's name."),
     "Idempotent-Replayed": _header(
         "`true` when this is the stored response of an earlier request with the same Idempotency-Key."
     ),

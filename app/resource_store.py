@@ -1,7 +1,7 @@
 """The storage every owned, versioned resource shares (profiles and blueprints).
 
-Each document carries `owner`, `createdAt`, `updatedAt` and `rev`, a counter bumped by every write
-and the basis of the ETag; its id orders by creation time (`ids`). Every write is conditional on
+Each document carries `owner`, `createdAt`, `updatedAt`, `updatedBy` and `rev`, a counter bumped by
+every write and the basis of the ETag; its id orders by creation time (`ids`). Every write is conditional on
 the `rev` it was decided on, so two concurrent edits can never both apply to the same version.
 Every query is one an index serves (flat, and bounded: `pagination`). A resource's store says
 who may read (`readable`), which list parameters are exact filters, and adds its rules through
@@ -89,6 +89,7 @@ class ResourceStore:
             "owner": user["username"],
             "createdAt": moment,
             "updatedAt": moment,
+            "updatedBy": user["username"],
             "rev": 1,
         }
         return doc if dry_run else self._attempt(None, doc, self._insert, doc)
@@ -105,6 +106,7 @@ class ResourceStore:
             todo = self.apply_rules(dict(changes), doc)
             if not todo:
                 return doc
+            todo["updatedBy"] = user["username"]
             if dry_run:
                 return {**doc, **todo, "updatedAt": now(), "rev": doc["rev"] + 1}
             updated = self._attempt(doc, todo, self._update, doc, todo)

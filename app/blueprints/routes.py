@@ -1,8 +1,11 @@
 """/blueprints, /blueprints/{id} and /blueprints/{id}/fit: list, create, read, change, replace,
 delete, and the fit to a profile."""
 
+from urllib.parse import quote
+
 from flask import Response, url_for
 from flask.views import MethodView
+from flask_smorest import abort
 
 from app import definitions, fit, idempotency, pagination, preconditions, quantities
 from app.auth import current_user, login_required
@@ -42,6 +45,17 @@ EXAMPLES = {
     },
 }
 DRY_RUN = "dryRun=true: the blueprint as it would be stored (id null); nothing is stored."
+
+
+def attachment(name, fallback):
+    """A Content-Disposition (RFC 6266) naming `name`.yml: an ASCII-only `filename` and, where the
+    name has other characters, their UTF-8 form in `filename*`."""
+    stem = name or f"blueprint-{fallback}"
+    plain = "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in stem)[:100]
+    header = f'attachment; filename="{plain}.yml"'
+    if plain != stem:
+        header += f"; filename*=UTF-8''{quote(stem[:100] + '.yml')}"
+    return header
 
 
 @blp.route("")
@@ -138,3 +152,26 @@ class BlueprintFit(MethodView):
         user = current_user()
         requirements = definitions.requirements_of(store.get(id, user))
         return fit.fit(requirements, quantities.limits(profiles.get(args["profile"], user)))
+
+
+@blp.route("/<id>/yml")
+class BlueprintDefinition(MethodView):
+    @login_required(role="viewer")
+    @blp.response(
+        200,
+        content_type="application/yaml",
+        headers=headers("ETag", "Content-Disposition"),
+        description="The definition, as stored.",
+    )
+    @blp.alt_response(304, description="Not modified: the If-None-Match tag is current.", headers=headers("ETag"))
+    @blp.doc(parameters=[IF_NONE_MATCH])
+    @problems(blp, 404)
+    def get(self, id):
+        """Download a blueprint's definition"""
+        doc = store.get(id, current_user())
+        if doc.get("yml") is None:
+            abort(404, message="This blueprint has no definition.")
+        if preconditions.is_current(doc):
+            return Response(status=304), {"ETag": etag(doc)}
+        download = {"ETag": etag(doc), "Content-Disposition": attachment(doc.get("name"), str(doc["_id"]))}
+        return Response(doc["yml"], mimetype="application/yaml"), download

@@ -51,13 +51,18 @@ class BlueprintSchema(Schema):
     )
     inactive = StrictBoolean(load_default=False)
     requirements = ma.fields.Nested(RequirementsSchema, dump_only=True, allow_none=True)
+    rev = ma.fields.Integer(dump_only=True, metadata={"description": "1 on create, +1 per change; the ETag."})
     owner = ma.fields.String(dump_only=True)
     createdAt = Timestamp()
     updatedAt = Timestamp()
+    updatedBy = ma.fields.String(dump_only=True, metadata={"description": "Who made this version."})
 
     @ma.pre_dump
-    def _add_requirements(self, doc, **kwargs):
-        return doc if "requirements" in doc else {**doc, "requirements": definitions.requirements_of(doc)}
+    def _add_derived(self, doc, **kwargs):
+        """What a blueprint stored before these fields existed lacks (its last writer: its owner)."""
+        if "requirements" in doc and "updatedBy" in doc:
+            return doc
+        return {"updatedBy": doc["owner"], **doc, "requirements": definitions.requirements_of(doc)}
 
 
 class BlueprintDraftSchema(BlueprintSchema):
