@@ -33,33 +33,35 @@ class ListArgs(PageArgs):
     owner = Username(metadata={"description": "Only resources of this owner."})
 
 
+def _holds(doc, name, value):
+    """Whether `doc` has `value` in `name`, as MongoDB compares them (an array field matches a
+    value it contains)."""
+    held = doc.get(name)
+    return held == value or (isinstance(held, list) and value in held)
+
+
 def matches(doc, equalities):
-    """Whether `doc` has every value of `equalities`, as MongoDB compares them (an array field
-    matches a value it contains)."""
-    for name, value in equalities.items():
-        held = doc.get(name)
-        if held != value and not (isinstance(held, list) and value in held):
-            return False
-    return True
+    return all(_holds(doc, name, value) for name, value in equalities.items())
 
 
 def plan(branches, args, exact_filters, indexed, also=None):
     """(branches, keep, most_examined) for a page of what `branches` (who may read what) allow,
-    narrowed by the filters among `args` and the predicate `also`. A branch that a filter
-    contradicts is dropped; one without equality (an admin's) takes an exact filter on an
-    `indexed` field as its own."""
-    filters = {name: args[name] for name in exact_filters if name in args}
+    narrowed by the filters among `args` (`tag` repeated: every one must match) and the predicate
+    `also`. A branch that a filter contradicts is dropped; one without equality (an admin's)
+    takes a filter on an `indexed` field as its own."""
+    conditions = [(name, args[name]) for name in exact_filters if name in args]
+    conditions += [("tags", tag) for tag in args.get("tag", ())]
     narrowed = []
     for branch in branches:
-        if any(name in filters and filters[name] != value for name, value in branch.items()):
+        if any(name == field and value != wanted for name, value in branch.items() for field, wanted in conditions):
             continue
         if not branch:
-            branch = next(({name: filters[name]} for name in indexed if name in filters), branch)
+            branch = next(({field: value} for field, value in conditions if field in indexed), branch)
         narrowed.append(branch)
     needle = args["q"].casefold() if "q" in args else None
 
     def keep(doc):
-        if not matches(doc, filters) or (also is not None and not also(doc)):
+        if not all(_holds(doc, field, value) for field, value in conditions) or (also is not None and not also(doc)):
             return False
         return needle is None or any(needle in (doc.get(field) or "").casefold() for field in ("name", "description"))
 

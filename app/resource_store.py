@@ -61,15 +61,19 @@ class ResourceStore:
 
     def get(self, id_text, user):
         doc = self.coll().find_one({"_id": object_id(id_text)})
-        if doc is None or not any(list_filters.matches(doc, branch) for branch in self.readable(user)):
+        if doc is None or not self.can_read(doc, user):
             abort(404)
         return doc
 
-    def list(self, user, args, also=None):
+    def can_read(self, doc, user):
+        return any(list_filters.matches(doc, branch) for branch in self.readable(user))
+
+    def list(self, user, args, also=None, branches=None):
         """A page of what `user` may read, narrowed by the list parameters in `args` and the
-        predicate `also` (a filter that needs another resource, such as a fit)."""
+        predicate `also` (a filter that needs another resource, such as a fit); `branches`, when
+        given, replace who may read what (`also` must then check that)."""
         branches, keep, most_examined = list_filters.plan(
-            self.readable(user), args, self.exact_filters, self.indexed_filters, also
+            branches or self.readable(user), args, self.exact_filters, self.indexed_filters, also
         )
         return pagination.page(self.coll(), branches, keep, args, most_examined)
 

@@ -1,5 +1,5 @@
-"""/blueprints, /blueprints/{id} and /blueprints/{id}/fit: list, create, read, change, replace,
-delete, and the fit to a profile."""
+"""/blueprints and its sub-resources: list, create, read, change, replace, delete; the fit to a
+profile, the raw definition, stars."""
 
 from urllib.parse import quote
 
@@ -175,3 +175,20 @@ class BlueprintDefinition(MethodView):
             return Response(status=304), {"ETag": etag(doc)}
         download = {"ETag": etag(doc), "Content-Disposition": attachment(doc.get("name"), str(doc["_id"]))}
         return Response(doc["yml"], mimetype="application/yaml"), download
+
+
+@blp.route("/<id>/star")
+class BlueprintStar(MethodView):
+    @login_required(role="viewer")
+    @blp.response(204, description="The caller has starred it (whether or not they had before).")
+    @problems(blp, 404)
+    def put(self, id):
+        """Star a blueprint"""
+        store.star(id, current_user(), starred=True)
+
+    @login_required(role="viewer")
+    @blp.response(204, description="The caller has not starred it (whether or not they had before).")
+    @problems(blp, 404)
+    def delete(self, id):
+        """Unstar a blueprint"""
+        store.star(id, current_user(), starred=False)

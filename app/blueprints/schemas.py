@@ -4,6 +4,7 @@ list's filters."""
 import marshmallow as ma
 
 from app import definitions
+from app.auth import current_user
 from app.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Yaml
 from app.list_filters import ListArgs
 from app.schemas import Schema
@@ -12,6 +13,31 @@ from app.users.schemas import Username
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
 MAX_ENTITLED_USERS = 1000
 BLUEPRINT_TYPE = Pattern(r"[A-Za-z0-9_.-]{1,64}", error="1-64 characters of letters, digits, _ - .")
+TAG = Pattern(r"[A-Za-z0-9_.-]{1,64}", error="1-64 characters of letters, digits, _ - .")
+MAX_TAGS = 20
+
+
+class Tag(ma.fields.String):
+    """Stored lowercase."""
+
+    def __init__(self, **kwargs):
+        super().__init__(validate=TAG, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        return super()._deserialize(value, attr, data, **kwargs).lower()
+
+
+class Tags(ma.fields.List):
+    """Up to 20 tags, lowercase, each once, in the order first sent; null means none."""
+
+    def __init__(self, **kwargs):
+        super().__init__(Tag(), allow_none=True, load_default=list, validate=ma.validate.Length(max=MAX_TAGS), **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        return list(dict.fromkeys(super()._deserialize(value, attr, data, **kwargs)))
+
+    def deserialize(self, value, attr=None, data=None, **kwargs):
+        return [] if value is None else super().deserialize(value, attr, data, **kwargs)
 
 
 class Entitlement(ma.fields.String):
@@ -23,6 +49,11 @@ class Entitlement(ma.fields.String):
 
     def _deserialize(self, value, attr, data, **kwargs):
         return super()._deserialize(value, attr, data, **kwargs).strip().upper()
+
+
+def stars_of_caller(starred_by):
+    user = current_user()
+    return bool(user) and user["username"] in starred_by
 
 
 class RequirementsSchema(Schema):
@@ -50,7 +81,10 @@ class BlueprintSchema(Schema):
         Username(), allow_none=True, load_default=None, validate=ma.validate.Length(max=MAX_ENTITLED_USERS)
     )
     inactive = StrictBoolean(load_default=False)
+    tags = Tags()
     requirements = ma.fields.Nested(RequirementsSchema, dump_only=True, allow_none=True)
+    stars = ma.fields.Integer(dump_only=True, metadata={"description": "How many users starred it."})
+    starred = ma.fields.Boolean(dump_only=True, metadata={"description": "Whether the caller starred it."})
     rev = ma.fields.Integer(dump_only=True, metadata={"description": "1 on create, +1 per change; the ETag."})
     owner = ma.fields.String(dump_only=True)
     createdAt = Timestamp()
@@ -59,10 +93,13 @@ class BlueprintSchema(Schema):
 
     @ma.pre_dump
     def _add_derived(self, doc, **kwargs):
-        """What a blueprint stored before these fields existed lacks (its last writer: its owner)."""
+        """Stars as the caller sees them, and what a blueprint stored before these fields existed
+        lacks (its last writer: its owner; no tags)."""
+        starred_by = doc.get("starredBy", ())
+        stars = {"stars": len(starred_by), "starred": stars_of_caller(starred_by)}
         if "requirements" in doc and "updatedBy" in doc:
-            return doc
-        return {"updatedBy": doc["owner"], **doc, "requirements": definitions.requirements_of(doc)}
+            return {**doc, **stars}
+        return {"updatedBy": doc["owner"], "tags": [], **doc, **stars, "requirements": definitions.requirements_of(doc)}
 
 
 class BlueprintDraftSchema(BlueprintSchema):
@@ -74,6 +111,10 @@ class BlueprintQuery(ListArgs):
     fitsProfile = ma.fields.String(metadata={"description": "Only blueprints that fit this profile's caps."})
     entitlementType = Entitlement(load_default=ma.missing)
     inactive = QueryBoolean()
+    tag = ma.fields.List(Tag(), metadata={"description": "Only blueprints with this tag; repeat it: all must match."})
+    starred = QueryBoolean(
+        metadata={"description": "true: only what the caller starred; false: only what they did not."}
+    )
 
 
 VERDICTS = ("fits", "exceeds", "uncapped", "unbounded", "unknown")

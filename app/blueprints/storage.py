@@ -1,6 +1,6 @@
 """Blueprints in MongoDB: who may read them (owner, everyone, or a named list), the rule of
-`entitledUsers` (existing users, only with CUSTOM), and `requirements`, computed from the
-definition on every write that changes it.
+`entitledUsers` (existing users, only with CUSTOM), `requirements`, computed from the
+definition on every write that changes it, and stars (the users in `starredBy`).
 
 Blueprints stored before `requirements` existed get them when read (`definitions.requirements_of`)
 and keep them from their next write on: no start-up migration, no downtime."""
@@ -27,15 +27,21 @@ def entitlement_changes(changes, stored=None):
     return changes
 
 
+def _both(first, second):
+    return second if first is None else lambda doc: first(doc) and second(doc)
+
+
 class Blueprints(ResourceStore):
     collection = "blueprints"
     exact_filters = ("name", "owner", "blueprintType", "entitlementType", "inactive")
-    indexed_filters = ("owner", "entitlementType")
+    indexed_filters = ("owner", "entitlementType", "tags")
 
     def create_indexes(self):
         self.coll().create_index([("owner", ASCENDING), ("_id", DESCENDING)], name="owner_newest")
         self.coll().create_index([("entitlementType", ASCENDING), ("_id", DESCENDING)], name="entitlement_newest")
         self.coll().create_index([("entitledUsers", ASCENDING), ("_id", DESCENDING)], name="entitled_newest")
+        self.coll().create_index([("tags", ASCENDING), ("_id", DESCENDING)], name="tags_newest")
+        self.coll().create_index([("starredBy", ASCENDING), ("_id", DESCENDING)], name="starred_newest")
         pagination.prepare(self.coll())
 
     def readable(self, user):
@@ -43,6 +49,24 @@ class Blueprints(ResourceStore):
             return [{}]
         # entitledUsers is empty unless the blueprint is CUSTOM (entitlement_changes)
         return [{"owner": user["username"]}, {"entitlementType": "PUBLIC"}, {"entitledUsers": user["username"]}]
+
+    def list(self, user, args, also=None, branches=None):
+        """`starred=true` reads the caller's stars (their own index), keeping what they may
+        still read; `starred=false` leaves them out."""
+        name = user["username"]
+        if args.get("starred") is True:
+            return super().list(user, args, _both(also, lambda doc: self.can_read(doc, user)), [{"starredBy": name}])
+        if args.get("starred") is False:
+            also = _both(also, lambda doc: name not in doc.get("starredBy", ()))
+        return super().list(user, args, also)
+
+    def star(self, id_text, user, starred):
+        """Star (or unstar) a blueprint the user may read; one atomic update of its document, so
+        the count is always the number of users in `starredBy`."""
+        doc = self.get(id_text, user)
+        self.coll().update_one(
+            {"_id": doc["_id"]}, {"$addToSet" if starred else "$pull": {"starredBy": user["username"]}}
+        )
 
     def apply_rules(self, changes, stored):
         changes = entitlement_changes(changes, stored)
