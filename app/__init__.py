@@ -25,6 +25,8 @@ from app.json_provider import OrjsonProvider
 from app.ops import logs
 from app.profiles.routes import blp as profiles_blp
 from app.profiles.storage import store as profiles_store
+from app.revisions import storage as revisions
+from app.revisions.routes import blp as revisions_blp
 from app.users import storage as users
 from app.users import tokens
 from app.users.routes import blp as users_blp
@@ -45,7 +47,7 @@ def create_app(settings=None, mongo_client=None):
     users.init_app(app)
 
     api = openapi.Api(app)
-    for blp in (profiles_blp, blueprints_blp, users_blp):
+    for blp in (profiles_blp, blueprints_blp, revisions_blp, users_blp):
         api.register_blueprint(blp)
     errors.init_app(app)
     app.register_blueprint(docs.blp)
@@ -84,7 +86,7 @@ def _prepare_database(app):
     """Idempotent, so every worker may run it."""
     db = database.get_db()
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
-    for module in (users, tokens, login_throttle, request_quota, idempotency):
+    for module in (users, tokens, login_throttle, request_quota, idempotency, revisions):
         module.create_indexes(db)
     profiles_store.create_indexes()
     blueprints_store.create_indexes()

@@ -126,5 +126,5 @@ def respond(items, next_cursor):
     """The body of a page and its RFC 8288 `Link` to the next one, keeping the other parameters."""
     if next_cursor is None:
         return {"items": items, "next": None}, {}
-    params = {**request.args.to_dict(), "cursor": next_cursor}
+    params = {**(request.view_args or {}), **request.args.to_dict(), "cursor": next_cursor}
     return {"items": items, "next": next_cursor}, {"Link": f'<{url_for(request.endpoint, **params)}>; rel="next"'}

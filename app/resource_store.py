@@ -57,6 +57,10 @@ class ResourceStore:
         `changes` is the whole new document). A write that hits a unique index a concurrent one
         has just filled runs it again, then retries."""
 
+    def after_delete(self, doc):
+        """Runs once the document is gone (what belonged to it goes after it: a crash in between
+        leaves unreachable leftovers, never a resource without its parts)."""
+
     # Reading
 
     def get(self, id_text, user):
@@ -125,7 +129,9 @@ class ResourceStore:
         condition = {"_id": doc["_id"]}
         if if_match is not None:
             condition["rev"] = doc["rev"]
-        if not self.coll().delete_one(condition).deleted_count and if_match is not None:
+        if self.coll().delete_one(condition).deleted_count:
+            self.after_delete(doc)
+        elif if_match is not None:
             abort(412)
 
     def _insert(self, doc):

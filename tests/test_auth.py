@@ -40,7 +40,7 @@ def protected_requests(app):
     for rule in app.url_map.iter_rules():
         if rule.endpoint in PUBLIC_ENDPOINTS:
             continue
-        path = rule.rule.replace("<id>", "0" * 24)
+        path = rule.rule.replace("<id>", "0" * 24).replace("<int:rev>", "1")
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
             yield method, path
 

@@ -11,6 +11,7 @@ from app import definitions, pagination
 from app.auth import is_admin
 from app.errors import Invalid
 from app.resource_store import ResourceStore
+from app.revisions import storage as history
 from app.users import storage as users
 
 
@@ -67,6 +68,14 @@ class Blueprints(ResourceStore):
         self.coll().update_one(
             {"_id": doc["_id"]}, {"$addToSet" if starred else "$pull": {"starredBy": user["username"]}}
         )
+
+    def before_write(self, stored, changes):
+        """The version a change replaces is kept first (app/revisions/storage.py)."""
+        if stored is not None:
+            history.keep(stored)
+
+    def after_delete(self, doc):
+        history.forget(doc["_id"])
 
     def apply_rules(self, changes, stored):
         changes = entitlement_changes(changes, stored)

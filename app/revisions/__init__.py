@@ -1,0 +1,1 @@
+"""Blueprint history: every version a change replaced, its diff to another, and restoring one."""

@@ -1,0 +1,66 @@
+"""/blueprints/{id}/revisions, /revisions/{rev}, /revisions/{rev}/restore and /diff: a blueprint's
+history, readable by whoever may read the blueprint; restoring is a change (owner or admin)."""
+
+from flask.views import MethodView
+
+from app import preconditions
+from app.auth import current_user, login_required
+from app.blueprints.schemas import BlueprintSchema
+from app.blueprints.storage import store
+from app.openapi import Blueprint, headers, problems
+from app.pagination import respond
+from app.preconditions import IF_MATCH, etag
+from app.revisions import storage as history
+from app.revisions.schemas import DiffArgs, DiffSchema, RevisionPageArgs, RevisionPageSchema, sign
+
+blp = Blueprint("revisions", __name__, url_prefix="/blueprints", description="Every version of a blueprint.")
+
+
+@blp.route("/<id>/revisions")
+class Revisions(MethodView):
+    @login_required(role="viewer")
+    @blp.arguments(RevisionPageArgs(), location="query", as_kwargs=False)
+    @blp.response(200, RevisionPageSchema, headers=headers("Link"), description="Versions, newest (current) first.")
+    @problems(blp, 404, 422)
+    def get(self, args, id):
+        """List the kept versions of a blueprint"""
+        items, below = history.page(store.get(id, current_user()), args["limit"], args.get("cursor"))
+        return respond(items, None if below is None else sign(below))
+
+
+@blp.route("/<id>/revisions/<int:rev>")
+class Revision(MethodView):
+    @login_required(role="viewer")
+    @blp.response(200, BlueprintSchema, description="That version, as it was stored.")
+    @problems(blp, 404)
+    def get(self, id, rev):
+        """Read one version of a blueprint"""
+        return history.version(store.get(id, current_user()), rev)
+
+
+@blp.route("/<id>/revisions/<int:rev>/restore")
+class RevisionRestore(MethodView):
+    @login_required(role="member")
+    @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The new current version.")
+    @blp.doc(parameters=[IF_MATCH])
+    @problems(blp, 403, 404, 412, 422)
+    def post(self, id, rev):
+        """Make a kept version current again (a new version with its writable fields)"""
+        user = current_user()
+        restored = history.writable(history.version(store.get(id, user), rev))
+        doc = store.update(id, user, restored, preconditions.if_match())
+        return doc, {"ETag": etag(doc)}
+
+
+@blp.route("/<id>/diff")
+class Diff(MethodView):
+    @login_required(role="viewer")
+    @blp.arguments(DiffArgs(), location="query", as_kwargs=False)
+    @blp.response(200, DiffSchema, description="What changed from one version to another.")
+    @problems(blp, 404, 422)
+    def get(self, args, id):
+        """Compare two versions of a blueprint (default: the previous and the current)"""
+        current = store.get(id, current_user())
+        newer = args.get("newer", current["rev"])
+        older = args.get("older", max(newer - 1, 1))
+        return history.diff(history.version(current, older), history.version(current, newer))

@@ -1,0 +1,61 @@
+"""The parameters of the history endpoints, and the diff's body."""
+
+import marshmallow as ma
+from flask import current_app
+from itsdangerous import BadSignature, URLSafeSerializer
+
+from app.blueprints.schemas import BlueprintSchema
+from app.pagination import DEFAULT_LIMIT, MAX_LIMIT
+from app.schemas import Schema
+
+
+def _signer():
+    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="revision-cursor")
+
+
+def sign(rev):
+    return _signer().dumps(rev)
+
+
+class RevisionCursor(ma.fields.String):
+    def _deserialize(self, value, attr, data, **kwargs):
+        try:
+            rev = _signer().loads(super()._deserialize(value, attr, data, **kwargs))
+        except BadSignature:
+            rev = None
+        if not isinstance(rev, int) or isinstance(rev, bool):
+            raise ma.ValidationError("Not a cursor issued by this service.")
+        return rev
+
+
+class RevisionPageArgs(Schema):
+    limit = ma.fields.Integer(load_default=DEFAULT_LIMIT, validate=ma.validate.Range(1, MAX_LIMIT))
+    cursor = RevisionCursor(metadata={"description": "`next` of the previous page."})
+
+
+class DiffArgs(Schema):
+    # 'from' is a keyword in Python: the attributes have other names
+    older = ma.fields.Integer(
+        data_key="from", validate=ma.validate.Range(1), metadata={"description": "Default: to - 1."}
+    )
+    newer = ma.fields.Integer(
+        data_key="to", validate=ma.validate.Range(1), metadata={"description": "Default: current."}
+    )
+
+
+class FieldChangeSchema(Schema):
+    old = ma.fields.Raw(attribute="from", data_key="from", allow_none=True)
+    new = ma.fields.Raw(attribute="to", data_key="to", allow_none=True)
+
+
+class DiffSchema(Schema):
+    older = ma.fields.Integer(attribute="from", data_key="from")
+    newer = ma.fields.Integer(attribute="to", data_key="to")
+    fields = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Nested(FieldChangeSchema),
+                            metadata={"description": "Only the writable fields that differ, yml aside."})  # fmt: skip
+    yml = ma.fields.String(metadata={"description": "A unified diff of the two definitions (empty: the same)."})
+
+
+class RevisionPageSchema(Schema):
+    items = ma.fields.List(ma.fields.Nested(BlueprintSchema))
+    next = ma.fields.String(allow_none=True, metadata={"description": "Cursor of the next page, or null."})

@@ -1,0 +1,94 @@
+"""Kept versions of blueprints, in `revisions`: one document per (blueprint, rev) holding the
+version as it was stored.
+
+No change loses its predecessor, without multi-document transactions: the version a write
+replaces is kept (an idempotent upsert) before the write, which is conditional on that version's
+`rev`, is attempted. A crash between the two leaves at worst a kept copy of the current version
+(redundant, never listed: lists read below the current `rev`), never a change without its
+predecessor. Revs are consecutive, so a page of history is a bounded range of them. The newest
+REVISIONS_KEPT versions (the current one included) are kept; older ones are removed as changes
+come, and all of them with their blueprint.
+"""
+
+import contextlib
+import difflib
+
+from flask import current_app
+from flask_smorest import abort
+from pymongo import ASCENDING, DESCENDING
+from pymongo.errors import DuplicateKeyError
+
+from app.database import get_db
+
+WRITABLE = ("name", "version", "description", "blueprintType", "yml", "entitlementType", "entitledUsers",
+            "inactive", "tags")  # fmt: skip
+NOT_KEPT = ("_id", "starredBy")  # the id is the blueprint's; stars are not part of a version
+PRUNE_SLACK = 16  # older kept versions a prune also looks for (left by a crash between writes)
+
+
+def revisions():
+    return get_db().revisions
+
+
+def create_indexes(db):
+    db.revisions.create_index([("blueprint", ASCENDING), ("rev", DESCENDING)], unique=True, name="blueprint_rev")
+
+
+def keep(stored):
+    """Keep the version a write is about to replace, and let the oldest beyond the limit go."""
+    version = {key: value for key, value in stored.items() if key not in NOT_KEPT}
+    with contextlib.suppress(DuplicateKeyError):  # a concurrent writer kept it first
+        revisions().update_one({"blueprint": stored["_id"], "rev": stored["rev"]},
+                               {"$setOnInsert": {"version": version}}, upsert=True)  # fmt: skip
+    oldest_kept = stored["rev"] + 2 - current_app.config["REVISIONS_KEPT"]  # the new current is rev + 1
+    if oldest_kept > 1:
+        revisions().delete_many({"blueprint": stored["_id"],
+                                 "rev": {"$gte": oldest_kept - 1 - PRUNE_SLACK, "$lt": oldest_kept}})  # fmt: skip
+
+
+def forget(blueprint_id):
+    revisions().delete_many({"blueprint": blueprint_id})
+
+
+def _as_blueprint(current, record):
+    return {**record["version"], "_id": current["_id"], "starredBy": current.get("starredBy", [])}
+
+
+def version(current, rev):
+    """Version `rev` of the blueprint `current` (the current one is its own latest version)."""
+    if rev == current["rev"]:
+        return current
+    record = revisions().find_one({"blueprint": current["_id"], "rev": rev}) if 1 <= rev < current["rev"] else None
+    if record is None:
+        abort(404, message=f"No kept version {rev} of this blueprint.")
+    return _as_blueprint(current, record)
+
+
+def page(current, limit, below=None):
+    """Up to `limit` versions newest first, below rev `below` (the current one first when it is
+    None), and the rev the next page goes below, or None."""
+    top = current["rev"] + 1 if below is None else min(below, current["rev"] + 1)
+    items = [current] if top > current["rev"] else []
+    top = min(top, current["rev"])
+    wanted = limit + 1 - len(items)
+    if wanted > 0 and top > 1:
+        found = revisions().find({"blueprint": current["_id"], "rev": {"$gte": max(top - wanted, 1), "$lt": top}})
+        items += [_as_blueprint(current, record) for record in found.sort("rev", DESCENDING)]
+    more = len(items) > limit
+    items = items[:limit]
+    return items, items[-1]["rev"] if more else None
+
+
+def diff(older, newer):
+    """The fields that differ between two versions, and a unified diff of their `yml`."""
+    fields = {name: {"from": older.get(name), "to": newer.get(name)} for name in WRITABLE
+              if name != "yml" and older.get(name) != newer.get(name)}  # fmt: skip
+    lines = list(difflib.unified_diff((older.get("yml") or "").splitlines(), (newer.get("yml") or "").splitlines(),
+                                      f"rev {older['rev']}", f"rev {newer['rev']}", lineterm=""))  # fmt: skip
+    return {"from": older["rev"], "to": newer["rev"], "fields": fields, "yml": "".join(f"{line}\n" for line in lines)}
+
+
+def writable(version):
+    """What restoring `version` writes: every writable field, as that version had it."""
+    defaults = {"entitlementType": "OWNER", "entitledUsers": [], "inactive": False, "tags": []}
+    return {name: version.get(name, defaults.get(name)) for name in WRITABLE}
