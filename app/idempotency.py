@@ -43,14 +43,25 @@ def _digest(*parts):
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
+def _key():
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not KEY.fullmatch(key):
+        raise Invalid({"Idempotency-Key": ["1-255 printable ASCII characters."]})
+    return key
+
+
+def dry_run(store, fields, user):
+    """What `create` would store; the key is checked, never claimed."""
+    _key()
+    return store.create(fields, user, dry_run=True)
+
+
 def create(store, fields, user):
     """`store.create(fields, user)` once per Idempotency-Key: the resource, and the headers that
     say whether it is a replay. A failure releases the claim, so the request can be sent again."""
-    key = request.headers.get("Idempotency-Key")
+    key = _key()
     if key is None:
         return store.create(fields, user), {}
-    if not KEY.fullmatch(key):
-        raise Invalid({"Idempotency-Key": ["1-255 printable ASCII characters."]})
     records = get_db().idempotency
     record_id = _digest(user["username"], store.collection, key)
     body = orjson.dumps(request.get_json(force=True), option=orjson.OPT_SORT_KEYS).decode()

@@ -50,3 +50,11 @@ def test_a_dry_run_change_stores_nothing(api, method):
     assert api.get(f"/profiles/{other['id']}", user="alice").json["name"] == "other"
     assert_problem(getattr(api, method)(f"{path}?dryRun=true", json={"name": "x"}, user="alice",
                                         headers={"If-Match": '"9"'}), 412)  # fmt: skip
+
+
+def test_a_dry_run_checks_the_idempotency_key_without_claiming_it(api, app):
+    bad = api.post("/profiles?dryRun=true", json={}, user="alice", headers={"Idempotency-Key": "caf\u00e9"})
+    assert "Idempotency-Key" in assert_problem(bad, 422)["errors"]
+    first = api.post("/profiles?dryRun=true", json={"name": "a"}, user="alice", headers={"Idempotency-Key": "k"})
+    real = api.post("/profiles", json={"name": "b"}, user="alice", headers={"Idempotency-Key": "k"})
+    assert first.status == 200 and real.status == 201 and real.json["name"] == "b"  # the key was still free

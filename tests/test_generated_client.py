@@ -72,7 +72,13 @@ def test_create_read_list_delete_with_the_generated_client(generated, live_port)
 
     blueprints = {
         name: generated(f"api.blueprints.{name}")
-        for name in ("post_blueprints", "get_blueprints_id", "get_blueprints", "delete_blueprints_id")
+        for name in (
+            "post_blueprints",
+            "get_blueprints_id",
+            "get_blueprints",
+            "patch_blueprints_id",
+            "delete_blueprints_id",
+        )
     }
     body = models.Blueprint(
         name="web", yml="services:\n  web:\n    image: nginx\n", entitlement_type=models.BlueprintEntitlementType.PUBLIC
@@ -81,5 +87,14 @@ def test_create_read_list_delete_with_the_generated_client(generated, live_port)
     assert made.entitlement_type == models.BlueprintEntitlementType.PUBLIC and made.yml.endswith("nginx")
     assert blueprints["get_blueprints_id"].sync(client=client, id=made.id).name == "web"
     assert made.id in [b.id for b in blueprints["get_blueprints"].sync(client=client).items]
+    patched = blueprints["patch_blueprints_id"].sync(client=client, id=made.id, body=models.BlueprintPatch(name="web2"))
+    assert patched.rev == 2 and patched.name == "web2"
+    restore = generated("api.revisions.post_blueprints_id_revisions_rev_restore")
+    restored = restore.sync(client=client, id=made.id, rev=1)
+    assert isinstance(restored, models.Blueprint) and (restored.rev, restored.name) == (3, "web")
+    star = generated("api.blueprints.put_blueprints_id_star")
+    assert star.sync_detailed(client=client, id=made.id).status_code == 204
+    starred = blueprints["get_blueprints_id"].sync(client=client, id=made.id)
+    assert (starred.stars, starred.starred) == (1, True)
     assert blueprints["delete_blueprints_id"].sync_detailed(client=client, id=made.id).status_code == 204
     assert blueprints["get_blueprints_id"].sync(client=client, id=made.id).status == 404

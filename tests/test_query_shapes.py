@@ -115,6 +115,24 @@ def test_every_request_path_sends_only_index_served_queries(recorded):
     api.patch(f"/blueprints/{made['own']}", json={"name": "x"}, user="alice", headers={"If-Match": tag})
     api.put(f"/profiles/{profile}", json={"defaultProfile": True}, user="alice")
     api.patch(f"/profiles/{profile}", json={"name": "p"}, user="admin")
+    public = f"/blueprints/{made['public']}"
+    api.put(f"{public}/star", user="bob")
+    for path in [
+        f"{public}/revisions",
+        f"{public}/revisions?limit=1",
+        f"{public}/revisions/1",
+        f"{public}/diff",
+        f"{public}/yml",
+        "/blueprints?starred=true",
+        "/blueprints?starred=false&tag=web",
+        f"/blueprints?fitsProfile={profile}",
+        f"/profiles?fits={made['own']}",
+        f"{public}/fit?profile={profile}",
+    ]:
+        api.get(path, user="bob" if "fits=" not in path else "alice")  # fmt: skip
+    api.patch(public, json={"name": "pub2"}, user="alice")
+    api.post(f"{public}/revisions/1/restore", user="alice")
+    api.delete(f"{public}/star", user="bob")
     api.delete(f"/blueprints/{made['custom']}", user="alice")
     api.get("/users/me", user="bob", password="not " + PASSWORD)
     api.get("/users/me", headers={"Authorization": "Bearer forged"})

@@ -62,7 +62,7 @@ class ProfileCollection(MethodView):
     def post(self, fields, dryRun):
         """Create a profile"""
         if dryRun:
-            return store.create(fields, current_user(), dry_run=True), 200
+            return idempotency.dry_run(store, fields, current_user()), 200
         doc, replay = idempotency.create(store, fields, current_user())
         return doc, {**replay, "Location": url_for("profiles.ProfileItem", id=doc["_id"]), "ETag": etag(doc)}
 
