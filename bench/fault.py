@@ -1,9 +1,12 @@
 """`make fault-test`: under a steady write load, kill -9 the database, then the service; restart
 both; retry every create that got no 201 with its Idempotency-Key; then check that every id ever
-acknowledged is readable and that no retry made a duplicate. Loopback only, bounded in time.
+acknowledged is readable and that no retry made a duplicate. Then the same kill -9 under
+concurrent PATCHes: every blueprint must still have each of its earlier versions kept. Loopback
+only, bounded in time.
 """
 
 import argparse
+import http.client
 import json
 import os
 import sys
@@ -125,14 +128,67 @@ def run(seconds_before=4.0, seconds_down=2.0, writers=4, log=print):
     return report
 
 
+def history_run(seconds_before=3.0, writers=4, log=print):
+    """kill -9 of the database and the service under concurrent PATCHes of `writers` blueprints;
+    after a restart, every blueprint must have each of its versions 1..rev-1 kept."""
+    data = os.path.join(tempfile.mkdtemp(prefix="fault-history-"), "data")
+    db_port = free_port()
+    database, uri = embedded.launch(data, db_port)
+    settings = {"MONGO_URI": uri, "MONGO_DB": "history", "WEB_CONCURRENCY": 2, "ADMIN_USERNAME": ADMIN[0],
+                "ADMIN_PASSWORD": ADMIN[1], "REVISIONS_KEPT": 100_000, "RATE_LIMIT": "1000000 per minute",
+                "LOG_LEVEL": "error"}  # fmt: skip
+    service = Gunicorn(**settings).start()
+    headers = {"Authorization": AUTH}
+    ids = [SocketClient(service.port).post("/blueprints", json={"name": "b"}, headers=headers).json["id"]
+           for _ in range(writers)]  # fmt: skip
+    stop, acknowledged = threading.Event(), Counter()
+
+    def write(blueprint):
+        i = 0
+        while not stop.is_set():
+            i += 1
+            try:  # two writers a blueprint: concurrent changes of one document
+                r = SocketClient(service.port, timeout=10).patch(f"/blueprints/{blueprint}", json={"name": f"n{i}"},
+                                                                  headers=headers)  # fmt: skip
+                acknowledged[blueprint] += r.status == 200
+            except (OSError, http.client.HTTPException):  # the service was killed mid-answer
+                time.sleep(0.05)
+
+    threads = [threading.Thread(target=write, args=(blueprint,)) for blueprint in ids for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds_before)
+    database.kill()  # kill -9, then the service, mid-write
+    database.wait()
+    service.kill()
+    stop.set()
+    for thread in threads:
+        thread.join()
+    database, _ = embedded.launch(data, db_port)
+    db = MongoClient(uri).history
+    report = {"acknowledged_changes": sum(acknowledged.values()), "blueprints": len(ids), "missing_versions": 0,
+              "versions_checked": 0, "acknowledged_but_lost": 0}  # fmt: skip
+    for doc in db.blueprints.find({}):
+        kept = {r["rev"] for r in db.revisions.find({"blueprint": doc["_id"]}, {"rev": 1})}
+        report["missing_versions"] += len(set(range(1, doc["rev"])) - kept)
+        report["versions_checked"] += doc["rev"] - 1
+        report["acknowledged_but_lost"] += max(0, acknowledged[str(doc["_id"])] - (doc["rev"] - 1))
+    log(f"history under kill -9: {report}")
+    database.terminate()
+    database.wait()
+    return report
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds-before", type=float, default=10)
     parser.add_argument("--writers", type=int, default=4)
     args = parser.parse_args()
     report = run(args.seconds_before, writers=args.writers)
-    print(json.dumps(report, indent=2))
-    sys.exit(0 if report["lost"] == report["duplicates"] == 0 else 1)
+    history = history_run(writers=args.writers)
+    print(json.dumps({"creates": report, "history": history}, indent=2))
+    failed = report["lost"] or report["duplicates"] or history["missing_versions"] or history["acknowledged_but_lost"]
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

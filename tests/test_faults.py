@@ -85,3 +85,9 @@ def test_kill_9_under_load_loses_no_acknowledged_write_and_retries_make_no_dupli
     assert report["acknowledged"] > 0 and report["unanswered_retried"] > 0
     assert report["lost"] == 0 and report["duplicates"] == 0 and report["missing_after_retry"] == 0
     assert report["documents"] == report["acknowledged"] + report["unanswered_retried"]
+
+
+def test_kill_9_under_concurrent_changes_loses_no_earlier_version():
+    report = fault.history_run(seconds_before=2.0, writers=3, log=lambda line: None)
+    assert report["acknowledged_changes"] > 0 and report["versions_checked"] >= report["acknowledged_changes"]
+    assert report["missing_versions"] == 0 and report["acknowledged_but_lost"] == 0
