@@ -42,6 +42,7 @@ def seed(blueprints, count, body, rng):
                 **body, **stored, "_id": ids.new_id(moment), "name": f"bp-{rng.randrange(10**6)}",
                 "description": " ".join(rng.sample(WORDS, 4)), "blueprintType": rng.choice(TYPES),
                 "entitlementType": kind, "entitledUsers": named if kind == "CUSTOM" else [],
+                "starredBy": [MEMBER[0]] if kind == "PUBLIC" and rng.random() < 0.05 else [],
                 "owner": (owner := rng.choice(OWNERS)), "updatedBy": owner,
                 "createdAt": moment, "updatedAt": moment, "rev": 1,
             })  # fmt: skip
@@ -65,8 +66,13 @@ def measure(port, admin_headers, repeats):
     deep = "/blueprints?limit=50"
     for _ in range(4):
         deep = "/blueprints?limit=50&cursor=" + client.get(deep, headers=member).json["next"]
+    own = client.post("/blueprints", json={"name": "mine", "tags": ["bench"]}, headers=member).json["id"]
+    for i in range(10):  # a history of 11 versions
+        client.patch(f"/blueprints/{own}", json={"name": f"mine {i}"}, headers=member)
     operations = {
         "GET /blueprints/{id}": (f"/blueprints/{one}", member),
+        "GET /blueprints/{id}/revisions": (f"/blueprints/{own}/revisions", member),
+        "GET /blueprints?limit=50&starred=true": ("/blueprints?limit=50&starred=true", member),
         "GET /blueprints?limit=50": ("/blueprints?limit=50", member),
         "same, 5 pages deep": (deep, member),
         "same, blueprintType=kubernetes": ("/blueprints?limit=50&blueprintType=kubernetes", member),
@@ -76,7 +82,19 @@ def measure(port, admin_headers, repeats):
     }
     for path, headers in operations.values():  # warm the worker's caches
         client.get(path, headers=headers)
-    return {name: median_ms(client, path, headers, repeats) for name, (path, headers) in operations.items()}
+    medians = {name: median_ms(client, path, headers, repeats) for name, (path, headers) in operations.items()}
+    medians["PATCH /blueprints/{id} (history kept)"] = median_patch_ms(client, own, member, repeats)
+    return medians
+
+
+def median_patch_ms(client, blueprint, headers, repeats):
+    times = []
+    for i in range(repeats):
+        started = time.perf_counter()
+        r = client.patch(f"/blueprints/{blueprint}", json={"description": f"change {i}"}, headers=headers)
+        times.append((time.perf_counter() - started) * 1000)
+        assert r.status == 200, r.body[:200]
+    return statistics.median(times)
 
 
 def run(mongo_uri, admin, body, profile, sizes=(1000, 100_000), repeats=40, log=print):
