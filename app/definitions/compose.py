@@ -6,7 +6,7 @@ check-jsonschema vendors and keeps current), and measured per service: `deploy.r
 from functools import cache
 
 from app import quantities
-from app.definitions.schemas import compile_schema, problems
+from app.definitions.schemas import amount, compile_schema, problems
 
 
 @cache
@@ -37,16 +37,6 @@ def _replicas(service, where, found):
     return count
 
 
-def _amount(parse, value, where, found):
-    if value is None:
-        return None
-    try:
-        return parse(value)
-    except quantities.QuantityError as exc:
-        found.append(f"{where}: {exc}")
-        return 0
-
-
 def measure(documents, totals):
     found = []
     [doc] = [doc for doc in documents if doc is not None]
@@ -57,11 +47,11 @@ def measure(documents, totals):
         memory_key = "deploy.resources.limits.memory" if "memory" in limits else "mem_limit"
         cpu_key = "deploy.resources.limits.cpus" if "cpus" in limits else "cpus"
         count = _replicas(service, where, found)
-        memory = _amount(quantities.compose_bytes, limits.get("memory", service.get("mem_limit")),
+        memory = amount(quantities.compose_bytes, limits.get("memory", service.get("mem_limit")),
                          f"{where}.{memory_key}", found)  # fmt: skip
-        cpu = _amount(quantities.compose_millis, limits.get("cpus", service.get("cpus")), f"{where}.{cpu_key}", found)
+        cpu = amount(quantities.compose_millis, limits.get("cpus", service.get("cpus")), f"{where}.{cpu_key}", found)
         size = (service.get("storage_opt") or {}).get("size")
-        storage = _amount(quantities.compose_bytes, size, f"{where}.storage_opt.size", found) or 0
+        storage = amount(quantities.compose_bytes, size, f"{where}.storage_opt.size", found) or 0
         totals.add_containers(count, memory, cpu, name, found)
         totals.add_storage(count * storage, name, found)
     return found

@@ -18,7 +18,7 @@ from importlib.resources import files
 import jsonschema_rs
 
 from app import quantities
-from app.definitions.schemas import compile_schema, place, problems
+from app.definitions.schemas import amount, compile_schema, place, problems
 
 RELEASE = "1.37.0"
 # (kind, API group) -> (path of the pod count, default 1 when None; path of the pod spec)
@@ -113,29 +113,19 @@ def _get(mapping, path):
     return mapping
 
 
-def _amount(parse, value, where, found):
-    if value is None:
-        return None
-    try:
-        return parse(value)
-    except quantities.QuantityError as exc:
-        found.append(f"{where}: {exc}")
-        return 0
-
-
 def _declared(resources, resource, where, found):
     """A container's limit, else its request, for `resource` (memory or cpu)."""
     parse = quantities.kubernetes_bytes if resource == "memory" else quantities.kubernetes_millis
     for level in ("limits", "requests"):
         value = (resources.get(level) or {}).get(resource)
         if value is not None:
-            return _amount(parse, value, f"{where}.resources.{level}.{resource}", found)
+            return amount(parse, value, f"{where}.resources.{level}.{resource}", found)
     return None
 
 
 def _storage(claim_spec, where, found):
     request = _get(claim_spec, ("resources", "requests", "storage"))
-    return _amount(quantities.kubernetes_bytes, request, f"{where}.resources.requests.storage", found) or 0
+    return amount(quantities.kubernetes_bytes, request, f"{where}.resources.requests.storage", found) or 0
 
 
 def measure(documents, totals):

@@ -1,9 +1,11 @@
 """Published JSON Schemas, compiled once per process (jsonschema-rs), and their findings as
-messages that name the place: `services.web: ...`."""
+messages that name the place: `services.web: ...`; so do the quantities a measurement reads."""
 
 import datetime
 
 import jsonschema_rs
+
+from app.quantities import QuantityError
 
 
 def compile_schema(schema, registry=None):
@@ -37,3 +39,15 @@ def as_json(value):
     if isinstance(value, bytes):
         return value.decode("latin-1")
     return value
+
+
+def amount(parse, value, where, found):
+    """`parse(value)`, None for no value; a malformed one is added to `found` at its place (and
+    counts as 0, so that the other problems are found too)."""
+    if value is None:
+        return None
+    try:
+        return parse(value)
+    except QuantityError as exc:
+        found.append(f"{where}: {exc}")
+        return 0
