@@ -3,7 +3,6 @@
 
 import contextlib
 
-from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from app.database import now
@@ -18,17 +17,15 @@ def count_in_window(collection, key, window, amount=1):
     """Add `amount` to the counter `key` of a fixed window that opens with its first count and
     lasts `window` (a timedelta). Returns the new count and the window's end.
 
-    Plain $inc and $set: SecantusDB runs pipeline updates slowly. No count is lost: exactly one
-    caller opens a window (by resetting an expired counter or inserting a new one), and a caller
-    that loses that race counts again, in the window the winner opened."""
+    Plain $inc and $set (SecantusDB runs pipeline updates slowly), and no findAndModify (which it
+    answers by reading the whole collection): the count read back after an increment may include
+    later increments of others, never fewer than ours. No count is lost: exactly one caller opens
+    a window (by resetting an expired counter or inserting a new one), and a caller that loses
+    that race counts again, in the window the winner opened."""
     while True:
         moment = now()
-        counted = collection.find_one_and_update(
-            {"_id": key, "expireAt": {"$gt": moment}},
-            {"$inc": {"count": amount}},
-            return_document=ReturnDocument.AFTER,
-        )
-        if counted:
+        if collection.update_one({"_id": key, "expireAt": {"$gt": moment}}, {"$inc": {"count": amount}}).matched_count:
+            counted = collection.find_one({"_id": key})
             return counted["count"], counted["expireAt"]
         fresh = {"count": amount, "expireAt": moment + window}
         if collection.update_one({"_id": key, "expireAt": {"$lte": moment}}, {"$set": fresh}).modified_count:

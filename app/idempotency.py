@@ -15,7 +15,6 @@ from datetime import timedelta
 import orjson
 from flask import current_app, request
 from flask_smorest import abort
-from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from app import ids
@@ -112,11 +111,10 @@ def _claim(records, record_id, fingerprint):
                 message="A request with this Idempotency-Key is in progress.",
                 headers={"Retry-After": RETRY_AFTER},
             )
-        taken = records.find_one_and_update(  # the first request died: take its claim over
+        taken = records.update_one(  # the first request died: take its claim over
             {"_id": record_id, "state": "pending", "leaseUntil": earlier["leaseUntil"]},
             {"$set": {"leaseUntil": moment + lease}},
-            return_document=ReturnDocument.AFTER,
         )
-        if taken is not None:
-            return taken
+        if taken.matched_count:
+            return {**earlier, "leaseUntil": moment + lease}
     raise RuntimeError("could not claim an idempotency key")

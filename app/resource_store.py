@@ -13,7 +13,6 @@ default).
 from bson import ObjectId
 from bson.errors import InvalidId
 from flask_smorest import abort
-from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from app import ids, list_filters, pagination
@@ -139,12 +138,12 @@ class ResourceStore:
         return doc
 
     def _update(self, doc, changes):
-        """The new version, or None if `doc` is no longer the current one."""
-        return self.coll().find_one_and_update(
-            {"_id": doc["_id"], "rev": doc["rev"]},
-            {"$set": {**changes, "updatedAt": now()}, "$inc": {"rev": 1}},
-            return_document=ReturnDocument.AFTER,
-        )
+        """The new version, or None if `doc` is no longer the current one. An update, not a
+        findAndModify, which the embedded server answers by reading the whole collection: the new
+        version is `doc` with the changes, since the write was conditional on `doc`'s rev."""
+        changes = {**changes, "updatedAt": now()}
+        written = self.coll().update_one({"_id": doc["_id"], "rev": doc["rev"]}, {"$set": changes, "$inc": {"rev": 1}})
+        return {**doc, **changes, "rev": doc["rev"] + 1} if written.matched_count else None
 
     def _attempt(self, stored, changes, write, *args):
         """`write(*args)` after `before_write`, again while a unique index refuses it."""

@@ -1,8 +1,10 @@
 """Every query a request sends has a shape both MongoDB and the embedded server serve from an
 index: flat (no top-level $and/$or/$expr), never empty, every range bounded on both ends unless
-an `_id` equality pins the document; and no request counts. The embedded server answers anything
-else by reading the whole collection (../shared/FINDINGS.md), so a change that brings such a
-query back fails here, whatever the timings of the day."""
+an `_id` equality pins the document; no request counts, and none sends a findAndModify (the
+embedded server answers one by reading the whole collection, whatever its filter: 375 ms at
+20,000 documents against 2 ms for the same update). The embedded server answers anything else by
+reading the whole collection (../shared/FINDINGS.md), so a change that brings such a query back
+fails here, whatever the timings of the day."""
 
 import pytest
 from pymongo import MongoClient, monitoring
@@ -11,7 +13,7 @@ from tests.conftest import PASSWORD, _db_names, add_users, serving, settings
 from tests.http import SocketClient, basic
 
 RANGE = {"$lt", "$lte", "$gt", "$gte"}
-COUNTS = {"count", "distinct", "aggregate", "mapReduce"}
+COUNTS = {"count", "distinct", "aggregate", "mapReduce", "findAndModify"}
 
 
 class Recorder(monitoring.CommandListener):
@@ -24,7 +26,7 @@ class Recorder(monitoring.CommandListener):
         command, name = event.command, event.command_name
         if name in COUNTS:
             self.counts.append(name)
-        elif name in ("find", "findAndModify"):
+        elif name == "find":
             self.filters.append((name, command.get("filter", command.get("query", {}))))
         elif name in ("update", "delete"):
             self.filters += [(name, s["q"]) for s in command[name + "s"]]

@@ -93,13 +93,13 @@ class BlueprintSchema(Schema):
 
     @ma.pre_dump
     def _add_derived(self, doc, **kwargs):
-        """Stars as the caller sees them, and what a blueprint stored before these fields existed
-        lacks (its last writer: its owner; no tags)."""
+        """Stars as the caller sees them, no tags where none are stored, and what a blueprint
+        stored before these fields existed lacks (its last writer: its owner)."""
         starred_by = doc.get("starredBy", ())
-        stars = {"stars": len(starred_by), "starred": stars_of_caller(starred_by)}
+        derived = {"tags": [], **doc, "stars": len(starred_by), "starred": stars_of_caller(starred_by)}
         if "requirements" in doc and "updatedBy" in doc:
-            return {**doc, **stars}
-        return {"updatedBy": doc["owner"], "tags": [], **doc, **stars, "requirements": definitions.requirements_of(doc)}
+            return derived
+        return {"updatedBy": doc["owner"], **derived, "requirements": definitions.requirements_of(doc)}
 
 
 class BlueprintDraftSchema(BlueprintSchema):

@@ -41,8 +41,9 @@ class Blueprints(ResourceStore):
         self.coll().create_index([("owner", ASCENDING), ("_id", DESCENDING)], name="owner_newest")
         self.coll().create_index([("entitlementType", ASCENDING), ("_id", DESCENDING)], name="entitlement_newest")
         self.coll().create_index([("entitledUsers", ASCENDING), ("_id", DESCENDING)], name="entitled_newest")
-        self.coll().create_index([("tags", ASCENDING), ("_id", DESCENDING)], name="tags_newest")
-        self.coll().create_index([("starredBy", ASCENDING), ("_id", DESCENDING)], name="starred_newest")
+        # sparse: a blueprint without tags or stars (most of them) costs its insert no entry
+        self.coll().create_index([("tags", ASCENDING), ("_id", DESCENDING)], name="tags_newest", sparse=True)
+        self.coll().create_index([("starredBy", ASCENDING), ("_id", DESCENDING)], name="starred_newest", sparse=True)
         pagination.prepare(self.coll())
 
     def readable(self, user):
@@ -79,6 +80,8 @@ class Blueprints(ResourceStore):
 
     def apply_rules(self, changes, stored):
         changes = entitlement_changes(changes, stored)
+        if stored is None and not changes.get("tags"):
+            changes.pop("tags", None)  # stored only when there are some (the tag index is sparse)
         if stored is None or "yml" in changes or "blueprintType" in changes:
             merged = {**(stored or {}), **changes}
             changes["requirements"] = definitions.requirements(

@@ -81,8 +81,9 @@ def page(current, limit, below=None):
 
 def diff(older, newer):
     """The fields that differ between two versions, and a unified diff of their `yml`."""
-    fields = {name: {"from": older.get(name), "to": newer.get(name)} for name in WRITABLE
-              if name != "yml" and older.get(name) != newer.get(name)}  # fmt: skip
+    before, after = writable(older), writable(newer)
+    fields = {name: {"from": before[name], "to": after[name]} for name in WRITABLE
+              if name != "yml" and before[name] != after[name]}  # fmt: skip
     lines = list(difflib.unified_diff((older.get("yml") or "").splitlines(), (newer.get("yml") or "").splitlines(),
                                       f"rev {older['rev']}", f"rev {newer['rev']}", lineterm=""))  # fmt: skip
     return {"from": older["rev"], "to": newer["rev"], "fields": fields, "yml": "".join(f"{line}\n" for line in lines)}
