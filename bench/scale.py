@@ -3,7 +3,8 @@
 Blueprints are seeded straight into the database, their creation times spread over the same 30
 days at both sizes (100 times denser at 100,000), owned by 100 users of whom the measuring
 member is one: 60 % OWNER, 30 % PUBLIC, 10 % CUSTOM (a fifth of those naming the member);
-types compose, kubernetes, helm. A fresh service (gunicorn, as `make run` starts it) is started
+types compose, kubernetes, helm; the member has starred a fifth of the PUBLIC ones (so that a
+page of what they starred is full at both sizes). A fresh service (gunicorn, as `make run` starts it) is started
 on each size, and each operation is timed sequentially over loopback; the table gives medians.
 """
 
@@ -42,7 +43,7 @@ def seed(blueprints, count, body, rng):
                 **body, **stored, "_id": ids.new_id(moment), "name": f"bp-{rng.randrange(10**6)}",
                 "description": " ".join(rng.sample(WORDS, 4)), "blueprintType": rng.choice(TYPES),
                 "entitlementType": kind, "entitledUsers": named if kind == "CUSTOM" else [],
-                "starredBy": [MEMBER[0]] if kind == "PUBLIC" and rng.random() < 0.05 else [],
+                "starredBy": [MEMBER[0]] if kind == "PUBLIC" and rng.random() < 0.2 else [],
                 "owner": (owner := rng.choice(OWNERS)), "updatedBy": owner,
                 "createdAt": moment, "updatedAt": moment, "rev": 1,
             })  # fmt: skip
