@@ -102,18 +102,6 @@ def wrk(port, method, path, auth, body, seconds, connections):
     return {"rps": requests / (duration_us / 1e6), "p50_ms": p50 / 1000, "p99_ms": p99 / 1000, "errors": errors}
 
 
-def settle(port, quiet_ms=20, timeout=60):
-    """Wait until the database answers a ping quickly: queries a run left in flight (a list page
-    on the embedded server sorts the whole collection) must not weigh on the next run."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        started = time.perf_counter()
-        SocketClient(port).get("/readyz")
-        if (time.perf_counter() - started) * 1000 < quiet_ms:
-            return
-        time.sleep(0.5)
-
-
 def seed(mongo_uri, count):
     """`count` blueprints beside the ones the scenarios make, which `clean` removes after each run,
     so that every run (and the list page) sees a collection of the same size; made over the last
@@ -175,7 +163,7 @@ def main():
                     (floor, ("POST", "/items", BASIC, BLUEPRINT), floors),
                 ):
                     clean(mongo_uri)
-                    settle(app.port)
+                    scale.settle(app.port)
                     results_of.append(wrk(server.port, *target, args.seconds, args.connections))
         base = median_round(floors)
         print(
