@@ -17,6 +17,7 @@ secret, so one that the service did not issue is refused (422) rather than trust
 """
 
 import marshmallow as ma
+import pymongo
 from bson import ObjectId
 from flask import current_app, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
@@ -76,13 +77,21 @@ def page_schema(item_schema):
 
 def prepare(coll):
     """Once per process: the `_id` index the embedded server needs to serve a window without an
-    equality (MongoDB has one on every collection), and the oldest id, below which no window
-    goes (an index walk on the embedded server, a single index entry on MongoDB)."""
+    equality (MongoDB has one on every collection), and the collection's floor, below which no
+    window goes: the oldest id, kept in `settings` (ids only grow). Finding it the first time is
+    a walk of the whole collection on the embedded server (seconds at 100,000 documents, so
+    without the usual timeout), done once per deployment; a single index entry on MongoDB."""
     if "secantusVersion" in coll.database.client.server_info():
         coll.create_index([("_id", DESCENDING)], name="newest")
-    oldest = next(coll.find({}, {"_id": 1}).sort("_id", 1).limit(1), None)
-    start = ids.ms_of_id(oldest["_id"]) if oldest else ids.ms_of(now())
-    current_app.extensions.setdefault("floors", {})[coll.name] = start - FLOOR_MARGIN_MS
+    settings, key = coll.database.settings, f"floor:{coll.name}"
+    stored = settings.find_one({"_id": key})
+    if stored is None:
+        with pymongo.timeout(600):
+            oldest = next(coll.find({}, {"_id": 1}).sort("_id", 1).limit(1), None)
+        start = ids.ms_of_id(oldest["_id"]) if oldest else ids.ms_of(now())
+        settings.update_one({"_id": key}, {"$min": {"value": start}}, upsert=True)
+        stored = settings.find_one({"_id": key})
+    current_app.extensions.setdefault("floors", {})[coll.name] = stored["value"] - FLOOR_MARGIN_MS
 
 
 def page(coll, branches, keep, args, most_examined=None):

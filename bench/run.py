@@ -136,12 +136,12 @@ def main():
     started = time.monotonic()
     data = tempfile.mkdtemp(prefix="bench-")
     mongo_uri = embedded.start(os.path.join(data, "data"))
+    seed(mongo_uri, args.seed)  # before the service starts: it reads the collection's floor then
     servers = [service(mongo_uri, args.workers), baseline(mongo_uri, args.workers)]
     try:
         app, floor = servers
         client = SocketClient(app.port)
         bearer = "Bearer " + client.post("/tokens", headers=ADMIN_HEADERS).json["token"]
-        seed(mongo_uri, args.seed)
         blueprint = client.post("/blueprints", json={**BLUEPRINT, "name": "seed"}, headers=ADMIN_HEADERS).json
         scenarios = {
             "POST /blueprints (Basic)": ("POST", "/blueprints", BASIC, BLUEPRINT),

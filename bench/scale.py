@@ -48,6 +48,7 @@ def seed(blueprints, count, body, rng):
                 "createdAt": moment, "updatedAt": moment, "rev": 1,
             })  # fmt: skip
         blueprints.insert_many(batch, ordered=False)
+    blueprints.database.settings.delete_one({"_id": "floor:blueprints"})  # older than the floor: find it again
 
 
 def settle(port, quiet_ms=20, timeout=60):
