@@ -16,6 +16,8 @@ A cursor is the last id of a page with the window width that served it, signed w
 secret, so one that the service did not issue is refused (422) rather than trusted.
 """
 
+from functools import cache
+
 import marshmallow as ma
 import pymongo
 from bson import ObjectId
@@ -32,23 +34,24 @@ DEFAULT_LIMIT, MAX_LIMIT = 50, 200
 FIRST_WINDOW_MS = 1_000
 FIRST_WIDTHS = TtlCache(size=4096)  # a list's parameters -> the span its last first page read
 LEEWAY_MS = 60_000  # page 1 also shows ids up to a minute ahead of this host's clock
-FLOOR_MARGIN_MS = 24 * 3600 * 1000  # below the oldest id at start-up, for other hosts' clocks
+FLOOR_MARGIN_MS = 24 * 3600 * 1000  # below the oldest id, for other hosts' clocks
 
 
-def _signer():
-    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="list-cursor")
+def signer(salt="list-cursor"):
+    """Signs cursors with the service's secret; each kind of cursor has its own salt."""
+    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt=salt)
 
 
 def sign(below, width_ms=FIRST_WINDOW_MS):
     """The cursor of the page that continues below the id `below`."""
-    return _signer().dumps([str(below), width_ms])
+    return signer().dumps([str(below), width_ms])
 
 
 class Cursor(ma.fields.String):
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
         try:
-            below, width = _signer().loads(text)
+            below, width = signer().loads(text)
             return ObjectId(below), max(1, int(width))
         except (BadSignature, TypeError, ValueError):
             raise ma.ValidationError("Not a cursor issued by this service.") from None
@@ -61,6 +64,7 @@ class PageArgs(Schema):
     cursor = Cursor(metadata={"description": "`next` of the previous page."})
 
 
+@cache  # one class per item schema: the document names each once
 def page_schema(item_schema):
     """The schema of `{"items": [...], "next": cursor}` for items of `item_schema`."""
     name = item_schema.__name__.removesuffix("Schema") + "Page"

@@ -8,10 +8,10 @@ from app.auth import current_user, login_required
 from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store
 from app.openapi import Blueprint, headers, problems
-from app.pagination import respond
+from app.pagination import page_schema, respond
 from app.preconditions import IF_MATCH, etag
 from app.revisions import storage as history
-from app.revisions.schemas import DiffArgs, DiffSchema, RevisionPageArgs, RevisionPageSchema, sign
+from app.revisions.schemas import DiffArgs, DiffSchema, RevisionPageArgs, sign
 
 blp = Blueprint("revisions", __name__, url_prefix="/blueprints", description="Every version of a blueprint.")
 
@@ -20,7 +20,9 @@ blp = Blueprint("revisions", __name__, url_prefix="/blueprints", description="Ev
 class Revisions(MethodView):
     @login_required(role="viewer")
     @blp.arguments(RevisionPageArgs(), location="query", as_kwargs=False)
-    @blp.response(200, RevisionPageSchema, headers=headers("Link"), description="Versions, newest (current) first.")
+    @blp.response(
+        200, page_schema(BlueprintSchema), headers=headers("Link"), description="Versions, newest (current) first."
+    )
     @problems(blp, 404, 422)
     def get(self, args, id):
         """List the kept versions of a blueprint"""

@@ -1,26 +1,22 @@
 """The parameters of the history endpoints, and the diff's body."""
 
 import marshmallow as ma
-from flask import current_app
-from itsdangerous import BadSignature, URLSafeSerializer
+from itsdangerous import BadSignature
 
-from app.blueprints.schemas import BlueprintSchema
-from app.pagination import DEFAULT_LIMIT, MAX_LIMIT
+from app.pagination import PageArgs, signer
 from app.schemas import Schema
 
-
-def _signer():
-    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="revision-cursor")
+SALT = "revision-cursor"
 
 
 def sign(rev):
-    return _signer().dumps(rev)
+    return signer(SALT).dumps(rev)
 
 
 class RevisionCursor(ma.fields.String):
     def _deserialize(self, value, attr, data, **kwargs):
         try:
-            rev = _signer().loads(super()._deserialize(value, attr, data, **kwargs))
+            rev = signer(SALT).loads(super()._deserialize(value, attr, data, **kwargs))
         except BadSignature:
             rev = None
         if not isinstance(rev, int) or isinstance(rev, bool):
@@ -28,8 +24,7 @@ class RevisionCursor(ma.fields.String):
         return rev
 
 
-class RevisionPageArgs(Schema):
-    limit = ma.fields.Integer(load_default=DEFAULT_LIMIT, validate=ma.validate.Range(1, MAX_LIMIT))
+class RevisionPageArgs(PageArgs):
     cursor = RevisionCursor(metadata={"description": "`next` of the previous page."})
 
 
@@ -54,8 +49,3 @@ class DiffSchema(Schema):
     fields = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Nested(FieldChangeSchema),
                             metadata={"description": "Only the writable fields that differ, yml aside."})  # fmt: skip
     yml = ma.fields.String(metadata={"description": "A unified diff of the two definitions (empty: the same)."})
-
-
-class RevisionPageSchema(Schema):
-    items = ma.fields.List(ma.fields.Nested(BlueprintSchema))
-    next = ma.fields.String(allow_none=True, metadata={"description": "Cursor of the next page, or null."})
