@@ -89,8 +89,12 @@ class Cap(ma.fields.Field):
         return text
 
 
-class Yaml(Text):
-    """YAML text, kept as sent (trimmed); loaded once, its documents travel with it."""
+class Yaml(ma.fields.String):
+    """YAML text, kept byte for byte (its white space is YAML: a block scalar's final newlines, a
+    document's indentation); loaded once, its documents travel with it."""
+
+    def __init__(self, **kwargs):
+        super().__init__(allow_none=True, load_default=None, **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)

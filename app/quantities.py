@@ -191,13 +191,13 @@ def compose_millis(value, what="cpus"):
     return _whole(_decimal(value, what) * 1000, what)
 
 
-_K8S = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?[0-9]{1,6})?")
+_K8S = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]{1,6})?")
 _K8S_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_K8S_DECIMAL = {"m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_K8S_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 
 
 def kubernetes_quantity(value, what):
-    """A Kubernetes resource.Quantity (1.5Gi, 500m, 2, 1e3, 128974848) as a Decimal."""
+    """A Kubernetes resource.Quantity (1.5Gi, 500m, 250000n, 100u, 2, 1e3, 128974848) as a Decimal."""
     if isinstance(value, str):
         match = _K8S.fullmatch(value.strip())
         if not match:

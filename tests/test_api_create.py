@@ -70,7 +70,7 @@ def test_blueprint_with_every_field(api):
     assert r.status == 201
     body = r.json
     assert body["entitlementType"] == "CUSTOM" and body["entitledUsers"] == ["bob", "victor"]
-    assert body["yml"] == "services:\n  web:\n    image: nginx" and body["inactive"] is True
+    assert body["yml"] == sent["yml"] and body["inactive"] is True
     assert {k: body[k] for k in ("name", "version", "description", "blueprintType")} == {
         "name": "web",
         "version": "1.0",

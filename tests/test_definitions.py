@@ -1,15 +1,12 @@
-"""Blueprint definitions from the corpus (tests/corpus, copied from ../shared/corpus with their
-sources): checked per format, and measured. Every expected `requirements` below was worked out
-by hand from the file, as the contract defines them."""
-
-from pathlib import Path
+"""Blueprint definitions from the corpus (tests/corpus.py): checked per format, and measured.
+Every expected `requirements` below was worked out by hand from the file, as the contract
+defines them."""
 
 import pytest
 
 from app import definitions, yamlguard
 from app.errors import Invalid
-
-CORPUS = Path(__file__).resolve().parent / "corpus"
+from tests import corpus
 Ki, Mi, Gi = 1024, 1024**2, 1024**3
 
 
@@ -98,12 +95,12 @@ INVALID = {  # file -> (type, a word the message must name), from each file's ow
 
 
 def requirements(kind, name):
-    return definitions.requirements(kind, yamlguard.load((CORPUS / f"{name}.yml").read_text()))
+    return definitions.requirements(kind, yamlguard.load(corpus.text(name)))
 
 
 def test_the_corpus_is_covered():
     assert len(COMPOSE) >= 10 and len(KUBERNETES) >= 10
-    files = {path.stem for path in CORPUS.glob("*/*.yml") if not path.stem.startswith("invalid-")}
+    files = {path.stem for path in corpus.folder().glob("*/*.yml") if not path.stem.startswith("invalid-")}
     assert set(COMPOSE) | set(KUBERNETES) <= files
 
 
@@ -227,3 +224,14 @@ def test_an_invalid_definition_is_a_422_naming_yml(api):
                  user="alice")  # fmt: skip
     assert r.status == 422 and list(r.json["errors"]) == ["yml"]
     assert r.json["errors"]["yml"] == ["services.web: Unevaluated properties are not allowed ('imagez' was unexpected)"]
+
+
+@pytest.mark.parametrize("required", ["", "1"])
+def test_without_the_corpus_folder_its_tests_skip_naming_it_or_fail_where_it_is_required(
+    monkeypatch, tmp_path, required
+):
+    monkeypatch.setattr(corpus, "FOLDER", tmp_path / "absent")
+    monkeypatch.setenv("REQUIRE_CORPUS", required)
+    outcome = pytest.fail.Exception if required else pytest.skip.Exception
+    with pytest.raises(outcome, match=str(tmp_path / "absent")):
+        corpus.text("compose/minecraft")

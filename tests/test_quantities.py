@@ -178,13 +178,17 @@ def test_kubernetes_bytes_rounded_up(value, expected):
     assert caps.kubernetes_bytes(value) == expected
 
 
-@pytest.mark.parametrize("value, expected", [("500m", 500), ("0.5", 500), (1, 1000), ("0.1m", 1), ("2k", 2 * 10**6)])
+@pytest.mark.parametrize("value, expected", [
+    ("500m", 500), ("0.5", 500), (1, 1000), ("0.1m", 1), ("2k", 2 * 10**6),
+    # Kubernetes' n and u suffixes: 250,000 nanocores and 100 microcores, each under a millicore
+    ("250000n", 1), ("100u", 1), ("1500000n", 2), ("2000000000n", 2000), ("500000u", 500), ("1e-3", 1),
+])  # fmt: skip
 def test_kubernetes_cpu_in_millicores_rounded_up(value, expected):
     assert caps.kubernetes_millis(value) == expected
 
 
 @pytest.mark.parametrize(
-    "value", ["1Gb", "lots", "-1", "1e999999", "10E", "1 Gi", "Mi", "1e1234567", "0x10", False, {}]
+    "value", ["1Gb", "lots", "-1", "1e999999", "10E", "1 Gi", "Mi", "1e1234567", "0x10", False, {}, "1U", "1N", "1nn"]
 )
 def test_kubernetes_quantities_refused(value):
     with pytest.raises(caps.QuantityError):

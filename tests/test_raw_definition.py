@@ -1,6 +1,8 @@
 """GET /blueprints/{id}/yml: the definition as application/yaml, with its ETag, a 304 on a
 current If-None-Match, and a file name from the blueprint's name."""
 
+import pytest
+
 from tests.http import assert_problem, create
 
 YML = "services:\n  web:\n    image: nginx"
@@ -47,3 +49,55 @@ def test_versions_say_who_made_them(api):
     assert (made["rev"], made["updatedBy"]) == (1, "alice")
     changed = api.patch(f"/blueprints/{made['id']}", json={"name": "w"}, user="admin").json
     assert (changed["rev"], changed["updatedBy"], changed["owner"]) == (2, "admin", "alice")
+
+
+# Kept byte for byte: the white space of a definition is part of its YAML.
+EXACT = [
+    "x: |+\n  kept\n\n\n",  # a block scalar keeping its final newlines: trimming would change the value
+    "  a: 1\n  b: 2\n",  # an indented document: trimming the first line's indentation breaks it
+    "a: 1\r\nb: 2\r\n",  # CRLF line endings
+    "\n\n# leading blank lines and a comment\nservices:\n  web:\n    image: nginx\n   ",
+]
+
+
+@pytest.mark.parametrize("text", EXACT)
+def test_the_definition_is_stored_returned_and_downloaded_byte_for_byte(api, text):
+    made = create(api, "blueprints", name="exact", yml=text)
+    assert made.json["yml"] == text
+    path = f"/blueprints/{made.json['id']}"
+    assert api.get(path, user="alice").json["yml"] == text
+    for raw in ("yml", "yaml"):  # /yaml is the same as /yml
+        r = api.get(f"{path}/{raw}", user="alice")
+        assert r.status == 200 and r.body == text.encode()
+        assert r.headers["etag"] == made.headers["etag"]
+    assert api.put(path, json={"yml": text}, user="alice").json["yml"] == text
+
+
+def test_a_block_scalar_keeps_its_final_newlines_in_the_loaded_value():
+    from app.fields import Yaml
+
+    assert Yaml().deserialize("x: |+\n  kept\n\n\n").documents == [{"x": "kept\n\n\n"}]
+
+
+def test_the_yaml_alias_answers_like_yml(api):
+    empty = create(api, "blueprints").json
+    assert_problem(api.get(f"/blueprints/{empty['id']}/yaml", user="alice"), 404)
+    private = create(api, "blueprints", yml="a: 1").json
+    assert_problem(api.get(f"/blueprints/{private['id']}/yaml", user="bob"), 404)
+    r = api.get(f"/blueprints/{private['id']}/yaml", user="alice")
+    assert r.headers["content-disposition"] == f'attachment; filename="blueprint-{private["id"]}.yml"'
+    assert api.get(f"/blueprints/{private['id']}/yaml", user="alice",
+                   headers={"If-None-Match": r.headers["etag"]}).status == 304  # fmt: skip
+
+
+def test_the_diff_shows_a_change_of_white_space_only(api):
+    made = create(api, "blueprints", yml="a: 1\nb: 2").json
+    path = f"/blueprints/{made['id']}"
+    api.patch(path, json={"yml": "a: 1\nb: 2\n"}, user="alice")
+    assert api.get(f"{path}/diff", user="alice").json["yml"] == (
+        "--- rev 1\n+++ rev 2\n@@ -1,2 +1,2 @@\n a: 1\n-b: 2\n\\ No newline at end of file\n+b: 2\n"
+    )
+    api.patch(path, json={"yml": "a: 1\r\nb: 2\n"}, user="alice")
+    assert api.get(f"{path}/diff", user="alice").json["yml"] == (
+        "--- rev 2\n+++ rev 3\n@@ -1,2 +1,2 @@\n-a: 1\n+a: 1\r\n b: 2\n"
+    )

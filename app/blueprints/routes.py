@@ -155,6 +155,7 @@ class BlueprintFit(MethodView):
 
 
 @blp.route("/<id>/yml")
+@blp.route("/<id>/yaml", endpoint="BlueprintDefinitionYaml")  # the path DCHQ's clients call
 class BlueprintDefinition(MethodView):
     @login_required(role="viewer")
     @blp.response(

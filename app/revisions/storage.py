@@ -80,13 +80,19 @@ def page(current, limit, below=None):
 
 
 def diff(older, newer):
-    """The fields that differ between two versions, and a unified diff of their `yml`."""
+    """The fields that differ between two versions, and a unified diff of their `yml`, exact to the
+    byte: line endings are kept, and a last line without a newline is marked as git marks it."""
     before, after = writable(older), writable(newer)
     fields = {name: {"from": before[name], "to": after[name]} for name in WRITABLE
               if name != "yml" and before[name] != after[name]}  # fmt: skip
-    lines = list(difflib.unified_diff((older.get("yml") or "").splitlines(), (newer.get("yml") or "").splitlines(),
-                                      f"rev {older['rev']}", f"rev {newer['rev']}", lineterm=""))  # fmt: skip
-    return {"from": older["rev"], "to": newer["rev"], "fields": fields, "yml": "".join(f"{line}\n" for line in lines)}
+    lines = difflib.unified_diff((older.get("yml") or "").splitlines(keepends=True),
+                                 (newer.get("yml") or "").splitlines(keepends=True),
+                                 f"rev {older['rev']}", f"rev {newer['rev']}")  # fmt: skip
+    return {"from": older["rev"], "to": newer["rev"], "fields": fields, "yml": "".join(map(_terminated, lines))}
+
+
+def _terminated(line):
+    return line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n"
 
 
 def writable(version):
