@@ -93,23 +93,40 @@ def _check_node(root):
     return sizes[id(root)]
 
 
-def load(text):
-    """The documents of a YAML stream the safe loader accepts within the limits; else YamlError."""
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
-        raise YamlError(f"Larger than {MAX_BYTES // 1024} KiB.")
+def compose(text, max_bytes=MAX_BYTES):
+    """The checked node graphs of the documents of a YAML stream (they carry their place in the
+    text: app/definitions/templates.py writes values back there); else YamlError."""
+    return _read(text, SafeLoader, max_bytes, lambda loader, node: node)
+
+
+def load(text, loader=SafeLoader, prepare=None, max_bytes=MAX_BYTES):
+    """The documents of a YAML stream the safe loader accepts within the limits; else YamlError.
+    `prepare(node)` may change each document's nodes before they are constructed."""
+
+    def construct(loader, node):
+        if prepare is not None:
+            prepare(node)
+        return loader.construct_document(node)
+
+    return _read(text, loader, max_bytes, construct)
+
+
+def _read(text, loader_class, max_bytes, each):
+    if len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+        raise YamlError(f"Larger than {max_bytes // 1024} KiB.")
     try:
         bound = _bounded_nesting(text)
         if bound > SURELY_COMPOSABLE:
             _check_events(text)
         surely_safe = bound <= MAX_DEPTH and "&" not in text and "*" not in text
-        loader = SafeLoader(text)
+        loader = loader_class(text)
         try:
             documents = []
             while loader.check_node():
                 node = loader.get_node()
                 if not surely_safe:
                     _check_node(node)
-                documents.append(loader.construct_document(node))
+                documents.append(each(loader, node))
             return documents
         finally:
             loader.dispose()

@@ -5,6 +5,7 @@ import pytest
 
 from app.fit import fit
 from tests.http import assert_problem, create
+from tests.test_definitions import need
 
 Mi = 1024**2
 WEB = "services:\n  web:\n    image: nginx\n    deploy:\n      replicas: 2\n      resources:\n        limits: {memory: 256m, cpus: '0.5'}\n"  # noqa: E501
@@ -15,20 +16,15 @@ def limits(memory=None, cpu=None, containers=None, storage=None):
     return {"memoryBytes": memory, "cpuMillis": cpu, "containers": containers, "storageBytes": storage}
 
 
-def requirements(memory=0, cpu=0, containers=0, storage=0, unbounded=()):
-    return {"memoryBytes": memory, "cpuMillis": cpu, "containers": containers, "storageBytes": storage,
-            "unbounded": list(unbounded)}  # fmt: skip
-
-
 def test_each_verdict():
-    result = fit(requirements(512, 500, 2, 0, ["web: cpu"]), limits(memory=512, cpu=1000, containers=1))
+    result = fit(need(512, 500, 2, 0, ["web: cpu"]), limits(memory=512, cpu=1000, containers=1))
     assert result == {"fits": False, "resources": {
         "memory": {"required": 512, "cap": 512, "headroom": 0, "verdict": "fits"},
         "cpu": {"required": 500, "cap": 1000, "headroom": 500, "verdict": "unbounded"},
         "containers": {"required": 2, "cap": 1, "headroom": -1, "verdict": "exceeds"},
         "storage": {"required": 0, "cap": None, "headroom": None, "verdict": "uncapped"},
     }}  # fmt: skip
-    assert fit(requirements(1, 1, 1, 1), limits(memory=1, storage=1))["fits"] is True
+    assert fit(need(1, 1, 1, 1), limits(memory=1, storage=1))["fits"] is True
 
 
 def test_no_requirements_is_unknown():
@@ -40,7 +36,7 @@ def test_no_requirements_is_unknown():
 
 def test_the_fit_endpoint(api):
     blueprint = create(api, "blueprints", blueprintType="compose", yml=WEB).json
-    assert blueprint["requirements"] == requirements(512 * Mi, 1000, 2)
+    assert blueprint["requirements"] == need(512 * Mi, 1000, 2)
     roomy = create(api, "profiles", memoryCap="1Gi", cpuCap="1", containerCap=2).json
     tight = create(api, "profiles", memoryCap="256Mi").json
     r = api.get(f"/blueprints/{blueprint['id']}/fit?profile={roomy['id']}", user="alice")

@@ -18,7 +18,7 @@ def test_blueprint_definitions_are_described(api):
     spec = spec_of(api)
     paths, schemas = spec["paths"], spec["components"]["schemas"]
     assert set(schemas["Requirements"]["properties"]) == {"memoryBytes", "cpuMillis", "containers", "storageBytes",
-                                                          "unbounded"}  # fmt: skip
+                                                          "unbounded", "unresolved"}  # fmt: skip
     assert "requirements" in schemas["Blueprint"]["properties"]
     fit = paths["/blueprints/{id}/fit"]["get"]
     assert [p["name"] for p in fit["parameters"]] == ["profile"] and "200" in fit["responses"]

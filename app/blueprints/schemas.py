@@ -5,6 +5,7 @@ import marshmallow as ma
 
 from app import definitions
 from app.auth import current_user
+from app.definitions.parameters import ParametersSchema
 from app.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Yaml
 from app.list_filters import ListArgs
 from app.schemas import Schema
@@ -67,6 +68,11 @@ class RequirementsSchema(Schema):
         ma.fields.String(),
         metadata={"description": "Sorted: each container that declares no amount of memory (or cpu)."},
     )
+    unresolved = ma.fields.List(
+        ma.fields.String(),
+        dump_default=list,
+        metadata={"description": "Sorted: undeclared variables without a default that stand in an amount."},
+    )
 
 
 class BlueprintSchema(Schema):
@@ -82,6 +88,12 @@ class BlueprintSchema(Schema):
     )
     inactive = StrictBoolean(load_default=False)
     tags = Tags()
+    parameters = ma.fields.Nested(
+        ParametersSchema,
+        allow_none=True,
+        load_default=None,
+        metadata={"description": "The template's variables, as a JSON Schema (2020-12) of an object."},
+    )
     requirements = ma.fields.Nested(RequirementsSchema, dump_only=True, allow_none=True)
     stars = ma.fields.Integer(dump_only=True, metadata={"description": "How many users starred it."})
     starred = ma.fields.Boolean(dump_only=True, metadata={"description": "Whether the caller starred it."})

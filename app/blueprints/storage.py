@@ -82,10 +82,10 @@ class Blueprints(ResourceStore):
         changes = entitlement_changes(changes, stored)
         if stored is None and not changes.get("tags"):
             changes.pop("tags", None)  # stored only when there are some (the tag index is sparse)
-        if stored is None or "yml" in changes or "blueprintType" in changes:
+        if stored is None or {"yml", "blueprintType", "parameters"} & set(changes):
             merged = {**(stored or {}), **changes}
             changes["requirements"] = definitions.requirements(
-                merged.get("blueprintType"), definitions.documents(merged.get("yml"))
+                merged.get("blueprintType"), merged.get("yml"), merged.get("parameters")
             )
         elif "requirements" not in stored:  # stored before they existed; its definition unchanged
             changes["requirements"] = definitions.requirements_of(stored)

@@ -1,12 +1,14 @@
 """What a blueprint's definition says: checked against its format's published schema, and
-measured (`requirements`). `blueprintType` names the format, case-insensitively; any other type
-keeps only the YAML safety check.
+measured (`requirements`), as rendered with its parameters' defaults (templates.py); the
+variables it does not declare are read as its format's tools read them unset. `blueprintType`
+names the format, case-insensitively; any other type keeps only the YAML safety check.
 
 Problems are reported for `yml`, one message each with its place, at most MAX_PROBLEMS.
 """
 
 from app import yamlguard
-from app.definitions import compose, kubernetes
+from app.definitions import compose, kubernetes, parameters, templates
+from app.definitions.placeholders import MissingValue
 from app.errors import Invalid
 from app.quantities import INT64
 
@@ -24,24 +26,38 @@ def format_of(blueprint_type):
     return FORMATS.get((blueprint_type or "").lower())
 
 
-def requirements(blueprint_type, documents):
-    """The requirements of a definition (the documents of its `yml`), None for a type no format
-    is known for; Invalid naming `yml` when the definition is not valid for its format."""
+def dialect_of(blueprint_type):
     fmt = format_of(blueprint_type)
-    if fmt is None or documents is None:
+    return templates.LENIENT if fmt is None else fmt.DIALECT
+
+
+def requirements(blueprint_type, text, declared=None):
+    """The requirements of a definition (its `yml`, rendered at the defaults of the `declared`
+    parameters), None for a type no format is known for; Invalid naming `yml` when the definition
+    is not valid for its format."""
+    fmt = format_of(blueprint_type)
+    if fmt is None or text is None:
         return None
+    if declared and "$" in text:
+        try:
+            text = templates.render(text, parameters.defaults(declared), fmt.DIALECT)
+        except MissingValue as exc:
+            raise Invalid({f"parameters.properties.{exc.name}.default": [str(exc)]}) from None
+    return measure(fmt, text)
+
+
+def measure(fmt, text):
+    """The requirements of a definition ready to deploy (a template rendered), of format `fmt`."""
+    loaded = getattr(text, "documents", None)  # a body's yml was loaded once already
+    try:
+        documents = loaded if loaded is not None and "$" not in text else templates.load(text, fmt.DIALECT)
+    except yamlguard.YamlError as exc:
+        raise Invalid({"yml": [str(exc)]}) from None
     totals = Totals()
     problems = fmt.check(documents) or fmt.measure(documents, totals)
     if problems:
         raise Invalid({"yml": problems[:MAX_PROBLEMS]})
     return totals.as_dict()
-
-
-def documents(text):
-    """The loaded documents of a definition: carried by a body's, parsed again for a stored one."""
-    if text is None:
-        return None
-    return text.documents if isinstance(text, yamlguard.Definition) else yamlguard.load(text)
 
 
 def requirements_of(doc):
@@ -50,7 +66,7 @@ def requirements_of(doc):
     if "requirements" in doc:
         return doc["requirements"]
     try:
-        return requirements(doc.get("blueprintType"), documents(doc.get("yml")))
+        return requirements(doc.get("blueprintType"), doc.get("yml"), doc.get("parameters"))
     except (Invalid, yamlguard.YamlError):
         return None
 
@@ -61,6 +77,7 @@ class Totals:
     def __init__(self):
         self.memory = self.cpu = self.containers = self.storage = 0
         self.unbounded = set()
+        self.unresolved = set()  # variables without a default standing in an amount
 
     def add_containers(self, count, memory, cpu, name, problems):
         """`count` containers each declaring `memory` bytes and `cpu` millicores (None: nothing)."""
@@ -87,4 +104,5 @@ class Totals:
             "containers": self.containers,
             "storageBytes": self.storage,
             "unbounded": sorted(self.unbounded),
+            "unresolved": sorted(self.unresolved),
         }

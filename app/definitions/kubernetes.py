@@ -18,9 +18,15 @@ from importlib.resources import files
 import jsonschema_rs
 
 from app import quantities
+from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, place, problems
+from app.definitions.templates import Dialect
 
 RELEASE = "1.37.0"
+# Manifests are deployed as they are (or through a tool that substitutes text): a `${` that is no
+# placeholder is text (shell scripts use `${#A[@]}`), and a plain scalar that is exactly one
+# variable's default is read as YAML reads that text (`replicas: ${REPLICAS:-3}` is 3).
+DIALECT = Dialect(strict=False, escape=False, typed_defaults=True)
 # (kind, API group) -> (path of the pod count, default 1 when None; path of the pod spec)
 WORKLOADS = {
     ("Deployment", "apps"): (("spec", "replicas"), ("spec", "template", "spec")),
@@ -99,6 +105,8 @@ def check(documents):
             found += basics
             continue
         api_version, kind = manifest["apiVersion"], manifest["kind"]
+        if isinstance(api_version, Unresolved) or isinstance(kind, Unresolved):
+            continue  # which schema applies is not known until the variable is set
         validator = _validator(kind, api_version)
         if validator is not None:
             found += problems(validator, manifest, label)
@@ -113,19 +121,20 @@ def _get(mapping, path):
     return mapping
 
 
-def _declared(resources, resource, where, found):
-    """A container's limit, else its request, for `resource` (memory or cpu)."""
+def _declared(resources, resource, where, found, totals):
+    """A container's limit, else its request, for `resource` (memory or cpu); an unknown limit
+    is unknown (the request is no bound of what the container may use)."""
     parse = quantities.kubernetes_bytes if resource == "memory" else quantities.kubernetes_millis
     for level in ("limits", "requests"):
         value = (resources.get(level) or {}).get(resource)
         if value is not None:
-            return amount(parse, value, f"{where}.resources.{level}.{resource}", found)
+            return amount(parse, value, f"{where}.resources.{level}.{resource}", found, totals)
     return None
 
 
-def _storage(claim_spec, where, found):
+def _storage(claim_spec, where, found, totals):
     request = _get(claim_spec, ("resources", "requests", "storage"))
-    return amount(quantities.kubernetes_bytes, request, f"{where}.resources.requests.storage", found) or 0
+    return amount(quantities.kubernetes_bytes, request, f"{where}.resources.requests.storage", found, totals) or 0
 
 
 def measure(documents, totals):
@@ -134,11 +143,14 @@ def measure(documents, totals):
         kind, name, group = manifest["kind"], manifest["metadata"]["name"], _group(manifest["apiVersion"])
         label = f"{kind}/{name}"
         if (kind, group) == ("PersistentVolumeClaim", ""):
-            totals.add_storage(_storage(manifest.get("spec") or {}, f"{label}: spec", found), label, found)
+            totals.add_storage(_storage(manifest.get("spec") or {}, f"{label}: spec", found, totals), label, found)
         if (kind, group) not in WORKLOADS:
             continue
         count_path, pod_path = WORKLOADS[(kind, group)]
         count = 1 if count_path is None else _get(manifest, count_path)
+        if isinstance(count, Unresolved):
+            totals.unresolved |= count.names
+            count = 1
         count = 1 if count is None else count
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             found.append(f"{place(count_path, label)}: must be a whole number of pods, not {count!r}.")
@@ -147,11 +159,11 @@ def measure(documents, totals):
         for position, container in enumerate(pod.get("containers") or []):
             where = f"{place([*pod_path, 'containers', position], label)}"
             resources = container.get("resources") or {}
-            memory = _declared(resources, "memory", where, found)
-            cpu = _declared(resources, "cpu", where, found)
+            memory = _declared(resources, "memory", where, found, totals)
+            cpu = _declared(resources, "cpu", where, found, totals)
             totals.add_containers(count, memory, cpu, f"{label}/{container.get('name')}", found)
         if kind == "StatefulSet":
             for position, claim in enumerate(_get(manifest, ("spec", "volumeClaimTemplates")) or []):
                 where = place(["spec", "volumeClaimTemplates", position, "spec"], label)
-                totals.add_storage(count * _storage(claim.get("spec") or {}, where, found), label, found)
+                totals.add_storage(count * _storage(claim.get("spec") or {}, where, found, totals), label, found)
     return found
