@@ -67,6 +67,7 @@ def problem(status, detail=None, errors=None, headers=None):
     response = current_app.json.response(problem_body(status, detail, errors, request_id()))
     response.status_code = status
     response.mimetype = PROBLEM_JSON
+    response.headers["Cache-Control"] = "no-store"  # an error describes this request only
     response.headers.extend(headers or {})
     return response
 

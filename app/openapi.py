@@ -41,6 +41,7 @@ HEADERS = {
     "Location": _header("The path of the new resource."),
     "Link": _header('The next page, as `<...>; rel="next"`, when there is one.'),
     "Content-Disposition": _header("`attachment` with a file name made of the blueprint's name."),
+    "Cache-Control": _header("`no-store`: the answer may hold secrets."),
     "Idempotent-Replayed": _header(
         "`true` when this is the stored response of an earlier request with the same Idempotency-Key."
     ),

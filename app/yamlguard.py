@@ -119,7 +119,7 @@ def _read(text, loader_class, max_bytes, each):
         if bound > SURELY_COMPOSABLE:
             _check_events(text)
         surely_safe = bound <= MAX_DEPTH and "&" not in text and "*" not in text
-        loader = loader_class(text)
+        loader = loader_class(str(text))  # libyaml takes str itself, not a subclass (Definition)
         try:
             documents = []
             while loader.check_node():

@@ -9,8 +9,17 @@ from flask_smorest import abort
 
 from app import definitions, fit, idempotency, pagination, preconditions, quantities
 from app.auth import current_user, login_required
-from app.blueprints.schemas import BlueprintDraftSchema, BlueprintQuery, BlueprintSchema, FitArgs, FitSchema
+from app.blueprints.schemas import (
+    BlueprintDraftSchema,
+    BlueprintQuery,
+    BlueprintSchema,
+    FitArgs,
+    FitSchema,
+    RenderArgs,
+    RenderSchema,
+)
 from app.blueprints.storage import store
+from app.definitions.render import render
 from app.openapi import Blueprint, headers, problems
 from app.preconditions import IF_MATCH, IF_NONE_MATCH, etag
 from app.profiles.storage import store as profiles
@@ -45,6 +54,18 @@ EXAMPLES = {
     },
 }
 DRY_RUN = "dryRun=true: the blueprint as it would be stored (id null); nothing is stored."
+
+
+NO_STORE = {"Cache-Control": "no-store"}  # a render holds values, secrets among them
+RENDER_EXAMPLE = {"values": {"REPLICAS": 3}, "profile": "6740f1c2a9e3b1d2c3f4a5b6", "maximize": "REPLICAS"}
+
+
+def rendered(version, args, user):
+    """The render of `version` (a blueprint or a kept version of one) that `args` ask for."""
+    if version.get("yml") is None:
+        abort(409, message="This version of the blueprint has no definition to render.")
+    limits = quantities.limits(profiles.get(args["profile"], user)) if "profile" in args else None
+    return render(version, args["values"], limits, args.get("maximize")), NO_STORE
 
 
 def attachment(name, fallback):
@@ -152,6 +173,18 @@ class BlueprintFit(MethodView):
         user = current_user()
         requirements = definitions.requirements_of(store.get(id, user))
         return fit.fit(requirements, quantities.limits(profiles.get(args["profile"], user)))
+
+
+@blp.route("/<id>/render")
+class BlueprintRender(MethodView):
+    @login_required(role="viewer")
+    @blp.arguments(RenderArgs(), example=RENDER_EXAMPLE)
+    @blp.response(200, RenderSchema, headers=headers("Cache-Control"), description="The definition filled in.")
+    @problems(blp, 400, 404, 409, 413, 415, 422)
+    def post(self, args, id):
+        """Render a blueprint's template with values, measured and fitted to a profile"""
+        user = current_user()
+        return rendered(store.get(id, user), args, user)
 
 
 @blp.route("/<id>/yml")

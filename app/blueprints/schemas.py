@@ -155,3 +155,37 @@ class FitSchema(Schema):
 
 class FitArgs(Schema):
     profile = ma.fields.String(required=True, metadata={"description": "The id of a profile the caller may read."})
+
+
+class RenderArgs(Schema):
+    values = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Raw(allow_none=True),
+        load_default=dict,
+        metadata={"description": "A value per parameter name; omitted ones take their default (or are generated)."},
+    )
+    profile = ma.fields.String(metadata={"description": "The id of a profile the caller may read: the fit to it."})
+    maximize = ma.fields.String(
+        metadata={"description": "An integer parameter: the largest value at which the rendering fits `profile`."}
+    )
+
+    @ma.validates_schema
+    def _maximize_needs_a_profile(self, data, **kwargs):
+        if "maximize" in data and "profile" not in data:
+            raise ma.ValidationError("Needs `profile`: the most that fits which profile.", "maximize")
+
+
+class RenderSchema(Schema):
+    yml = ma.fields.String(metadata={"description": "The definition filled in, ready to deploy."})
+    values = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Raw(allow_none=True),
+        metadata={"description": "Every parameter's value used; writeOnly ones as null (they are only in yml)."},
+    )
+    requirements = ma.fields.Nested(RequirementsSchema, allow_none=True)
+    fit = ma.fields.Nested(FitSchema, allow_none=True)
+    maximized = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Integer(allow_none=True),
+        metadata={"description": "With `maximize`: the largest value that fits, or null when none does."},
+    )

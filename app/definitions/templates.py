@@ -157,7 +157,7 @@ def _resolve(node, parts, dialect):
         node.tag = UNRESOLVED
         return
     node.value = resolved
-    if dialect.typed_defaults and node.style is None and placeholders.sole(parts):
+    if dialect.typed_defaults and not node.style and placeholders.sole(parts):  # plain: libyaml says "", PyYAML None
         node.tag = _RESOLVER.resolve(yaml.ScalarNode, resolved, (True, False))
 
 
@@ -194,7 +194,7 @@ def _scalar(value, style, written, in_flow):
         if block is not None:
             return block
     plain = _PLAIN_FLOW if in_flow else _PLAIN_BLOCK
-    if style is None and plain.fullmatch(value) and value.lower() not in _BOOLEAN_WORDS:
+    if not style and plain.fullmatch(value) and value.lower() not in _BOOLEAN_WORDS:
         return value
     if style == "'" and "\n" not in value and _PRINTABLE.fullmatch(value):
         return "'" + value.replace("'", "''") + "'"

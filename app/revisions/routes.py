@@ -5,7 +5,8 @@ from flask.views import MethodView
 
 from app import preconditions
 from app.auth import current_user, login_required
-from app.blueprints.schemas import BlueprintSchema
+from app.blueprints.routes import RENDER_EXAMPLE, rendered
+from app.blueprints.schemas import BlueprintSchema, RenderArgs, RenderSchema
 from app.blueprints.storage import store
 from app.openapi import Blueprint, headers, problems
 from app.pagination import page_schema, respond
@@ -52,6 +53,18 @@ class RevisionRestore(MethodView):
         restored = history.writable(history.version(store.get(id, user), rev))
         doc = store.update(id, user, restored, preconditions.if_match())
         return doc, {"ETag": etag(doc)}
+
+
+@blp.route("/<id>/revisions/<int:rev>/render")
+class RevisionRender(MethodView):
+    @login_required(role="viewer")
+    @blp.arguments(RenderArgs(), example=RENDER_EXAMPLE)
+    @blp.response(200, RenderSchema, headers=headers("Cache-Control"), description="That version filled in.")
+    @problems(blp, 400, 404, 409, 413, 415, 422)
+    def post(self, args, id, rev):
+        """Render a kept version of a blueprint's template"""
+        user = current_user()
+        return rendered(history.version(store.get(id, user), rev), args, user)
 
 
 @blp.route("/<id>/diff")

@@ -1,0 +1,89 @@
+"""A render: a version of a blueprint filled in with a caller's values, checked and measured as
+its format requires, fitted to a profile, and (`maximize`) the most an integer parameter can be
+while the rendering still fits.
+
+The most that fits is found by bisection, which assumes that a larger value never needs less
+(replicas, workers, shards); the answer always fits, having been rendered and fitted. A render
+costs at most RENDERS renders: the one asked for, then the top of the range, the bottom, and a
+bisection of at most RENDERS - 3 steps (2**61 candidates; a wider range is cut from below).
+"""
+
+import math
+
+from app import definitions, fit
+from app.definitions import parameters, templates
+from app.definitions.placeholders import MissingValue
+from app.errors import Invalid
+
+RENDERS = 64
+MOST = 1_000_000  # the top of an integer parameter's range when it sets no maximum
+
+
+def render(version, given, limits=None, maximize=None):
+    """The body of a render of `version` (a blueprint as stored) with the values `given`, fitted
+    to a profile's `limits` (None: no profile)."""
+    declared = version.get("parameters") or {}
+    used = parameters.values(declared, given)
+    text, requirements = _rendered(version, used)
+    answer = {
+        "yml": text,
+        "values": parameters.shown(declared, used),
+        "requirements": requirements,
+        "fit": None if limits is None else fit.fit(requirements, limits),
+    }
+    if maximize is not None:
+        answer["maximized"] = {maximize: _most(version, declared, used, maximize, limits)}
+    return answer
+
+
+def _rendered(version, values):
+    """The rendered text and its requirements (None for a type of no known format)."""
+    fmt = definitions.format_of(version.get("blueprintType"))
+    try:
+        text = templates.render(version["yml"], values, definitions.dialect_of(version.get("blueprintType")))
+    except MissingValue as exc:
+        raise Invalid({f"values.{exc.name}": [str(exc)]}) from None
+    return text, None if fmt is None else definitions.measure(fmt, text)
+
+
+def _candidates(schema):
+    """The integers the parameter admits, in order (a range, or its enum)."""
+    if "const" in schema or "enum" in schema:
+        allowed = [schema["const"]] if "const" in schema else schema["enum"]
+        return sorted(int(value) for value in allowed if not isinstance(value, bool))
+    low = math.ceil(schema.get("minimum", 0))
+    if "exclusiveMinimum" in schema:
+        low = max(low, math.floor(schema["exclusiveMinimum"]) + 1)
+    high = math.floor(schema.get("maximum", MOST))
+    if "exclusiveMaximum" in schema:
+        high = min(high, math.ceil(schema["exclusiveMaximum"]) - 1)
+    step = schema.get("multipleOf", 1)
+    step = step if isinstance(step, int) else 1
+    first, last = -(-low // step), high // step  # the multiples of `step` within the bounds
+    first = max(first, last - 2 ** (RENDERS - 3) + 1)
+    return range(first * step, last * step + 1, step) if first <= last else range(0)
+
+
+def _most(version, declared, used, name, limits):
+    schema = declared.get("properties", {}).get(name)
+    if schema is None or schema["type"] != "integer":
+        raise Invalid({"maximize": ["Must name an integer parameter of this blueprint."]})
+    candidates = _candidates(schema)
+
+    def fits(index):
+        try:
+            requirements = _rendered(version, {**used, name: candidates[index]})[1]
+        except Invalid:  # the format refuses that value (a negative count): it does not fit
+            return False
+        return fit.fit(requirements, limits)["fits"] is True
+
+    top = len(candidates) - 1
+    if top < 0 or not fits(0):
+        return None
+    if fits(top):
+        return candidates[top]
+    low, high = 0, top  # fits(low), not fits(high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle)
+    return candidates[low]
