@@ -178,8 +178,10 @@ def _number(value):
 
 
 _BOOLEAN_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}  # YAML 1.1 and 1.2
-_PLAIN_BLOCK = re.compile(r"[A-Za-z_/][A-Za-z0-9_./@%+=~-]*(?::[A-Za-z0-9_./@%+=~-]+)*")
-_PLAIN_FLOW = re.compile(r"[A-Za-z_/][A-Za-z0-9_./@%+=~-]*")
+# what stays a string written plain, in YAML 1.1 and 1.2 alike: no indicator first, inner spaces
+# but no final one, no `#`; in block context braces and a colon before a non-space too
+_PLAIN_BLOCK = re.compile(r"[A-Za-z_/$](?:[A-Za-z0-9_./@%+=~ ${}-]|:(?=[A-Za-z0-9_./@%+=~${}-]))*(?<! )")
+_PLAIN_FLOW = re.compile(r"[A-Za-z_/][A-Za-z0-9_./@%+=~ -]*(?<! )")
 # what YAML 1.1 prints as itself (\x85, \u2028 and \u2029 are line breaks to it; \ufeff a byte order mark)
 _PRINTABLE = re.compile("[\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*")
 _BLOCK_HEADER = re.compile(r"[|>]([+-]?)([1-9]?)([+-]?)([^\n]*)\n")
@@ -189,10 +191,9 @@ def _scalar(value, style, written, in_flow):
     """`value` as a YAML scalar standing where `written` stood (its style, where the value allows)."""
     if not isinstance(value, str):
         return as_text(value)
-    if style in ("|", ">"):
+    if style in ("|", ">"):  # a block's span ends with its line breaks: another form keeps them
         block = _literal(value, written)
-        if block is not None:
-            return block
+        return block if block is not None else _double_quoted(value) + written[len(written.rstrip(" \n")) :]
     plain = _PLAIN_FLOW if in_flow else _PLAIN_BLOCK
     if not style and plain.fullmatch(value) and value.lower() not in _BOOLEAN_WORDS:
         return value
