@@ -145,7 +145,9 @@ def test_kubernetes_values_are_not_escaped_and_its_own_syntax_is_kept():
 # Read for checking: undeclared variables
 
 
-UNBOUNDED = ["web: cpu", "web: memory"]
+def unknown(*names):
+    """One container, its memory and cpu not known, waiting for `names`."""
+    return need(0, 0, 1, unbounded=["web: cpu", "web: memory"], unresolved=names)
 
 
 def compose(service):
@@ -154,10 +156,11 @@ def compose(service):
 
 @pytest.mark.parametrize("service, expected", [
     ("mem_limit: ${MEM:-1g}\ncpus: ${CPUS-0.5}", need(Gi, 500, 1)),
-    ("deploy:\n  replicas: ${REPLICAS:-3}\n  resources: {limits: {memory: '${M:-256m}', cpus: '1'}}", need(768 * Mi, 3000, 3)),
-    ("mem_limit: ${MEM}", need(0, 0, 1, unbounded=UNBOUNDED, unresolved=["MEM"])),
-    ("mem_limit: ${MEM:?set it}\ncpus: '${CPUS:+2}'\nscale: $N", need(0, 0, 1, unbounded=UNBOUNDED, unresolved=["CPUS", "MEM", "N"])),
-    ("mem_limit: ${A:-${B}}m\nstorage_opt: {size: '${SIZE}'}", need(0, 0, 1, unbounded=UNBOUNDED, unresolved=["B", "SIZE"])),
+    ("deploy:\n  replicas: ${REPLICAS:-3}\n  resources: {limits: {memory: '${M:-256m}', cpus: '1'}}",
+     need(768 * Mi, 3000, 3)),
+    ("mem_limit: ${MEM}", unknown("MEM")),
+    ("mem_limit: ${MEM:?set it}\ncpus: '${CPUS:+2}'\nscale: $N", unknown("CPUS", "MEM", "N")),
+    ("mem_limit: ${A:-${B}}m\nstorage_opt: {size: '${SIZE}'}", unknown("B", "SIZE")),
     ("mem_limit: 1g\ncpus: 1\nenvironment: ['A=${A}', 'B=$$B']\nuser: '${UID}:0'", need(Gi, 1000, 1)),
 ])  # fmt: skip
 def test_undeclared_variables_are_measured_at_their_defaults_or_unresolved(service, expected):
@@ -173,7 +176,8 @@ def test_a_malformed_placeholder_in_compose_is_refused_with_its_place():
 def test_a_kubernetes_replica_count_from_a_default_is_a_number():
     text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: ${R:-4}\n" \
            "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n" \
-           "      containers: [{name: c, image: '${IMAGE}', resources: {limits: {memory: '${M}', cpu: 100u}}}]\n"  # fmt: skip
+           "      containers: [{name: c, image: '${IMAGE}',\n" \
+           "                    resources: {limits: {memory: '${M}', cpu: 100u}}}]\n"  # fmt: skip
     assert definitions.requirements("k8s", text) == need(
         0, 4, 4, unbounded=["Deployment/d/c: memory"], unresolved=["M"]
     )
