@@ -180,8 +180,9 @@ def _number(value):
 _BOOLEAN_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}  # YAML 1.1 and 1.2
 # what stays a string written plain, in YAML 1.1 and 1.2 alike: no indicator first, inner spaces
 # but no final one, no `#`; in block context braces and a colon before a non-space too
-_PLAIN_BLOCK = re.compile(r"[A-Za-z_/$](?:[A-Za-z0-9_./@%+=~ ${}-]|:(?=[A-Za-z0-9_./@%+=~${}-]))*(?<! )")
-_PLAIN_FLOW = re.compile(r"[A-Za-z_/][A-Za-z0-9_./@%+=~ -]*(?<! )")
+_PLAIN_BLOCK = re.compile(r"[A-Za-z0-9_/$](?:[A-Za-z0-9_./@%+=~ ${}-]|:(?=[A-Za-z0-9_./@%+=~${}-]))*(?<! )")
+_PLAIN_FLOW = re.compile(r"[A-Za-z0-9_/][A-Za-z0-9_./@%+=~ -]*(?<! )")
+_YAML12_NUMBER = re.compile(r"[-+]?(?:\.[0-9]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?|0[xob][0-9a-fA-F_]+")
 # what YAML 1.1 prints as itself (\x85, \u2028 and \u2029 are line breaks to it; \ufeff a byte order mark)
 _PRINTABLE = re.compile("[\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*")
 _BLOCK_HEADER = re.compile(r"[|>]([+-]?)([1-9]?)([+-]?)([^\n]*)\n")
@@ -195,11 +196,18 @@ def _scalar(value, style, written, in_flow):
         block = _literal(value, written)
         return block if block is not None else _double_quoted(value) + written[len(written.rstrip(" \n")) :]
     plain = _PLAIN_FLOW if in_flow else _PLAIN_BLOCK
-    if not style and plain.fullmatch(value) and value.lower() not in _BOOLEAN_WORDS:
+    if not style and plain.fullmatch(value) and _stays_text(value):
         return value
     if style == "'" and "\n" not in value and _PRINTABLE.fullmatch(value):
         return "'" + value.replace("'", "''") + "'"
     return _double_quoted(value)
+
+
+def _stays_text(value):
+    """Whether every YAML reader takes `value`, written plain, for a string."""
+    if value.lower() in _BOOLEAN_WORDS or _YAML12_NUMBER.fullmatch(value):
+        return False
+    return _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == STR
 
 
 def _literal(value, written):

@@ -1,0 +1,230 @@
+"""Blueprint parameters through the API: declared and checked on write (with the place named),
+measured at their defaults, kept in history; POST /blueprints/{id}/render and the revision form:
+values checked without coercion and never echoed, defaults, generated secrets, writeOnly, fit,
+maximize, limits."""
+
+import re
+
+import pytest
+
+from tests.http import assert_problem, create
+from tests.test_definitions import need
+
+Mi = 1024**2
+TEMPLATE = (
+    "services:\n"
+    "  web:\n"
+    "    image: nginx:${TAG}\n"
+    "    deploy:\n"
+    "      replicas: ${REPLICAS}  # how many\n"
+    "    mem_limit: 256m\n"
+    "    environment:\n"
+    "      PASSWORD: ${PASSWORD}\n"
+    "      API_KEY: ${API_KEY}\n"
+)
+PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "REPLICAS": {"type": "integer", "default": 2, "minimum": 1, "maximum": 50},
+        "TAG": {"type": "string", "default": "1.27", "pattern": "^[0-9.]+$"},
+        "PASSWORD": {"type": "string", "writeOnly": True, "x-generate": "[A-Za-z0-9]{24}"},
+        "API_KEY": {"type": "string", "writeOnly": True, "examples": ["example-key"], "minLength": 8},
+    },
+}
+
+
+@pytest.fixture
+def template(api):
+    made = create(api, "blueprints", name="t", blueprintType="compose", yml=TEMPLATE, parameters=PARAMETERS,
+                  entitlementType="PUBLIC")  # fmt: skip
+    assert made.status == 201, made.json
+    return made.json
+
+
+def render(api, blueprint, user="bob", **body):
+    return api.post(f"/blueprints/{blueprint['id']}/render", json=body, user=user)
+
+
+def profile(api, user="bob", **caps):
+    return create(api, "profiles", user=user, **caps).json["id"]
+
+
+def test_parameters_are_kept_and_the_template_is_measured_at_its_defaults(api, template):
+    assert template["parameters"] == PARAMETERS
+    assert template["requirements"] == need(2 * 256 * Mi, 0, 2, unbounded=["web: cpu"])
+    path = f"/blueprints/{template['id']}"
+    bigger = {**PARAMETERS, "properties": {**PARAMETERS["properties"], "REPLICAS": {"type": "integer", "default": 5}}}
+    changed = api.patch(path, json={"parameters": bigger}, user="alice").json
+    assert changed["requirements"]["containers"] == 5
+    diff = api.get(f"{path}/diff", user="alice").json
+    assert diff["fields"] == {"parameters": {"from": PARAMETERS, "to": bigger}}
+    assert api.get(f"{path}/revisions/1", user="alice").json["parameters"] == PARAMETERS
+    restored = api.post(f"{path}/revisions/1/restore", user="alice").json
+    assert restored["parameters"] == PARAMETERS and restored["requirements"]["containers"] == 2
+    dry = api.patch(f"{path}?dryRun=true", json={"parameters": None}, user="alice")  # undeclared, no default
+    assert dry.json["requirements"] == need(256 * Mi, 0, 1, unbounded=["web: cpu"], unresolved=["REPLICAS"])
+    assert api.put(path, json={"name": "t"}, user="alice").json["parameters"] is None  # PUT resets it
+
+
+@pytest.mark.parametrize("parameters, place", [
+    ({"type": "object", "properties": {"REPLICAS": {"type": "integer", "default": 0, "minimum": 1}}},
+     "parameters.properties.REPLICAS.default"),
+    ({"type": "object", "properties": {"A": {"type": "string", "default": "x", "items": {}}}},
+     "parameters.properties.A.items"),
+    ({"type": "object", "properties": {"A": {"type": "object", "default": {}}}}, "parameters.properties.A.type"),
+    ({"type": "object", "properties": {"A": {"type": "string"}}}, "parameters.properties.A.default"),
+    ({"type": "object", "properties": {"A": {"type": "integer", "default": 1, "pattern": "1"}}},
+     "parameters.properties.A.pattern"),
+    ({"type": "object", "properties": {"A": {"type": "string", "default": "a", "pattern": "(?=a)a"}}},
+     "parameters.properties.A.pattern"),
+    ({"type": "object", "properties": {"A": {"type": "string", "x-generate": "[a-z]{300}"}}},
+     "parameters.properties.A.x-generate"),
+    ({"type": "object", "properties": {"A": {"type": "string", "x-generate": "[a-z]{8}", "pattern": "^[0-9]+$"}}},
+     "parameters.properties.A.x-generate"),
+    ({"type": "object", "properties": {"A": {"type": "string", "enum": [1], "default": "a"}}},
+     "parameters.properties.A.enum"),
+    ({"type": "object", "properties": {"1A": {"type": "string", "default": "a"}}}, "parameters.properties.1A"),
+    ({"type": "object", "properties": {"A": {"type": "string", "default": "a"}}, "required": ["B"]},
+     "parameters.required"),
+    ({"type": "array"}, "parameters.type"),
+    ({"type": "object", "patternProperties": {}}, "parameters.patternProperties"),
+    ({"type": "object", "properties": {f"P{i}": {"type": "boolean", "default": True} for i in range(101)}},
+     "parameters.properties"),
+    ({"type": "object", "description": "x" * 1000, "properties": {
+        f"P{i}": {"type": "string", "default": "d" * 700} for i in range(100)}}, "parameters._schema"),
+])  # fmt: skip
+def test_a_parameter_schema_outside_the_subset_is_refused_naming_the_place(api, parameters, place):
+    r = api.post("/blueprints", json={"yml": "a: 1", "parameters": parameters}, user="alice")
+    assert_problem(r, 422)
+    assert place in r.json["errors"], r.json["errors"]
+
+
+def test_the_contracts_example_message(api):
+    r = api.post("/blueprints", json={"parameters": {"type": "object", "properties": {
+        "REPLICAS": {"type": "integer", "default": 0, "minimum": 1}}}}, user="alice")  # fmt: skip
+    assert r.json["errors"] == {"parameters.properties.REPLICAS.default": ["0 is less than the minimum of 1"]}
+
+
+def test_a_maximum_of_10_to_the_18_is_a_bound_like_any_other(api):
+    big = {"type": "object", "properties": {"N": {"type": "integer", "default": 1, "maximum": 10**18}}}
+    made = create(api, "blueprints", yml="n: ${N}", parameters=big).json
+    assert made["parameters"]["properties"]["N"]["maximum"] == 10**18
+    assert render(api, made, user="alice", values={"N": 10**18}).json["yml"] == f"n: {10**18}"
+    assert_problem(render(api, made, user="alice", values={"N": 10**18 + 1}), 422)
+
+
+def test_a_render_fills_in_values_and_keeps_the_rest(api, template):
+    r = render(api, template, values={"REPLICAS": 3, "TAG": "1.25", "API_KEY": "s3cr3t-key"})
+    assert r.status == 200 and r.headers["cache-control"] == "no-store"
+    body = r.json
+    assert body["values"] == {"REPLICAS": 3, "TAG": "1.25", "PASSWORD": None, "API_KEY": None}  # writeOnly: null
+    password = re.search(r"PASSWORD: (\S+)", body["yml"])[1]
+    assert re.fullmatch(r"[A-Za-z0-9]{24}", password)
+    assert body["yml"] == TEMPLATE.replace("${TAG}", "1.25").replace("${REPLICAS}", "3").replace(
+        "${PASSWORD}", password).replace("${API_KEY}", "s3cr3t-key")  # fmt: skip
+    assert body["requirements"] == need(3 * 256 * Mi, 0, 3, unbounded=["web: cpu"])
+    assert body["fit"] is None and "maximized" not in body
+    again = render(api, template, values={"API_KEY": "s3cr3t-key"}).json
+    assert re.search(r"PASSWORD: (\S+)", again["yml"])[1] != password  # generated anew
+    assert again["values"]["TAG"] == "1.27" and again["values"]["REPLICAS"] == 2  # defaults
+
+
+def test_values_are_checked_without_coercion_and_never_echoed(api, template):
+    r = render(api, template, values={"REPLICAS": "3", "TAG": "not-a-version", "API_KEY": "short", "NOPE": 1})
+    assert_problem(r, 422)
+    assert r.json["errors"] == {
+        "values.REPLICAS": ["must be of type integer."],
+        "values.TAG": ["must match the pattern ^[0-9.]+$."],
+        "values.API_KEY": ["must be at least 8 characters long."],
+        "values.NOPE": ["Not a parameter of this blueprint."],
+    }
+    assert b"short" not in r.body and b"not-a-version" not in r.body and r.headers["cache-control"] == "no-store"
+    for wrong in (51, 0, True, 2.5, None):
+        assert_problem(render(api, template, values={"REPLICAS": wrong, "API_KEY": "long-enough"}), 422)
+    beyond_a_double = b'{"values": {"REPLICAS": 1e400, "API_KEY": "long-enough"}}'
+    r = api.post(f"/blueprints/{template['id']}/render", data=beyond_a_double, user="bob",
+                 headers={"Content-Type": "application/json"})  # fmt: skip
+    assert r.json["errors"] == {"values.REPLICAS": ["must be of type integer."]}
+    assert render(api, template, values={"REPLICAS": 3.0, "API_KEY": "long-enough"}).json["values"]["REPLICAS"] == 3
+
+
+def test_a_required_parameter_and_one_without_a_default_need_a_value(api, template):
+    r = render(api, template)  # API_KEY has only an example: a render needs a value
+    assert r.json["errors"] == {"values.API_KEY": ["This parameter has no default: give a value."]}
+    required = {**PARAMETERS, "required": ["TAG"]}
+    made = create(api, "blueprints", blueprintType="compose", yml=TEMPLATE, parameters=required).json
+    r = render(api, made, user="alice", values={"API_KEY": "long-enough"})
+    assert r.json["errors"] == {"values.TAG": ["Required: this template needs a value for it."]}
+
+
+def test_a_backtracking_pattern_answers_at_once(api):
+    evil = {"type": "object", "properties": {"A": {"type": "string", "default": "a", "pattern": "^(a+)+$"}}}
+    made = create(api, "blueprints", yml="a: ${A}", parameters=evil).json
+    r = render(api, made, user="alice", values={"A": "a" * 100_000 + "!"})  # a backtracking engine takes ages
+    assert r.json["errors"] == {"values.A": ["must match the pattern ^(a+)+$."]}
+
+
+def test_an_empty_required_value_is_named(api):
+    made = create(api, "blueprints", yml="image: ${TAG:?give a tag}", parameters={
+        "type": "object", "properties": {"TAG": {"type": "string", "default": "x"}}}).json  # fmt: skip
+    assert render(api, made, user="alice", values={"TAG": ""}).json["errors"] == {"values.TAG": ["give a tag"]}
+
+
+def test_the_fit_and_the_most_that_fits(api, template):
+    key = {"API_KEY": "long-enough"}
+    roomy = profile(api, memoryCap="1Gi")  # 4 containers of 256 MiB
+    r = render(api, template, values=key, profile=roomy, maximize="REPLICAS").json
+    assert r["fit"]["fits"] is True and r["fit"]["resources"]["memory"]["required"] == 2 * 256 * Mi
+    assert r["maximized"] == {"REPLICAS": 4}  # in the middle of 1..50
+    assert render(api, template, values=key, profile=profile(api), maximize="REPLICAS").json["maximized"] == {
+        "REPLICAS": 50}  # the top: nothing is capped  # fmt: skip
+    tight = profile(api, memoryCap="300Mi")
+    assert render(api, template, values=key, profile=tight, maximize="REPLICAS").json["maximized"] == {"REPLICAS": 1}
+    none = profile(api, memoryCap="100Mi")
+    r = render(api, template, values=key, profile=none, maximize="REPLICAS").json
+    assert r["maximized"] == {"REPLICAS": None} and r["fit"]["fits"] is False
+    assert_problem(render(api, template, values=key, maximize="REPLICAS"), 422)  # needs a profile
+    assert render(api, template, values=key, profile=roomy, maximize="TAG").json["errors"] == {
+        "maximize": ["Must name an integer parameter of this blueprint."]}  # fmt: skip
+    assert_problem(render(api, template, values=key, profile=profile(api, user="carol")), 404)  # not bob's
+
+
+def test_the_most_that_fits_without_a_maximum_is_searched_up_to_a_million(api):
+    made = create(api, "blueprints", blueprintType="compose", parameters={"type": "object", "properties": {
+        "N": {"type": "integer", "default": 1, "minimum": 0}}},
+        yml="services:\n  w:\n    image: x\n    scale: ${N}\n    mem_limit: 1m\n    cpus: 0.001\n").json  # fmt: skip
+    cap = profile(api, user="alice", memoryCap="777777Mi")
+    assert render(api, made, user="alice", profile=cap, maximize="N").json["maximized"] == {"N": 777_777}
+    assert render(api, made, user="alice", profile=profile(api, user="alice"), maximize="N").json["maximized"] == {
+        "N": 1_000_000}  # fmt: skip
+
+
+def test_who_may_render_and_the_revision_form(api, template):
+    assert render(api, template, user="victor", values={"API_KEY": "long-enough"}).status == 200  # a viewer
+    private = create(api, "blueprints", yml="a: ${A}", parameters={
+        "type": "object", "properties": {"A": {"type": "string", "default": "x"}}}).json  # fmt: skip
+    assert_problem(render(api, private, user="bob"), 404)
+    path = f"/blueprints/{private['id']}"
+    api.patch(path, json={"yml": "b: ${A}"}, user="alice")
+    old = api.post(f"{path}/revisions/1/render", json={"values": {"A": "v"}}, user="alice")
+    assert old.status == 200 and old.json["yml"] == "a: v" and old.headers["cache-control"] == "no-store"
+    assert render(api, private, user="alice").json["yml"] == "b: x"
+    assert_problem(api.post(f"{path}/revisions/9/render", json={}, user="alice"), 404)
+    empty = create(api, "blueprints").json
+    assert_problem(render(api, empty, user="alice"), 409)
+
+
+def test_a_rendering_its_format_refuses_is_a_422_under_yml(api, template):
+    made = create(api, "blueprints", blueprintType="compose", parameters={"type": "object", "properties": {
+        "MEM": {"type": "string", "default": "1g"}}},
+        yml="services:\n  w:\n    image: x\n    mem_limit: ${MEM}\n").json  # fmt: skip
+    r = render(api, made, user="alice", values={"MEM": "lots"})
+    assert_problem(r, 422)
+    assert r.json["errors"]["yml"][0].startswith("services.w.mem_limit: ")
+
+
+def test_a_rendered_definition_over_1_mib_is_refused(api):
+    made = create(api, "blueprints", yml="".join(f"v{i}: ${{BIG}}\n" for i in range(30)), parameters={
+        "type": "object", "properties": {"BIG": {"type": "string", "default": "x"}}}).json  # fmt: skip
+    assert_problem(render(api, made, user="alice", values={"BIG": "x" * 40_000}), 422)
+    assert render(api, made, user="alice", values={"BIG": "x" * 30_000}).status == 200
