@@ -2,7 +2,8 @@
 beside the stack's floor (bench/baseline.py), then the scale scenario (bench/scale.py).
 
 Every throughput scenario runs for a few seconds per round, rounds interleaved with the floor's,
-all bounded in time; the table gives the median round's requests/s and latency percentiles.
+all bounded in time; the table gives the median round's requests/s, latency percentiles, and the
+app CPU a request costs (the workers' CPU time over the round, divided by its requests).
 """
 
 import argparse
@@ -35,6 +36,12 @@ ADMIN_HEADERS = {"Authorization": BASIC}
 BODIES = Path(__file__).resolve().parent / "bodies"
 BLUEPRINT = json.loads((BODIES / "blueprint.json").read_text())
 PROFILE = json.loads((BODIES / "profile.json").read_text())
+# The shared blueprint made a template of five parameters (a version, a count, a memory limit, a
+# worker setting, a generated password); a render gives three of them and fits it to a profile
+# that caps what its services all declare (containers, storage: PROFILE's caps of memory and cpu
+# refuse it whatever the count, since three services declare none), so that `maximize` bisects.
+TEMPLATE = json.loads((BODIES / "template.json").read_text())
+RENDER = {"values": {"WEB_TAG": "1.5.0", "WEB_REPLICAS": 4, "WORKER_CONCURRENCY": 4}}
 
 
 def service(mongo_uri, workers):
@@ -99,7 +106,8 @@ def wrk(port, method, path, auth, body, seconds, connections):
     if not match:
         raise SystemExit(f"wrk failed: {out.stdout} {out.stderr}")
     requests, duration_us, p50, p99, errors = map(int, match.groups())
-    return {"rps": requests / (duration_us / 1e6), "p50_ms": p50 / 1000, "p99_ms": p99 / 1000, "errors": errors}
+    return {"requests": requests, "rps": requests / (duration_us / 1e6), "p50_ms": p50 / 1000, "p99_ms": p99 / 1000,
+            "errors": errors}  # fmt: skip
 
 
 def seed(mongo_uri, count):
@@ -111,14 +119,14 @@ def seed(mongo_uri, count):
 
 def clean(mongo_uri):
     client = MongoClient(mongo_uri)
-    client.bench.blueprints.delete_many({"name": BLUEPRINT["name"]})
-    client.bench.profiles.delete_many({})
+    client.bench.blueprints.delete_many({"name": {"$in": [BLUEPRINT["name"], TEMPLATE["name"]]}})
+    client.bench.profiles.delete_many({"name": PROFILE["name"]})  # the renders' profile stays
     client.baseline.items.delete_many({})
 
 
 def median_round(results):
     return {
-        **{key: statistics.median(r[key] for r in results) for key in ("rps", "p50_ms", "p99_ms")},
+        **{key: statistics.median(r[key] for r in results) for key in ("rps", "p50_ms", "p99_ms", "cpu_ms")},
         "errors": sum(r["errors"] for r in results),
     }
 
@@ -143,12 +151,20 @@ def main():
         client = SocketClient(app.port)
         bearer = "Bearer " + client.post("/tokens", headers=ADMIN_HEADERS).json["token"]
         blueprint = client.post("/blueprints", json={**BLUEPRINT, "name": "seed"}, headers=ADMIN_HEADERS).json
+        template = client.post("/blueprints", json={**TEMPLATE, "name": "seed"}, headers=ADMIN_HEADERS).json
+        capped = {"name": "renders", "containerCap": PROFILE["containerCap"], "storageCap": PROFILE["storageCap"]}
+        profile = client.post("/profiles", json=capped, headers=ADMIN_HEADERS).json["id"]
+        render = {**RENDER, "profile": profile}
+        rendering = f"/blueprints/{template['id']}/render"
         scenarios = {
             "POST /blueprints (Basic)": ("POST", "/blueprints", BASIC, BLUEPRINT),
             "POST /blueprints (Bearer)": ("POST", "/blueprints", bearer, BLUEPRINT),
             "POST /profiles (Basic)": ("POST", "/profiles", BASIC, PROFILE),
             "GET /blueprints/{id} (Basic)": ("GET", f"/blueprints/{blueprint['id']}", BASIC, None),
             "GET /blueprints?limit=50 (Basic)": ("GET", "/blueprints?limit=50", BASIC, None),
+            "POST /blueprints, template (Basic)": ("POST", "/blueprints", BASIC, TEMPLATE),
+            "POST render, fit (Basic)": ("POST", rendering, BASIC, render),
+            "POST render, maximize (Basic)": ("POST", rendering, BASIC, {**render, "maximize": "WEB_REPLICAS"}),
         }
         if args.only:
             scenarios = {k: v for k, v in scenarios.items() if args.only in k}
@@ -164,20 +180,24 @@ def main():
                 ):
                     clean(mongo_uri)
                     scale.settle(app.port)
-                    results_of.append(wrk(server.port, *target, args.seconds, args.connections))
+                    cpu = server.worker_cpu_seconds()
+                    result = wrk(server.port, *target, args.seconds, args.connections)
+                    result["cpu_ms"] = (server.worker_cpu_seconds() - cpu) * 1000 / max(result["requests"], 1)
+                    results_of.append(result)
         base = median_round(floors)
         print(
             f"\n{'scenario':34} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} {'rps/base':>8} {'p99/base':>8}"
+            f" {'CPU ms':>7}"
         )
         print(
             f"{'baseline POST (Flask + pymongo)':34} {base['rps']:7.0f} {base['p50_ms']:7.1f} {base['p99_ms']:7.1f} "
-            f"{base['errors']:6d} {1:8.2f} {1:8.2f}"
+            f"{base['errors']:6d} {1:8.2f} {1:8.2f} {base['cpu_ms']:7.2f}"
         )
         for name, rounds in results.items():
             r = median_round(rounds)
             print(
                 f"{name:34} {r['rps']:7.0f} {r['p50_ms']:7.1f} {r['p99_ms']:7.1f} {r['errors']:6d} "
-                f"{r['rps'] / base['rps']:8.2f} {r['p99_ms'] / base['p99_ms']:8.2f}"
+                f"{r['rps'] / base['rps']:8.2f} {r['p99_ms'] / base['p99_ms']:8.2f} {r['cpu_ms']:7.2f}"
             )
         rss = app.worker_rss_mb()
         print(f"\nworker RSS after the run: {', '.join(f'{mb:.0f} MB' for mb in rss)}")

@@ -78,6 +78,15 @@ class Gunicorn:
                 continue
         return found
 
+    def worker_cpu_seconds(self):
+        """CPU time (user and system) the workers have used so far."""
+        ticks = 0
+        for pid, cmdline in self.children():
+            if b"gunicorn" in cmdline:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
+
     def worker_rss_mb(self):
         """Resident memory of each worker, in MB."""
         sizes = []

@@ -24,7 +24,8 @@ def render(version, given, limits=None, maximize=None):
     to a profile's `limits` (None: no profile)."""
     declared = version.get("parameters") or {}
     used = parameters.values(declared, given)
-    text, requirements = _rendered(version, used)
+    template = templates.Template(version["yml"], definitions.dialect_of(version.get("blueprintType")))
+    text, requirements = _rendered(template, version, used)
     answer = {
         "yml": text,
         "values": parameters.shown(declared, used),
@@ -32,15 +33,15 @@ def render(version, given, limits=None, maximize=None):
         "fit": None if limits is None else fit.fit(requirements, limits),
     }
     if maximize is not None:
-        answer["maximized"] = {maximize: _most(version, declared, used, maximize, limits)}
+        answer["maximized"] = {maximize: _most(template, version, declared, used, maximize, limits)}
     return answer
 
 
-def _rendered(version, values):
+def _rendered(template, version, values):
     """The rendered text and its requirements (None for a type of no known format)."""
     fmt = definitions.format_of(version.get("blueprintType"))
     try:
-        text = templates.render(version["yml"], values, definitions.dialect_of(version.get("blueprintType")))
+        text = template.fill(values)
     except MissingValue as exc:
         raise Invalid({f"values.{exc.name}": [str(exc)]}) from None
     return text, None if fmt is None else definitions.measure(fmt, text)
@@ -64,7 +65,7 @@ def _candidates(schema):
     return range(first * step, last * step + 1, step) if first <= last else range(0)
 
 
-def _most(version, declared, used, name, limits):
+def _most(template, version, declared, used, name, limits):
     schema = declared.get("properties", {}).get(name)
     if schema is None or schema["type"] != "integer":
         raise Invalid({"maximize": ["Must name an integer parameter of this blueprint."]})
@@ -72,7 +73,7 @@ def _most(version, declared, used, name, limits):
 
     def fits(index):
         try:
-            requirements = _rendered(version, {**used, name: candidates[index]})[1]
+            requirements = _rendered(template, version, {**used, name: candidates[index]})[1]
         except Invalid:  # the format refuses that value (a negative count): it does not fit
             return False
         return fit.fit(requirements, limits)["fits"] is True

@@ -1,8 +1,8 @@
 """Placeholders filled in inside the values of a parsed definition, never in its text.
 
-`render` composes the YAML (PyYAML's nodes carry where each scalar stands in the text), fills the
-declared names in each scalar value that has a `$` (mapping keys are never touched), and writes
-each changed value back over that scalar alone, as one YAML scalar: a value can never add a key,
+A Template composes the YAML (PyYAML's nodes carry where each scalar stands in the text); `fill`
+puts the declared names in each scalar value that has a `$` (mapping keys are never touched), and
+writes each changed value back over that scalar alone, as one YAML scalar: a value can never add a key,
 an item or a document, and every byte outside the replaced values stays as it was (comments,
 order, quoting, indentation). A scalar that is exactly one declared placeholder takes the
 parameter's type (`replicas: ${REPLICAS}` becomes the integer 3).
@@ -99,36 +99,47 @@ def _refuse(problems):
         raise Invalid({"yml": problems[:20]})
 
 
-def render(text, values, dialect):
-    """`text` with the declared names (`values`: name -> value) filled in; MissingValue for a
-    `${NAME:?message}` left empty, Invalid naming `yml` for a malformed placeholder or a result
-    over MAX_RENDERED."""
-    texts = {name: as_text(value) for name, value in values.items()}
-    edits, problems, counter, size = [], [], _Counter(), _bytes(text)
-    for document in yamlguard.compose(text):
-        for node, path, in_flow in value_scalars(document):
-            if not _templated(node) or (parts := _parts(node, path, dialect, counter, problems)) is None:
-                continue
-            filled = placeholders.render(parts, texts, dialect.escape)
+class Template:
+    """A definition read once for filling in: where each scalar value with a placeholder stands,
+    its parts, style and context. `fill` is then cheap, for the many values `maximize` tries."""
+
+    def __init__(self, text, dialect):
+        self.text, self.dialect, self.slots = text, dialect, []
+        problems, counter = [], _Counter()
+        for document in yamlguard.compose(text):
+            for node, path, in_flow in value_scalars(document):
+                if _templated(node) and (parts := _parts(node, path, dialect, counter, problems)) is not None:
+                    end = node.end_mark.index
+                    start = _PROPERTIES.match(text, node.start_mark.index, end).end()  # the anchor and tag stay
+                    self.slots.append((start, end, parts, node.value, node.style, in_flow))
+        _refuse(problems)
+        self.slots.sort(key=lambda slot: slot[0])
+        self.size = _bytes(text)
+
+    def fill(self, values):
+        """The text with the declared names (`values`: name -> value) filled in; MissingValue for a
+        `${NAME:?message}` left empty, Invalid naming `yml` for a result over MAX_RENDERED."""
+        texts = {name: as_text(value) for name, value in values.items()}
+        out, at, size = [], 0, self.size
+        for start, end, parts, value, style, in_flow in self.slots:
+            filled = placeholders.render(parts, texts, self.dialect.escape)
             sole = placeholders.sole(parts)
             typed = sole and sole.name in values and not isinstance(values[sole.name], str)
             if typed and placeholders.yields_value(sole, texts[sole.name]):
                 filled = values[sole.name]  # it takes the parameter's type
-            if filled == node.value:
+            if filled == value:
                 continue
-            end = node.end_mark.index
-            start = _PROPERTIES.match(text, node.start_mark.index, end).end()  # the anchor and tag stay
-            written = _scalar(filled, node.style, text[start:end], in_flow)
-            size += _bytes(written) - _bytes(text[start:end])
+            written = _scalar(filled, style, self.text[start:end], in_flow)
+            size += _bytes(written) - _bytes(self.text[start:end])
             if size > MAX_RENDERED:
                 raise Invalid({"yml": [f"(the document): rendered, it is larger than {MAX_RENDERED // 1024} KiB."]})
-            edits.append((start, end, written))
-    _refuse(problems)
-    out, at = [], 0
-    for start, end, written in sorted(edits):
-        out += [text[at:start], written]
-        at = end
-    return "".join(out) + text[at:]
+            out += [self.text[at:start], written]
+            at = end
+        return "".join(out) + self.text[at:]
+
+
+def render(text, values, dialect):
+    return Template(text, dialect).fill(values)
 
 
 def _bytes(text):
