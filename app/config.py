@@ -12,7 +12,7 @@ VARIABLES = (
     "MONGO_URI", "MONGO_DB", "DATA_DIR", "ADMIN_USERNAME", "ADMIN_PASSWORD", "PASSWORD_HASH_METHOD",
     "MONGO_TIMEOUT_MS", "RATE_LIMIT", "TRUSTED_PROXIES", "LOG_LEVEL", "REQUEST_TIMEOUT", "TOKEN_SECONDS",
     "AUTH_CACHE_SECONDS", "USER_CACHE_SECONDS", "AUTH_MAX_FAILURES_PER_USER", "AUTH_MAX_FAILURES_PER_ADDRESS",
-    "AUTH_FAILURE_WINDOW_SECONDS", "SECRET_KEY", "REVISIONS_KEPT",
+    "AUTH_FAILURE_WINDOW_SECONDS", "SECRET_KEY", "REVISIONS_KEPT", "RENDER_SECONDS",
     "HOST", "PORT", "WEB_CONCURRENCY", "PROMETHEUS_MULTIPROC_DIR",
 )  # fmt: skip
 
@@ -47,6 +47,8 @@ def from_env(environ=os.environ):
         "AUTH_FAILURE_WINDOW": timedelta(seconds=int(environ.get("AUTH_FAILURE_WINDOW_SECONDS", "300"))),
         # Versions of a blueprint kept, the current one included.
         "REVISIONS_KEPT": max(2, int(environ.get("REVISIONS_KEPT", "100"))),
+        # How long a render's search for the most that fits may go on (well within REQUEST_TIMEOUT).
+        "RENDER_SECONDS": float(environ.get("RENDER_SECONDS", "10")),
         # Signs list cursors; unset, a random one is kept in the database and shared by all workers.
         "SECRET_KEY": environ.get("SECRET_KEY") or None,
     }

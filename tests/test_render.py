@@ -228,3 +228,11 @@ def test_a_rendered_definition_over_1_mib_is_refused(api):
         "type": "object", "properties": {"BIG": {"type": "string", "default": "x"}}}).json  # fmt: skip
     assert_problem(render(api, made, user="alice", values={"BIG": "x" * 40_000}), 422)
     assert render(api, made, user="alice", values={"BIG": "x" * 30_000}).status == 200
+
+
+def test_the_search_for_the_most_that_fits_stops_at_render_seconds(app, api, template):
+    app.config["RENDER_SECONDS"] = 0
+    r = render(api, template, values={"API_KEY": "long-enough"}, profile=profile(api), maximize="REPLICAS")
+    assert r.json["errors"] == {
+        "maximize": ["The search took too long; give REPLICAS a narrower range (minimum, maximum)."]
+    }

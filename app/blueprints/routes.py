@@ -3,7 +3,7 @@ profile, the raw definition, stars."""
 
 from urllib.parse import quote
 
-from flask import Response, url_for
+from flask import Response, current_app, url_for
 from flask.views import MethodView
 from flask_smorest import abort
 
@@ -65,7 +65,8 @@ def rendered(version, args, user):
     if version.get("yml") is None:
         abort(409, message="This version of the blueprint has no definition to render.")
     limits = quantities.limits(profiles.get(args["profile"], user)) if "profile" in args else None
-    return render(version, args["values"], limits, args.get("maximize")), NO_STORE
+    seconds = current_app.config["RENDER_SECONDS"]
+    return render(version, args["values"], limits, args.get("maximize"), seconds), NO_STORE
 
 
 def attachment(name, fallback):

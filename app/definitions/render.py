@@ -9,6 +9,7 @@ bisection of at most RENDERS - 3 steps (2**61 candidates; a wider range is cut f
 """
 
 import math
+import time
 
 from app import definitions, fit
 from app.definitions import parameters, templates
@@ -19,9 +20,9 @@ RENDERS = 64
 MOST = 1_000_000  # the top of an integer parameter's range when it sets no maximum
 
 
-def render(version, given, limits=None, maximize=None):
+def render(version, given, limits=None, maximize=None, seconds=10.0):
     """The body of a render of `version` (a blueprint as stored) with the values `given`, fitted
-    to a profile's `limits` (None: no profile)."""
+    to a profile's `limits` (None: no profile); `maximize` searches for `seconds` at most."""
     declared = version.get("parameters") or {}
     used = parameters.values(declared, given)
     template = templates.Template(version["yml"], definitions.dialect_of(version.get("blueprintType")))
@@ -33,7 +34,8 @@ def render(version, given, limits=None, maximize=None):
         "fit": None if limits is None else fit.fit(requirements, limits),
     }
     if maximize is not None:
-        answer["maximized"] = {maximize: _most(template, version, declared, used, maximize, limits)}
+        deadline = time.monotonic() + seconds
+        answer["maximized"] = {maximize: _most(template, version, declared, used, maximize, limits, deadline)}
     return answer
 
 
@@ -65,13 +67,15 @@ def _candidates(schema):
     return range(first * step, last * step + 1, step) if first <= last else range(0)
 
 
-def _most(template, version, declared, used, name, limits):
+def _most(template, version, declared, used, name, limits, deadline):
     schema = declared.get("properties", {}).get(name)
     if schema is None or schema["type"] != "integer":
         raise Invalid({"maximize": ["Must name an integer parameter of this blueprint."]})
     candidates = _candidates(schema)
 
     def fits(index):
+        if time.monotonic() >= deadline:
+            raise Invalid({"maximize": [f"The search took too long; give {name} a narrower range (minimum, maximum)."]})
         try:
             requirements = _rendered(template, version, {**used, name: candidates[index]})[1]
         except Invalid:  # the format refuses that value (a negative count): it does not fit
