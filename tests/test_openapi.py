@@ -39,3 +39,22 @@ def test_every_write_documents_dry_run(api):
         operation = paths[path][method]
         assert "dryRun" in {p["name"] for p in operation["parameters"]}, (path, method)
     assert "200" in paths["/blueprints"]["post"]["responses"]  # the dry run's answer
+
+
+def test_templates_are_described(api):
+    spec = spec_of(api)
+    paths, schemas = spec["paths"], spec["components"]["schemas"]
+    assert schemas["Blueprint"]["properties"]["parameters"]["anyOf"][0] == {"$ref": "#/components/schemas/Parameters"}
+    declared = schemas["Parameters"]["properties"]["properties"]
+    assert declared["additionalProperties"] == {"$ref": "#/components/schemas/Parameter"}
+    assert declared["maxProperties"] == 100
+    assert schemas["Parameter"]["properties"]["type"]["enum"] == ["string", "integer", "number", "boolean"]
+    assert {"default", "examples", "writeOnly", "x-generate", "pattern"} <= set(schemas["Parameter"]["properties"])
+    for path in ("/blueprints/{id}/render", "/blueprints/{id}/revisions/{rev}/render"):
+        post = paths[path]["post"]
+        body = post["requestBody"]["content"]["application/json"]["schema"]
+        assert body == {"$ref": "#/components/schemas/RenderArgs"}
+        assert post["responses"]["200"]["headers"]["Cache-Control"]
+        assert {"409", "422", "404"} <= set(post["responses"])
+    assert set(schemas["Render"]["properties"]) == {"yml", "values", "requirements", "fit", "maximized"}
+    assert paths["/blueprints/{id}/yaml"]["get"]["responses"] == paths["/blueprints/{id}/yml"]["get"]["responses"]

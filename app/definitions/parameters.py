@@ -38,12 +38,15 @@ PATTERN_ENGINE = jsonschema_rs.RegexOptions(size_limit=1 << 20, dfa_size_limit=1
 class JsonNumber(ma.fields.Field):
     """A finite JSON number kept as sent (an integer stays exact: a maximum of 10**18)."""
 
-    def __init__(self, **kwargs):
-        super().__init__(metadata={"type": "number"}, **kwargs)
+    def __init__(self, positive=False, **kwargs):
+        super().__init__(metadata={"type": "number", **({"exclusiveMinimum": 0} if positive else {})}, **kwargs)
+        self.positive = positive
 
     def _deserialize(self, value, attr, data, **kwargs):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ma.ValidationError("Must be a finite number.")
+        if self.positive and value <= 0:
+            raise ma.ValidationError("Must be greater than 0.")
         return value
 
 
@@ -150,7 +153,7 @@ _ParameterFields = Schema.from_dict(
         "maximum": JsonNumber(),
         "exclusiveMinimum": JsonNumber(),
         "exclusiveMaximum": JsonNumber(),
-        "multipleOf": JsonNumber(validate=ma.validate.Range(0, min_inclusive=False)),
+        "multipleOf": JsonNumber(positive=True),
         "minLength": ma.fields.Integer(strict=True, validate=ma.validate.Range(0, MAX_LENGTH)),
         "maxLength": ma.fields.Integer(strict=True, validate=ma.validate.Range(0, MAX_LENGTH)),
         "pattern": ma.fields.String(validate=ma.validate.Length(1, 1000)),
@@ -183,14 +186,18 @@ class Properties(ma.fields.Dict):
         super().__init__(
             keys=ma.fields.String(),
             values=ma.fields.Nested(ParameterSchema),
-            validate=ma.validate.Length(max=MAX_PARAMETERS),
-            metadata={"propertyNames": {"pattern": f"^{NAME.pattern}$"}},
+            metadata={
+                "maxProperties": MAX_PARAMETERS,
+                "description": "Parameters by name: 1-64 of A-Z a-z 0-9 _, not starting with a digit.",
+            },
             **kwargs,
         )
 
     def _deserialize(self, value, attr, data, **kwargs):
         if not isinstance(value, dict):
             raise self.make_error("invalid")
+        if len(value) > MAX_PARAMETERS:
+            raise ma.ValidationError(f"At most {MAX_PARAMETERS} parameters.")
         loaded, errors = {}, {}
         for name, item in value.items():
             if not NAME.fullmatch(name):

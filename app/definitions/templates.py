@@ -36,7 +36,7 @@ LENIENT = Dialect(strict=False, escape=False, typed_defaults=False)  # formats t
 MAX_PLACEHOLDERS = 10_000
 MAX_RENDERED = 1024 * 1024
 STR = "tag:yaml.org,2002:str"
-UNRESOLVED = "tag:blueprints,2026:unresolved"  # set by `load` only: a definition's own tag of this name is text
+UNRESOLVED = "tag:blueprints,2026:unresolved"  # set by `load` only (the safe loader refuses it in a definition)
 _RESOLVER = yaml.resolver.Resolver()
 _PROPERTIES = re.compile(r"(?:[&!]\S*(?:\s|#[^\n]*)*)*")  # an anchor and a tag before a scalar
 
