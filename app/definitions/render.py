@@ -26,7 +26,10 @@ def render(version, given, limits=None, maximize=None, seconds=10.0):
     declared = version.get("parameters") or {}
     used = parameters.values(declared, given)
     template = templates.Template(version["yml"], definitions.dialect_of(version.get("blueprintType")))
-    text, requirements = _rendered(template, version, used)
+    try:
+        text, requirements = _rendered(template, version, used)
+    except Invalid as exc:
+        raise Invalid(_redacted(exc.errors, declared, used)) from None
     answer = {
         "yml": text,
         "values": parameters.shown(declared, used),
@@ -47,6 +50,21 @@ def _rendered(template, version, values):
     except MissingValue as exc:
         raise Invalid({f"values.{exc.name}": [str(exc)]}) from None
     return text, None if fmt is None else definitions.measure(fmt, text)
+
+
+def _redacted(errors, declared, used):
+    """The problems of a rendering without the values in them (a message may quote what it
+    refuses): each writeOnly value, and any other of 4 characters or more, is written <NAME>."""
+    secret = {name for name, schema in declared.get("properties", {}).items() if schema.get("writeOnly")}
+    texts = [(templates.as_text(value), name) for name, value in used.items()]
+    texts = sorted(((text, name) for text, name in texts if text and (name in secret or len(text) >= 4)),
+                   key=lambda pair: -len(pair[0]))  # fmt: skip
+    redacted = {}
+    for key, messages in errors.items():
+        for text, name in texts:
+            messages = [message.replace(text, f"<{name}>") for message in messages]
+        redacted[key] = messages
+    return redacted
 
 
 def _candidates(schema):
