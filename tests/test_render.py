@@ -237,3 +237,21 @@ def test_the_search_for_the_most_that_fits_stops_at_render_seconds(app, api, tem
     assert r.json["errors"] == {
         "maximize": ["The search took too long; give REPLICAS a narrower range (minimum, maximum)."]
     }
+
+
+@pytest.mark.parametrize("schema, expected", [
+    ({"type": "integer"}, range(0, 1_000_001)),  # from 0 to a million when no bound is set
+    ({"type": "integer", "minimum": -2.5, "maximum": 7.5}, range(-2, 8)),
+    ({"type": "integer", "exclusiveMinimum": -2.5, "exclusiveMaximum": 7}, range(-2, 7)),
+    ({"type": "integer", "minimum": 1, "maximum": 20, "multipleOf": 3}, range(3, 19, 3)),
+    ({"type": "integer", "enum": [8, 2, 4.0]}, [2, 4, 8]),
+    ({"type": "integer", "const": 5}, [5]),
+    ({"type": "integer", "minimum": 9, "maximum": 3}, range(0)),
+    ({"type": "integer", "minimum": -(10**19), "maximum": 10**19}, range(10**19 - 2**61 + 1, 10**19 + 1)),
+])  # fmt: skip
+def test_the_values_the_most_that_fits_searches(schema, expected):
+    from app.definitions.render import RENDERS, _candidates
+
+    found = _candidates(schema)
+    assert list(found[:5]) == list(expected[:5]) and len(found) == len(expected) and found[-1:] == expected[-1:]
+    assert len(found) <= 2 ** (RENDERS - 3)  # the bisection's steps, with the three other renders, stay within 64

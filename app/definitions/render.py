@@ -72,12 +72,16 @@ def _candidates(schema):
     if "const" in schema or "enum" in schema:
         allowed = [schema["const"]] if "const" in schema else schema["enum"]
         return sorted(int(value) for value in allowed if not isinstance(value, bool))
-    low = math.ceil(schema.get("minimum", 0))
+    lows, highs = [], []  # the integers at or above each lower bound, at or below each upper one
+    if "minimum" in schema:
+        lows.append(math.ceil(schema["minimum"]))
     if "exclusiveMinimum" in schema:
-        low = max(low, math.floor(schema["exclusiveMinimum"]) + 1)
-    high = math.floor(schema.get("maximum", MOST))
+        lows.append(math.floor(schema["exclusiveMinimum"]) + 1)
+    if "maximum" in schema:
+        highs.append(math.floor(schema["maximum"]))
     if "exclusiveMaximum" in schema:
-        high = min(high, math.ceil(schema["exclusiveMaximum"]) - 1)
+        highs.append(math.ceil(schema["exclusiveMaximum"]) - 1)
+    low, high = max(lows, default=0), min(highs, default=MOST)
     step = schema.get("multipleOf", 1)
     step = step if isinstance(step, int) else 1
     first, last = -(-low // step), high // step  # the multiples of `step` within the bounds
