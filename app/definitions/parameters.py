@@ -204,7 +204,7 @@ class Properties(ma.fields.Dict):
                 errors[name] = ["Not a parameter name: 1-64 of A-Z a-z 0-9 _, not starting with a digit."]
                 continue
             try:
-                loaded[name] = ParameterSchema().load(item)
+                loaded[name] = self.value_field.schema.load(item)  # one instance: building one costs more
             except ma.ValidationError as exc:
                 errors[name] = exc.messages
         if errors:
