@@ -52,15 +52,15 @@ def as_json(value, unknown, path=()):
     return value
 
 
-def amount(parse, value, where, found, totals, unknown=None):
-    """`parse(value)`, None for no value, `unknown` for an Unresolved one (its variables are noted
-    in `totals`); a malformed one is added to `found` at its place (and counts as 0, so that the
+def amount(parse, value, where, found, totals):
+    """`parse(value)`, None for no value or an Unresolved one (its variables are noted in
+    `totals`); a malformed one is added to `found` at its place (and counts as 0, so that the
     other problems are found too)."""
     if value is None:
         return None
     if isinstance(value, Unresolved):
         totals.unresolved |= value.names
-        return unknown
+        return None
     try:
         return parse(value)
     except QuantityError as exc:
