@@ -5,7 +5,7 @@ import marshmallow as ma
 
 from app import definitions
 from app.auth import current_user
-from app.definitions.parameters import ParametersSchema
+from app.definitions.parameters import Parameters
 from app.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Yaml
 from app.list_filters import ListArgs
 from app.schemas import Schema
@@ -88,11 +88,8 @@ class BlueprintSchema(Schema):
     )
     inactive = StrictBoolean(load_default=False)
     tags = Tags()
-    parameters = ma.fields.Nested(
-        ParametersSchema,
-        allow_none=True,
-        load_default=None,
-        metadata={"description": "The template's variables, as a JSON Schema (2020-12) of an object."},
+    parameters = Parameters(
+        metadata={"description": "The template's variables, as a JSON Schema (2020-12) of an object."}
     )
     requirements = ma.fields.Nested(RequirementsSchema, dump_only=True, allow_none=True)
     stars = ma.fields.Integer(dump_only=True, metadata={"description": "How many users starred it."})

@@ -225,12 +225,6 @@ class ParametersSchema(Schema):
         validate=ma.validate.Equal(False), metadata={"description": "false: a render refuses unknown names."}
     )
 
-    @ma.pre_load
-    def _bounded(self, data, **kwargs):
-        if len(json.dumps(data)) > MAX_SCHEMA_BYTES:
-            raise ma.ValidationError(f"Larger than {MAX_SCHEMA_BYTES // 1024} KiB.")
-        return data
-
     @ma.validates_schema
     def _required_are_declared(self, data, **kwargs):
         required = data.get("required", [])
@@ -304,3 +298,15 @@ def shown(declared, used):
     """The values a render answers with: `writeOnly` ones as null (they are only in the yml)."""
     properties = declared.get("properties", {})
     return {name: None if properties[name].get("writeOnly") else value for name, value in used.items()}
+
+
+class Parameters(ma.fields.Nested):
+    """A blueprint's `parameters`: at most MAX_SCHEMA_BYTES of JSON, then a ParametersSchema."""
+
+    def __init__(self, **kwargs):
+        super().__init__(ParametersSchema, allow_none=True, load_default=None, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if len(json.dumps(value)) > MAX_SCHEMA_BYTES:
+            raise ma.ValidationError(f"Larger than {MAX_SCHEMA_BYTES // 1024} KiB.")
+        return super()._deserialize(value, attr, data, **kwargs)
