@@ -93,6 +93,11 @@ def _check_node(root):
     return sizes[id(root)]
 
 
+def utf8_size(text):
+    """The size a limit counts: UTF-8 bytes."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def compose(text, max_bytes=MAX_BYTES):
     """The checked node graphs of the documents of a YAML stream (they carry their place in the
     text: app/definitions/templates.py writes values back there); else YamlError."""
@@ -112,7 +117,7 @@ def load(text, loader=SafeLoader, prepare=None, max_bytes=MAX_BYTES):
 
 
 def _read(text, loader_class, max_bytes, each):
-    if len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+    if utf8_size(text) > max_bytes:
         raise YamlError(f"Larger than {max_bytes // 1024} KiB.")
     try:
         bound = _bounded_nesting(text)

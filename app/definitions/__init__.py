@@ -9,6 +9,7 @@ Problems are reported for `yml`, one message each with its place, at most MAX_PR
 from app import yamlguard
 from app.definitions import compose, kubernetes, parameters, templates
 from app.definitions.placeholders import MissingValue
+from app.definitions.schemas import MAX_PROBLEMS
 from app.errors import Invalid
 from app.quantities import INT64
 
@@ -19,7 +20,6 @@ FORMATS = {
     "kubernetes": kubernetes,
     "k8s": kubernetes,
 }
-MAX_PROBLEMS = 20
 
 
 def format_of(blueprint_type):

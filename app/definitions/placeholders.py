@@ -133,7 +133,7 @@ def sole(parts):
 
 
 class MissingValue(ValueError):
-    """`${NAME:?message}` with an empty value, or `${NAME?message}` unset."""
+    """`${NAME:?message}` with an empty value (a declared name is always set, so `?` never is)."""
 
     def __init__(self, name, message):
         super().__init__(message or f"{name} must be set")

@@ -12,6 +12,8 @@ import jsonschema_rs
 from app.definitions.placeholders import Unresolved
 from app.quantities import QuantityError
 
+MAX_PROBLEMS = 20  # problems listed for one definition
+
 
 def compile_schema(schema, registry=None):
     return jsonschema_rs.validator_for(schema, registry=registry) if registry else jsonschema_rs.validator_for(schema)

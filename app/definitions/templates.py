@@ -24,7 +24,7 @@ import yaml
 from app import yamlguard
 from app.definitions import placeholders
 from app.definitions.placeholders import TemplateError, Unresolved
-from app.definitions.schemas import place
+from app.definitions.schemas import MAX_PROBLEMS, place
 from app.errors import Invalid
 
 # strict: a malformed `${` is refused; escape: `$` in a value is written `$$` (the format
@@ -68,10 +68,6 @@ def value_scalars(node):
             stack.extend((item, (*path, index), in_flow) for index, item in reversed(list(enumerate(node.value))))
 
 
-def _templated(node):
-    return node.tag == STR and "$" in node.value
-
-
 class _Counter:
     """At most MAX_PLACEHOLDERS placeholders in one definition."""
 
@@ -84,19 +80,24 @@ class _Counter:
             raise Invalid({"yml": [f"(the document): more than {MAX_PLACEHOLDERS:,} placeholders."]})
 
 
-def _parts(node, path, dialect, counter, problems):
-    try:
-        parts = placeholders.parse(node.value, dialect.strict)
-    except TemplateError as exc:
-        problems.append(f"{place(path)}: {exc}")
-        return None
-    counter.add(parts)
-    return parts
+def _templated_scalars(document, dialect, counter, problems):
+    """(node, path, in_flow, parts) of each scalar value with a placeholder; a malformed one is
+    added to `problems` at its place instead."""
+    for node, path, in_flow in value_scalars(document):
+        if node.tag != STR or "$" not in node.value:
+            continue
+        try:
+            parts = placeholders.parse(node.value, dialect.strict)
+        except TemplateError as exc:
+            problems.append(f"{place(path)}: {exc}")
+            continue
+        counter.add(parts)
+        yield node, path, in_flow, parts
 
 
 def _refuse(problems):
     if problems:
-        raise Invalid({"yml": problems[:20]})
+        raise Invalid({"yml": problems[:MAX_PROBLEMS]})
 
 
 class Template:
@@ -107,14 +108,13 @@ class Template:
         self.text, self.dialect, self.slots = text, dialect, []
         problems, counter = [], _Counter()
         for document in yamlguard.compose(text):
-            for node, path, in_flow in value_scalars(document):
-                if _templated(node) and (parts := _parts(node, path, dialect, counter, problems)) is not None:
-                    end = node.end_mark.index
-                    start = _PROPERTIES.match(text, node.start_mark.index, end).end()  # the anchor and tag stay
-                    self.slots.append((start, end, parts, node.value, node.style, in_flow))
+            for node, _, in_flow, parts in _templated_scalars(document, dialect, counter, problems):
+                end = node.end_mark.index
+                start = _PROPERTIES.match(text, node.start_mark.index, end).end()  # the anchor and tag stay
+                self.slots.append((start, end, parts, node.value, node.style, in_flow))
         _refuse(problems)
         self.slots.sort(key=lambda slot: slot[0])
-        self.size = _bytes(text)
+        self.size = yamlguard.utf8_size(text)
 
     def fill(self, values):
         """The text with the declared names (`values`: name -> value) filled in; MissingValue for a
@@ -130,7 +130,7 @@ class Template:
             if filled == value:
                 continue
             written = _scalar(filled, style, self.text[start:end], in_flow)
-            size += _bytes(written) - _bytes(self.text[start:end])
+            size += yamlguard.utf8_size(written) - yamlguard.utf8_size(self.text[start:end])
             if size > MAX_RENDERED:
                 raise Invalid({"yml": [f"(the document): rendered, it is larger than {MAX_RENDERED // 1024} KiB."]})
             out += [self.text[at:start], written]
@@ -142,10 +142,6 @@ def render(text, values, dialect):
     return Template(text, dialect).fill(values)
 
 
-def _bytes(text):
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
 def load(text, dialect, max_bytes=MAX_RENDERED):
     """The documents of a definition as its format's tools read them with no variable set."""
     if "$" not in text:
@@ -153,9 +149,8 @@ def load(text, dialect, max_bytes=MAX_RENDERED):
     problems, counter = [], _Counter()
 
     def prepare(document):
-        for node, path, _ in value_scalars(document):
-            if _templated(node) and (parts := _parts(node, path, dialect, counter, problems)) is not None:
-                _resolve(node, parts, dialect)
+        for node, _, _, parts in _templated_scalars(document, dialect, counter, problems):
+            _resolve(node, parts, dialect)
 
     documents = yamlguard.load(text, loader=_Loader, prepare=prepare, max_bytes=max_bytes)
     _refuse(problems)
