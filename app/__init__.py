@@ -7,6 +7,7 @@ from pymongo.errors import ConnectionFailure
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import (
+    backfill,
     cli,
     config,
     database,
@@ -88,7 +89,8 @@ def _prepare_database(app):
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
     for module in (users, tokens, login_throttle, request_quota, idempotency, revisions):
         module.create_indexes(db)
-    profiles_store.create_indexes()
-    blueprints_store.create_indexes()
+    for store in (profiles_store, blueprints_store):
+        store.create_indexes()
+        backfill.start(app, store)
     if app.config["ADMIN_USERNAME"] and app.config["ADMIN_PASSWORD"]:
         users.ensure_admin(app.config["ADMIN_USERNAME"], app.config["ADMIN_PASSWORD"])

@@ -77,7 +77,9 @@ def create(store, fields, user):
 
 
 def _finish(records, record_id, doc):
-    records.update_one({"_id": record_id}, {"$set": {"state": "done", "resource": doc}})
+    """The response's resource is kept, not what it is found by (`keys`, derived and large)."""
+    resource = {field: value for field, value in doc.items() if field != "keys"}
+    records.update_one({"_id": record_id}, {"$set": {"state": "done", "resource": resource}})
 
 
 def _claim(records, record_id, fingerprint):

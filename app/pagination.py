@@ -4,9 +4,9 @@ A page is read in windows of ids (of creation time, since ids order by it: `ids`
 first: every query is `{<one equality>, _id: {$lt: hi, $gte: lo}}`, a shape that both MongoDB and
 the embedded server serve from an `(equality, _id)` index, reading only the window's documents
 (the embedded server reads every document of an unbounded range before applying a limit:
-../shared/FINDINGS.md). Who may read what comes as "branches", one equality each (a member's
-blueprints: own, PUBLIC, CUSTOM naming them), queried window by window and merged by id; the
-other filters are applied here to what a window returns. A window that holds fewer matches than
+../shared/FINDINGS.md). A page is read from "branches", one equality each (one per scope of
+the caller: `list_filters`), queried window by window and merged by id; `keep` then checks each
+document against every filter. A window that holds fewer matches than
 the page still needs grows (by the density it found, up to 4x; 8x when it found none), until the
 page is full or the windows pass the collection's oldest id. A first page starts with the span
 that served the same list's last first page in this process (for an hour), so a list read again
@@ -79,13 +79,14 @@ def page_schema(item_schema):
     )
 
 
-def prepare(coll):
+def prepare(coll, newest_index=True):
     """Once per process: the `_id` index the embedded server needs to serve a window without an
-    equality (MongoDB has one on every collection), and the collection's floor, below which no
-    window goes: the oldest id, kept in `settings` (ids only grow). Finding it the first time is
-    a walk of the whole collection on the embedded server (seconds at 100,000 documents, so
-    without the usual timeout), done once per deployment; a single index entry on MongoDB."""
-    if "secantusVersion" in coll.database.client.server_info():
+    equality (MongoDB has one on every collection; lists read through `keys` need none), and the
+    collection's floor, below which no window goes: the oldest id, kept in `settings` (ids only
+    grow). Finding it the first time is a walk of the whole collection on the embedded server
+    (seconds at 100,000 documents, so without the usual timeout), done once per deployment; a
+    single index entry on MongoDB."""
+    if newest_index and "secantusVersion" in coll.database.client.server_info():
         coll.create_index([("_id", DESCENDING)], name="newest")
     settings, key = coll.database.settings, f"floor:{coll.name}"
     stored = settings.find_one({"_id": key})
@@ -118,7 +119,7 @@ def page(coll, branches, keep, args, most_examined=None):
         lo = ids.boundary(lo_ms)
         window = {}
         for branch in branches:
-            for doc in coll.find({**branch, "_id": {"$lt": hi, "$gte": lo}}).sort("_id", DESCENDING):
+            for doc in coll.find({**branch, "_id": {"$lt": hi, "$gte": lo}}, {"keys": False}).sort("_id", DESCENDING):
                 window[doc["_id"]] = doc
         examined += len(window)
         matches = [doc for _, doc in sorted(window.items(), reverse=True) if keep(doc)]

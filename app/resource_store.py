@@ -3,9 +3,10 @@
 Each document carries `owner`, `createdAt`, `updatedAt`, `updatedBy` and `rev`, a counter bumped by
 every write and the basis of the ETag; its id orders by creation time (`ids`). Every write is conditional on
 the `rev` it was decided on, so two concurrent edits can never both apply to the same version.
-Every query is one an index serves (flat, and bounded: `pagination`). A resource's store says
-who may read (`readable`), which list parameters are exact filters, and adds its rules through
-two hooks: `apply_rules` (checks that need the stored version or other collections) and
+Every query is one an index serves (flat, and bounded: `pagination`); every list is served by the
+documents' `keys` (`list_filters`), written with each version. A resource's store says who may
+read a document (`scopes`), which list parameters filter on which field, and adds its rules
+through two hooks: `apply_rules` (checks that need the stored version or other collections) and
 `before_write` (work that must precede every attempt of a write, such as demoting the previous
 default).
 """
@@ -13,9 +14,10 @@ default).
 from bson import ObjectId
 from bson.errors import InvalidId
 from flask_smorest import abort
+from pymongo import ASCENDING, DESCENDING
 from pymongo.errors import DuplicateKeyError
 
-from app import ids, list_filters, pagination
+from app import backfill, ids, list_filters, pagination
 from app.auth import is_admin
 from app.database import get_db, now
 
@@ -34,18 +36,28 @@ def object_id(text):
 
 class ResourceStore:
     collection = None  # set by each resource
-    exact_filters = ("name", "owner")
-    indexed_filters = ("owner",)  # each has an (field, _id) index
+    filters = {"name": "name", "owner": "owner"}  # list parameter -> the field it compares
+    public = False  # whether some documents are readable by everyone
+    retired_indexes = ()  # indexes earlier versions made, dropped at start-up
 
     def coll(self):
         return get_db()[self.collection]
 
+    def create_indexes(self):
+        """The index every list reads (the ones it replaced go), and the collection's floor
+        (`pagination`)."""
+        self.coll().create_index([("keys", ASCENDING), ("_id", DESCENDING)], name="keys_newest")
+        existing = self.coll().index_information()
+        for name in self.retired_indexes:
+            if name in existing:
+                self.coll().drop_index(name)
+        pagination.prepare(self.coll(), newest_index=False)
+
     # Hooks
 
-    def readable(self, user):
-        """What `user` may read, as branches: a document is readable if it matches one of these
-        flat equality filters (each served by an index)."""
-        return [{}] if is_admin(user) else [{"owner": user["username"]}]
+    def scopes(self, doc):
+        """Who may read `doc`, as (scopes, users named one by one): by default its owner and admins."""
+        return [list_filters.ADMINS, doc["owner"]], []
 
     def apply_rules(self, changes, stored):
         """The changes to write, once the rules that need `stored` (None on create) hold."""
@@ -68,16 +80,28 @@ class ResourceStore:
             abort(404)
         return doc
 
-    def can_read(self, doc, user):
-        return any(list_filters.matches(doc, branch) for branch in self.readable(user))
+    def caller_scopes(self, user):
+        """The scopes `user` reads with: their own (admins': ADMINS), then everyone's."""
+        own = list_filters.ADMINS if is_admin(user) else user["username"]
+        return [own, list_filters.EVERYONE] if self.public else [own]
 
-    def list(self, user, args, also=None, branches=None):
+    def can_read(self, doc, user):
+        scopes, named = self.scopes(doc)
+        return not {*scopes, *named}.isdisjoint(self.caller_scopes(user))
+
+    def keys(self, doc):
+        """What `doc` is found by (list_filters)."""
+        scopes, named = self.scopes(doc)
+        return list_filters.keys(scopes, named, list_filters.terms(doc, self.filters.values()))
+
+    def pending(self):
+        """Whether documents stored before `keys` existed may still lack them."""
+        return backfill.pending(self)
+
+    def list(self, user, args, also=None):
         """A page of what `user` may read, narrowed by the list parameters in `args` and the
-        predicate `also` (a filter that needs another resource, such as a fit); `branches`, when
-        given, replace who may read what (`also` must then check that)."""
-        branches, keep, most_examined = list_filters.plan(
-            branches or self.readable(user), args, self.exact_filters, self.indexed_filters, also
-        )
+        predicate `also` (a filter that needs another resource, such as a fit)."""
+        branches, keep, most_examined = list_filters.plan(self, user, args, also)
         return pagination.page(self.coll(), branches, keep, args, most_examined)
 
     # Writing
@@ -99,7 +123,10 @@ class ResourceStore:
             "updatedBy": user["username"],
             "rev": 1,
         }
-        return doc if dry_run else self._attempt(None, doc, self._insert, doc)
+        if dry_run:
+            return doc
+        doc["keys"] = self.keys(doc)
+        return self._attempt(None, doc, self._insert, doc)
 
     def update(self, id_text, user, changes, if_match=None, dry_run=False):
         """Apply `changes` (PATCH: the fields sent; PUT: all of them) to the current version.
@@ -114,6 +141,9 @@ class ResourceStore:
             if not todo:
                 return doc
             todo["updatedBy"] = user["username"]
+            found_by = self.keys({**doc, **todo})
+            if found_by != doc.get("keys"):
+                todo["keys"] = found_by
             if dry_run:
                 return {**doc, **todo, "updatedAt": now(), "rev": doc["rev"] + 1}
             updated = self._attempt(doc, todo, self._update, doc, todo)

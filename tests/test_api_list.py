@@ -132,11 +132,30 @@ def test_query_injection_never_widens_a_result(api, query):
         assert r.json["items"] == [] or query.startswith("name=x")
 
 
-def test_regex_characters_are_matched_literally(api):
-    create(api, "blueprints", name="a.b (1)")
+def test_q_finds_what_every_word_starts_a_word_of(api):
+    create(api, "blueprints", name="PostgreSQL-16", description="The database")
+    create(api, "blueprints", name="Straße", tags=["redis-cache"])
+    create(api, "blueprints", name="a.b (1)", description="über alles")
     create(api, "blueprints", name="axb 1")
-    assert [i["name"] for i in api.get("/blueprints?q=a.b%20(", user="alice").json["items"]] == ["a.b (1)"]
-    assert api.get("/blueprints?q=.*", user="alice").json["items"] == []
+
+    def names(q):
+        r = api.get(f"/blueprints?q={quote(q)}", user="alice")
+        assert r.status == 200, r.json
+        return [item["name"] for item in r.json["items"]]
+
+    assert names("post") == names("16 postgres") == names("POSTGRESQL") == names("data") == ["PostgreSQL-16"]
+    assert names("gres") == names("postgresql-17") == names("sql") == []
+    assert names("STRASSE") == names("strass") == names("red") == names("CACHE") == ["Straße"]
+    assert names("a.b (") == names("b a") == names("ÜBER") == ["a.b (1)"]  # punctuation separates words
+    assert names("ax") == names("1 ax") == ["axb 1"]
+    assert names("1") == ["axb 1", "a.b (1)", "PostgreSQL-16"]  # 16 starts with 1
+    assert names(".*|a") == ["axb 1", "a.b (1)"]  # only the word `a`, taken as a prefix
+
+
+@pytest.mark.parametrize("q", [".*", "%20", "---", "a+b+c+d+e+f+g+h+i+j+k"])
+def test_a_q_without_words_or_with_too_many_is_refused(api, q):
+    problem = assert_problem(api.get(f"/blueprints?q={q}", user="alice"), 422)
+    assert "q" in str(problem)
 
 
 @pytest.mark.parametrize("app", ["socket"], indirect=True)
@@ -161,12 +180,14 @@ def test_a_walk_during_inserts_sees_every_earlier_item_exactly_once(api):
     assert [i for i in seen if i in before] == before[::-1]
 
 
-def seed_spread(app, count, owner="alice", hours=20):
+def seed_spread(app, count, owner="alice", hours=20, keys=True):
     """`count` blueprints written straight into the database, created an hour apart (oldest
-    first), readable by `owner` only; their ids, newest first."""
+    first), readable by `owner` only, with their `keys` unless not `keys` (stored before they
+    existed); their ids, newest first."""
     from datetime import timedelta
 
     from app import ids
+    from app.blueprints.storage import store
     from app.database import get_db, now
 
     moment, made = now(), []
@@ -176,7 +197,7 @@ def seed_spread(app, count, owner="alice", hours=20):
             doc = {"_id": ids.new_id(created), "name": f"spread{i}", "description": None, "owner": owner,
                    "entitlementType": "OWNER", "entitledUsers": [], "inactive": False, "blueprintType": None,
                    "version": None, "yml": None, "createdAt": created, "updatedAt": created, "rev": 1}  # fmt: skip
-            get_db().blueprints.insert_one(doc)
+            get_db().blueprints.insert_one({**doc, "keys": store.keys(doc)} if keys else doc)
             made.append(str(doc["_id"]))
     return made[::-1]
 
@@ -191,7 +212,7 @@ def test_a_q_page_stops_after_reading_its_bound_and_the_walk_goes_on(app, api, m
     from app import list_filters
 
     made = seed_spread(app, 30)
-    monkeypatch.setattr(list_filters, "MOST_EXAMINED_WITH_Q", 5)
+    monkeypatch.setattr(list_filters, "MOST_EXAMINED", 5)
     first = api.get("/blueprints?q=spread0", user="alice").json
     assert first["items"] == [] and first["next"]  # the only match is the oldest
     found = walk(api, "/blueprints?q=spread0")

@@ -104,7 +104,8 @@ def test_every_request_path_sends_only_index_served_queries(recorded):
         f"/blueprints/{made['public']}", f"/blueprints/{made['custom']}", f"/blueprints/{made['own']}",
         "/blueprints", "/blueprints?limit=1", "/blueprints?blueprintType=compose&inactive=false",
         "/blueprints?entitlementType=PUBLIC", "/blueprints?q=web", "/blueprints?name=pub&owner=alice",
-        "/profiles", f"/profiles/{profile}", "/users/me",
+        "/blueprints?tag=web", "/blueprints?owner=alice", "/blueprints?inactive=true", "/blueprints?q=sh%20web",
+        "/blueprints?q=a", "/profiles", f"/profiles/{profile}", "/users/me", "/profiles?q=p&defaultProfile=false",
     ]:  # fmt: skip
         for user in ("alice", "bob", "admin"):
             api.get(path, user=user)
@@ -145,3 +146,84 @@ def test_every_request_path_sends_only_index_served_queries(recorded):
     scans = [(name, query, index_served(query)) for name, query in recorder.filters if index_served(query)]
     assert scans == []
     assert recorder.counts == []
+
+
+class Examined(monitoring.CommandListener):
+    """How many blueprints the database returned to the finds sent while `on`."""
+
+    def __init__(self):
+        self.count, self.on = 0, False
+
+    def started(self, event):
+        pass
+
+    def succeeded(self, event):
+        cursor = event.reply.get("cursor", {}) if self.on else {}
+        if cursor.get("ns", "").endswith(".blueprints"):
+            self.count += len(cursor.get("firstBatch", cursor.get("nextBatch", ())))
+
+    def failed(self, event):
+        pass
+
+
+NEEDLE = {"name": "needle", "tags": ["needle-tag"], "blueprintType": "needle-type", "owner": "nina",
+          "description": "the only zyxwvut here", "inactive": True, "entitlementType": "CUSTOM",
+          "entitledUsers": ["bob"]}  # fmt: skip
+SELECTIVE = ["name=needle", "tag=needle-tag", "blueprintType=needle-type", "q=zyxwvut", "q=zyxw", "owner=nina",
+             "inactive=true", "q=only%20zyxwv", "name=nothing", "q=nothing",
+             "tag=needle-tag&inactive=true"]  # fmt: skip
+
+
+def seed(db, count):
+    """`count` blueprints over the last 30 days, the last of them NEEDLE, the rest as `make
+    bench` seeds them: 60/30/10 % OWNER/PUBLIC/CUSTOM among ten owners, common words and tags."""
+    import random
+    from datetime import timedelta
+
+    from app import ids
+    from app.blueprints.storage import store
+    from app.database import now
+
+    rng, end, docs = random.Random(count), now(), []
+    for i in range(count):
+        created = end - timedelta(seconds=rng.uniform(0, 30 * 86400))
+        kind = rng.choice(["OWNER"] * 6 + ["PUBLIC"] * 3 + ["CUSTOM"])
+        doc = {"name": f"bp-{i}", "description": "web tier with a cache", "tags": ["web"], "blueprintType": "compose",
+               "owner": f"owner{i % 10}", "entitlementType": kind, "inactive": False,
+               "entitledUsers": ["carol"] if kind == "CUSTOM" else []}  # fmt: skip
+        if i == count - 1:
+            doc.update(NEEDLE)
+        doc.update(_id=ids.new_id(created), createdAt=created, updatedAt=created, updatedBy=doc["owner"], rev=1)
+        docs.append({**doc, "keys": store.keys(doc)})
+    db.blueprints.insert_many(docs)
+
+
+def examined_by(mongo_server, count):
+    """For each selective list of SELECTIVE, as bob and as the admin: (items, blueprints read)."""
+    from app import create_app
+
+    listener = Examined()
+    client = MongoClient(mongo_server.uri, event_listeners=[listener], tz_aware=True, retryWrites=False)
+    name = f"examined{next(_db_names)}"
+    seed(client[name], count)
+    app = create_app(settings(MONGO_DB=name), mongo_client=client)
+    add_users(app)
+    found = {}
+    with serving(app) as port:
+        api = SocketClient(port)
+        for query in SELECTIVE:
+            for user in ("bob", "admin"):
+                listener.count, listener.on = 0, True
+                r = api.get(f"/blueprints?limit=5&{query}", user=user)
+                listener.on = False
+                assert r.status == 200, r.json
+                found[query, user] = (len(r.json["items"]), listener.count)
+    return found
+
+
+def test_a_selective_page_reads_only_its_matches_however_large_the_collection(mongo_server):
+    small, large = examined_by(mongo_server, 100), examined_by(mongo_server, 1_000)
+    assert small == large
+    assert all(read == items for items, read in large.values())
+    assert large["name=needle", "bob"] == large["q=zyxw", "admin"] == (1, 1)
+    assert large["name=nothing", "bob"] == (0, 0)

@@ -1,4 +1,4 @@
-"""Blueprints in MongoDB: who may read them (owner, everyone, or a named list), the rule of
+"""Blueprints in MongoDB: who may read them (owner, everyone, or the users named), the rule of
 `entitledUsers` (existing users, only with CUSTOM), `requirements`, computed from the
 definition on every write that changes it, and stars (the users in `starredBy`).
 
@@ -7,8 +7,7 @@ and keep them from their next write on: no start-up migration, no downtime."""
 
 from pymongo import ASCENDING, DESCENDING
 
-from app import definitions, pagination
-from app.auth import is_admin
+from app import definitions, list_filters
 from app.errors import Invalid
 from app.resource_store import ResourceStore
 from app.revisions import storage as history
@@ -28,39 +27,25 @@ def entitlement_changes(changes, stored=None):
     return changes
 
 
-def _both(first, second):
-    return second if first is None else lambda doc: first(doc) and second(doc)
-
-
 class Blueprints(ResourceStore):
     collection = "blueprints"
-    exact_filters = ("name", "owner", "blueprintType", "entitlementType", "inactive")
-    indexed_filters = ("owner", "entitlementType", "tags")
+    filters = {"name": "name", "owner": "owner", "blueprintType": "blueprintType",
+               "entitlementType": "entitlementType", "inactive": "inactive", "tag": "tags"}  # fmt: skip
+    public = True
+    retired_indexes = ("owner_newest", "entitlement_newest", "entitled_newest", "tags_newest", "newest")
 
     def create_indexes(self):
-        self.coll().create_index([("owner", ASCENDING), ("_id", DESCENDING)], name="owner_newest")
-        self.coll().create_index([("entitlementType", ASCENDING), ("_id", DESCENDING)], name="entitlement_newest")
-        self.coll().create_index([("entitledUsers", ASCENDING), ("_id", DESCENDING)], name="entitled_newest")
-        # sparse: a blueprint without tags or stars (most of them) costs its insert no entry
-        self.coll().create_index([("tags", ASCENDING), ("_id", DESCENDING)], name="tags_newest", sparse=True)
+        """Stars are not keys (a star is not a change of the blueprint): `starred=true` reads the
+        caller's own, sparse since most blueprints have none."""
         self.coll().create_index([("starredBy", ASCENDING), ("_id", DESCENDING)], name="starred_newest", sparse=True)
-        pagination.prepare(self.coll())
+        super().create_indexes()
 
-    def readable(self, user):
-        if is_admin(user):
-            return [{}]
-        # entitledUsers is empty unless the blueprint is CUSTOM (entitlement_changes)
-        return [{"owner": user["username"]}, {"entitlementType": "PUBLIC"}, {"entitledUsers": user["username"]}]
-
-    def list(self, user, args, also=None, branches=None):
-        """`starred=true` reads the caller's stars (their own index), keeping what they may
-        still read; `starred=false` leaves them out."""
-        name = user["username"]
-        if args.get("starred") is True:
-            return super().list(user, args, _both(also, lambda doc: self.can_read(doc, user)), [{"starredBy": name}])
-        if args.get("starred") is False:
-            also = _both(also, lambda doc: name not in doc.get("starredBy", ()))
-        return super().list(user, args, also)
+    def scopes(self, doc):
+        """Everyone for PUBLIC; else its owner and admins, and the users named when CUSTOM
+        (`entitledUsers` is empty otherwise: entitlement_changes)."""
+        if doc.get("entitlementType") == "PUBLIC":
+            return [list_filters.EVERYONE], []
+        return [list_filters.ADMINS, doc["owner"]], [u for u in doc.get("entitledUsers", ()) if u != doc["owner"]]
 
     def star(self, id_text, user, starred):
         """Star (or unstar) a blueprint the user may read; one atomic update of its document, so

@@ -3,16 +3,16 @@ unique index on owner among defaults, and an atomic demotion of the old default 
 one is written. A write that loses that race to another default demotes again and retries, so
 it still succeeds."""
 
-from pymongo import ASCENDING, DESCENDING
+from pymongo import ASCENDING
 
-from app import pagination
 from app.database import now
 from app.resource_store import ResourceStore
 
 
 class Profiles(ResourceStore):
     collection = "profiles"
-    exact_filters = ("name", "owner", "defaultProfile")
+    filters = {"name": "name", "owner": "owner", "defaultProfile": "defaultProfile"}
+    retired_indexes = ("owner_newest", "newest")
 
     def create_indexes(self):
         self.coll().create_index(
@@ -21,18 +21,20 @@ class Profiles(ResourceStore):
             name="one_default_per_owner",
             partialFilterExpression={"defaultProfile": True},
         )
-        self.coll().create_index([("owner", ASCENDING), ("_id", DESCENDING)], name="owner_newest")
-        pagination.prepare(self.coll())
+        super().create_indexes()
 
     def before_write(self, stored, changes):
         """A profile becoming the default demotes its owner's current default first (found through
-        the partial index; the profile itself is not the default yet)."""
+        the partial index; the profile itself is not the default yet), with the keys it is now
+        found by. A demotion that loses a race leaves the other default in place, and the write
+        that needed it fails on the unique index and comes back here."""
         if not changes.get("defaultProfile") or (stored or {}).get("defaultProfile"):
             return
-        self.coll().update_many(
-            {"owner": (stored or changes)["owner"], "defaultProfile": True},
-            {"$set": {"defaultProfile": False, "updatedAt": now()}, "$inc": {"rev": 1}},
-        )
+        current = self.coll().find_one({"owner": (stored or changes)["owner"], "defaultProfile": True})
+        if current is None:
+            return
+        demoted = {"defaultProfile": False, "keys": self.keys({**current, "defaultProfile": False}), "updatedAt": now()}
+        self.coll().update_one({"_id": current["_id"], "rev": current["rev"]}, {"$set": demoted, "$inc": {"rev": 1}})
 
 
 store = Profiles()

@@ -22,7 +22,7 @@ from app.database import get_db
 
 WRITABLE = ("name", "version", "description", "blueprintType", "yml", "parameters", "entitlementType",
             "entitledUsers", "inactive", "tags")  # fmt: skip
-NOT_KEPT = ("_id", "starredBy")  # the id is the blueprint's; stars are not part of a version
+NOT_KEPT = ("_id", "starredBy", "keys")  # the id is the blueprint's; stars and keys are not part of a version
 PRUNE_SLACK = 16  # older kept versions a prune also looks for (left by a crash between writes)
 
 

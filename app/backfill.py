@@ -1,0 +1,92 @@
+"""`keys` for documents stored before they existed, built in the background without downtime.
+
+At start-up each process asks whether any document of a store lacks `keys` (one lookup of the
+null entries of the `keys` index). If some do, the store is "pending": every list page also
+reads those documents (`{keys: null}`, the same index, windowed like any other branch) and checks
+them in full, so lists stay complete while a background thread writes their keys. One process at
+a time does the writing (a lease in `settings`, renewed per batch, taken over when it lapses); each
+document is written conditionally on its `rev`, so a concurrent change, which writes its own
+keys, always wins. Each process stops being pending when it finds no document left without keys.
+"""
+
+import logging
+import threading
+import time
+from datetime import timedelta
+
+from flask import current_app
+from pymongo.errors import DuplicateKeyError
+
+from app import pagination
+from app.database import now
+
+log = logging.getLogger(__name__)
+BATCH = 500
+LEASE = timedelta(seconds=60)
+RETRY_SECONDS = 5  # how often a process that does not hold the lease looks again
+
+
+def _state(store):
+    return current_app.extensions.setdefault("backfill", {}).setdefault(store.collection, {"pending": False})
+
+
+def pending(store):
+    return _state(store)["pending"]
+
+
+def _lacking(store):
+    return store.coll().find_one({"keys": None}, {"_id": True}) is not None
+
+
+def start(app, store):
+    """Mark `store` pending in `app` and start its backfill thread when documents lack keys."""
+    with app.app_context():
+        state = _state(store)
+        state["pending"] = _lacking(store)
+    if state["pending"]:
+        state["thread"] = threading.Thread(
+            target=_loop, args=(app, store), name=f"backfill-{store.collection}", daemon=True
+        )
+        state["thread"].start()
+
+
+def _loop(app, store):
+    with app.app_context():
+        while _lacking(store):
+            if not (_take_lease(store) and run(store)):
+                time.sleep(RETRY_SECONDS)
+        _state(store)["pending"] = False
+
+
+def _take_lease(store):
+    """Whether this process now holds the store's backfill lease (for LEASE from now)."""
+    moment = now()
+    try:
+        taken = store.coll().database.settings.update_one(
+            {"_id": f"backfill:{store.collection}", "until": {"$lt": moment}},
+            {"$set": {"until": moment + LEASE}},
+            upsert=True,
+        )
+    except DuplicateKeyError:  # held by another process
+        return False
+    return bool(taken.modified_count or taken.upserted_id)
+
+
+def run(store):
+    """Write the keys of every document of `store` that lacks them, newest first, BATCH at a
+    time; the number written."""
+    written = 0
+    while True:
+        batch, _ = pagination.page(store.coll(), [{"keys": None}], lambda doc: True, {"limit": BATCH})
+        if not batch:
+            return written
+        done = sum(store.coll().update_one({"_id": doc["_id"], "rev": doc.get("rev")},
+                                           {"$set": {"keys": store.keys(doc)}}).modified_count
+                   for doc in batch)  # fmt: skip
+        if not done:  # every one changed meanwhile (and got keys), or is being written without
+            return written
+        written += done
+        store.coll().database.settings.update_one(
+            {"_id": f"backfill:{store.collection}"}, {"$set": {"until": now() + LEASE}}
+        )
+        log.info("backfill of %s keys: %d written", store.collection, written)

@@ -1,0 +1,60 @@
+"""Blueprints stored before `keys` existed: listed in full while their keys are written in the
+background, then found by their keys alone; one process writes at a time."""
+
+import pytest
+
+from app import backfill
+from app.blueprints.storage import store
+from app.database import get_db
+from tests.test_api_list import seed_spread, walk
+
+
+@pytest.fixture
+def no_lease(app, monkeypatch):
+    """Another process holds the lease: this one's backfill thread only waits (and ends with the
+    test, whatever its outcome)."""
+    monkeypatch.setattr(backfill, "_take_lease", lambda store: False)
+    monkeypatch.setattr(backfill, "RETRY_SECONDS", 0.01)
+    yield
+    with app.app_context():
+        backfill.run(store)
+    app.extensions["backfill"]["blueprints"]["thread"].join(timeout=10)
+
+
+def test_blueprints_without_keys_are_listed_until_and_after_the_backfill(app, api, no_lease, monkeypatch):
+    made = seed_spread(app, 25, keys=False)
+    own = api.post("/blueprints", json={"name": "spread new", "tags": ["fresh"]}, user="alice").json["id"]
+    backfill.start(app, store)
+    with app.app_context():
+        assert backfill.pending(store)
+    assert [item["id"] for item in walk(api, "/blueprints?limit=4")] == [own, *made]
+    assert [item["id"] for item in walk(api, "/blueprints?q=spread1&limit=3")] == made[5:15] + [made[23]]
+    assert [item["name"] for item in walk(api, "/blueprints?name=spread3")] == ["spread3"]
+    assert walk(api, "/blueprints?name=spread3", user="bob") == []  # readability still holds
+
+    with app.app_context():
+        assert backfill.run(store) == 25
+        assert get_db().blueprints.find_one({"keys": None}) is None
+    app.extensions["backfill"]["blueprints"]["thread"].join(timeout=10)
+    with app.app_context():
+        assert not backfill.pending(store)
+    assert [item["id"] for item in walk(api, "/blueprints?limit=7")] == [own, *made]
+    assert [item["name"] for item in walk(api, "/blueprints?name=spread3")] == ["spread3"]
+
+
+def test_one_process_holds_the_lease_until_it_lapses(app):
+    with app.app_context():
+        assert backfill._take_lease(store)
+        assert not backfill._take_lease(store)
+        lapsed = backfill.now() - backfill.LEASE
+        get_db().settings.update_one({"_id": "backfill:blueprints"}, {"$set": {"until": lapsed}})
+        assert backfill._take_lease(store)
+
+
+def test_a_change_made_meanwhile_keeps_its_own_keys(app, api):
+    (made,) = seed_spread(app, 1, keys=False)
+    api.patch(f"/blueprints/{made}", json={"name": "renamed"}, user="alice")
+    with app.app_context():
+        assert backfill.run(store) == 0  # the change wrote its keys: nothing left to do
+    assert [item["name"] for item in walk(api, "/blueprints?name=renamed")] == ["renamed"]
+    assert walk(api, "/blueprints?name=spread0") == []
