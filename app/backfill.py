@@ -5,8 +5,9 @@ null entries of the `keys` index). If some do, the store is "pending": every lis
 reads those documents (`{keys: null}`, the same index, windowed like any other branch) and checks
 them in full, so lists stay complete while a background thread writes their keys. One process at
 a time does the writing (a lease in `settings`, renewed per batch, taken over when it lapses); each
-document is written conditionally on its `rev`, so a concurrent change, which writes its own
-keys, always wins. Each process stops being pending when it finds no document left without keys.
+document is written on the condition that it still has no keys and the same `rev`, so a
+concurrent change or star, which writes keys of its own, always wins. Each process stops being
+pending when it finds no document left without keys.
 """
 
 import logging
@@ -80,7 +81,7 @@ def run(store):
         batch, _ = pagination.page(store.coll(), [{"keys": None}], lambda doc: True, {"limit": BATCH})
         if not batch:
             return written
-        done = sum(store.coll().update_one({"_id": doc["_id"], "rev": doc.get("rev")},
+        done = sum(store.coll().update_one({"_id": doc["_id"], "rev": doc.get("rev"), "keys": None},
                                            {"$set": {"keys": store.keys(doc)}}).modified_count
                    for doc in batch)  # fmt: skip
         if not done:  # every one changed meanwhile (and got keys), or is being written without

@@ -3,7 +3,9 @@
 Every profile and blueprint carries `keys`, and one index, `(keys, _id)`, serves every list. A
 key is a scope, who may read the document (a username; `*` for everyone, on PUBLIC blueprints;
 `!` for admins, on the rest), alone or followed by one term, a value a list can ask for
-(`n:` name, `t:` type, `g:` tag, `w:` the prefix of a word...). A page is then one equality per
+(`n:` name, `t:` type, `g:` tag, `w:` the prefix of a word...); stars are keys too (STARS).
+Whoever writes `keys` does so on the condition that they are still the ones it read, so no
+change, star or backfill undoes another's. A page is then one equality per
 scope of the caller (`alice` and `*`; an admin's `!` and `*`), windowed on `_id` by
 `pagination.page`, and reads only documents that match: the cost of a page is that of `limit`
 documents whatever the filter's selectivity and the collection's size (docs/scaling.md).
@@ -30,6 +32,7 @@ from app.users.schemas import Username
 
 SEP = "\x1f"  # between scope and term: a character no username or value here contains
 EVERYONE, ADMINS, INCOMPLETE = "*", "!", "~"
+STARS = "+"  # `+<SEP>alice`: a blueprint alice starred (what she may read of them is checked)
 CODES = {"name": "n", "owner": "o", "blueprintType": "t", "entitlementType": "e", "inactive": "i",
          "defaultProfile": "d", "tags": "g"}  # fmt: skip
 # the key a page is read from: the first kind of these among its filters (names are nearly
@@ -105,12 +108,14 @@ def key(scope, term):
     return f"{scope}{SEP}{term}" if term else scope
 
 
-def keys(scopes, named, doc_terms):
+def keys(scopes, named, doc_terms, starred_by=()):
     """Every scope in `scopes` with every term; the users in `named` too while the keys stay within
-    MAX_KEYS, else only their plain key and INCOMPLETE."""
+    MAX_KEYS, else only their plain key and INCOMPLETE; a key per user who starred it."""
+    stars = [key(STARS, user) for user in starred_by]
     if (len(scopes) + len(named)) * len(doc_terms) > MAX_KEYS:
-        return [key(s, t) for s in scopes for t in doc_terms] + [key(u, t) for u in named for t in ("", INCOMPLETE)]
-    return [key(s, t) for s in (*scopes, *named) for t in doc_terms]
+        found = [key(s, t) for s in scopes for t in doc_terms] + [key(u, t) for u in named for t in ("", INCOMPLETE)]
+        return found + stars
+    return [key(s, t) for s in (*scopes, *named) for t in doc_terms] + stars
 
 
 def _holds(doc, field, value):
@@ -138,7 +143,7 @@ def plan(store, user, args, also=None):
     scopes = store.caller_scopes(user)
     driver = min(candidates, key=_rank, default="")
     if driver == "starred":
-        branches = [{"starredBy": me}]
+        branches = [{"keys": key(STARS, me)}]
     else:
         branches = [{"keys": key(scope, driver)} for scope in scopes]
         if driver and scopes[0] == me:  # what a CUSTOM blueprint with too many keys shares with them

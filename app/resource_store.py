@@ -92,7 +92,8 @@ class ResourceStore:
     def keys(self, doc):
         """What `doc` is found by (list_filters)."""
         scopes, named = self.scopes(doc)
-        return list_filters.keys(scopes, named, list_filters.terms(doc, self.filters.values()))
+        doc_terms = list_filters.terms(doc, self.filters.values())
+        return list_filters.keys(scopes, named, doc_terms, doc.get("starredBy", ()))
 
     def pending(self):
         """Whether documents stored before `keys` existed may still lack them."""
@@ -148,9 +149,7 @@ class ResourceStore:
                 return {**doc, **todo, "updatedAt": now(), "rev": doc["rev"] + 1}
             updated = self._attempt(doc, todo, self._update, doc, todo)
             if updated is not None:
-                return updated
-            if if_match is not None:
-                abort(412)
+                return updated  # else decided again on the new version (412 if If-Match no longer holds)
         raise RuntimeError(f"update of {id_text} kept losing races")
 
     def delete(self, id_text, user, if_match=None):
@@ -168,11 +167,13 @@ class ResourceStore:
         return doc
 
     def _update(self, doc, changes):
-        """The new version, or None if `doc` is no longer the current one. An update, not a
-        findAndModify, which the embedded server answers by reading the whole collection: the new
-        version is `doc` with the changes, since the write was conditional on `doc`'s rev."""
+        """The new version, or None if `doc` is no longer the current one (its rev, or its keys,
+        which a star changes). An update, not a findAndModify, which the embedded server answers by
+        reading the whole collection: the new version is `doc` with the changes, since the write
+        was conditional on `doc`."""
         changes = {**changes, "updatedAt": now()}
-        written = self.coll().update_one({"_id": doc["_id"], "rev": doc["rev"]}, {"$set": changes, "$inc": {"rev": 1}})
+        current = {"_id": doc["_id"], "rev": doc["rev"], "keys": doc.get("keys")}
+        written = self.coll().update_one(current, {"$set": changes, "$inc": {"rev": 1}})
         return {**doc, **changes, "rev": doc["rev"] + 1} if written.matched_count else None
 
     def _attempt(self, stored, changes, write, *args):

@@ -26,8 +26,9 @@ sys.path.insert(0, str(ROOT))
 from app import embedded  # noqa: E402
 from bench import scale  # noqa: E402
 from tests.http import SocketClient, basic  # noqa: E402
-from tests.processes import Gunicorn  # noqa: E402
+from tests.processes import Gunicorn, cpu_seconds  # noqa: E402
 
+GIT = shutil.which("git")
 ADMIN = ("bench-admin", "bench-password-1")
 BASIC = basic(*ADMIN)
 ADMIN_HEADERS = {"Authorization": BASIC}
@@ -44,14 +45,15 @@ TEMPLATE = json.loads((BODIES / "template.json").read_text())
 RENDER = {"values": {"WEB_TAG": "1.5.0", "WEB_REPLICAS": 4, "WORKER_CONCURRENCY": 4}}
 
 
-def service(mongo_uri, workers):
+def service(mongo_uri, workers, cwd=ROOT, db="bench"):
     return Gunicorn(
         "-c",
         "gunicorn.conf.py",
         "--workers",
         str(workers),
+        cwd=cwd,
         MONGO_URI=mongo_uri,
-        MONGO_DB="bench",
+        MONGO_DB=db,
         ADMIN_USERNAME=ADMIN[0],
         ADMIN_PASSWORD=ADMIN[1],
         LOG_LEVEL="warning",
@@ -110,23 +112,61 @@ def wrk(port, method, path, auth, body, seconds, connections):
             "errors": errors}  # fmt: skip
 
 
-def seed(mongo_uri, count):
+def seed(mongo_uri, count, db):
     """`count` blueprints beside the ones the scenarios make, which `clean` removes after each run,
     so that every run (and the list page) sees a collection of the same size; made over the last
     30 days, as the scale scenario's."""
-    scale.seed(MongoClient(mongo_uri).bench.blueprints, count, {**BLUEPRINT, "name": "seed"}, random.Random(7))
+    scale.seed(MongoClient(mongo_uri)[db].blueprints, count, {**BLUEPRINT, "name": "seed"}, random.Random(7))
 
 
 def clean(mongo_uri):
     client = MongoClient(mongo_uri)
-    client.bench.blueprints.delete_many({"name": {"$in": [BLUEPRINT["name"], TEMPLATE["name"]]}})
-    client.bench.profiles.delete_many({"name": PROFILE["name"]})  # the renders' profile stays
+    for db in ("bench", "against"):
+        client[db].blueprints.delete_many({"name": {"$in": [BLUEPRINT["name"], TEMPLATE["name"]]}})
+        client[db].profiles.delete_many({"name": PROFILE["name"]})  # the renders' profile stays
     client.baseline.items.delete_many({})
+
+
+def checkout(revision):
+    """A worktree of `revision` (any git revision), in a temporary folder."""
+    folder = tempfile.mkdtemp(prefix="bench-against-")
+    subprocess.run([GIT, "-C", str(ROOT), "worktree", "add", "--detach", folder, revision], check=True,
+                   capture_output=True)  # fmt: skip
+    return folder
+
+
+def scenarios(port):
+    """What each scenario sends to the service on `port`, with the resources they read made there."""
+    client = SocketClient(port)
+    bearer = "Bearer " + client.post("/tokens", headers=ADMIN_HEADERS).json["token"]
+    blueprint = client.post("/blueprints", json={**BLUEPRINT, "name": "seed"}, headers=ADMIN_HEADERS).json
+    template = client.post("/blueprints", json={**TEMPLATE, "name": "seed"}, headers=ADMIN_HEADERS).json
+    capped = {"name": "renders", "containerCap": PROFILE["containerCap"], "storageCap": PROFILE["storageCap"]}
+    profile = client.post("/profiles", json=capped, headers=ADMIN_HEADERS).json["id"]
+    render = {**RENDER, "profile": profile}
+    rendering = f"/blueprints/{template['id']}/render"
+    return {
+        "POST /blueprints (Basic)": ("POST", "/blueprints", BASIC, BLUEPRINT),
+        "POST /blueprints (Bearer)": ("POST", "/blueprints", bearer, BLUEPRINT),
+        "POST /profiles (Basic)": ("POST", "/profiles", BASIC, PROFILE),
+        "GET /blueprints/{id} (Basic)": ("GET", f"/blueprints/{blueprint['id']}", BASIC, None),
+        "GET /blueprints?limit=50 (Basic)": ("GET", "/blueprints?limit=50", BASIC, None),
+        "POST /blueprints, template (Basic)": ("POST", "/blueprints", BASIC, TEMPLATE),
+        "POST render, fit (Basic)": ("POST", rendering, BASIC, render),
+        "POST render, maximize (Basic)": ("POST", rendering, BASIC, {**render, "maximize": "WEB_REPLICAS"}),
+    }
+
+
+def print_row(name, r, base):
+    print(
+        f"{name:34} {r['rps']:7.0f} {r['p50_ms']:7.1f} {r['p99_ms']:7.1f} {r['errors']:6d} "
+        f"{r['rps'] / base['rps']:8.2f} {r['p99_ms'] / base['p99_ms']:8.2f} {r['cpu_ms']:7.2f} {r['db_ms']:7.2f}"
+    )
 
 
 def median_round(results):
     return {
-        **{key: statistics.median(r[key] for r in results) for key in ("rps", "p50_ms", "p99_ms", "cpu_ms")},
+        **{key: statistics.median(r[key] for r in results) for key in ("rps", "p50_ms", "p99_ms", "cpu_ms", "db_ms")},
         "errors": sum(r["errors"] for r in results),
     }
 
@@ -140,65 +180,58 @@ def main():
     parser.add_argument("--sizes", default="1000,100000", help="the scale scenario's two sizes; 0 skips it")
     parser.add_argument("--seed", type=int, default=1000, help="blueprints in the database during the scenarios")
     parser.add_argument("--only", help="run only scenarios whose name contains this")
+    parser.add_argument("--against", metavar="REVISION", help="also run each scenario on this git revision")
     args = parser.parse_args()
     started = time.monotonic()
     data = tempfile.mkdtemp(prefix="bench-")
-    mongo_uri = embedded.start(os.path.join(data, "data"))
-    seed(mongo_uri, args.seed)  # before the service starts: it reads the collection's floor then
+    database, mongo_uri = embedded.launch(os.path.join(data, "data"))
+    seed(mongo_uri, args.seed, "bench")  # before the service starts: it reads the collection's floor then
     servers = [service(mongo_uri, args.workers), baseline(mongo_uri, args.workers)]
+    worktree = None
     try:
         app, floor = servers
-        client = SocketClient(app.port)
-        bearer = "Bearer " + client.post("/tokens", headers=ADMIN_HEADERS).json["token"]
-        blueprint = client.post("/blueprints", json={**BLUEPRINT, "name": "seed"}, headers=ADMIN_HEADERS).json
-        template = client.post("/blueprints", json={**TEMPLATE, "name": "seed"}, headers=ADMIN_HEADERS).json
-        capped = {"name": "renders", "containerCap": PROFILE["containerCap"], "storageCap": PROFILE["storageCap"]}
-        profile = client.post("/profiles", json=capped, headers=ADMIN_HEADERS).json["id"]
-        render = {**RENDER, "profile": profile}
-        rendering = f"/blueprints/{template['id']}/render"
-        scenarios = {
-            "POST /blueprints (Basic)": ("POST", "/blueprints", BASIC, BLUEPRINT),
-            "POST /blueprints (Bearer)": ("POST", "/blueprints", bearer, BLUEPRINT),
-            "POST /profiles (Basic)": ("POST", "/profiles", BASIC, PROFILE),
-            "GET /blueprints/{id} (Basic)": ("GET", f"/blueprints/{blueprint['id']}", BASIC, None),
-            "GET /blueprints?limit=50 (Basic)": ("GET", "/blueprints?limit=50", BASIC, None),
-            "POST /blueprints, template (Basic)": ("POST", "/blueprints", BASIC, TEMPLATE),
-            "POST render, fit (Basic)": ("POST", rendering, BASIC, render),
-            "POST render, maximize (Basic)": ("POST", rendering, BASIC, {**render, "maximize": "WEB_REPLICAS"}),
-        }
-        if args.only:
-            scenarios = {k: v for k, v in scenarios.items() if args.only in k}
-            if not scenarios:
-                raise SystemExit(f"no scenario name contains {args.only!r}")
-        results = {name: [] for name in scenarios}
+        if args.against:  # its own database: its indexes are not the same
+            worktree = checkout(args.against)
+            seed(mongo_uri, args.seed, "against")
+            servers.append(service(mongo_uri, args.workers, cwd=worktree, db="against"))
+        targets = {app: scenarios(app.port)}
+        if args.against:
+            targets[servers[-1]] = scenarios(servers[-1].port)
+        names = [name for name in targets[app] if not args.only or args.only in name]
+        if not names:
+            raise SystemExit(f"no scenario name contains {args.only!r}")
+        results = {(server, name): [] for server in targets for name in names}
         floors = []
-        for _ in range(args.rounds):  # A B A B: the service and the baseline take turns
-            for name, (method, path, auth, body) in scenarios.items():
-                for server, target, results_of in (
-                    (app, (method, path, auth, body), results[name]),
-                    (floor, ("POST", "/items", BASIC, BLUEPRINT), floors),
-                ):
+        for _ in range(args.rounds):  # A B A B: the service (and the revision against) and the floor take turns
+            for name in names:
+                runs = [(server, targets[server][name], results[server, name]) for server in targets]
+                for server, target, results_of in [*runs, (floor, ("POST", "/items", BASIC, BLUEPRINT), floors)]:
                     clean(mongo_uri)
                     scale.settle(app.port)
-                    cpu = server.worker_cpu_seconds()
+                    cpu, db_cpu = server.worker_cpu_seconds(), cpu_seconds(database.pid)
                     result = wrk(server.port, *target, args.seconds, args.connections)
-                    result["cpu_ms"] = (server.worker_cpu_seconds() - cpu) * 1000 / max(result["requests"], 1)
+                    done = max(result["requests"], 1)
+                    result["cpu_ms"] = (server.worker_cpu_seconds() - cpu) * 1000 / done
+                    result["db_ms"] = (cpu_seconds(database.pid) - db_cpu) * 1000 / done
                     results_of.append(result)
         base = median_round(floors)
         print(
             f"\n{'scenario':34} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} {'rps/base':>8} {'p99/base':>8}"
-            f" {'CPU ms':>7}"
+            f" {'CPU ms':>7} {'DB ms':>7}"
         )
-        print(
-            f"{'baseline POST (Flask + pymongo)':34} {base['rps']:7.0f} {base['p50_ms']:7.1f} {base['p99_ms']:7.1f} "
-            f"{base['errors']:6d} {1:8.2f} {1:8.2f} {base['cpu_ms']:7.2f}"
-        )
-        for name, rounds in results.items():
-            r = median_round(rounds)
-            print(
-                f"{name:34} {r['rps']:7.0f} {r['p50_ms']:7.1f} {r['p99_ms']:7.1f} {r['errors']:6d} "
-                f"{r['rps'] / base['rps']:8.2f} {r['p99_ms'] / base['p99_ms']:8.2f} {r['cpu_ms']:7.2f}"
-            )
+        print_row("baseline POST (Flask + pymongo)", base, base)
+        for name in names:
+            print_row(name, median_round(results[app, name]), base)
+        if args.against:
+            against = servers[-1]
+            print(f"\nagainst {args.against}: its rounds, then the median of the per-round ratios (this / it)")
+            for name in names:
+                print_row(f"{name} [{args.against[:8]}]", median_round(results[against, name]), base)
+                pairs = list(zip(results[app, name], results[against, name], strict=True))
+                for key in ("rps", "p99_ms", "cpu_ms", "db_ms"):
+                    ratios = [ours[key] / theirs[key] for ours, theirs in pairs]
+                    listed = " ".join(f"{r:.3f}" for r in ratios)
+                    print(f"  {key:7} this / it per round: {listed}; median {statistics.median(ratios):.3f}")
         rss = app.worker_rss_mb()
         print(f"\nworker RSS after the run: {', '.join(f'{mb:.0f} MB' for mb in rss)}")
         for server in servers:
@@ -210,7 +243,10 @@ def main():
     finally:
         for server in servers:
             server.stop()
-        embedded.stop()
+        database.terminate()
+        database.wait(timeout=60)
+        if worktree:
+            subprocess.run([GIT, "-C", str(ROOT), "worktree", "remove", "--force", worktree], check=False)
 
 
 if __name__ == "__main__":

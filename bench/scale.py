@@ -1,11 +1,15 @@
 """The scale scenario of `make bench`: what a request costs at 1,000 and at 100,000 blueprints.
 
-Blueprints are seeded straight into the database, their creation times spread over the same 30
-days at both sizes (100 times denser at 100,000), owned by 100 users of whom the measuring
-member is one: 60 % OWNER, 30 % PUBLIC, 10 % CUSTOM (a fifth of those naming the member);
-types compose, kubernetes, helm; the member has starred a fifth of the PUBLIC ones (so that a
-page of what they starred is full at both sizes). A fresh service (gunicorn, as `make run` starts it) is started
-on each size, and each operation is timed sequentially over loopback; the table gives medians.
+Blueprints are seeded straight into the database, as the service stores them (with their
+requirements and keys), their creation times spread over the same 30 days at both sizes (100
+times denser at 100,000), owned by 100 users of whom the measuring member is one: 60 % OWNER,
+30 % PUBLIC, 10 % CUSTOM (a fifth of those naming the member); the member has starred a fifth of
+the PUBLIC ones. Each single-filter list is measured at three selectivities of the collection:
+one blueprint (the NEEDLE, PUBLIC, among the first 1,000), 1 % and 30 % of them (TIERS), and
+with a value that matches none, a new one at every repetition (no window width remembered from
+the last page: the walk down to the oldest blueprint, the worst case). A fresh service (gunicorn,
+as `make run` starts it) is started on each size, and each operation is timed sequentially over
+loopback; the table gives medians, their ratio across sizes and to the plain first page.
 """
 
 import random
@@ -16,37 +20,59 @@ from datetime import UTC, datetime, timedelta
 from pymongo import MongoClient
 
 from app import definitions, ids
+from app.blueprints.storage import store
 from tests.http import SocketClient, basic
 from tests.processes import Gunicorn
 
 DAYS = 30
+PLAIN = "GET /blueprints?limit=50"
 MEMBER = ("bench-member", "bench-member-password")
 OWNERS = [MEMBER[0]] + [f"owner{i}" for i in range(99)]
-TYPES = ("compose", "kubernetes", "helm")
 WORDS = ["web", "tier", "postgres", "redis", "cache", "worker", "queue", "api", "gateway", "batch", "metrics", "search"]
+NEEDLE = {"name": "needle", "blueprintType": "needle-type", "tags": ["needle-tag"], "owner": "needle-owner",
+          "description": "the only zyxwvut", "entitlementType": "PUBLIC"}  # fmt: skip
+# filter -> (its value at 1 % of blueprints, at 30 %): `tier` below gives each blueprint its values
+TIERS = {"name": ("common-name", "usual-name"), "blueprintType": ("helm", "kubernetes"), "tag": ("rare", "usual"),
+         "q": ("quasar", "nebula"), "owner": ("owner-few", "owner-many")}  # fmt: skip
 
 
-def seed(blueprints, count, body, rng):
-    """Add `count` blueprints created at random moments of the last DAYS days, as the service
-    stores them (with their requirements: a blueprint stored before those existed is measured
-    when read, which a list page of 50 pays for each of them)."""
+def tier(rng):
+    """0: this blueprint has a filter's 1 % value, 1: its 30 % value, None: neither."""
+    draw = rng.random()
+    return 0 if draw < 0.01 else 1 if draw < 0.31 else None
+
+
+def blueprint(body, moment, rng):
+    kind = rng.choices(("OWNER", "PUBLIC", "CUSTOM"), (60, 30, 10))[0]
+    named = rng.sample(OWNERS[1:], 3) + ([MEMBER[0]] if rng.random() < 0.2 else [])
+    doc = {**body, "_id": ids.new_id(moment), "name": f"bp-{rng.randrange(10**6)}", "blueprintType": "compose",
+           "description": " ".join(rng.sample(WORDS, 4)), "tags": [], "entitlementType": kind,
+           "entitledUsers": named if kind == "CUSTOM" else [], "inactive": rng.random() < 0.01,
+           "starredBy": [MEMBER[0]] if kind == "PUBLIC" and rng.random() < 0.2 else [],
+           "owner": rng.choice(OWNERS), "createdAt": moment, "updatedAt": moment, "rev": 1}  # fmt: skip
+    for field, values in TIERS.items():
+        if (which := tier(rng)) is not None:
+            value = values[which]
+            if field == "tag":
+                doc["tags"].append(value)
+            elif field == "q":
+                doc["description"] += " " + value
+            else:
+                doc[field] = value
+    return doc
+
+
+def seed(blueprints, count, body, rng, needle=False):
+    """Add `count` blueprints created at random moments of the last DAYS days (and the NEEDLE)."""
     end = datetime.now(UTC)
     stored = {"requirements": definitions.requirements(body["blueprintType"], body["yml"])}
     for start in range(0, count, 5000):
         batch = []
-        for _ in range(min(5000, count - start)):
+        for i in range(min(5000, count - start)):
             moment = end - timedelta(seconds=rng.uniform(0, DAYS * 86400))
             moment = moment.replace(microsecond=moment.microsecond // 1000 * 1000)
-            kind = rng.choices(("OWNER", "PUBLIC", "CUSTOM"), (60, 30, 10))[0]
-            named = rng.sample(OWNERS[1:], 3) + ([MEMBER[0]] if rng.random() < 0.2 else [])
-            batch.append({
-                **body, **stored, "_id": ids.new_id(moment), "name": f"bp-{rng.randrange(10**6)}",
-                "description": " ".join(rng.sample(WORDS, 4)), "blueprintType": rng.choice(TYPES),
-                "entitlementType": kind, "entitledUsers": named if kind == "CUSTOM" else [],
-                "starredBy": [MEMBER[0]] if kind == "PUBLIC" and rng.random() < 0.2 else [],
-                "owner": (owner := rng.choice(OWNERS)), "updatedBy": owner,
-                "createdAt": moment, "updatedAt": moment, "rev": 1,
-            })  # fmt: skip
+            doc = {**blueprint(body, moment, rng), **stored, **(NEEDLE if needle and start == i == 0 else {})}
+            batch.append({**doc, "updatedBy": doc["owner"], "keys": store.keys(doc)})
         blueprints.insert_many(batch, ordered=False)
     blueprints.database.settings.delete_one({"_id": "floor:blueprints"})  # older than the floor: find it again
 
@@ -64,17 +90,34 @@ def settle(port, quiet_ms=20, timeout=60):
 
 
 def median_ms(client, path, headers, repeats):
+    """`path` is a string, or a function of the repetition's number that gives one."""
     times = []
-    for _ in range(repeats):
+    for i in range(repeats):
+        url = path(i) if callable(path) else path
         started = time.perf_counter()
-        r = client.get(path, headers=headers)
+        r = client.get(url, headers=headers)
         times.append((time.perf_counter() - started) * 1000)
-        assert r.status == 200, (path, r.status, r.body[:200])
+        assert r.status == 200, (url, r.status, r.body[:200])
     return statistics.median(times)
 
 
-def measure(port, admin_headers, repeats):
-    """Median milliseconds of each operation, as the member (and one as the admin)."""
+def selective(member):
+    """Each single filter at one blueprint, 1 %, 30 % and none, as the member."""
+    page = "/blueprints?limit=50&"
+    operations = {}
+    for field, (few, many) in TIERS.items():
+        one = NEEDLE["tags"][0] if field == "tag" else "zyxwvut" if field == "q" else NEEDLE[field]
+        operations |= {
+            f"{field}: 1 blueprint": (f"{page}{field}={one}", member),
+            f"{field}: 1 %": (f"{page}{field}={few}", member),
+            f"{field}: 30 %": (f"{page}{field}={many}", member),
+            f"{field}: none": (lambda i, field=field: f"{page}{field}=none{i}", member),
+        }
+    return operations
+
+
+def measure(port, admin_headers, profile, repeats):
+    """Median milliseconds of each operation, as the member (and some as the admin)."""
     client, member = SocketClient(port), {"Authorization": basic(*MEMBER)}
     first = client.get("/blueprints?entitlementType=PUBLIC&limit=1", headers=member)
     assert first.status == 200, first.body[:300]
@@ -85,19 +128,28 @@ def measure(port, admin_headers, repeats):
     own = client.post("/blueprints", json={"name": "mine", "tags": ["bench"]}, headers=member).json["id"]
     for i in range(10):  # a history of 11 versions
         client.patch(f"/blueprints/{own}", json={"name": f"mine {i}"}, headers=member)
+    tight = client.post("/profiles", json={**profile, "name": "tight", "memoryCap": "1Mi"}, headers=member).json["id"]
+    page = "/blueprints?limit=50"
     operations = {
         "GET /blueprints/{id}": (f"/blueprints/{one}", member),
         "GET /blueprints/{id}/revisions": (f"/blueprints/{own}/revisions", member),
-        "GET /blueprints?limit=50&starred=true": ("/blueprints?limit=50&starred=true", member),
-        "GET /blueprints?limit=50": ("/blueprints?limit=50", member),
+        PLAIN: (page, member),
         "same, 5 pages deep": (deep, member),
-        "same, blueprintType=kubernetes": ("/blueprints?limit=50&blueprintType=kubernetes", member),
-        "same, q=postgres": ("/blueprints?limit=50&q=postgres", member),
-        "GET /profiles?limit=50 (5 profiles)": ("/profiles?limit=50", member),
-        "admin: GET /blueprints?limit=50": ("/blueprints?limit=50", admin_headers),
+        **selective(member),
+        "inactive=true: 1 %": (f"{page}&inactive=true", member),
+        "inactive=false: 99 %": (f"{page}&inactive=false", member),
+        "entitlementType=PUBLIC: 30 %": (f"{page}&entitlementType=PUBLIC", member),
+        "entitlementType=CUSTOM: 10 %": (f"{page}&entitlementType=CUSTOM", member),
+        "starred=true: 6 %": (f"{page}&starred=true", member),
+        "tag=rare&blueprintType=helm: 0.01 %": (f"{page}&tag=rare&blueprintType=helm", member),
+        "fitsProfile, fits none: 0 %": (f"{page}&fitsProfile={tight}", member),
+        "GET /profiles?limit=50 (6 profiles)": ("/profiles?limit=50", member),
+        "admin: plain first page": (page, admin_headers),
+        "admin: name: 1 blueprint": (f"{page}&name=needle", admin_headers),
+        "admin: q: 1 %": (f"{page}&q=quasar", admin_headers),
     }
     for path, headers in operations.values():  # warm the worker's caches
-        client.get(path, headers=headers)
+        client.get(path(repeats) if callable(path) else path, headers=headers)
     medians = {name: median_ms(client, path, headers, repeats) for name, (path, headers) in operations.items()}
     medians["PATCH /blueprints/{id} (history kept)"] = median_patch_ms(client, own, member, repeats)
     return medians
@@ -113,16 +165,19 @@ def median_patch_ms(client, blueprint, headers, repeats):
     return statistics.median(times)
 
 
-def run(mongo_uri, admin, body, profile, sizes=(1000, 100_000), repeats=40, log=print):
-    """Seed each size in turn (the database "scale"), measure, and print both with their ratio."""
+def run(mongo_uri, admin, body, profile, sizes=(1000, 100_000), repeats=25, log=print):
+    """Seed each size in turn (the database "scale"), measure, and print both with their ratio,
+    and each at the larger size to the plain first page's; the database's sizes too."""
     rng = random.Random(20261122)
     blueprints = MongoClient(mongo_uri).scale.blueprints
     results, have = {}, 0
     for size in sizes:
         started = time.monotonic()
-        seed(blueprints, size - have, body, rng)
+        seed(blueprints, size - have, body, rng, needle=not have)
         have = size
-        log(f"seeded {size:,} blueprints ({time.monotonic() - started:.0f} s)")
+        stats = blueprints.database.command("dbStats")
+        log(f"seeded {size:,} blueprints ({time.monotonic() - started:.0f} s): data "
+            f"{stats['dataSize'] / 2**20:.0f} MiB, indexes {stats['indexSize'] / 2**20:.0f} MiB")  # fmt: skip
         service = Gunicorn(MONGO_URI=mongo_uri, MONGO_DB="scale", ADMIN_USERNAME=admin[0], ADMIN_PASSWORD=admin[1],
                            LOG_LEVEL="warning", RATE_LIMIT="1000000000 per minute").start()  # fmt: skip
         try:
@@ -133,12 +188,13 @@ def run(mongo_uri, admin, body, profile, sizes=(1000, 100_000), repeats=40, log=
                            headers=admin_headers).status == 201:  # fmt: skip
                 for _ in range(5):
                     client.post("/profiles", json=profile, headers={"Authorization": basic(*MEMBER)})
-            results[size] = measure(service.port, admin_headers, repeats)
+            results[size] = measure(service.port, admin_headers, profile, repeats)
         finally:
             service.stop()
     small, large = sizes
-    log(f"\n{'operation (as a member)':38} {small:>9,} {large:>9,} {'ratio':>6}")
+    plain = results[large][PLAIN]
+    log(f"\n{'operation (as the member)':40} {small:>9,} {large:>9,} {'ratio':>6} {'/plain':>6}")
     for name in results[small]:
         a, b = results[small][name], results[large][name]
-        log(f"{name:38} {a:7.1f}ms {b:7.1f}ms {b / a:6.2f}")
+        log(f"{name:40} {a:7.1f}ms {b:7.1f}ms {b / a:6.2f} {b / plain:6.2f}")
     return results

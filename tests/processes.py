@@ -24,6 +24,12 @@ def environment(**settings):
     return {**clean, **{name: str(value) for name, value in settings.items()}}
 
 
+def cpu_seconds(pid):
+    """CPU time (user and system) process `pid` has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class Gunicorn:
     """`gunicorn ARGS APP` with the service's settings given as keyword arguments."""
 
@@ -80,12 +86,7 @@ class Gunicorn:
 
     def worker_cpu_seconds(self):
         """CPU time (user and system) the workers have used so far."""
-        ticks = 0
-        for pid, cmdline in self.children():
-            if b"gunicorn" in cmdline:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                ticks += int(fields[11]) + int(fields[12])
-        return ticks / os.sysconf("SC_CLK_TCK")
+        return sum(cpu_seconds(pid) for pid, cmdline in self.children() if b"gunicorn" in cmdline)
 
     def worker_rss_mb(self):
         """Resident memory of each worker, in MB."""

@@ -97,3 +97,24 @@ def test_twenty_users_starring_and_unstarring_at_once_leave_an_exact_count(api, 
         statuses = list(pool.map(toggle, names))
     assert all(status == 204 for run in statuses for status in run)
     assert api.get(f"/blueprints/{made['id']}", user="admin").json["stars"] == 10
+
+
+def test_a_star_between_a_changes_read_and_write_is_kept_and_its_if_match_still_holds(api, app, monkeypatch):
+    from app.blueprints.storage import Blueprints, store
+
+    made = create(api, "blueprints", name="before", entitlementType="PUBLIC").json
+    path = f"/blueprints/{made['id']}"
+    tag = api.get(path, user="alice").headers["etag"]
+    apply_rules, raced = Blueprints.apply_rules, []
+
+    def star_meanwhile(self, changes, stored):  # the first attempt's version is then stale
+        if not raced:
+            raced.append(store.star(made["id"], {"username": "bob", "role": "member"}, starred=True))
+        return apply_rules(self, changes, stored)
+
+    monkeypatch.setattr(Blueprints, "apply_rules", star_meanwhile)
+    r = api.patch(path, json={"name": "after"}, user="alice", headers={"If-Match": tag})
+    assert r.status == 200, r.json
+    assert raced and r.json["stars"] == 1 and r.json["name"] == "after"
+    assert [item["name"] for item in api.get("/blueprints?starred=true", user="bob").json["items"]] == ["after"]
+    assert [item["name"] for item in api.get("/blueprints?name=after", user="bob").json["items"]] == ["after"]

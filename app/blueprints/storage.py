@@ -5,11 +5,9 @@ definition on every write that changes it, and stars (the users in `starredBy`).
 Blueprints stored before `requirements` existed get them when read (`definitions.requirements_of`)
 and keep them from their next write on: no start-up migration, no downtime."""
 
-from pymongo import ASCENDING, DESCENDING
-
 from app import definitions, list_filters
 from app.errors import Invalid
-from app.resource_store import ResourceStore
+from app.resource_store import MAX_ATTEMPTS, ResourceStore
 from app.revisions import storage as history
 from app.users import storage as users
 
@@ -32,13 +30,14 @@ class Blueprints(ResourceStore):
     filters = {"name": "name", "owner": "owner", "blueprintType": "blueprintType",
                "entitlementType": "entitlementType", "inactive": "inactive", "tag": "tags"}  # fmt: skip
     public = True
-    retired_indexes = ("owner_newest", "entitlement_newest", "entitled_newest", "tags_newest", "newest")
-
-    def create_indexes(self):
-        """Stars are not keys (a star is not a change of the blueprint): `starred=true` reads the
-        caller's own, sparse since most blueprints have none."""
-        self.coll().create_index([("starredBy", ASCENDING), ("_id", DESCENDING)], name="starred_newest", sparse=True)
-        super().create_indexes()
+    retired_indexes = (
+        "owner_newest",
+        "entitlement_newest",
+        "entitled_newest",
+        "tags_newest",
+        "starred_newest",
+        "newest",
+    )
 
     def scopes(self, doc):
         """Everyone for PUBLIC; else its owner and admins, and the users named when CUSTOM
@@ -48,12 +47,19 @@ class Blueprints(ResourceStore):
         return [list_filters.ADMINS, doc["owner"]], [u for u in doc.get("entitledUsers", ()) if u != doc["owner"]]
 
     def star(self, id_text, user, starred):
-        """Star (or unstar) a blueprint the user may read; one atomic update of its document, so
-        the count is always the number of users in `starredBy`."""
-        doc = self.get(id_text, user)
-        self.coll().update_one(
-            {"_id": doc["_id"]}, {"$addToSet" if starred else "$pull": {"starredBy": user["username"]}}
-        )
+        """Star (or unstar) a blueprint the user may read: `starredBy` and the keys it is found by,
+        written together on the condition that the keys are still the ones read, so the count is
+        always the number of users in `starredBy` and no star is lost to a concurrent one."""
+        for _ in range(MAX_ATTEMPTS):
+            doc, me = self.get(id_text, user), user["username"]
+            held = doc.get("starredBy", [])
+            if (me in held) == starred:
+                return
+            stars = [*held, me] if starred else [name for name in held if name != me]
+            changes = {"starredBy": stars, "keys": self.keys({**doc, "starredBy": stars})}
+            if self.coll().update_one({"_id": doc["_id"], "keys": doc.get("keys")}, {"$set": changes}).matched_count:
+                return
+        raise RuntimeError(f"star of {id_text} kept losing races")
 
     def before_write(self, stored, changes):
         """The version a change replaces is kept first (app/revisions/storage.py)."""
