@@ -2,7 +2,7 @@
 
 import logging
 
-from flask import Flask, current_app, has_request_context, request
+from flask import Flask, has_request_context, request
 from pymongo.errors import ConnectionFailure
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -59,17 +59,16 @@ def create_app(settings=None, mongo_client=None):
         hops = app.config["TRUSTED_PROXIES"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops, x_prefix=hops)
 
-    app.before_request(_ensure_prepared)
+    app.before_request(lambda: _ensure_prepared(app))
     with app.app_context():
-        _ensure_prepared()
+        _ensure_prepared(app)
     return app
 
 
-def _ensure_prepared():
+def _ensure_prepared(app):
     """Once per process: the signing secret, the indexes, the admin from the environment. A
     database that is away at start-up does not stop the process: the work is done by the first
     request that finds it back, and until then requests get 503."""
-    app = current_app
     serving = has_request_context()
     if app.extensions.get("prepared") or (serving and request.blueprint in UNPREPARED_BLUEPRINTS):
         return

@@ -62,8 +62,9 @@ def blueprint(body, moment, rng):
     return doc
 
 
-def seed(blueprints, count, body, rng, needle=False):
-    """Add `count` blueprints created at random moments of the last DAYS days (and the NEEDLE)."""
+def seed(blueprints, count, body, rng, needle=False, keys=True):
+    """Add `count` blueprints created at random moments of the last DAYS days (and the NEEDLE),
+    with their `keys` unless not `keys` (as stored before they existed)."""
     end = datetime.now(UTC)
     stored = {"requirements": definitions.requirements(body["blueprintType"], body["yml"])}
     for start in range(0, count, 5000):
@@ -72,7 +73,7 @@ def seed(blueprints, count, body, rng, needle=False):
             moment = end - timedelta(seconds=rng.uniform(0, DAYS * 86400))
             moment = moment.replace(microsecond=moment.microsecond // 1000 * 1000)
             doc = {**blueprint(body, moment, rng), **stored, **(NEEDLE if needle and start == i == 0 else {})}
-            batch.append({**doc, "updatedBy": doc["owner"], "keys": store.keys(doc)})
+            batch.append({**doc, "updatedBy": doc["owner"], **({"keys": store.keys(doc)} if keys else {})})
         blueprints.insert_many(batch, ordered=False)
     blueprints.database.settings.delete_one({"_id": "floor:blueprints"})  # older than the floor: find it again
 
@@ -177,7 +178,7 @@ def run(mongo_uri, admin, body, profile, sizes=(1000, 100_000), repeats=25, log=
         have = size
         stats = blueprints.database.command("dbStats")
         log(f"seeded {size:,} blueprints ({time.monotonic() - started:.0f} s): data "
-            f"{stats['dataSize'] / 2**20:.0f} MiB, indexes {stats['indexSize'] / 2**20:.0f} MiB")  # fmt: skip
+            f"{stats['dataSize'] / 2**20:.1f} MiB, indexes {stats['indexSize'] / 2**20:.1f} MiB")  # fmt: skip
         service = Gunicorn(MONGO_URI=mongo_uri, MONGO_DB="scale", ADMIN_USERNAME=admin[0], ADMIN_PASSWORD=admin[1],
                            LOG_LEVEL="warning", RATE_LIMIT="1000000000 per minute").start()  # fmt: skip
         try:

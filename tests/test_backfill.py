@@ -58,3 +58,15 @@ def test_a_change_made_meanwhile_keeps_its_own_keys(app, api):
         assert backfill.run(store) == 0  # the change wrote its keys: nothing left to do
     assert [item["name"] for item in walk(api, "/blueprints?name=renamed")] == ["renamed"]
     assert walk(api, "/blueprints?name=spread0") == []
+
+
+def test_a_process_started_on_blueprints_without_keys_writes_them_in_the_background(app, api):
+    from app import create_app
+
+    made = seed_spread(app, 12, keys=False)
+    restarted = create_app(dict(app.config), mongo_client=app.extensions["mongo"].client)
+    restarted.extensions["backfill"]["blueprints"]["thread"].join(timeout=30)
+    with restarted.app_context():
+        assert not backfill.pending(store)
+        assert get_db().blueprints.find_one({"keys": None}) is None
+    assert [item["id"] for item in walk(api, "/blueprints?limit=5")] == made

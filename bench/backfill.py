@@ -1,0 +1,70 @@
+"""What the backfill of `keys` costs at 100,000 blueprints stored before them (`app/backfill.py`),
+and what lists cost meanwhile: `python bench/backfill.py [count]`.
+
+Seeds `count` blueprints without keys (as bench/scale.py seeds them, NEEDLE among them) into a
+fresh embedded database, starts the service (gunicorn, two workers, as `make run` does) and
+times, once a second, a member's plain first page and `?name=needle`, until no blueprint lacks
+keys; then the same after. Prints the backfill's duration and rate, and the medians.
+"""
+
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pymongo import MongoClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from app import embedded  # noqa: E402
+from bench import run, scale  # noqa: E402
+from tests.http import SocketClient, basic  # noqa: E402
+from tests.processes import Gunicorn  # noqa: E402
+
+
+def timed(client, path, headers):
+    started = time.perf_counter()
+    r = client.get(path, headers=headers)
+    assert r.status == 200, r.body[:200]
+    return (time.perf_counter() - started) * 1000
+
+
+def main(count):
+    database, uri = embedded.launch(tempfile.mkdtemp(prefix="bench-backfill-"))
+    service = None
+    try:
+        blueprints = MongoClient(uri).scale.blueprints
+        started = time.monotonic()
+        scale.seed(blueprints, count, run.BLUEPRINT, random.Random(1), needle=True, keys=False)
+        print(f"seeded {count:,} blueprints without keys ({time.monotonic() - started:.0f} s)")
+        admin = {"Authorization": basic(*run.ADMIN)}
+        service = Gunicorn(MONGO_URI=uri, MONGO_DB="scale", ADMIN_USERNAME=run.ADMIN[0], ADMIN_PASSWORD=run.ADMIN[1],
+                           LOG_LEVEL="warning", RATE_LIMIT="1000000000 per minute").start()  # fmt: skip
+        started = time.monotonic()
+        client = SocketClient(service.port)
+        client.post("/users", json={"username": scale.MEMBER[0], "password": scale.MEMBER[1], "role": "member"},
+                    headers=admin)  # fmt: skip
+        member = {"Authorization": basic(*scale.MEMBER)}
+        during = {"plain": [], "needle": []}
+        while blueprints.find_one({"keys": None}, {"_id": 1}) is not None:
+            during["plain"].append(timed(client, "/blueprints?limit=50", member))
+            during["needle"].append(timed(client, "/blueprints?limit=50&name=needle", member))
+            time.sleep(1)
+        took = time.monotonic() - started
+        print(f"backfill of {count:,}: {took:.0f} s, {count / took:.0f} blueprints/s")
+        time.sleep(6)  # every worker looks again within backfill.RETRY_SECONDS
+        after = {name: [timed(client, path, member) for _ in range(25)] for name, path in
+                 (("plain", "/blueprints?limit=50"), ("needle", "/blueprints?limit=50&name=needle"))}  # fmt: skip
+        for name in during:
+            print(f"{name:7} during: median {statistics.median(during[name]):7.1f} ms ({len(during[name])} samples), "
+                  f"after: {statistics.median(after[name]):6.1f} ms")  # fmt: skip
+    finally:
+        if service:
+            service.stop()
+        database.terminate()
+        database.wait(timeout=60)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)
