@@ -93,10 +93,15 @@ def prepare(coll, newest_index=True):
     if stored is None:
         with pymongo.timeout(600):
             oldest = next(coll.find({}, {"_id": 1}).sort("_id", 1).limit(1), None)
-        start = ids.ms_of_id(oldest["_id"]) if oldest else ids.ms_of(now())
-        settings.update_one({"_id": key}, {"$min": {"value": start}}, upsert=True)
+        lower_floor(coll, ids.ms_of_id(oldest["_id"]) if oldest else ids.ms_of(now()))
         stored = settings.find_one({"_id": key})
     current_app.extensions.setdefault("floors", {})[coll.name] = stored["value"] - FLOOR_MARGIN_MS
+
+
+def lower_floor(coll, ms):
+    """Let lists of `coll` reach down to `ms` (an import of documents older than the floor calls
+    this; processes started after it read the new floor)."""
+    coll.database.settings.update_one({"_id": f"floor:{coll.name}"}, {"$min": {"value": ms}}, upsert=True)
 
 
 def page(coll, branches, keep, args, most_examined=None):

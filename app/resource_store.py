@@ -22,6 +22,7 @@ from app.auth import is_admin
 from app.database import get_db, now
 
 MAX_ATTEMPTS = 100  # a failed attempt means another request's write landed first
+KEYS_INDEX = {"keys": [("keys", ASCENDING), ("_id", DESCENDING)], "name": "keys_newest"}
 
 
 def object_id(text):
@@ -46,7 +47,7 @@ class ResourceStore:
     def create_indexes(self):
         """The index every list reads (the ones it replaced go), and the collection's floor
         (`pagination`)."""
-        self.coll().create_index([("keys", ASCENDING), ("_id", DESCENDING)], name="keys_newest")
+        self.coll().create_index(KEYS_INDEX["keys"], name=KEYS_INDEX["name"])
         existing = self.coll().index_information()
         for name in self.retired_indexes:
             if name in existing:

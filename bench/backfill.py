@@ -63,7 +63,7 @@ def main(count):
         if service:
             service.stop()
         database.terminate()
-        database.wait(timeout=60)
+        database.wait(timeout=600)  # it writes out what it holds
 
 
 if __name__ == "__main__":

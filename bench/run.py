@@ -244,7 +244,7 @@ def main():
         for server in servers:
             server.stop()
         database.terminate()
-        database.wait(timeout=60)
+        database.wait(timeout=600)  # it writes out what it holds
         if worktree:
             subprocess.run([GIT, "-C", str(ROOT), "worktree", "remove", "--force", worktree], check=False)
 

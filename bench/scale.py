@@ -19,8 +19,9 @@ from datetime import UTC, datetime, timedelta
 
 from pymongo import MongoClient
 
-from app import definitions, ids
+from app import definitions, ids, pagination
 from app.blueprints.storage import store
+from app.resource_store import KEYS_INDEX
 from tests.http import SocketClient, basic
 from tests.processes import Gunicorn
 
@@ -65,17 +66,26 @@ def blueprint(body, moment, rng):
 def seed(blueprints, count, body, rng, needle=False, keys=True):
     """Add `count` blueprints created at random moments of the last DAYS days (and the NEEDLE),
     with their `keys` unless not `keys` (as stored before they existed)."""
-    end = datetime.now(UTC)
+    end, oldest = datetime.now(UTC), DAYS * 86400
     stored = {"requirements": definitions.requirements(body["blueprintType"], body["yml"])}
     for start in range(0, count, 5000):
         batch = []
         for i in range(min(5000, count - start)):
-            moment = end - timedelta(seconds=rng.uniform(0, DAYS * 86400))
+            moment = end - timedelta(seconds=rng.uniform(0, oldest))
             moment = moment.replace(microsecond=moment.microsecond // 1000 * 1000)
             doc = {**blueprint(body, moment, rng), **stored, **(NEEDLE if needle and start == i == 0 else {})}
             batch.append({**doc, "updatedBy": doc["owner"], **({"keys": store.keys(doc)} if keys else {})})
         blueprints.insert_many(batch, ordered=False)
-    blueprints.database.settings.delete_one({"_id": "floor:blueprints"})  # older than the floor: find it again
+    pagination.lower_floor(blueprints, ids.ms_of(end - timedelta(seconds=oldest)))
+
+
+def seed_many(blueprints, count, body, rng, needle=False):
+    """`seed`, with the keys index built once after the inserts rather than entry by entry (a
+    quarter faster on the embedded server)."""
+    if KEYS_INDEX["name"] in blueprints.index_information():
+        blueprints.drop_index(KEYS_INDEX["name"])
+    seed(blueprints, count, body, rng, needle)
+    blueprints.create_index(KEYS_INDEX["keys"], name=KEYS_INDEX["name"])
 
 
 def settle(port, quiet_ms=20, timeout=60):
@@ -174,7 +184,7 @@ def run(mongo_uri, admin, body, profile, sizes=(1000, 100_000), repeats=25, log=
     results, have = {}, 0
     for size in sizes:
         started = time.monotonic()
-        seed(blueprints, size - have, body, rng, needle=not have)
+        seed_many(blueprints, size - have, body, rng, needle=not have)
         have = size
         stats = blueprints.database.command("dbStats")
         log(f"seeded {size:,} blueprints ({time.monotonic() - started:.0f} s): data "
