@@ -7,8 +7,9 @@ the embedded server serve from an `(equality, _id)` index, reading only the wind
 ../shared/FINDINGS.md). A page is read from "branches", one equality each (one per scope of
 the caller: `list_filters`), queried window by window and merged by id; `keep` then checks each
 document against every filter. A window that holds fewer matches than
-the page still needs grows (by the density it found, up to 4x; 8x when it found none), until the
-page is full or the windows pass the collection's oldest id. A first page starts with the span
+the page still needs grows (by the density it found, up to 4x; 8x when it found none), though
+never to more than WINDOW_DOCS documents at the last window's density, until the page is full or
+the windows pass the collection's oldest id. A first page starts with the span
 that served the same list's last first page in this process (for an hour), so a list read again
 costs one window, or two.
 
@@ -32,6 +33,7 @@ from app.schemas import Schema
 
 DEFAULT_LIMIT, MAX_LIMIT = 50, 200
 FIRST_WINDOW_MS = 1_000
+WINDOW_DOCS = 2_000  # the most documents a window is sized to read (by the last one's density)
 FIRST_WIDTHS = TtlCache(size=4096)  # a list's parameters -> the span its last first page read
 LEEWAY_MS = 60_000  # page 1 also shows ids up to a minute ahead of this host's clock
 FLOOR_MARGIN_MS = 24 * 3600 * 1000  # below the oldest id, for other hosts' clocks
@@ -118,7 +120,7 @@ def page(coll, branches, keep, args, most_examined=None):
     else:
         start = ids.ms_of(now())
         hi, width = ids.boundary(start + LEEWAY_MS), FIRST_WIDTHS.get(remembered) or FIRST_WINDOW_MS
-    top, found, examined = start, [], 0
+    top, found, examined, per_ms = start, [], 0, None
     while True:
         lo_ms = max(top - width, floor)
         lo = ids.boundary(lo_ms)
@@ -138,6 +140,10 @@ def page(coll, branches, keep, args, most_examined=None):
             return found, sign(lo, width)
         needed = limit + 1 - len(found)
         width = min(4 * width, max(width, width * needed // len(matches))) if matches else 8 * width
+        per_ms = len(window) / max(top - lo_ms, 1) if window else per_ms  # what the index finds
+        if per_ms:  # no window reads more than WINDOW_DOCS, nor past most_examined, at that density
+            room = min(WINDOW_DOCS, most_examined - examined) if most_examined else WINDOW_DOCS
+            width = max(1, min(width, int(room / per_ms)))
         hi, top = lo, lo_ms
 
 

@@ -148,6 +148,7 @@ def scenarios(port):
     return {
         "POST /blueprints (Basic)": ("POST", "/blueprints", BASIC, BLUEPRINT),
         "POST /blueprints (Bearer)": ("POST", "/blueprints", bearer, BLUEPRINT),
+        "POST /blueprints, OWNER (Basic)": ("POST", "/blueprints", BASIC, {**BLUEPRINT, "entitlementType": "OWNER"}),
         "POST /profiles (Basic)": ("POST", "/profiles", BASIC, PROFILE),
         "GET /blueprints/{id} (Basic)": ("GET", f"/blueprints/{blueprint['id']}", BASIC, None),
         "GET /blueprints?limit=50 (Basic)": ("GET", "/blueprints?limit=50", BASIC, None),

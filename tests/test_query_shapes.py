@@ -152,7 +152,7 @@ class Examined(monitoring.CommandListener):
     """How many blueprints the database returned to the finds sent while `on`."""
 
     def __init__(self):
-        self.count, self.on = 0, False
+        self.count, self.most, self.on = 0, 0, False
 
     def started(self, event):
         pass
@@ -160,7 +160,8 @@ class Examined(monitoring.CommandListener):
     def succeeded(self, event):
         cursor = event.reply.get("cursor", {}) if self.on else {}
         if cursor.get("ns", "").endswith(".blueprints"):
-            self.count += len(cursor.get("firstBatch", cursor.get("nextBatch", ())))
+            read = len(cursor.get("firstBatch", cursor.get("nextBatch", ())))
+            self.count, self.most = self.count + read, max(self.most, read)
 
     def failed(self, event):
         pass
@@ -227,3 +228,24 @@ def test_a_selective_page_reads_only_its_matches_however_large_the_collection(mo
     assert all(read == items for items, read in large.values())
     assert large["name=needle", "bob"] == large["q=zyxw", "admin"] == (1, 1)
     assert large["name=nothing", "bob"] == (0, 0)
+
+
+def test_no_window_reads_more_than_its_bound_nor_a_page_past_its_own(mongo_server, monkeypatch):
+    from app import create_app, list_filters, pagination
+
+    monkeypatch.setattr(pagination, "WINDOW_DOCS", 40)
+    monkeypatch.setattr(list_filters, "MOST_EXAMINED", 300)
+    listener = Examined()
+    client = MongoClient(mongo_server.uri, event_listeners=[listener], tz_aware=True, retryWrites=False)
+    name = f"windows{next(_db_names)}"
+    seed(client[name], 1_000)
+    app = create_app(settings(MONGO_DB=name), mongo_client=client)
+    add_users(app)
+    with serving(app) as port:
+        api = SocketClient(port)
+        tight = api.post("/profiles", json={"memoryCap": "1Ki"}, user="admin").json["id"]
+        listener.on = True
+        r = api.get(f"/blueprints?fitsProfile={tight}", user="admin")  # fits none: a walk of everything
+    assert r.status == 200 and r.json["items"] == [] and r.json["next"]
+    assert 300 <= listener.count <= 300 + 3 * 40
+    assert listener.most <= 3 * 40  # a window is sized by the density the one before found
