@@ -101,7 +101,8 @@ def settle(port, quiet_ms=20, timeout=60):
 
 
 def median_ms(client, path, headers, repeats):
-    """`path` is a string, or a function of the repetition's number that gives one."""
+    """(median ms, items of the last answer); `path` is a string, or a function of the
+    repetition's number that gives one."""
     times = []
     for i in range(repeats):
         url = path(i) if callable(path) else path
@@ -109,7 +110,7 @@ def median_ms(client, path, headers, repeats):
         r = client.get(url, headers=headers)
         times.append((time.perf_counter() - started) * 1000)
         assert r.status == 200, (url, r.status, r.body[:200])
-    return statistics.median(times)
+    return statistics.median(times), len(r.json["items"]) if "items" in r.json else 1
 
 
 def selective(member):
@@ -162,7 +163,7 @@ def measure(port, admin_headers, profile, repeats):
     for path, headers in operations.values():  # warm the worker's caches
         client.get(path(repeats) if callable(path) else path, headers=headers)
     medians = {name: median_ms(client, path, headers, repeats) for name, (path, headers) in operations.items()}
-    medians["PATCH /blueprints/{id} (history kept)"] = median_patch_ms(client, own, member, repeats)
+    medians["PATCH /blueprints/{id} (history kept)"] = median_patch_ms(client, own, member, repeats), 1
     return medians
 
 
@@ -203,9 +204,9 @@ def run(mongo_uri, admin, body, profile, sizes=(1000, 100_000), repeats=25, log=
         finally:
             service.stop()
     small, large = sizes
-    plain = results[large][PLAIN]
-    log(f"\n{'operation (as the member)':40} {small:>9,} {large:>9,} {'ratio':>6} {'/plain':>6}")
+    plain = results[large][PLAIN][0]
+    log(f"\n{'operation (as the member), items':40} {small:>13,} {large:>13,} {'ratio':>6} {'/plain':>6}")
     for name in results[small]:
-        a, b = results[small][name], results[large][name]
-        log(f"{name:40} {a:7.1f}ms {b:7.1f}ms {b / a:6.2f} {b / plain:6.2f}")
+        (a, items_a), (b, items_b) = results[small][name], results[large][name]
+        log(f"{name:40} {a:7.1f}ms {items_a:3d} {b:7.1f}ms {items_b:3d} {b / a:6.2f} {b / plain:6.2f}")
     return results
