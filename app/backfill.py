@@ -1,7 +1,7 @@
 """`keys` for documents stored before they existed, built in the background without downtime.
 
-At start-up each process asks whether any document of a store lacks `keys` (one lookup of the
-null entries of the `keys` index). If some do, the store is "pending": every list page also
+At start-up each process asks whether any document of a store lacks `keys` (a walk of the null
+entries of the `keys` index, window by window, newest first). If some do, the store is "pending": every list page also
 reads those documents (`{keys: null}`, the same index, windowed like any other branch) and checks
 them in full, so lists stay complete while a background thread writes their keys. One process at
 a time does the writing (a lease in `settings`, renewed per batch, taken over when it lapses); each
@@ -36,7 +36,13 @@ def pending(store):
 
 
 def _lacking(store):
-    return store.coll().find_one({"keys": None}, {"_id": True}) is not None
+    """Whether a document lacks keys: the first of them, newest first, found window by window
+    (a plain `find_one` reads every document without keys on the embedded server)."""
+    return bool(_without_keys(store, 1))
+
+
+def _without_keys(store, count):
+    return pagination.page(store.coll(), [{"keys": None}], lambda doc: True, {"limit": count})[0]
 
 
 def start(app, store):
@@ -78,7 +84,7 @@ def run(store):
     time; the number written."""
     written = 0
     while True:
-        batch, _ = pagination.page(store.coll(), [{"keys": None}], lambda doc: True, {"limit": BATCH})
+        batch = _without_keys(store, BATCH)
         if not batch:
             return written
         done = sum(store.coll().update_one({"_id": doc["_id"], "rev": doc.get("rev"), "keys": None},

@@ -12,8 +12,10 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bson import ObjectId
 from pymongo import MongoClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -37,6 +39,7 @@ def main(count):
         blueprints = MongoClient(uri).scale.blueprints
         started = time.monotonic()
         scale.seed(blueprints, count, run.BLUEPRINT, random.Random(1), needle=True, keys=False)
+        first_day = datetime.now(UTC) - timedelta(days=scale.DAYS - 1)
         print(f"seeded {count:,} blueprints without keys ({time.monotonic() - started:.0f} s)")
         admin = {"Authorization": basic(*run.ADMIN)}
         service = Gunicorn(MONGO_URI=uri, MONGO_DB="scale", ADMIN_USERNAME=run.ADMIN[0], ADMIN_PASSWORD=run.ADMIN[1],
@@ -47,9 +50,12 @@ def main(count):
                     headers=admin)  # fmt: skip
         member = {"Authorization": basic(*scale.MEMBER)}
         during = {"plain": [], "needle": []}
-        while blueprints.find_one({"keys": None}, {"_id": 1}) is not None:
+        oldest = {"keys": None, "_id": {"$gte": ObjectId("0" * 24), "$lt": ObjectId.from_datetime(first_day)}}
+        while blueprints.find_one(oldest, {"_id": 1}) is not None:  # the backfill goes newest first
             during["plain"].append(timed(client, "/blueprints?limit=50", member))
             during["needle"].append(timed(client, "/blueprints?limit=50&name=needle", member))
+            time.sleep(1)
+        while blueprints.find_one({"keys": None}, {"_id": 1}) is not None:
             time.sleep(1)
         took = time.monotonic() - started
         print(f"backfill of {count:,}: {took:.0f} s, {count / took:.0f} blueprints/s")
