@@ -16,7 +16,7 @@ import time
 from datetime import timedelta
 
 from flask import current_app
-from pymongo.errors import DuplicateKeyError
+from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from app import pagination
 from app.database import now
@@ -58,9 +58,17 @@ def start(app, store):
 
 
 def _loop(app, store):
+    """Until no document lacks keys; a database that fails a step (a timeout under load) only
+    delays the next."""
     with app.app_context():
-        while _lacking(store):
-            if not (_take_lease(store) and run(store)):
+        while True:
+            try:
+                if not _lacking(store):
+                    break
+                if not (_take_lease(store) and run(store)):
+                    time.sleep(RETRY_SECONDS)
+            except PyMongoError:
+                log.warning("backfill of %s keys: the database failed a step; trying again", store.collection)
                 time.sleep(RETRY_SECONDS)
         _state(store)["pending"] = False
 

@@ -70,3 +70,28 @@ def test_a_process_started_on_blueprints_without_keys_writes_them_in_the_backgro
         assert not backfill.pending(store)
         assert get_db().blueprints.find_one({"keys": None}) is None
     assert [item["id"] for item in walk(api, "/blueprints?limit=5")] == made
+
+
+def test_a_failing_database_only_delays_the_backfill(app, api, monkeypatch):
+    from pymongo.errors import NetworkTimeout
+
+    from app import create_app
+
+    made = seed_spread(app, 3, keys=False)
+    failures = iter([NetworkTimeout("timed out"), NetworkTimeout("timed out")])
+    take_lease = backfill._take_lease
+
+    def flaky(store):
+        failure = next(failures, None)
+        if failure:
+            raise failure
+        return take_lease(store)
+
+    monkeypatch.setattr(backfill, "_take_lease", flaky)
+    monkeypatch.setattr(backfill, "RETRY_SECONDS", 0.01)
+    restarted = create_app(dict(app.config), mongo_client=app.extensions["mongo"].client)
+    restarted.extensions["backfill"]["blueprints"]["thread"].join(timeout=30)
+    with restarted.app_context():
+        assert not backfill.pending(store)
+    assert [item["name"] for item in walk(api, "/blueprints?name=spread1")] == ["spread1"]
+    assert [item["id"] for item in walk(api, "/blueprints?limit=2")] == made
