@@ -1,13 +1,14 @@
 """`keys` for documents stored before they existed, built in the background without downtime.
 
 At start-up each process asks whether any document of a store lacks `keys` (a walk of the null
-entries of the `keys` index, window by window, newest first). If some do, the store is "pending": every list page also
-reads those documents (`{keys: null}`, the same index, windowed like any other branch) and checks
-them in full, so lists stay complete while a background thread writes their keys. One process at
-a time does the writing (a lease in `settings`, renewed per batch, taken over when it lapses); each
-document is written on the condition that it still has no keys and the same `rev`, so a
-concurrent change or star, which writes keys of its own, always wins. Each process stops being
-pending when it finds no document left without keys.
+entries of the `keys` index, window by window, newest first). If some do, the store is
+"pending": every list page also reads those documents (`{keys: null}`, the same index, windowed
+like any other branch) and checks them in full, so lists stay complete while a background thread
+writes their keys. One process at a time does the writing, half of the time (a lease in
+`settings`, renewed per batch, taken over when it lapses); each document is written on the
+condition that it still has no keys and the same `rev`, so a concurrent change or star, which
+writes keys of its own, always wins. Each process stops being pending when it finds no document
+left without keys.
 """
 
 import logging
@@ -16,6 +17,7 @@ import time
 from datetime import timedelta
 
 from flask import current_app
+from pymongo import WriteConcern
 from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from app import pagination
@@ -25,6 +27,9 @@ log = logging.getLogger(__name__)
 BATCH = 500
 LEASE = timedelta(seconds=60)
 RETRY_SECONDS = 5  # how often a process that does not hold the lease looks again
+# Keys are derived from the document: a crash that loses some leaves them to the next backfill, so
+# the backfill does not wait for the journal after each document (the requests' writes still do).
+DERIVED = WriteConcern(w=1, j=False)
 
 
 def _state(store):
@@ -90,13 +95,14 @@ def _take_lease(store):
 def run(store):
     """Write the keys of every document of `store` that lacks them, newest first, BATCH at a
     time; the number written."""
-    written = 0
+    written, coll = 0, store.coll().with_options(write_concern=DERIVED)
     while True:
+        started = time.monotonic()
         batch = _without_keys(store, BATCH)
         if not batch:
             return written
-        done = sum(store.coll().update_one({"_id": doc["_id"], "rev": doc.get("rev"), "keys": None},
-                                           {"$set": {"keys": store.keys(doc)}}).modified_count
+        done = sum(coll.update_one({"_id": doc["_id"], "rev": doc.get("rev"), "keys": None},
+                                   {"$set": {"keys": store.keys(doc)}}).modified_count
                    for doc in batch)  # fmt: skip
         if not done:  # every one changed meanwhile (and got keys), or is being written without
             return written
@@ -105,3 +111,4 @@ def run(store):
             {"_id": f"backfill:{store.collection}"}, {"$set": {"until": now() + LEASE}}
         )
         log.info("backfill of %s keys: %d written", store.collection, written)
+        time.sleep(time.monotonic() - started)  # half the time: the requests served meanwhile get the rest
