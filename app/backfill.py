@@ -43,11 +43,11 @@ def pending(store):
 def _lacking(store):
     """Whether a document lacks keys: the first of them, newest first, found window by window
     (a plain `find_one` reads every document without keys on the embedded server)."""
-    return bool(_without_keys(store, 1))
+    return bool(_without_keys(store, {"limit": 1})[0])
 
 
-def _without_keys(store, count):
-    return pagination.page(store.coll(), [{"keys": None}], lambda doc: True, {"limit": count})[0]
+def _without_keys(store, args):
+    return pagination.page(store.coll(), [{"keys": None}], lambda doc: True, args)
 
 
 def start(app, store):
@@ -93,20 +93,20 @@ def _take_lease(store):
 
 
 def run(store):
-    """Write the keys of every document of `store` that lacks them, newest first, BATCH at a
-    time; the number written."""
-    written, coll = 0, store.coll().with_options(write_concern=DERIVED)
+    """Write the keys of every document of `store` that lacks them, in one walk newest first,
+    BATCH at a time; the number written."""
+    written, coll, args = 0, store.coll().with_options(write_concern=DERIVED), {"limit": BATCH}
     while True:
         started = time.monotonic()
-        batch = _without_keys(store, BATCH)
+        batch, below = _without_keys(store, args)
         if not batch:
             return written
-        done = sum(coll.update_one({"_id": doc["_id"], "rev": doc.get("rev"), "keys": None},
-                                   {"$set": {"keys": store.keys(doc)}}).modified_count
-                   for doc in batch)  # fmt: skip
-        if not done:  # every one changed meanwhile (and got keys), or is being written without
+        written += sum(coll.update_one({"_id": doc["_id"], "rev": doc.get("rev"), "keys": None},
+                                       {"$set": {"keys": store.keys(doc)}}).modified_count
+                       for doc in batch)  # fmt: skip
+        if below is None:  # the walk is done; what lacks keys meanwhile (above it) is the next one's
             return written
-        written += done
+        args = {"limit": BATCH, "cursor": pagination.unsign(below)}
         store.coll().database.settings.update_one(
             {"_id": f"backfill:{store.collection}"}, {"$set": {"until": now() + LEASE}}
         )

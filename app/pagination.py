@@ -49,12 +49,17 @@ def sign(below, width_ms=FIRST_WINDOW_MS):
     return signer().dumps([str(below), width_ms])
 
 
+def unsign(text):
+    """(the id a page continues below, its window width) of a cursor this service signed."""
+    below, width = signer().loads(text)
+    return ObjectId(below), max(1, int(width))
+
+
 class Cursor(ma.fields.String):
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
         try:
-            below, width = signer().loads(text)
-            return ObjectId(below), max(1, int(width))
+            return unsign(text)
         except (BadSignature, TypeError, ValueError):
             raise ma.ValidationError("Not a cursor issued by this service.") from None
 
