@@ -3,7 +3,7 @@ and what lists cost meanwhile: `python bench/backfill.py [count]`.
 
 Seeds `count` blueprints without keys (as bench/scale.py seeds them, NEEDLE among them) into a
 fresh embedded database, starts the service (gunicorn, two workers, as `make run` does) and
-times, once a second, a member's plain first page and `?name=needle`, until no blueprint lacks
+times, every 5 s, a member's plain first page and `?name=needle`, until no blueprint lacks
 keys; then the same after. Prints the backfill's duration and rate, and the medians.
 """
 
@@ -54,7 +54,7 @@ def main(count):
         while blueprints.find_one(oldest, {"_id": 1}) is not None:  # the backfill goes newest first
             during["plain"].append(timed(client, "/blueprints?limit=50", member))
             during["needle"].append(timed(client, "/blueprints?limit=50&name=needle", member))
-            time.sleep(1)
+            time.sleep(5)
         while blueprints.find_one({"keys": None}, {"_id": 1}) is not None:
             time.sleep(1)
         took = time.monotonic() - started
