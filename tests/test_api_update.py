@@ -138,6 +138,8 @@ def test_default_profile_moves_on_update(api):
     assert api.put(second, json={"defaultProfile": True}, user="alice").json["defaultProfile"] is True
     defaults = api.get("/profiles?defaultProfile=true", user="alice").json["items"]
     assert [p["id"] for p in defaults] == [second.rsplit("/", 1)[1]]
+    others = api.get("/profiles?defaultProfile=false", user="alice").json["items"]  # found by its new keys
+    assert [p["id"] for p in others] == [first.rsplit("/", 1)[1]]
 
 
 def test_admin_edits_keep_the_owner(api):
