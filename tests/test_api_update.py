@@ -181,3 +181,24 @@ def test_malformed_preconditions_are_400(api, header, value):
     problem = assert_problem(method(path, user="alice", headers={header: value}), 400)
     assert header in problem["detail"]
     assert api.get(path, user="alice").status == 200
+
+
+def test_a_put_that_keeps_custom_without_naming_anyone_names_no_one(api):
+    path, _, _ = create_item(api, "blueprints", name="shared", entitlementType="CUSTOM", entitledUsers=["bob"])
+    after = api.put(path, json={"name": "shared", "entitlementType": "CUSTOM"}, user="alice")
+    assert after.status == 200 and after.json["entitledUsers"] == []
+    assert api.get("/blueprints?name=shared", user="bob").json["items"] == []
+    assert [item["name"] for item in api.get("/blueprints?name=shared", user="alice").json["items"]] == ["shared"]
+
+
+def test_a_blueprint_an_earlier_version_stored_with_null_entitled_users_is_listed(app, api):
+    from app.blueprints.storage import store
+    from app.database import get_db
+
+    path, _, _ = create_item(api, "blueprints", name="legacy", entitlementType="CUSTOM")
+    with app.app_context():
+        doc = get_db().blueprints.find_one({"name": "legacy"})
+        get_db().blueprints.update_one({"_id": doc["_id"]}, {"$set": {"entitledUsers": None}})
+        assert store.keys({**doc, "entitledUsers": None}) == doc["keys"]
+    assert api.patch(path, json={"description": "still there"}, user="alice").status == 200
+    assert [item["name"] for item in api.get("/blueprints?q=still", user="alice").json["items"]] == ["legacy"]

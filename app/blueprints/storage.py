@@ -20,7 +20,7 @@ def entitlement_changes(changes, stored=None):
         if sent:
             raise Invalid({"entitledUsers": ["Allowed only with entitlementType CUSTOM."]})
         changes["entitledUsers"] = []
-    elif sent is not None or stored is None:
+    elif sent is not None or stored is None or "entitledUsers" in changes:  # a PUT without them: none
         changes["entitledUsers"] = list(dict.fromkeys(sent or []))
     return changes
 
@@ -44,7 +44,8 @@ class Blueprints(ResourceStore):
         (`entitledUsers` is empty otherwise: entitlement_changes)."""
         if doc.get("entitlementType") == "PUBLIC":
             return [list_filters.EVERYONE], []
-        return [list_filters.ADMINS, doc["owner"]], [u for u in doc.get("entitledUsers", ()) if u != doc["owner"]]
+        named = doc.get("entitledUsers") or ()  # null where an earlier version's PUT left it so
+        return [list_filters.ADMINS, doc["owner"]], [user for user in named if user != doc["owner"]]
 
     def star(self, id_text, user, starred):
         """Star (or unstar) a blueprint the user may read: `starredBy` and the keys it is found by,
