@@ -1,6 +1,8 @@
 """Blueprints stored before `keys` existed: listed in full while their keys are written in the
 background, then found by their keys alone; one process writes at a time."""
 
+import threading
+
 import pytest
 
 from app import backfill
@@ -10,18 +12,19 @@ from tests.test_api_list import seed_spread, walk
 
 
 @pytest.fixture
-def no_lease(app, monkeypatch):
-    """Another process holds the lease: this one's backfill thread only waits (and ends with the
-    test, whatever its outcome)."""
-    monkeypatch.setattr(backfill, "_take_lease", lambda store: False)
+def lease(app, monkeypatch):
+    """Another process holds the lease until the test sets this event: until then this process's
+    backfill thread only looks (mongomock takes no concurrent writes); the thread ends with the
+    test, whatever its outcome."""
+    released, take_lease = threading.Event(), backfill._take_lease
+    monkeypatch.setattr(backfill, "_take_lease", lambda store: released.is_set() and take_lease(store))
     monkeypatch.setattr(backfill, "RETRY_SECONDS", 0.01)
-    yield
-    with app.app_context():
-        backfill.run(store)
-    app.extensions["backfill"]["blueprints"]["thread"].join(timeout=10)
+    yield released
+    released.set()
+    app.extensions["backfill"]["blueprints"]["thread"].join(timeout=30)
 
 
-def test_blueprints_without_keys_are_listed_until_and_after_the_backfill(app, api, no_lease, monkeypatch):
+def test_blueprints_without_keys_are_listed_until_and_after_the_backfill(app, api, lease):
     made = seed_spread(app, 25, keys=False)
     own = api.post("/blueprints", json={"name": "spread new", "tags": ["fresh"]}, user="alice").json["id"]
     backfill.start(app, store)
@@ -32,11 +35,10 @@ def test_blueprints_without_keys_are_listed_until_and_after_the_backfill(app, ap
     assert [item["name"] for item in walk(api, "/blueprints?name=spread3")] == ["spread3"]
     assert walk(api, "/blueprints?name=spread3", user="bob") == []  # readability still holds
 
+    lease.set()  # this process's thread writes the keys now
+    app.extensions["backfill"]["blueprints"]["thread"].join(timeout=30)
     with app.app_context():
-        assert backfill.run(store) == 25
         assert get_db().blueprints.find_one({"keys": None}) is None
-    app.extensions["backfill"]["blueprints"]["thread"].join(timeout=10)
-    with app.app_context():
         assert not backfill.pending(store)
     assert [item["id"] for item in walk(api, "/blueprints?limit=7")] == [own, *made]
     assert [item["name"] for item in walk(api, "/blueprints?name=spread3")] == ["spread3"]
