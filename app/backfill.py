@@ -78,12 +78,16 @@ def _loop(app, store):
         _state(store)["pending"] = False
 
 
+def _lease(store):
+    return f"backfill:{store.collection}"
+
+
 def _take_lease(store):
     """Whether this process now holds the store's backfill lease (for LEASE from now)."""
     moment = now()
     try:
         taken = store.coll().database.settings.update_one(
-            {"_id": f"backfill:{store.collection}", "until": {"$lt": moment}},
+            {"_id": _lease(store), "until": {"$lt": moment}},
             {"$set": {"until": moment + LEASE}},
             upsert=True,
         )
@@ -107,8 +111,6 @@ def run(store):
         if below is None:  # the walk is done; what lacks keys meanwhile (above it) is the next one's
             return written
         args = {"limit": BATCH, "cursor": pagination.unsign(below)}
-        store.coll().database.settings.update_one(
-            {"_id": f"backfill:{store.collection}"}, {"$set": {"until": now() + LEASE}}
-        )
+        store.coll().database.settings.update_one({"_id": _lease(store)}, {"$set": {"until": now() + LEASE}})
         log.info("backfill of %s keys: %d written", store.collection, written)
         time.sleep(time.monotonic() - started)  # half the time: the requests served meanwhile get the rest

@@ -111,11 +111,11 @@ def key(scope, term):
 def keys(scopes, named, doc_terms, starred_by=()):
     """Every scope in `scopes` with every term; the users in `named` too while the keys stay within
     MAX_KEYS, else only their plain key and INCOMPLETE; a key per user who starred it."""
-    stars = [key(STARS, user) for user in starred_by]
-    if (len(scopes) + len(named)) * len(doc_terms) > MAX_KEYS:
-        found = [key(s, t) for s in scopes for t in doc_terms] + [key(u, t) for u in named for t in ("", INCOMPLETE)]
-        return found + stars
-    return [key(s, t) for s in (*scopes, *named) for t in doc_terms] + stars
+    within = (len(scopes) + len(named)) * len(doc_terms) <= MAX_KEYS
+    found = [key(s, t) for s in (*scopes, *(named if within else ())) for t in doc_terms]
+    if not within:
+        found += [key(user, t) for user in named for t in ("", INCOMPLETE)]
+    return found + [key(STARS, user) for user in starred_by]
 
 
 def _holds(doc, field, value):
