@@ -23,6 +23,10 @@ $(VENV)/.installed-test: $(BIN)/python setup.cfg setup.py
 	$(BIN)/python -m pip install -q -e '.[embedded,test]'
 	touch $@
 
+$(VENV)/.installed-bench: $(VENV)/.installed-bench
+	$(BIN)/python -m pip install -q -e '.[embedded,test,bench]'
+	touch $@
+
 run: $(VENV)/.installed-run
 	$(BIN)/gunicorn -c gunicorn.conf.py wsgi:app
 
@@ -42,7 +46,7 @@ test-fast: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -m "not slow and not socket and not browser"
 
 # wrk from Debian drives the load; installed when missing (CI and developer machines run as root).
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-bench
 	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
 	$(BIN)/python bench/run.py
 

@@ -1,5 +1,6 @@
 """`make bench`: the service under gunicorn on the embedded database, driven by wrk on loopback,
-beside the stack's floor (bench/baseline.py), then the scale scenario (bench/scale.py).
+beside the stack's floor (bench/baseline.py) and its peer, Python-Eve (bench/eve_app.py), then
+the scale scenario (bench/scale.py).
 
 Every throughput scenario runs for a few seconds per round, rounds interleaved with the floor's,
 all bounded in time; the table gives the median round's requests/s, latency percentiles, and the
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pymongo import MongoClient
@@ -75,6 +77,19 @@ def baseline(mongo_uri, workers):
     ).start(probe="/")
 
 
+def eve(mongo_uri, workers):
+    return Gunicorn(
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+        app="eve_app:app",
+        cwd=ROOT / "bench",
+        MONGO_URI=mongo_uri,
+        BASELINE_CREDENTIALS=":".join(ADMIN),
+    ).start(probe="/")
+
+
 def wrk(port, method, path, auth, body, seconds, connections):
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(f"wrk.method = {json.dumps(method)}\n")
@@ -119,9 +134,17 @@ def seed(mongo_uri, count, db):
     scale.seed(MongoClient(mongo_uri)[db].blueprints, count, {**BLUEPRINT, "name": "seed"}, random.Random(7))
 
 
+def seed_eve(mongo_uri, count):
+    """As `seed`, stored as Eve stores what it is sent."""
+    moment = datetime.now(UTC).replace(microsecond=0)
+    docs = [{**BLUEPRINT, "name": "seed", "_created": moment, "_updated": moment, "_etag": f"{i:040x}"}
+            for i in range(count)]  # fmt: skip
+    MongoClient(mongo_uri).eve.blueprints.insert_many(docs)
+
+
 def clean(mongo_uri):
     client = MongoClient(mongo_uri)
-    for db in ("bench", "against"):
+    for db in ("bench", "against", "eve"):
         client[db].blueprints.delete_many({"name": {"$in": [BLUEPRINT["name"], TEMPLATE["name"]]}})
         client[db].profiles.delete_many({"name": PROFILE["name"]})  # the renders' profile stays
     client.baseline.items.delete_many({})
@@ -158,6 +181,16 @@ def scenarios(port):
     }
 
 
+def eve_scenarios(port):
+    """The scenarios Eve serves, as an Eve user would send them."""
+    blueprint = SocketClient(port).post("/blueprints", json={**BLUEPRINT, "name": "seed"}, headers=ADMIN_HEADERS)
+    return {
+        "POST /blueprints (Basic)": ("POST", "/blueprints", BASIC, BLUEPRINT),
+        "GET /blueprints/{id} (Basic)": ("GET", f"/blueprints/{blueprint.json['_id']}", BASIC, None),
+        "GET /blueprints?limit=50 (Basic)": ("GET", "/blueprints?max_results=50", BASIC, None),
+    }
+
+
 def print_row(name, r, base):
     print(
         f"{name:34} {r['rps']:7.0f} {r['p50_ms']:7.1f} {r['p99_ms']:7.1f} {r['errors']:6d} "
@@ -187,25 +220,28 @@ def main():
     data = tempfile.mkdtemp(prefix="bench-")
     database, mongo_uri = embedded.launch(os.path.join(data, "data"))
     seed(mongo_uri, args.seed, "bench")  # before the service starts: it reads the collection's floor then
-    servers = [service(mongo_uri, args.workers), baseline(mongo_uri, args.workers)]
+    seed_eve(mongo_uri, args.seed)
+    servers = [service(mongo_uri, args.workers), baseline(mongo_uri, args.workers), eve(mongo_uri, args.workers)]
     worktree = None
     try:
-        app, floor = servers
+        app, floor, peer = servers
+        targets = {app: scenarios(app.port), peer: eve_scenarios(peer.port)}
+        peers = [("Eve", peer)]
         if args.against:  # its own database: its indexes are not the same
             worktree = checkout(args.against)
             seed(mongo_uri, args.seed, "against")
             servers.append(service(mongo_uri, args.workers, cwd=worktree, db="against"))
-        targets = {app: scenarios(app.port)}
-        if args.against:
             targets[servers[-1]] = scenarios(servers[-1].port)
+            peers.append((args.against[:8], servers[-1]))
         names = [name for name in targets[app] if not args.only or args.only in name]
         if not names:
             raise SystemExit(f"no scenario name contains {args.only!r}")
-        results = {(server, name): [] for server in targets for name in names}
+        results = {(server, name): [] for server in targets for name in names if name in targets[server]}
         floors = []
-        for _ in range(args.rounds):  # A B A B: the service (and the revision against) and the floor take turns
+        for _ in range(args.rounds):  # A B C A B C: the service, its peers and the floor take turns
             for name in names:
-                runs = [(server, targets[server][name], results[server, name]) for server in targets]
+                runs = [(server, targets[server][name], results[server, name]) for server in targets
+                        if name in targets[server]]  # fmt: skip
                 for server, target, results_of in [*runs, (floor, ("POST", "/items", BASIC, BLUEPRINT), floors)]:
                     clean(mongo_uri)
                     scale.settle(app.port)
@@ -223,16 +259,17 @@ def main():
         print_row("baseline POST (Flask + pymongo)", base, base)
         for name in names:
             print_row(name, median_round(results[app, name]), base)
-        if args.against:
-            against = servers[-1]
-            print(f"\nagainst {args.against}: its rounds, then the median of the per-round ratios (this / it)")
+        for label, other in peers:
+            print(f"\n{label}: its rounds, then the median of the per-round ratios (this service / {label})")
             for name in names:
-                print_row(f"{name} [{args.against[:8]}]", median_round(results[against, name]), base)
-                pairs = list(zip(results[app, name], results[against, name], strict=True))
+                if (other, name) not in results:
+                    continue
+                print_row(f"{name} [{label}]", median_round(results[other, name]), base)
+                pairs = list(zip(results[app, name], results[other, name], strict=True))
                 for key in ("rps", "p99_ms", "cpu_ms", "db_ms"):
                     ratios = [ours[key] / theirs[key] for ours, theirs in pairs]
                     listed = " ".join(f"{r:.3f}" for r in ratios)
-                    print(f"  {key:7} this / it per round: {listed}; median {statistics.median(ratios):.3f}")
+                    print(f"  {key:7} this / {label} per round: {listed}; median {statistics.median(ratios):.3f}")
         rss = app.worker_rss_mb()
         print(f"\nworker RSS after the run: {', '.join(f'{mb:.0f} MB' for mb in rss)}")
         for server in servers:
