@@ -1,8 +1,12 @@
 """The YAML guard: safe loading, and bounded time and memory for deep, huge or alias-bombed documents."""
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app import yamlguard
+from tests import corpus
 
 
 def billion_laughs(levels=9):
@@ -81,3 +85,65 @@ def test_deep_block_nesting_is_refused_whichever_path_checks_it(text):
     indentation fails the bound and is caught on the events."""
     with pytest.raises(yamlguard.YamlError, match="Nested deeper"):
         yamlguard.load(text)
+
+
+def typed(value):
+    """`value` with the type of every part spelled out (True == 1 and 1.0 == 1 in Python)."""
+    if isinstance(value, dict):
+        return ("dict", [(typed(key), typed(item)) for key, item in value.items()])
+    if isinstance(value, list):
+        return ("list", [typed(item) for item in value])
+    return (type(value).__name__, repr(value))
+
+
+def same_as_pyyaml(text):
+    """Whether the guard builds what PyYAML's safe loader builds from `text`, or refuses it too."""
+    try:
+        theirs = typed(list(yaml.load_all(text, Loader=yamlguard.SafeLoader)))
+    except yaml.YAMLError:
+        theirs = "refused"
+    try:
+        ours = typed(yamlguard.load(text))
+    except yamlguard.YamlError:
+        ours = "refused"
+    return ours == theirs
+
+
+TRICKY = [
+    "a: yes\nb: on\nc: 017\nd: 22:22\ne: 1_000\nf: .inf\ng: ~\nh: 2001-12-14\ni: 1e3\nj: 0x1F\nk: !!str 5\nl: ''\nm:",
+    "base: &b {cpu: 1, tags: [x, y]}\nweb:\n  <<: *b\n  cpu: 2\nworker: {<<: [*b, {mem: 1}]}\n",
+    "? [1, 2]\n: x\n",
+    "1: one\ntrue: yes\nnull: nothing\n2001-12-14: date\n",
+    "a: !!binary aGk=\nb: !!set {x, y}\nc: !!omap [{x: 1}, {y: 2}]\nd: !!timestamp 2001-12-14t21:59:43.10-05:00\n",
+    "a: 1\na: 2\n",
+    "- &s shared\n- *s\n- [*s, {k: *s}]\n",
+    "--- 1\n--- [a]\n--- {a: b}\n---\n",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_construction_is_pyyamls(text):
+    assert same_as_pyyaml(text)
+
+
+def test_construction_is_pyyamls_on_every_corpus_file():
+    files = sorted(corpus.folder().glob("*/*.yml"))
+    assert len(files) > 40
+    for file in files:
+        assert same_as_pyyaml(file.read_text()), file.name
+
+
+SCALARS = st.one_of(
+    st.text(max_size=8), st.integers(), st.floats(allow_nan=False), st.booleans(), st.none(), st.dates()
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(SCALARS.filter(lambda k: k is not None), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(VALUES, st.sampled_from([False, True]))
+@settings(max_examples=300, deadline=None)
+def test_construction_is_pyyamls_on_whatever_pyyaml_writes(value, flow):
+    assert same_as_pyyaml(yaml.safe_dump(value, default_flow_style=flow, allow_unicode=True))
