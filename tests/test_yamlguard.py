@@ -138,7 +138,9 @@ SCALARS = st.one_of(
 )
 VALUES = st.recursive(
     SCALARS,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(SCALARS.filter(lambda k: k is not None), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(SCALARS.filter(lambda k: k is not None), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
