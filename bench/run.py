@@ -213,7 +213,7 @@ def main():
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--sizes", default="1000,100000", help="the scale scenario's two sizes; 0 skips it")
     parser.add_argument("--seed", type=int, default=1000, help="blueprints in the database during the scenarios")
-    parser.add_argument("--only", help="run only scenarios whose name contains this")
+    parser.add_argument("--only", help="run only scenarios whose name contains one of these (comma-separated)")
     parser.add_argument("--against", metavar="REVISION", help="also run each scenario on this git revision")
     args = parser.parse_args()
     started = time.monotonic()
@@ -233,7 +233,7 @@ def main():
             servers.append(service(mongo_uri, args.workers, cwd=worktree, db="against"))
             targets[servers[-1]] = scenarios(servers[-1].port)
             peers.append((args.against[:8], servers[-1]))
-        names = [name for name in targets[app] if not args.only or args.only in name]
+        names = [name for name in targets[app] if not args.only or any(part in name for part in args.only.split(","))]
         if not names:
             raise SystemExit(f"no scenario name contains {args.only!r}")
         results = {(server, name): [] for server in targets for name in names if name in targets[server]}
