@@ -20,7 +20,7 @@ from flask import current_app
 from pymongo import WriteConcern
 from pymongo.errors import DuplicateKeyError, PyMongoError
 
-from app import pagination
+from app import ids, pagination
 from app.database import now
 
 log = logging.getLogger(__name__)
@@ -33,11 +33,25 @@ DERIVED = WriteConcern(w=1, j=False)
 
 
 def _state(store):
-    return current_app.extensions.setdefault("backfill", {}).setdefault(store.collection, {"pending": False})
+    return current_app.extensions.setdefault("backfill", {}).setdefault(
+        store.collection, {"pending": False, "densest": None}
+    )
 
 
 def pending(store):
     return _state(store)["pending"]
+
+
+def densest(store):
+    """How many documents per ms the ones without keys may hold: the collection's mean density,
+    read once per process (on the embedded server, a count reads the collection: 0.5 s at
+    100,000). The documents stored before keys fill whole stretches of ids, so a page that steps
+    out of a stretch already written (newest first) must not size its window blind."""
+    state = _state(store)
+    if state["densest"] is None:
+        span = ids.ms_of(now()) - current_app.extensions["floors"][store.collection]
+        state["densest"] = max(store.coll().estimated_document_count(), 1) / max(span, 1)
+    return state["densest"]
 
 
 def _lacking(store):
@@ -47,7 +61,7 @@ def _lacking(store):
 
 
 def _without_keys(store, args):
-    return pagination.page(store.coll(), [{"keys": None}], lambda doc: True, args)
+    return pagination.page(store.coll(), [{"keys": None}], lambda doc: True, args, densest=densest(store))
 
 
 def start(app, store):

@@ -130,8 +130,9 @@ def _rank(term):
 
 
 def plan(store, user, args, also=None):
-    """(branches, keep, MOST_EXAMINED) of a page of what `user` may read in `store`, narrowed by
-    the filters among `args` and the predicate `also` (a filter that needs another resource)."""
+    """(branches, keep, MOST_EXAMINED, densest) of a page of what `user` may read in `store`,
+    narrowed by the filters among `args` and the predicate `also` (a filter that needs another
+    resource); `densest` bounds the windows while documents without keys are read too."""
     conditions = [(field, value) for arg, field in store.filters.items() if arg in args
                   for value in (args[arg] if isinstance(args[arg], list) else [args[arg]])]  # fmt: skip
     wanted = words(args["q"]) if "q" in args else []
@@ -148,8 +149,10 @@ def plan(store, user, args, also=None):
         branches = [{"keys": key(scope, driver)} for scope in scopes]
         if driver and scopes[0] == me:  # what a CUSTOM blueprint with too many keys shares with them
             branches.append({"keys": key(me, INCOMPLETE)})
+    densest = None
     if store.pending():
         branches.append({"keys": None})  # stored before keys existed, until the backfill is done
+        densest = store.densest()
 
     def keep(doc):
         if not store.can_read(doc, user) or not all(_holds(doc, field, value) for field, value in conditions):
@@ -162,4 +165,4 @@ def plan(store, user, args, also=None):
                 return False
         return also is None or also(doc)
 
-    return branches, keep, MOST_EXAMINED
+    return branches, keep, MOST_EXAMINED, densest

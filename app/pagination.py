@@ -9,7 +9,10 @@ the caller: `list_filters`), queried window by window and merged by id; `keep` t
 document against every filter. A window that holds fewer matches than
 the page still needs grows (by the density it found, up to 4x; 8x when it found none), though
 never to more than WINDOW_DOCS documents at the last window's density, until the page is full or
-the windows pass the collection's oldest id. A first page starts with the span
+the windows pass the collection's oldest id. Where no window has found anything yet, a caller
+that knows how dense a branch may be (`densest`: the documents stored before `keys`, which fill
+whole stretches of ids) bounds the windows by that, so that the step out of an empty stretch does
+not land on tens of thousands of documents at once. A first page starts with the span
 that served the same list's last first page in this process (for an hour), so a list read again
 costs one window, or two.
 
@@ -111,11 +114,12 @@ def lower_floor(coll, ms):
     coll.database.settings.update_one({"_id": f"floor:{coll.name}"}, {"$min": {"value": ms}}, upsert=True)
 
 
-def page(coll, branches, keep, args, most_examined=None):
+def page(coll, branches, keep, args, most_examined=None, densest=None):
     """One page of the documents of `coll` that match one of `branches` (flat equality filters)
     and `keep` (a predicate), and the cursor of the next page or None. With `most_examined`, a
     page stops after reading that many documents, and may then hold fewer than `limit` items
-    while its cursor goes on."""
+    while its cursor goes on; with `densest` (documents per ms), no window is sized to read more
+    than WINDOW_DOCS at that density before one has found what the branches hold."""
     limit = args["limit"]
     floor = current_app.extensions["floors"][coll.name]
     remembered = (coll.name, repr(branches), repr(sorted((k, v) for k, v in args.items() if k != "cursor")))
@@ -126,6 +130,8 @@ def page(coll, branches, keep, args, most_examined=None):
         start = ids.ms_of(now())
         hi, width = ids.boundary(start + LEEWAY_MS), FIRST_WIDTHS.get(remembered) or FIRST_WINDOW_MS
     top, found, examined, per_ms = start, [], 0, None
+    if densest:
+        width = max(1, min(width, int(WINDOW_DOCS / densest)))
     while True:
         lo_ms = max(top - width, floor)
         lo = ids.boundary(lo_ms)
@@ -145,7 +151,7 @@ def page(coll, branches, keep, args, most_examined=None):
             return found, sign(lo, width)
         needed = limit + 1 - len(found)
         width = min(4 * width, max(width, width * needed // len(matches))) if matches else 8 * width
-        per_ms = len(window) / max(top - lo_ms, 1) if window else per_ms  # what the index finds
+        per_ms = len(window) / max(top - lo_ms, 1) if window else per_ms or densest  # what the index finds
         if per_ms:  # no window reads more than WINDOW_DOCS, nor past most_examined, at that density
             room = min(WINDOW_DOCS, most_examined - examined) if most_examined else WINDOW_DOCS
             width = max(1, min(width, int(room / per_ms)))

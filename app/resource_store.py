@@ -100,11 +100,15 @@ class ResourceStore:
         """Whether documents stored before `keys` existed may still lack them."""
         return backfill.pending(self)
 
+    def densest(self):
+        """How dense (documents per ms) those documents may be (backfill)."""
+        return backfill.densest(self)
+
     def list(self, user, args, also=None):
         """A page of what `user` may read, narrowed by the list parameters in `args` and the
         predicate `also` (a filter that needs another resource, such as a fit)."""
-        branches, keep, most_examined = list_filters.plan(self, user, args, also)
-        return pagination.page(self.coll(), branches, keep, args, most_examined)
+        branches, keep, most_examined, densest = list_filters.plan(self, user, args, also)
+        return pagination.page(self.coll(), branches, keep, args, most_examined, densest)
 
     # Writing
 

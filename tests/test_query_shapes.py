@@ -249,3 +249,30 @@ def test_no_window_reads_more_than_its_bound_nor_a_page_past_its_own(mongo_serve
     assert r.status == 200 and r.json["items"] == [] and r.json["next"]
     assert 300 <= listener.count <= 300 + 3 * 40
     assert listener.most <= 3 * 40  # a window is sized by the density the one before found
+
+
+def test_a_page_stepping_out_of_written_keys_into_older_blueprints_without_them_reads_a_bounded_window(
+    mongo_server, monkeypatch
+):
+    """While the backfill is under way (newest first), the newest blueprints have keys and the
+    older ones fill the rest of the ids without them: a page that finds nothing among the first
+    must not size its next window blind and read all the others at once."""
+    from app import backfill, create_app, list_filters, pagination
+
+    monkeypatch.setattr(pagination, "WINDOW_DOCS", 40)
+    monkeypatch.setattr(list_filters, "MOST_EXAMINED", 300)
+    monkeypatch.setattr(backfill, "run", lambda store: 0)  # pending throughout: nothing written
+    listener = Examined()
+    client = MongoClient(mongo_server.uri, event_listeners=[listener], tz_aware=True, retryWrites=False)
+    name = f"stepping{next(_db_names)}"
+    seed(client[name], 1_000)
+    newest = list(client[name].blueprints.find({}, {"_id": 1}).sort("_id", -1).limit(100))
+    client[name].blueprints.update_many({"_id": {"$lt": newest[-1]["_id"]}}, {"$unset": {"keys": ""}})
+    app = create_app(settings(MONGO_DB=name), mongo_client=client)
+    add_users(app)
+    with serving(app) as port:
+        listener.on = True
+        r = SocketClient(port).get("/blueprints?name=nothing", user="bob")
+    assert r.status == 200 and r.json["items"] == [] and r.json["next"]
+    assert 300 <= listener.count <= 300 + 3 * 40
+    assert listener.most <= 3 * 40
