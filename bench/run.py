@@ -63,27 +63,15 @@ def service(mongo_uri, workers, cwd=ROOT, db="bench"):
     ).start()
 
 
-def baseline(mongo_uri, workers):
-    """Run from bench/ so that gunicorn does not read the service's gunicorn.conf.py."""
+def beside(app, mongo_uri, workers):
+    """The floor (bench/baseline.py) or the peer (bench/eve_app.py) under gunicorn, run from
+    bench/ so that gunicorn does not read the service's gunicorn.conf.py."""
     return Gunicorn(
         "--workers",
         str(workers),
         "--log-level",
         "warning",
-        app="baseline:app",
-        cwd=ROOT / "bench",
-        MONGO_URI=mongo_uri,
-        BASELINE_CREDENTIALS=":".join(ADMIN),
-    ).start(probe="/")
-
-
-def eve(mongo_uri, workers):
-    return Gunicorn(
-        "--workers",
-        str(workers),
-        "--log-level",
-        "warning",
-        app="eve_app:app",
+        app=app,
         cwd=ROOT / "bench",
         MONGO_URI=mongo_uri,
         BASELINE_CREDENTIALS=":".join(ADMIN),
@@ -221,7 +209,10 @@ def main():
     database, mongo_uri = embedded.launch(os.path.join(data, "data"))
     seed(mongo_uri, args.seed, "bench")  # before the service starts: it reads the collection's floor then
     seed_eve(mongo_uri, args.seed)
-    servers = [service(mongo_uri, args.workers), baseline(mongo_uri, args.workers), eve(mongo_uri, args.workers)]
+    servers = [
+        service(mongo_uri, args.workers),
+        *(beside(app, mongo_uri, args.workers) for app in ("baseline:app", "eve_app:app")),
+    ]
     worktree = None
     try:
         app, floor, peer = servers
