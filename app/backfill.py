@@ -16,6 +16,7 @@ import threading
 import time
 from datetime import timedelta
 
+import pymongo
 from flask import current_app
 from pymongo import WriteConcern
 from pymongo.errors import DuplicateKeyError, PyMongoError
@@ -45,12 +46,15 @@ def pending(store):
 def densest(store):
     """How many documents per ms the ones without keys may hold: the collection's mean density,
     read once per process (on the embedded server, a count reads the collection: 0.5 s at
-    100,000). The documents stored before keys fill whole stretches of ids, so a page that steps
-    out of a stretch already written (newest first) must not size its window blind."""
+    100,000, so without the usual timeout, as the floor). The documents stored before keys fill
+    whole stretches of ids, so a page that steps out of a stretch already written (newest first)
+    must not size its window blind."""
     state = _state(store)
     if state["densest"] is None:
         span = ids.ms_of(now()) - current_app.extensions["floors"][store.collection]
-        state["densest"] = max(store.coll().estimated_document_count(), 1) / max(span, 1)
+        with pymongo.timeout(600):
+            count = store.coll().estimated_document_count()
+        state["densest"] = max(count, 1) / max(span, 1)
     return state["densest"]
 
 
