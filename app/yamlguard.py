@@ -136,7 +136,11 @@ def _construct(loader, root):
         if node.tag == SEQ and isinstance(node, yaml.SequenceNode):
             value = built[id(node)] = []
             value.extend(build(item) for item in node.value)
-        elif node.tag == MAP and all(key.tag == STR and isinstance(key, yaml.ScalarNode) for key, _ in node.value):
+        elif (
+            node.tag == MAP
+            and isinstance(node, yaml.MappingNode)
+            and all(key.tag == STR and isinstance(key, yaml.ScalarNode) for key, _ in node.value)
+        ):
             value = built[id(node)] = {}
             for key, item in node.value:
                 value[key.value] = build(item)

@@ -118,6 +118,10 @@ TRICKY = [
     "a: 1\na: 2\n",
     "- &s shared\n- *s\n- [*s, {k: *s}]\n",
     "--- 1\n--- [a]\n--- {a: b}\n---\n",
+    "a: !!map foo\n",  # a tag that does not fit its node is the loader's refusal, never a crash
+    "!!map [1, 2]\n",
+    "a: !!seq foo\n",
+    "a: !!str [1]\n",
 ]
 
 
