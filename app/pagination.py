@@ -129,7 +129,7 @@ def page(coll, branches, keep, args, most_examined=None, densest=None):
     else:
         start = ids.ms_of(now())
         hi, width = ids.boundary(start + LEEWAY_MS), FIRST_WIDTHS.get(remembered) or FIRST_WINDOW_MS
-    top, found, examined, per_ms = start, [], 0, None
+    top, found, examined, per_ms = start, [], 0, densest
     if densest:
         width = max(1, min(width, int(WINDOW_DOCS / densest)))
     while True:
@@ -151,7 +151,7 @@ def page(coll, branches, keep, args, most_examined=None, densest=None):
             return found, sign(lo, width)
         needed = limit + 1 - len(found)
         width = min(4 * width, max(width, width * needed // len(matches))) if matches else 8 * width
-        per_ms = len(window) / max(top - lo_ms, 1) if window else per_ms or densest  # what the index finds
+        per_ms = len(window) / max(top - lo_ms, 1) if window else per_ms  # what the index finds
         if per_ms:  # no window reads more than WINDOW_DOCS, nor past most_examined, at that density
             room = min(WINDOW_DOCS, most_examined - examined) if most_examined else WINDOW_DOCS
             width = max(1, min(width, int(room / per_ms)))
