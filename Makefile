@@ -23,7 +23,7 @@ $(VENV)/.installed-test: $(BIN)/python setup.cfg setup.py
 	$(BIN)/python -m pip install -q -e '.[embedded,test]'
 	touch $@
 
-$(VENV)/.installed-bench: $(VENV)/.installed-bench
+$(VENV)/.installed-bench: $(BIN)/python setup.cfg setup.py
 	$(BIN)/python -m pip install -q -e '.[embedded,test,bench]'
 	touch $@
 

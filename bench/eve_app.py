@@ -3,7 +3,7 @@ blueprints as an Eve user would write them, a Cerberus schema of the blueprint's
 Basic auth, on the same database server and write concern as the service and the floor.
 
 Eve is given its fastest settings, so that the comparison is with the best it does: no count of
-the collection on a list page, no HATEOAS links, no concurrency control on reads."""
+the collection on a list page, no HATEOAS links."""
 
 import hmac
 import os
@@ -25,7 +25,7 @@ SETTINGS = {
     "MONGO_URI": os.environ["MONGO_URI"],
     "MONGO_DBNAME": "eve",
     # Eve gives its collections only the `w` of this (journaling does not change the embedded
-    # server's insert rate: docs/design.md)
+    # server's insert rate: README, "Performance")
     "MONGO_WRITE_CONCERN": {"w": "majority", "journal": True},
     "RESOURCE_METHODS": ["GET", "POST"],
     "ITEM_METHODS": ["GET"],
