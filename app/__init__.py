@@ -1,4 +1,5 @@
-"""The application factory: settings, the database, the API with its three resources, operations."""
+"""The application factory: settings, the database, the API with its three resources, operations,
+the web page."""
 
 import logging
 
@@ -19,6 +20,7 @@ from app import (
     ops,
     request_quota,
     response_headers,
+    web,
 )
 from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
@@ -33,7 +35,7 @@ from app.users import tokens
 from app.users.routes import blp as users_blp
 
 log = logging.getLogger(__name__)
-UNPREPARED_BLUEPRINTS = ("ops", "api-docs", "docs_assets")  # they answer without the database
+UNPREPARED_BLUEPRINTS = ("ops", "api-docs", "docs_assets", "web")  # they answer without the database
 
 
 def create_app(settings=None, mongo_client=None):
@@ -52,6 +54,7 @@ def create_app(settings=None, mongo_client=None):
         api.register_blueprint(blp)
     errors.init_app(app)
     app.register_blueprint(docs.blp)
+    app.register_blueprint(web.blp)
     ops.init_app(app)
     response_headers.init_app(app)
     cli.init_app(app)

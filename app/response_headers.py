@@ -1,4 +1,5 @@
-"""Headers on every response, errors included: `API-Version` and `X-Request-ID`."""
+"""Headers on every response, errors included: `API-Version`, `X-Request-ID`, and
+`X-Content-Type-Options: nosniff` (a body is only ever what its Content-Type says)."""
 
 import re
 import uuid
@@ -20,6 +21,7 @@ def request_id():
 def _stamp(response):
     response.headers["API-Version"] = API_VERSION
     response.headers["X-Request-ID"] = request_id()
+    response.headers["X-Content-Type-Options"] = "nosniff"
     return response
 
 

@@ -1,44 +1,17 @@
 """GET /docs in a real browser: headless Chromium (Debian's chromium and chromium-driver)."""
 
-import os
-import shutil
-from pathlib import Path
-
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-OUTPUT = Path(__file__).resolve().parent.parent / "test-output"
+from tests.browser import OUTPUT, chromium
+
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.parametrize("app", ["mongomock"], indirect=True)]
-PACKAGES = "Debian's chromium and chromium-driver (make test installs them when run as root)"
 
 
 @pytest.fixture
 def browser(tmp_path):
-    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and driver):
-        # CI runs as root, installs them, and sets REQUIRE_BROWSER so that a missing browser fails
-        assert not os.environ.get("REQUIRE_BROWSER"), f"this test needs {PACKAGES}"
-        pytest.skip(f"this test needs {PACKAGES}")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-quic",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--window-size=1280,2400",
-    ):
-        options.add_argument(flag)
-    browser = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+    browser = chromium(tmp_path)
     yield browser
     browser.quit()
 

@@ -1,0 +1,50 @@
+"""GET /: the catalog's web page, a client of the public API like any script.
+
+The page is three files of this package (`static/`): no framework, nothing vendored, nothing from
+another host, so it loads on a closed network and its whole weight is what is here. It needs no
+credentials to load; it signs in with POST /tokens and calls the API with the bearer token. Its
+responses forbid inline scripts and styles, framing and type sniffing (POLICY), and every text
+the page shows goes into the DOM as text, never as markup (static/app.js, `el`).
+"""
+
+from flask import Blueprint, send_from_directory
+
+STATIC = "static"
+ASSETS_URL = "/web/"
+POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self'",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
+HEADERS = {
+    "Content-Security-Policy": POLICY,
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+
+blp = Blueprint("web", __name__, static_folder=None)
+
+
+@blp.get("/")
+def page():
+    """The page is small and changes with each release: revalidated on every visit."""
+    return send_from_directory(blp.root_path + "/" + STATIC, "index.html", max_age=0)
+
+
+@blp.get(ASSETS_URL + "<path:name>")
+def asset(name):
+    return send_from_directory(blp.root_path + "/" + STATIC, name, max_age=0)
+
+
+@blp.after_request
+def _protect(response):
+    response.headers.update(HEADERS)
+    return response

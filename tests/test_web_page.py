@@ -1,0 +1,435 @@
+"""The web page at /: its headers and weight over HTTP, then a walk through every page and action
+in headless Chromium, as a person would click, on a 1280-pixel and on a 390-pixel wide window.
+
+The walk fails on any console error (a script error, a refused Content Security Policy, a failed
+load) but the refusals a step provokes on purpose (a wrong password, a dry run with problems, a
+conflict). Screenshots of each page go to test-output/web/<width>/.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from selenium.common.exceptions import NoAlertPresentException, NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from app.web import POLICY
+from tests.browser import OUTPUT, chromium, screenshot
+from tests.http import PASSWORD, FlaskClient
+
+BODIES = Path(__file__).resolve().parent.parent / "bench" / "bodies"
+BLUEPRINT = json.loads((BODIES / "blueprint.json").read_text())
+TEMPLATE = json.loads((BODIES / "template.json").read_text())
+XSS_NAME = "<img src=x onerror=alert(1)>"
+XSS_DESCRIPTION = "<script>alert(2)</script>"
+XSS_YML = "note: '</script><script>alert(3)</script>'\n"
+STACKS = 52  # more than a page of 50
+MOST_WEIGHT = 300_000
+pytestmark = pytest.mark.parametrize("app", ["mongomock"], indirect=True)
+
+
+# ---- over HTTP -------------------------------------------------------------------------------
+
+
+def test_the_page_and_its_assets_carry_a_strict_policy_and_need_no_credentials(app):
+    client = FlaskClient(app)
+    page = client.get("/")
+    assert page.status == 200 and page.headers["content-type"].startswith("text/html")
+    assets = re.findall(r'(?:src|href)="(/web/[^"]+)"', page.body.decode())
+    assert {"/web/app.js", "/web/app.css", "/web/icon.svg"} <= set(assets)
+    for response in [page, *(client.get(path) for path in assets)]:
+        assert response.status == 200
+        policy = dict(part.split(" ", 1) for part in response.headers["content-security-policy"].split("; "))
+        assert policy["default-src"] == "'self'" and policy["script-src"] == "'self'"
+        assert (
+            policy["frame-ancestors"] == "'none'" and "unsafe-inline" not in response.headers["content-security-policy"]
+        )
+        assert response.headers["x-frame-options"] == "DENY"
+        assert response.headers["x-content-type-options"] == "nosniff"
+    assert POLICY == page.headers["content-security-policy"]
+
+
+def test_the_page_weighs_less_than_300_kb_and_loads_nothing_from_another_host(app):
+    client = FlaskClient(app)
+    page = client.get("/")
+    assets = [client.get(path) for path in re.findall(r'(?:src|href)="(/web/[^"]+)"', page.body.decode())]
+    assert len(page.body) + sum(len(asset.body) for asset in assets) < MOST_WEIGHT
+    for response in [page, *assets]:
+        text = response.body.replace(b'xmlns="http://www.w3.org/2000/svg"', b"")  # a name, never loaded
+        assert not re.search(rb"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", text), "a reference to another host"
+
+
+def test_an_unknown_asset_is_a_404_problem_and_the_api_paths_are_unchanged(app):
+    client = FlaskClient(app)
+    assert client.get("/web/nothing.js").status == 404
+    assert client.get("/web/../__init__.py").status == 404
+    assert client.get("/blueprints").status == 401  # the API still asks for credentials
+
+
+# ---- in a browser ----------------------------------------------------------------------------
+
+
+class Walk:
+    """A browser on the page, with the steps a person takes and the checks after each."""
+
+    def __init__(self, browser, port, width, downloads):
+        self.browser, self.base, self.width, self.downloads = browser, f"http://127.0.0.1:{port}/", width, downloads
+
+    def wait(self, condition, timeout=20):
+        """Until `condition()` holds; elements a re-render replaced meanwhile are looked up again."""
+        passing = (StaleElementReferenceException, NoSuchElementException)
+        return WebDriverWait(self.browser, timeout, ignored_exceptions=passing).until(lambda _: condition())
+
+    def all(self, css):
+        return self.browser.find_elements(By.CSS_SELECTOR, css)
+
+    def one(self, css):
+        return self.browser.find_element(By.CSS_SELECTOR, css)
+
+    def button(self, text):
+        return self.browser.find_element(By.XPATH, f"//button[normalize-space()='{text}']")
+
+    def control(self, label):
+        """The control a visible label names (every control has one: checked in `check_page`)."""
+        found = self.browser.find_element(By.XPATH, f"//main//label[normalize-space()='{label}']")
+        return self.browser.find_element(By.ID, found.get_attribute("for"))
+
+    def fill(self, label, text):
+        control = self.control(label)
+        control.clear()
+        control.send_keys(text)
+        return control
+
+    def heading(self):
+        return self.one("main h1").text
+
+    def go(self, route):
+        self.browser.get(self.base + route)
+
+    def cards(self):
+        return self.all("ul[aria-label=Blueprints] > li.card")
+
+    def card(self, name):
+        return next(c for c in self.cards() if c.find_element(By.CSS_SELECTOR, "h3 a").text == name)
+
+    def sign_in(self, user, password=PASSWORD):
+        self.wait(lambda: self.one("#sign-in").get_attribute("open") is not None)
+        for field, text in (("#sign-in-username", user), ("#sign-in-password", password)):
+            self.one(field).clear()
+            self.one(field).send_keys(text)
+        self.one("#sign-in-form button").click()
+
+    def console(self, *statuses):
+        """Fails on a console error, but a refusal with one of `statuses` that the step provoked."""
+        allowed = re.compile(rf"status of ({'|'.join(map(str, statuses)) or 'none'})\b")
+        errors = [e["message"] for e in self.browser.get_log("browser") if e["level"] == "SEVERE"]
+        assert [m for m in errors if not allowed.search(m)] == []
+
+    def check_page(self, name):
+        """Every control labelled and reachable with the keyboard; no script injected; no alert;
+        then the screenshot."""
+        assert self.browser.execute_script(UNLABELLED) == []
+        assert self.browser.execute_script("return document.querySelectorAll('main img, main script').length") == 0
+        with pytest.raises(NoAlertPresentException):
+            self.browser.switch_to.alert.text  # noqa: B018 (raises when there is none)
+        assert self.browser.execute_script("return document.documentElement.scrollWidth") <= self.width, (
+            "wider than the window"
+        )
+        self.tab_through()
+        loaded = self.browser.execute_script("return performance.getEntriesByType('resource').map((e) => e.name)")
+        assert all(url.startswith(self.base) for url in loaded), "a load from another host"
+        screenshot(self.browser, OUTPUT / "web" / str(self.width) / f"{name}.png")
+        self.console()
+
+    def tab_through(self):
+        """Tab from the top reaches every visible control of the page, in order, once."""
+        count = self.browser.execute_script(TAG_CONTROLS)
+        self.browser.execute_script("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)")
+        keys = ActionChains(self.browser)
+        for _ in range(count + 8):
+            keys.send_keys(Keys.TAB)
+        keys.perform()  # all at once: a round trip per key would be slow
+        seen = self.browser.execute_script("return window.__tabbed")
+        assert set(range(count)) <= set(seen), f"controls not reached with Tab: {set(range(count)) - set(seen)}"
+
+
+UNLABELLED = """
+const named = (c) => (c.labels && c.labels.length) || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby')
+  || (c.tagName === 'BUTTON' && c.textContent.trim()) || (c.tagName === 'A' && c.textContent.trim());
+return [...document.querySelectorAll('input, select, textarea, button, a')]
+  .filter((c) => c.offsetParent !== null && !named(c)).map((c) => c.outerHTML.slice(0, 120));
+"""
+TAG_CONTROLS = """
+const visible = [...document.querySelectorAll('a[href], button, input, select, textarea')]
+  .filter((c) => c.offsetParent !== null && !c.disabled && c.closest('dialog') === null);
+// a group of radios is one stop of the Tab key: its checked radio
+const stops = visible.filter((c) => c.type !== 'radio' || c.checked);
+stops.forEach((c, i) => { c.dataset.tabbed = String(i); });
+window.__tabbed = [];
+document.addEventListener('focusin', (event) => {
+  if (event.target.dataset && event.target.dataset.tabbed) window.__tabbed.push(Number(event.target.dataset.tabbed));
+});
+return stops.length;
+"""
+
+
+def seed(app):
+    """What alice and bob have made: more than a page of stacks, a template, a blueprint whose
+    name and definition try to inject markup, and three profiles of alice's."""
+    client = FlaskClient(app)
+    for i in range(STACKS):
+        tags = ["web", "db"] if i % 2 else ["web"]
+        assert (
+            client.post("/blueprints", json={**BLUEPRINT, "name": f"stack-{i:02d}", "tags": tags}, user="alice").status
+            == 201
+        )
+    template = client.post("/blueprints", json=TEMPLATE, user="alice").json
+    evil = {"name": XSS_NAME, "description": XSS_DESCRIPTION, "yml": XSS_YML, "entitlementType": "PUBLIC"}
+    assert client.post("/blueprints", json=evil, user="bob").status == 201
+    profiles = {}
+    for name, caps in {
+        "team": {"memoryCap": "4Gi", "cpuCap": "4"},
+        "roomy": {"containerCap": "10"},
+        "tiny": {"containerCap": "4"},
+    }.items():
+        profiles[name] = client.post(
+            "/profiles", json={"name": name, **caps, "defaultProfile": name == "team"}, user="alice"
+        ).json
+    return client, template, profiles
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_person_walks_through_every_page(app, live_port, tmp_path, width):
+    client, template, profiles = seed(app)
+    browser = chromium(tmp_path, width=width, height=900)
+    try:
+        walk(Walk(browser, live_port, width, tmp_path / "downloads"), client, template, profiles)
+    finally:
+        browser.quit()
+
+
+def walk(w, client, template, profiles):
+    total = STACKS + 2
+
+    # Sign in: a wrong password is said so; then the catalog, newest first, 50 and "More"
+    w.go("")
+    w.sign_in("alice", "not the password")
+    w.wait(lambda: w.one("#sign-in-error").text == "Wrong username or password.")
+    w.console(401)
+    w.sign_in("alice")
+    w.wait(lambda: len(w.cards()) == 50)
+    names = [c.find_element(By.CSS_SELECTOR, "h3 a").text for c in w.cards()]
+    assert names[:3] == [XSS_NAME, TEMPLATE["name"], f"stack-{STACKS - 1:02d}"]
+    evil = w.card(XSS_NAME)
+    assert XSS_DESCRIPTION in evil.text and "Not measured" in evil.text
+    stack = w.card(f"stack-{STACKS - 1:02d}")
+    assert "4 containers, 512 MiB, 0.5 CPU" in stack.text and "web" in stack.text
+    w.check_page("catalog")
+    w.button("More").click()
+    w.wait(lambda: len(w.cards()) == total)
+    assert not w.button("More").is_displayed()
+
+    # Search and filters go into the URL: a bookmark shows the same view
+    w.fill("Search", "template").send_keys(Keys.ENTER)
+    w.wait(lambda: [c.find_element(By.CSS_SELECTOR, "h3 a").text for c in w.cards()] == [TEMPLATE["name"]])
+    assert "q=template" in w.browser.current_url
+    bookmark = w.browser.current_url
+    w.browser.get("about:blank")
+    w.browser.get(bookmark)
+    w.wait(lambda: len(w.cards()) == 1 and w.control("Search").get_attribute("value") == "template")
+    w.one("a.button[href='#/']").click()  # Clear
+    w.wait(lambda: len(w.cards()) == 50)
+    w.fill("Tags (all of them)", "db").send_keys(Keys.ENTER)
+    w.wait(lambda: len(w.cards()) == STACKS // 2 and "tag=db" in w.browser.current_url)
+    w.control("Tags (all of them)").clear()
+    Select(w.control("Profile to fit")).select_by_visible_text("tiny")
+    w.wait(lambda: "profile=" in w.browser.current_url and len(w.cards()) == 50)
+    w.wait(lambda: all(c.find_elements(By.CSS_SELECTOR, ".badge") for c in w.cards()))
+    assert w.card(TEMPLATE["name"]).find_element(By.CSS_SELECTOR, ".badge").text == "does not fit"  # 5 containers
+    assert w.card(XSS_NAME).find_element(By.CSS_SELECTOR, ".badge").text == "not measured"
+    assert w.card(f"stack-{STACKS - 1:02d}").find_element(By.CSS_SELECTOR, ".badge").text == "fits"
+    w.control("Only those that fit the profile").click()
+    w.wait(lambda: "fitsOnly=true" in w.browser.current_url and TEMPLATE["name"] not in w.one("main").text)
+    w.wait(
+        lambda: (
+            len(w.cards()) == 50 and all(c.find_element(By.CSS_SELECTOR, ".badge").text == "fits" for c in w.cards())
+        )
+    )
+    w.check_page("catalog-fits")
+
+    # A star, then the starred filter
+    w.go("#/")
+    w.wait(lambda: len(w.cards()) == 50)
+    star = w.card(TEMPLATE["name"]).find_element(By.CSS_SELECTOR, "button.star")
+    star.click()
+    w.wait(lambda: star.get_attribute("aria-pressed") == "true" and star.text == "★ 1")
+    w.control("Starred by me").click()
+    w.wait(lambda: [c.find_element(By.CSS_SELECTOR, "h3 a").text for c in w.cards()] == [TEMPLATE["name"]])
+
+    # The blueprint: definition, requirements, fit per profile, history with a diff, download, restore
+    assert client.patch(f"/blueprints/{template['id']}", json={"version": "1.5"}, user="alice").status == 200
+    w.card(TEMPLATE["name"]).find_element(By.CSS_SELECTOR, "h3 a").click()
+    w.wait(lambda: w.heading() == TEMPLATE["name"] and len(w.all("section[aria-label=History] tbody tr")) == 2)
+    assert len(w.all("ol.code li")) == len(TEMPLATE["yml"].rstrip("\n").split("\n"))
+    assert [li.text for li in w.all("ol.code li")][:2] == TEMPLATE["yml"].split("\n")[:2]
+    requirements = template["requirements"]
+    assert (requirements["containers"], requirements["memoryBytes"], requirements["cpuMillis"]) == (5, 2**30, 1000)
+    assert "5 containers, 1 GiB, 1 CPU" in w.one("section[aria-label=Requirements]").text
+    assert "cache: memory" in w.one("section[aria-label=Requirements]").text
+    fits = w.one("section[aria-label='Fit to your profiles']")
+    headings = [h.text for h in fits.find_elements(By.CSS_SELECTOR, "h3")]
+    assert headings == ["tiny does not fit", "roomy fits", "team does not fit"]  # newest first
+    assert "exceeds" in fits.text and "unbounded" in fits.text
+    w.check_page("blueprint")
+    w.button("Show the changes").click()
+    w.wait(lambda: "Changes from revision 1 to 2" in w.one("main").text)
+    change = w.one("section[aria-label=History] section[aria-label=Changes] table")
+    assert "version" in change.text and '"1.4.2"' in change.text and '"1.5"' in change.text
+    w.button("Download YAML").click()
+    downloaded = w.downloads / f"{TEMPLATE['name']}.yml"
+    w.wait(lambda: downloaded.exists() and downloaded.read_text() == TEMPLATE["yml"])
+    w.button("Restore revision 1").click()
+    w.wait(lambda: "revision 3 by alice" in w.one("main p.meta").text and "version 1.4.2" in w.one("main p.meta").text)
+
+    # Parameters: a form from the schema, a render with its requirements and fit, the most that fits
+    w.one("a.button[href$='/parameters']").click()
+    w.wait(lambda: w.heading() == f"Render {TEMPLATE['name']}")
+    replicas, secret = w.control("WEB_REPLICAS"), w.control("DB_PASSWORD")
+    assert (replicas.get_attribute("type"), replicas.get_attribute("min"), replicas.get_attribute("max")) == (
+        "number",
+        "1",
+        "100",
+    )
+    assert (
+        secret.get_attribute("type") == "password"
+        and secret.get_attribute("placeholder") == "generated when left empty"
+    )
+    memory = Select(w.control("WEB_MEMORY"))
+    assert [o.text for o in memory.options] == [
+        "256M",
+        "512M",
+        "1G",
+        "2G",
+    ] and memory.first_selected_option.text == "512M"
+    w.fill("WEB_REPLICAS", "3")
+    Select(w.control("Profile to fit")).select_by_visible_text("roomy")
+    w.button("Render").click()
+    w.wait(lambda: len(w.all("ol[aria-label='Rendered definition'] li")) > 10)
+    rendered = "\n".join(li.text for li in w.all("ol[aria-label='Rendered definition'] li"))
+    assert "replicas: 3" in rendered and "${WEB_REPLICAS}" not in rendered
+    password = re.search(r"POSTGRES_PASSWORD=([A-Za-z0-9]{24})", rendered).group(1)
+    kept = w.browser.execute_script(
+        "return JSON.stringify(sessionStorage) + JSON.stringify(localStorage) + location.href"
+    )
+    assert password not in kept
+    assert "6 containers" in w.one("main").text and "fits" in w.one("main").text
+    w.check_page("parameters")
+    Select(w.control("Profile to fit")).select_by_visible_text("tiny")
+    w.button("Most WEB_REPLICAS that fits").click()
+    most = client.post(
+        f"/blueprints/{template['id']}/render",
+        json={"profile": profiles["tiny"]["id"], "maximize": "WEB_REPLICAS"},
+        user="alice",
+    )
+    expected = most.json["maximized"]["WEB_REPLICAS"]
+    w.wait(lambda: f"At most WEB_REPLICAS = {expected} fits this profile." in w.one("main").text)
+    assert w.control("WEB_REPLICAS").get_attribute("value") == str(expected)
+    w.console()
+
+    # The editor: problems as one types, with their line marked; then a create
+    w.one("#nav-new").click()
+    w.wait(lambda: w.heading() == "New blueprint")
+    w.fill("Name", "made-in-the-browser")
+    w.fill("Type", "compose")
+    w.fill("Definition (YAML)", "services:\n  web:\n    imagez: nginx\n")
+    w.wait(lambda: "imagez" in w.one("#checks").text)
+    assert [i + 1 for i, li in enumerate(w.all(".gutter li")) if li.get_attribute("class") == "bad"] == [
+        2
+    ]  # services.web
+    w.console(422)
+    w.check_page("editor-problems")
+    w.fill("Definition (YAML)", "services:\n  web:\n    image: nginx\n    mem_limit: 256m\n")
+    w.wait(lambda: w.one("#checks").text.startswith("No problems. 1 container, 256 MiB"))
+    assert not w.all(".gutter li.bad")
+    w.button("Create").click()
+    w.wait(lambda: w.heading() == "made-in-the-browser")
+    made = w.browser.current_url.rsplit("/", 1)[1]
+    assert (
+        client.get(f"/blueprints/{made}", user="alice").json["yml"]
+        == "services:\n  web:\n    image: nginx\n    mem_limit: 256m\n"
+    )
+
+    # Someone else saves first: the 412 says who, shows their change, and lets one save over it
+    w.one(f"a.button[href='#/blueprints/{made}/edit']").click()
+    w.wait(lambda: w.heading() == "Edit made-in-the-browser" and w.one("#checks").text.startswith("No problems"))
+    assert client.patch(f"/blueprints/{made}", json={"description": "changed meanwhile"}, user="admin").status == 200
+    w.fill("Version", "2")
+    w.button("Save").click()
+    w.wait(lambda: "admin changed this blueprint" in w.one("main").text)
+    assert "revision 2" in w.one("main").text and "changed meanwhile" in w.one("main").text
+    w.console(412)
+    w.check_page("editor-conflict")
+    w.button("Save mine over theirs").click()
+    w.wait(lambda: w.heading() == "made-in-the-browser" and "version 2" in w.one("main p.meta").text)
+    assert client.get(f"/blueprints/{made}", user="alice").json["rev"] == 3
+
+    # Profiles: create (a bad cap is named), edit, make default, what fits
+    w.go("#/profiles")
+    w.wait(lambda: w.heading() == "Profiles" and len(w.all("ul[aria-label=Profiles] li")) == 3)
+    w.fill("Name", "browser-profile")
+    w.fill("Memory cap", "lots")
+    w.button("Create").click()
+    w.wait(lambda: "memoryCap" in w.one("main").text)
+    w.console(422)
+    w.fill("Memory cap", "2Gi")
+    w.fill("CPU cap", "1.5")
+    w.button("Create").click()
+    w.wait(lambda: "browser-profile" in w.one("ul[aria-label=Profiles]").text)
+    assert "2 GiB memory, 1.5 CPUs" in w.one("ul[aria-label=Profiles]").text
+    w.one("button[aria-label='Edit browser-profile']").click()
+    w.wait(lambda: w.control("Name").get_attribute("value") == "browser-profile")
+    w.fill("CPU cap", "3")
+    w.button("Save").click()
+    w.wait(lambda: "2 GiB memory, 3 CPUs" in w.one("ul[aria-label=Profiles]").text)
+    w.one("button[aria-label='Make browser-profile the default']").click()
+    w.wait(lambda: not w.all("button[aria-label='Make browser-profile the default']"))
+    defaults = [p["name"] for p in client.get("/profiles?defaultProfile=true", user="alice").json["items"]]
+    assert defaults == ["browser-profile"]
+    w.check_page("profiles")
+    w.one(f"a[href='#/?profile={profiles['roomy']['id']}&fitsOnly=true']").click()
+    w.wait(lambda: len(w.cards()) == 50 and w.control("Only those that fit the profile").is_selected())
+
+    # A token that ends brings the sign-in back over the page, which then goes on
+    token = w.browser.execute_script("return JSON.parse(sessionStorage.getItem('catalog.session')).token")
+    assert client.delete("/tokens", headers={"Authorization": f"Bearer {token}"}).status == 204
+    w.browser.find_element(By.LINK_TEXT, "Profiles").click()
+    w.wait(lambda: "session has ended" in w.one("#sign-in-reason").text)
+    assert w.browser.current_url.endswith("#/profiles")
+    w.sign_in("alice")
+    w.wait(lambda: w.heading() == "Profiles" and len(w.all("ul[aria-label=Profiles] li")) == 4)
+    w.console(401)
+
+    # Sign out revokes the token; an admin gets the users page
+    token = w.browser.execute_script("return JSON.parse(sessionStorage.getItem('catalog.session')).token")
+    w.one("#sign-out").click()
+    w.wait(lambda: w.one("#sign-in-reason").text == "Signed out.")
+    assert client.get("/users/me", headers={"Authorization": f"Bearer {token}"}).status == 401
+    assert w.browser.execute_script("return sessionStorage.getItem('catalog.session')") is None
+    w.console()
+    w.sign_in("admin")
+    w.wait(lambda: w.one("#nav-users").is_displayed())
+    w.one("#nav-users").click()
+    w.wait(lambda: w.heading() == "Users" and "alice" in w.one("table[aria-label=Users]").text)
+    w.fill("Username", "dora")
+    w.fill("Password", "dora's long password")
+    Select(w.control("Role")).select_by_value("viewer")
+    w.button("Create user").click()
+    w.wait(lambda: "dora" in w.one("table[aria-label=Users]").text)
+    assert client.get("/users/me", user="dora", password="dora's long password").json["role"] == "viewer"
+    w.check_page("users")
