@@ -26,7 +26,7 @@ from pymongo import MongoClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app import embedded  # noqa: E402
-from bench import scale  # noqa: E402
+from bench import scale, web  # noqa: E402
 from tests.http import SocketClient, basic  # noqa: E402
 from tests.processes import Gunicorn, cpu_seconds  # noqa: E402
 
@@ -263,6 +263,8 @@ def main():
                     print(f"  {key:7} this / {label} per round: {listed}; median {statistics.median(ratios):.3f}")
         rss = app.worker_rss_mb()
         print(f"\nworker RSS after the run: {', '.join(f'{mb:.0f} MB' for mb in rss)}")
+        if not args.only or "web" in args.only.split(","):
+            web.run(app.port, ADMIN, PROFILE)
         for server in servers:
             server.stop()
         servers = []

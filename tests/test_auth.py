@@ -17,6 +17,8 @@ PUBLIC_ENDPOINTS = {
     "ops.healthz",
     "ops.readyz",
     "ops.metrics_page",
+    "web.page",  # the page loads without credentials and signs in itself
+    "web.asset",
 }
 
 

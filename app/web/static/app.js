@@ -98,10 +98,16 @@ function containers(n) {
 
 const AMOUNT = { memory: bytes, cpu: cpus, containers, storage: bytes };
 
-/** What a blueprint needs, in words: `3 containers, 1.5 GiB, 2 CPUs`. */
+/** What a blueprint needs, in words: `3 containers, 1.5 GiB, 2 CPUs`; an amount that some
+    container leaves undeclared (`unbounded`) is a floor: `at least 512 MiB`, or `memory undeclared`. */
 function needs(requirements) {
   if (!requirements) return 'Not measured (no definition of a known type)';
-  const parts = [containers(requirements.containers), bytes(requirements.memoryBytes), cpus(requirements.cpuMillis)];
+  const amount = (resource, value, show) => {
+    const open = requirements.unbounded.some((u) => u.endsWith(`: ${resource}`));
+    if (!open) return show(value);
+    return value ? `at least ${show(value)}` : `${resource === 'cpu' ? 'CPU' : resource} undeclared`;
+  };
+  const parts = [containers(requirements.containers), amount('memory', requirements.memoryBytes, bytes), amount('cpu', requirements.cpuMillis, cpus)];
   if (requirements.storageBytes) parts.push(`${bytes(requirements.storageBytes)} storage`);
   return parts.join(', ');
 }
@@ -358,7 +364,7 @@ async function catalog(_, params) {
     more.hidden = !data.next;
     more.onclick = async () => { more.disabled = true; await load(data.next); more.disabled = false; };
     performance.mark('catalog-ready');
-    inTurns(cards.map((c) => c.load).filter(Boolean)).catch((error) => say(error.message));
+    inTurns(cards.map((c) => c.load).filter(Boolean)).then(() => performance.mark('catalog-fitted'), (error) => say(error.message));
   }
   await load(null);
   return el('section', {}, el('h1', {}, 'Catalog'), form, count, list, more);
@@ -822,6 +828,7 @@ async function route() {
     const node = await view(match.slice(1), new URLSearchParams(query));
     if (mine !== shownRoute) return;
     main.replaceChildren(node);
+    main.dataset.shown = String(mine); // which rendering is on screen: scripts driving the page wait on it
     document.title = `${title} · Blueprint catalog`;
     main.focus();
   } catch (error) {
