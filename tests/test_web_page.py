@@ -27,6 +27,8 @@ XSS_NAME = "<img src=x onerror=alert(1)>"
 XSS_DESCRIPTION = "<script>alert(2)</script>"
 XSS_YML = "note: '</script><script>alert(3)</script>'\n"
 STACKS = 52  # more than a page of 50
+# a service whose CPU is a variable the template does not declare: measured as unresolved
+MADE = "services:\n  web:\n    image: nginx\n    mem_limit: 256m\n  cache:\n    image: redis\n    cpus: ${CACHE_CPUS}\n"
 MOST_WEIGHT = 300_000
 pytestmark = pytest.mark.parametrize("app", ["mongomock"], indirect=True)
 
@@ -253,6 +255,19 @@ def walk(w, client, template, profiles):
     w.view(lambda: w.fill("Tags (all of them)", "db").send_keys(Keys.ENTER))
     w.wait(lambda: len(w.cards()) == STACKS // 2 and "tag=db" in w.browser.current_url)
     w.control("Tags (all of them)").clear()
+    oldest = client.get("/blueprints?name=stack-00", user="alice").json["items"][0]["id"]
+    assert client.patch(f"/blueprints/{oldest}", json={"inactive": True}, user="alice").status == 200
+    w.view(lambda: Select(w.control("State")).select_by_visible_text("Inactive only"))
+    w.wait(lambda: [c.find_element(By.CSS_SELECTOR, "h3 a").text for c in w.cards()] == ["stack-00"])
+    assert "inactive=true" in w.browser.current_url and "inactive" in w.cards()[0].text
+    w.view(lambda: Select(w.control("State")).select_by_visible_text("Active and inactive"))
+    w.view(lambda: w.fill("Type", "kubernetes").send_keys(Keys.ENTER))
+    w.wait(lambda: "No blueprint matches." in w.one("main").text and not w.cards())
+    w.view(lambda: w.fill("Type", "docker-compose").send_keys(Keys.ENTER))
+    w.wait(lambda: len(w.cards()) == 50 and XSS_NAME not in w.one("main").text)  # it has no type
+    w.control("Type").clear()
+    assert client.patch(f"/blueprints/{oldest}", json={"inactive": False}, user="alice").status == 200
+    w.control("Tags (all of them)").clear()
     w.view(lambda: Select(w.control("Profile to fit")).select_by_visible_text("tiny"))
     w.wait(lambda: "profile=" in w.browser.current_url and len(w.cards()) == 50)
     w.wait(lambda: all(c.find_elements(By.CSS_SELECTOR, ".badge") for c in w.cards()))
@@ -267,6 +282,14 @@ def walk(w, client, template, profiles):
         )
     )
     w.check_page("catalog-fits")
+
+    # The blueprint that tries to inject markup shows it as text, definition included
+    w.view(lambda: w.go("#/"))
+    w.view(lambda: w.card(XSS_NAME).find_element(By.CSS_SELECTOR, "h3 a").click())
+    w.wait(lambda: w.heading() == XSS_NAME)
+    assert [li.text for li in w.all("ol.code li")] == [XSS_YML.rstrip("\n")]
+    assert XSS_DESCRIPTION in w.one("main").text
+    w.check_page("blueprint-markup")
 
     # A star, then the starred filter
     w.view(lambda: w.go("#/"))
@@ -354,21 +377,19 @@ def walk(w, client, template, profiles):
     w.fill("Type", "compose")
     w.fill("Definition (YAML)", "services:\n  web:\n    imagez: nginx\n")
     w.wait(lambda: "imagez" in w.one("#checks").text)
-    assert [i + 1 for i, li in enumerate(w.all(".gutter li")) if li.get_attribute("class") == "bad"] == [
-        2
-    ]  # services.web
+    marked = [i + 1 for i, li in enumerate(w.all(".gutter li")) if li.get_attribute("class") == "bad"]
+    assert marked == [2]  # services.web
     w.console(422)
     w.check_page("editor-problems")
-    w.fill("Definition (YAML)", "services:\n  web:\n    image: nginx\n    mem_limit: 256m\n")
-    w.wait(lambda: w.one("#checks").text.startswith("No problems. 1 container, 256 MiB, CPU undeclared"))
+    w.fill("Definition (YAML)", MADE)
+    w.wait(lambda: w.one("#checks").text.startswith("No problems. 2 containers, at least 256 MiB, CPU undeclared"))
     assert not w.all(".gutter li.bad")
     w.view(lambda: w.button("Create").click())
     w.wait(lambda: w.heading() == "made-in-the-browser")
     made = w.browser.current_url.rsplit("/", 1)[1]
-    assert (
-        client.get(f"/blueprints/{made}", user="alice").json["yml"]
-        == "services:\n  web:\n    image: nginx\n    mem_limit: 256m\n"
-    )
+    assert client.get(f"/blueprints/{made}", user="alice").json["yml"] == MADE
+    measured = w.one("section[aria-label=Requirements]").text
+    assert "Unresolved" in measured and "CACHE_CPUS" in measured and "web: cpu" in measured
 
     # Someone else saves first: the 412 says who, shows their change, and lets one save over it
     w.view(lambda: w.one(f"a.button[href='#/blueprints/{made}/edit']").click())

@@ -388,14 +388,15 @@ function requirementsView(requirements) {
 }
 
 function fitTable(fit, caption) {
+  if (fit.fits === null) return el('p', { class: 'note' }, 'Not measured, so it cannot be fitted.');
   return el('div', { class: 'scroll' }, el('table', {},
     el('caption', { class: 'note' }, caption),
-    el('thead', {}, el('tr', {}, ['Resource', 'Required', 'Cap', 'Headroom', 'Verdict'].map((h) => el('th', { scope: 'col' }, h)))),
+    el('thead', {}, el('tr', {}, ['Resource', 'Required', 'Cap', 'Headroom', 'Verdict'].map((h) => el('th', { scope: 'col', class: h === 'Headroom' ? 'headroom' : null }, h)))),
     el('tbody', {}, RESOURCES.map((name) => {
       const r = fit.resources[name];
       const show = AMOUNT[name];
       return el('tr', {}, el('th', { scope: 'row' }, name), el('td', {}, show(r.required)), el('td', {}, r.cap === null ? 'none' : show(r.cap)),
-        el('td', {}, r.headroom === null ? '—' : r.headroom < 0 ? `−${show(-r.headroom)}` : show(r.headroom)),
+        el('td', { class: 'headroom' }, r.headroom === null ? '—' : r.headroom < 0 ? `−${show(-r.headroom)}` : show(r.headroom)),
         el('td', {}, el('span', { class: `badge ${r.verdict}` }, r.verdict)));
     }))));
 }
