@@ -9,7 +9,7 @@ export HOST PORT
 COVERAGE_FLOOR := 94
 BROWSER_PACKAGES := chromium chromium-driver
 
-.PHONY: run test test-fast lint bench profile browser fuzz fault-test clean
+.PHONY: run test test-fast lint bench profile browser fuzz fault-test openapi clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,11 @@ fuzz: $(VENV)/.installed-test
 # kill -9 the database and the service under write load, restart, retry; prints the counts.
 fault-test: $(VENV)/.installed-test
 	$(BIN)/python bench/fault.py
+
+# Rewrites the committed copy of the served OpenAPI document (docs/openapi.json), which a test
+# compares with what the app serves: run it when a change to the document is meant.
+openapi: $(VENV)/.installed-test
+	$(BIN)/python -m tests.test_repository
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check app tests bench wsgi.py gunicorn.conf.py
