@@ -14,9 +14,9 @@ _own_metrics_dir = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
 if _own_metrics_dir:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="prometheus-")
 
-from app import embedded  # noqa: E402
 from app.config import from_env  # noqa: E402
 from app.ops.logs import dict_config  # noqa: E402
+from app.storage import embedded  # noqa: E402
 
 settings = from_env()
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"

@@ -7,31 +7,18 @@ from flask import Flask, has_request_context, request
 from pymongo.errors import ConnectionFailure
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from app import (
-    backfill,
-    cli,
-    config,
-    database,
-    docs,
-    errors,
-    idempotency,
-    login_throttle,
-    openapi,
-    ops,
-    request_quota,
-    response_headers,
-    web,
-)
+from app import cli, config, errors, ops, web
+from app.access import login_throttle, request_quota, tokens, users
 from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
-from app.json_provider import OrjsonProvider
+from app.http import docs, idempotency, openapi, response_headers
+from app.http.json_provider import OrjsonProvider
 from app.ops import logs
 from app.profiles.routes import blp as profiles_blp
 from app.profiles.storage import store as profiles_store
 from app.revisions import storage as revisions
 from app.revisions.routes import blp as revisions_blp
-from app.users import storage as users
-from app.users import tokens
+from app.storage import backfill, database
 from app.users.routes import blp as users_blp
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ import click
 import marshmallow as ma
 from flask.cli import AppGroup
 
-from app.users import storage
+from app.access import users as storage
 from app.users.schemas import ROLES
 
 users_cli = AppGroup("users", help="Manage user accounts.")

@@ -8,8 +8,8 @@ import marshmallow as ma
 from flask import current_app
 from pymongo.errors import ConnectionFailure, PyMongoError
 
+from app.http.response_headers import request_id
 from app.ops.metrics import DATABASE_ERRORS
-from app.response_headers import request_id
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from bson import ObjectId
 from pymongo import MongoClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from app import embedded  # noqa: E402
+from app.storage import embedded  # noqa: E402
 from bench import run, scale  # noqa: E402
 from tests.http import SocketClient, basic  # noqa: E402
 from tests.processes import Gunicorn  # noqa: E402

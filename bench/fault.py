@@ -20,8 +20,8 @@ from pymongo import MongoClient
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from app import embedded  # noqa: E402
-from app.embedded import free_port  # noqa: E402
+from app.storage import embedded  # noqa: E402
+from app.storage.embedded import free_port  # noqa: E402
 from tests.http import SocketClient, basic  # noqa: E402
 from tests.processes import Gunicorn  # noqa: E402
 

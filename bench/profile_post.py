@@ -11,7 +11,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from app import create_app, embedded  # noqa: E402
+from app import create_app  # noqa: E402
+from app.storage import embedded  # noqa: E402
 from tests.conftest import add_users, settings  # noqa: E402
 from tests.http import basic  # noqa: E402
 

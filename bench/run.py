@@ -25,7 +25,7 @@ from pymongo import MongoClient
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from app import embedded  # noqa: E402
+from app.storage import embedded  # noqa: E402
 from bench import scale, web  # noqa: E402
 from tests.http import SocketClient, basic  # noqa: E402
 from tests.processes import Gunicorn, cpu_seconds  # noqa: E402

@@ -19,9 +19,10 @@ from datetime import UTC, datetime, timedelta
 
 from pymongo import MongoClient
 
-from app import definitions, ids, pagination
+from app import definitions
 from app.blueprints.storage import store
-from app.resource_store import KEYS_INDEX
+from app.storage import ids, pagination
+from app.storage.resource_store import KEYS_INDEX
 from tests.http import SocketClient, basic
 from tests.processes import Gunicorn
 

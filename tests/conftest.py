@@ -12,7 +12,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from app import config, create_app
-from app.users import storage as users
+from app.access import users
 from tests.http import PASSWORD, FlaskClient, SocketClient
 
 FAST_HASH = "pbkdf2:sha256:1000"  # the same code path as scrypt, without 100 ms a request

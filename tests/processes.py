@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from app import config
-from app.embedded import free_port
+from app.storage.embedded import free_port
 from tests.http import SocketClient
 
 ROOT = Path(__file__).resolve().parent.parent

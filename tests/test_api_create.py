@@ -7,7 +7,7 @@ import pytest
 from pymongo.errors import ServerSelectionTimeoutError
 
 from app.blueprints.storage import store as blueprint_store
-from app.database import get_db
+from app.storage.database import get_db
 from tests.http import assert_problem
 
 HEX24 = re.compile(r"[0-9a-f]{24}\Z")

@@ -186,9 +186,9 @@ def seed_spread(app, count, owner="alice", hours=20, keys=True):
     existed); their ids, newest first."""
     from datetime import timedelta
 
-    from app import ids
     from app.blueprints.storage import store
-    from app.database import get_db, now
+    from app.storage import ids
+    from app.storage.database import get_db, now
 
     moment, made = now(), []
     with app.app_context():
@@ -209,7 +209,7 @@ def test_pages_over_sparse_data_walk_every_item_once_newest_first(app, api):
 
 
 def test_a_q_page_stops_after_reading_its_bound_and_the_walk_goes_on(app, api, monkeypatch):
-    from app import list_filters
+    from app.storage import list_filters
 
     made = seed_spread(app, 30)
     monkeypatch.setattr(list_filters, "MOST_EXAMINED", 5)

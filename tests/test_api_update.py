@@ -193,7 +193,7 @@ def test_a_put_that_keeps_custom_without_naming_anyone_names_no_one(api):
 
 def test_a_blueprint_an_earlier_version_stored_with_null_entitled_users_is_listed(app, api):
     from app.blueprints.storage import store
-    from app.database import get_db
+    from app.storage.database import get_db
 
     path, _, _ = create_item(api, "blueprints", name="legacy", entitlementType="CUSTOM")
     with app.app_context():

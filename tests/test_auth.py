@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 import pytest
 from werkzeug import security
 
-from app.database import get_db
-from app.users import storage
+from app.access import users as storage
+from app.storage.database import get_db
 from tests.http import PASSWORD, assert_problem
 
 PUBLIC_ENDPOINTS = {

@@ -5,9 +5,9 @@ import threading
 
 import pytest
 
-from app import backfill
 from app.blueprints.storage import store
-from app.database import get_db
+from app.storage import backfill
+from app.storage.database import get_db
 from tests.test_api_list import seed_spread, walk
 
 

@@ -3,9 +3,9 @@ credentials, user records (USER_CACHE_SECONDS), and the cache they are built on.
 
 import time
 
-from app import auth
-from app.cache import TtlCache
-from app.users import storage
+from app.access import auth
+from app.access import users as storage
+from app.storage.cache import TtlCache
 from tests.http import PASSWORD, assert_problem
 from tests.test_auth import bearer, token_for
 

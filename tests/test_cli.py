@@ -4,7 +4,7 @@ import mongomock
 import pytest
 
 from app import create_app
-from app.users import storage
+from app.access import users as storage
 from tests.conftest import settings
 
 

@@ -2,8 +2,8 @@
 
 from datetime import UTC, datetime, timedelta
 
-from app.counters import count_in_window
-from app.database import get_db
+from app.storage.counters import count_in_window
+from app.storage.database import get_db
 
 
 def test_count_in_window_opens_one_window_at_a_time(app):

@@ -234,7 +234,7 @@ def test_requirements_follow_every_write(api):
 def test_a_blueprint_stored_before_requirements_gets_them_when_read_and_keeps_them_on_its_next_write(app, api):
     from bson import ObjectId
 
-    from app.database import get_db, now
+    from app.storage.database import get_db, now
 
     moment = now()
     with app.app_context():

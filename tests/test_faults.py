@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from app import create_app, embedded
+from app import create_app
+from app.storage import embedded
 from bench import fault
 from tests.conftest import add_users, serving, settings
 from tests.http import SocketClient, assert_problem

@@ -3,7 +3,7 @@ two list filters (`GET /profiles?fits=` and `GET /blueprints?fitsProfile=`)."""
 
 import pytest
 
-from app.fit import fit
+from app.definitions.fit import fit
 from tests.http import assert_problem, create
 from tests.test_definitions import need
 

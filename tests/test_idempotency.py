@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app import idempotency
-from app.database import get_db
+from app.http import idempotency
+from app.storage.database import get_db
 from tests.http import assert_problem
 
 

@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime, timedelta
 
-from app import ids
+from app.storage import ids
 
 
 def test_ids_of_two_processes_order_by_millisecond(monkeypatch):

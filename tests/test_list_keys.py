@@ -3,7 +3,7 @@
 import itertools
 import string
 
-from app import list_filters
+from app.storage import list_filters
 from tests.http import create
 
 

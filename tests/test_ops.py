@@ -9,7 +9,7 @@ from pymongo.errors import ServerSelectionTimeoutError
 
 from app import ops
 from app.blueprints.storage import store as blueprint_store
-from app.database import get_db
+from app.storage.database import get_db
 from tests.conftest import PASSWORD, make_app
 from tests.http import FlaskClient, assert_problem
 

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from app import quantities as caps
+from app.model import quantities as caps
 
 GiB, MiB = 1024**3, 1024**2
 INT64 = 2**63 - 1

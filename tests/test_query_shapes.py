@@ -181,9 +181,9 @@ def seed(db, count):
     import random
     from datetime import timedelta
 
-    from app import ids
     from app.blueprints.storage import store
-    from app.database import now
+    from app.storage import ids
+    from app.storage.database import now
 
     rng, end, docs = random.Random(count), now(), []
     for i in range(count):
@@ -231,7 +231,8 @@ def test_a_selective_page_reads_only_its_matches_however_large_the_collection(mo
 
 
 def test_no_window_reads_more_than_its_bound_nor_a_page_past_its_own(mongo_server, monkeypatch):
-    from app import create_app, list_filters, pagination
+    from app import create_app
+    from app.storage import list_filters, pagination
 
     monkeypatch.setattr(pagination, "WINDOW_DOCS", 40)
     monkeypatch.setattr(list_filters, "MOST_EXAMINED", 300)
@@ -257,7 +258,8 @@ def test_a_page_stepping_out_of_written_keys_into_older_blueprints_without_them_
     """While the backfill is under way (newest first), the newest blueprints have keys and the
     older ones fill the rest of the ids without them: a page that finds nothing among the first
     must not size its next window blind and read all the others at once."""
-    from app import backfill, create_app, list_filters, pagination
+    from app import create_app
+    from app.storage import backfill, list_filters, pagination
 
     monkeypatch.setattr(pagination, "WINDOW_DOCS", 40)
     monkeypatch.setattr(list_filters, "MOST_EXAMINED", 300)

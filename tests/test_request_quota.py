@@ -3,8 +3,9 @@
 import pytest
 from limits import parse
 
-from app import create_app, request_quota
-from app.database import get_db
+from app import create_app
+from app.access import request_quota
+from app.storage.database import get_db
 from tests.conftest import make_app
 from tests.http import FlaskClient, assert_problem
 

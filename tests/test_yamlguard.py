@@ -5,7 +5,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app import yamlguard
+from app.model import yamlguard
 from tests import corpus
 
 

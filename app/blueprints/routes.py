@@ -7,8 +7,8 @@ from flask import Response, current_app, url_for
 from flask.views import MethodView
 from flask_smorest import abort
 
-from app import definitions, fit, idempotency, pagination, preconditions, quantities
-from app.auth import current_user, login_required
+from app import definitions
+from app.access.auth import current_user, login_required
 from app.blueprints.schemas import (
     BlueprintDraftSchema,
     BlueprintQuery,
@@ -19,11 +19,15 @@ from app.blueprints.schemas import (
     RenderSchema,
 )
 from app.blueprints.storage import store
+from app.definitions import fit
 from app.definitions.render import render
-from app.openapi import Blueprint, headers, problems
-from app.preconditions import IF_MATCH, IF_NONE_MATCH, etag
+from app.http import idempotency, preconditions
+from app.http.openapi import Blueprint, headers, problems
+from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
+from app.model import quantities
+from app.model.schemas import WRITE_PARAMETERS, WriteArgs
 from app.profiles.storage import store as profiles
-from app.schemas import WRITE_PARAMETERS, WriteArgs
+from app.storage import pagination
 
 blp = Blueprint(
     "blueprints",

@@ -4,11 +4,11 @@ list's filters."""
 import marshmallow as ma
 
 from app import definitions
-from app.auth import current_user
+from app.access.auth import current_user
 from app.definitions.parameters import Parameters
-from app.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Yaml
-from app.list_filters import ListArgs
-from app.schemas import Schema
+from app.model.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Yaml
+from app.model.schemas import Schema
+from app.storage.list_filters import ListArgs
 from app.users.schemas import Username
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")

@@ -5,11 +5,12 @@ definition on every write that changes it, and stars (the users in `starredBy`).
 Blueprints stored before `requirements` existed get them when read (`definitions.requirements_of`)
 and keep them from their next write on: no start-up migration, no downtime."""
 
-from app import definitions, list_filters
+from app import definitions
+from app.access import users
 from app.errors import Invalid
-from app.resource_store import MAX_ATTEMPTS, ResourceStore
 from app.revisions import storage as history
-from app.users import storage as users
+from app.storage import list_filters
+from app.storage.resource_store import MAX_ATTEMPTS, ResourceStore
 
 
 def entitlement_changes(changes, stored=None):

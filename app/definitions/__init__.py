@@ -6,12 +6,12 @@ names the format, case-insensitively; any other type keeps only the YAML safety 
 Problems are reported for `yml`, one message each with its place, at most MAX_PROBLEMS.
 """
 
-from app import yamlguard
 from app.definitions import compose, kubernetes, parameters, templates
 from app.definitions.placeholders import MissingValue
 from app.definitions.schemas import MAX_PROBLEMS
 from app.errors import Invalid
-from app.quantities import INT64
+from app.model import yamlguard
+from app.model.quantities import INT64
 
 FORMATS = {
     "compose": compose,

@@ -6,10 +6,10 @@ digits, as Compose casts the result of its interpolation (`replicas: ${REPLICAS:
 
 from functools import cache
 
-from app import quantities
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, problems
 from app.definitions.templates import Dialect
+from app.model import quantities
 
 # Compose refuses a malformed `${`, and interpolates the file it is given: `$` in a value is `$$`.
 DIALECT = Dialect(strict=True, escape=True, typed_defaults=False)

@@ -17,10 +17,10 @@ from importlib.resources import files
 
 import jsonschema_rs
 
-from app import quantities
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, place, problems
 from app.definitions.templates import Dialect
+from app.model import quantities
 
 RELEASE = "1.37.0"
 # Manifests are deployed as they are (or through a tool that substitutes text): a `${` that is no

@@ -18,8 +18,8 @@ import jsonschema_rs
 import marshmallow as ma
 
 from app.errors import Invalid
-from app.fields import StrictBoolean
-from app.schemas import Schema
+from app.model.fields import StrictBoolean
+from app.model.schemas import Schema
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 TYPES = ("string", "integer", "number", "boolean")

@@ -11,8 +11,8 @@ bisection of at most RENDERS - 3 steps (2**61 candidates; a wider range is cut f
 import math
 import time
 
-from app import definitions, fit
-from app.definitions import parameters, templates
+from app import definitions
+from app.definitions import fit, parameters, templates
 from app.definitions.placeholders import MissingValue
 from app.errors import Invalid
 

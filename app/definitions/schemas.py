@@ -10,7 +10,7 @@ import datetime
 import jsonschema_rs
 
 from app.definitions.placeholders import Unresolved
-from app.quantities import QuantityError
+from app.model.quantities import QuantityError
 
 MAX_PROBLEMS = 20  # problems listed for one definition
 

@@ -21,11 +21,11 @@ from collections import namedtuple
 
 import yaml
 
-from app import yamlguard
 from app.definitions import placeholders
 from app.definitions.placeholders import TemplateError, Unresolved
 from app.definitions.schemas import MAX_PROBLEMS, place
 from app.errors import Invalid
+from app.model import yamlguard
 
 # strict: a malformed `${` is refused; escape: `$` in a value is written `$$` (the format
 # interpolates the result again); typed_defaults: a plain scalar that is exactly one variable's

@@ -4,8 +4,8 @@ from flask import Blueprint, current_app, jsonify
 from pymongo.errors import PyMongoError
 
 from app import errors
-from app.database import get_db
 from app.ops import metrics
+from app.storage.database import get_db
 
 blp = Blueprint("ops", __name__)
 

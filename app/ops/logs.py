@@ -7,8 +7,8 @@ import logging.config
 
 from flask import g, request
 
+from app.http.response_headers import request_id
 from app.ops.metrics import route
-from app.response_headers import request_id
 
 access = logging.getLogger("app.access")
 

@@ -3,14 +3,17 @@
 from flask import Response, url_for
 from flask.views import MethodView
 
-from app import definitions, fit, idempotency, pagination, preconditions
-from app.auth import current_user, login_required
+from app import definitions
+from app.access.auth import current_user, login_required
 from app.blueprints.storage import store as blueprints
-from app.openapi import Blueprint, headers, problems
-from app.preconditions import IF_MATCH, IF_NONE_MATCH, etag
+from app.definitions import fit
+from app.http import idempotency, preconditions
+from app.http.openapi import Blueprint, headers, problems
+from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
+from app.model.schemas import WRITE_PARAMETERS, WriteArgs
 from app.profiles.schemas import ProfileDraftSchema, ProfileQuery, ProfileSchema
 from app.profiles.storage import store
-from app.schemas import WRITE_PARAMETERS, WriteArgs
+from app.storage import pagination
 
 blp = Blueprint(
     "profiles",

@@ -5,8 +5,8 @@ it still succeeds."""
 
 from pymongo import ASCENDING
 
-from app.database import now
-from app.resource_store import ResourceStore
+from app.storage.database import now
+from app.storage.resource_store import ResourceStore
 
 
 class Profiles(ResourceStore):

@@ -3,16 +3,16 @@ history, readable by whoever may read the blueprint; restoring is a change (owne
 
 from flask.views import MethodView
 
-from app import preconditions
-from app.auth import current_user, login_required
+from app.access.auth import current_user, login_required
 from app.blueprints.routes import RENDER_EXAMPLE, rendered
 from app.blueprints.schemas import BlueprintSchema, RenderArgs, RenderSchema
 from app.blueprints.storage import store
-from app.openapi import Blueprint, headers, problems
-from app.pagination import page_schema, respond
-from app.preconditions import IF_MATCH, etag
+from app.http import preconditions
+from app.http.openapi import Blueprint, headers, problems
+from app.http.preconditions import IF_MATCH, etag
 from app.revisions import storage as history
 from app.revisions.schemas import DiffArgs, DiffSchema, RevisionPageArgs, sign
+from app.storage.pagination import page_schema, respond
 
 blp = Blueprint("revisions", __name__, url_prefix="/blueprints", description="Every version of a blueprint.")
 

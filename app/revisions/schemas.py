@@ -3,8 +3,8 @@
 import marshmallow as ma
 from itsdangerous import BadSignature
 
-from app.pagination import PageArgs, signer
-from app.schemas import Schema
+from app.model.schemas import Schema
+from app.storage.pagination import PageArgs, signer
 
 SALT = "revision-cursor"
 

@@ -18,7 +18,7 @@ from flask_smorest import abort
 from pymongo import ASCENDING, DESCENDING
 from pymongo.errors import DuplicateKeyError
 
-from app.database import get_db
+from app.storage.database import get_db
 
 WRITABLE = ("name", "version", "description", "blueprintType", "yml", "parameters", "entitlementType",
             "entitledUsers", "inactive", "tags")  # fmt: skip

@@ -3,10 +3,11 @@
 from flask.views import MethodView
 from flask_smorest import abort
 
-from app import pagination
-from app.auth import basic, bearer, current_token, current_user, login_required
-from app.openapi import Blueprint, headers, problems
-from app.users import storage, tokens
+from app.access import tokens
+from app.access import users as storage
+from app.access.auth import basic, bearer, current_token, current_user, login_required
+from app.http.openapi import Blueprint, headers, problems
+from app.storage import pagination
 from app.users.schemas import TokenSchema, UserSchema
 
 blp = Blueprint("users", __name__, description="Accounts and their roles; bearer tokens.")

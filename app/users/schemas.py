@@ -2,8 +2,8 @@
 
 import marshmallow as ma
 
-from app.fields import Id, Pattern, Timestamp
-from app.schemas import Schema
+from app.model.fields import Id, Pattern, Timestamp
+from app.model.schemas import Schema
 
 ROLES = ("viewer", "member", "admin")
 USERNAME = Pattern(r"[A-Za-z0-9_.@-]{3,64}", error="3-64 characters of letters, digits, _ . @ -")

@@ -3,7 +3,7 @@ parameter every write takes."""
 
 import marshmallow as ma
 
-from app.fields import QueryBoolean
+from app.model.fields import QueryBoolean
 
 
 class Schema(ma.Schema):

@@ -1,7 +1,8 @@
 """Whether a blueprint fits a profile: its requirements against the profile's caps, resource by
 resource, in the units of `limits` (bytes, millicores, containers)."""
 
-from app import definitions, quantities
+from app import definitions
+from app.model import quantities
 
 # resource -> its key in both `requirements` and `limits`
 RESOURCES = {"memory": "memoryBytes", "cpu": "cpuMillis", "containers": "containers", "storage": "storageBytes"}

@@ -21,9 +21,10 @@ from functools import wraps
 from flask import current_app
 from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
 
-from app import errors, login_throttle, request_quota
-from app.cache import TtlCache
-from app.users import storage, tokens
+from app import errors
+from app.access import login_throttle, request_quota, tokens
+from app.access import users as storage
+from app.storage.cache import TtlCache
 
 IMPLIED_ROLES = {"viewer": ["viewer"], "member": ["viewer", "member"], "admin": ["viewer", "member", "admin"]}
 CHALLENGE = 'Basic realm="blueprints", Bearer realm="blueprints"'

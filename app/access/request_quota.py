@@ -21,9 +21,9 @@ from flask import current_app
 from limits import parse
 
 from app import errors
-from app.cache import TtlCache
-from app.counters import count_in_window, create_ttl_index
-from app.database import get_db
+from app.storage.cache import TtlCache
+from app.storage.counters import count_in_window, create_ttl_index
+from app.storage.database import get_db
 
 MAX_SHARE = 64
 

@@ -11,8 +11,8 @@ import math
 from flask import current_app, request
 from flask_smorest import abort
 
-from app import counters
-from app.database import get_db, now
+from app.storage import counters
+from app.storage.database import get_db, now
 
 
 def create_indexes(db):

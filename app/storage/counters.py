@@ -5,7 +5,7 @@ import contextlib
 
 from pymongo.errors import DuplicateKeyError
 
-from app.database import now
+from app.storage.database import now
 
 
 def create_ttl_index(collection):

@@ -17,10 +17,10 @@ from flask import current_app, request
 from flask_smorest import abort
 from pymongo.errors import DuplicateKeyError
 
-from app import ids
-from app.database import get_db, now
 from app.errors import Invalid
-from app.resource_store import MAX_ATTEMPTS
+from app.storage import ids
+from app.storage.database import get_db, now
+from app.storage.resource_store import MAX_ATTEMPTS
 
 KEY = re.compile(r"[\x20-\x7e]{1,255}")  # whole value; the document publishes it as ^...$
 TTL = timedelta(hours=24)

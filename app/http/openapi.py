@@ -7,8 +7,8 @@ import flask_smorest
 from apispec.ext.marshmallow import MarshmallowPlugin
 
 from app import errors
-from app.parser import Parser
-from app.response_headers import API_VERSION
+from app.http.parser import Parser
+from app.http.response_headers import API_VERSION
 
 DESCRIPTION = """Profiles (named sets of resource caps) and blueprints (application templates).
 

@@ -14,9 +14,9 @@ from datetime import timedelta
 
 from flask import current_app
 
-from app.cache import TtlCache
-from app.database import get_db, now
-from app.users import storage
+from app.access import users as storage
+from app.storage.cache import TtlCache
+from app.storage.database import get_db, now
 
 owners = TtlCache(size=4096)  # token digest -> (username, expiresAt)
 

@@ -21,8 +21,8 @@ from flask import current_app
 from pymongo import WriteConcern
 from pymongo.errors import DuplicateKeyError, PyMongoError
 
-from app import ids, pagination
-from app.database import now
+from app.storage import ids, pagination
+from app.storage.database import now
 
 log = logging.getLogger(__name__)
 BATCH = 500

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from flask import current_app
 from pymongo import MongoClient, WriteConcern
 
-from app import embedded
+from app.storage import embedded
 
 
 def init_app(app, client=None):

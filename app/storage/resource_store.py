@@ -17,9 +17,9 @@ from flask_smorest import abort
 from pymongo import ASCENDING, DESCENDING
 from pymongo.errors import DuplicateKeyError
 
-from app import backfill, ids, list_filters, pagination
-from app.auth import is_admin
-from app.database import get_db, now
+from app.access.auth import is_admin
+from app.storage import backfill, ids, list_filters, pagination
+from app.storage.database import get_db, now
 
 MAX_ATTEMPTS = 100  # a failed attempt means another request's write landed first
 KEYS_INDEX = {"keys": [("keys", ASCENDING), ("_id", DESCENDING)], "name": "keys_newest"}

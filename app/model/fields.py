@@ -5,7 +5,7 @@ from datetime import UTC
 
 import marshmallow as ma
 
-from app import quantities, yamlguard
+from app.model import quantities, yamlguard
 
 
 class Pattern(ma.validate.Regexp):

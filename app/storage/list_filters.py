@@ -26,8 +26,8 @@ import re
 
 import marshmallow as ma
 
-from app.fields import Text
-from app.pagination import PageArgs
+from app.model.fields import Text
+from app.storage.pagination import PageArgs
 from app.users.schemas import Username
 
 SEP = "\x1f"  # between scope and term: a character no username or value here contains

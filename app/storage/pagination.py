@@ -29,10 +29,10 @@ from flask import current_app, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
 from pymongo import DESCENDING
 
-from app import ids
-from app.cache import TtlCache
-from app.database import now
-from app.schemas import Schema
+from app.model.schemas import Schema
+from app.storage import ids
+from app.storage.cache import TtlCache
+from app.storage.database import now
 
 DEFAULT_LIMIT, MAX_LIMIT = 50, 200
 FIRST_WINDOW_MS = 1_000
