@@ -7,11 +7,12 @@ from flask import Flask, has_request_context, request
 from pymongo.errors import ConnectionFailure
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from app import cli, config, errors, ops, web
-from app.access import login_throttle, request_quota, tokens, users
+from app import cli, config, ops, web
+from app.access import login_throttle, request_quota, tokens
+from app.access import users as accounts  # `users` is the name of the resource package
 from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
-from app.http import docs, idempotency, openapi, response_headers
+from app.http import docs, idempotency, openapi, problems, response_headers
 from app.http.json_provider import OrjsonProvider
 from app.ops import logs
 from app.profiles.routes import blp as profiles_blp
@@ -34,12 +35,12 @@ def create_app(settings=None, mongo_client=None):
     app.json = OrjsonProvider(app)
     database.init_app(app, mongo_client)
     request_quota.init_app(app)
-    users.init_app(app)
+    accounts.init_app(app)
 
     api = openapi.Api(app)
     for blp in (profiles_blp, blueprints_blp, revisions_blp, users_blp):
         api.register_blueprint(blp)
-    errors.init_app(app)
+    problems.init_app(app)
     app.register_blueprint(docs.blp)
     app.register_blueprint(web.blp)
     ops.init_app(app)
@@ -76,10 +77,10 @@ def _prepare_database(app):
     """Idempotent, so every worker may run it."""
     db = database.get_db()
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
-    for module in (users, tokens, login_throttle, request_quota, idempotency, revisions):
+    for module in (accounts, tokens, login_throttle, request_quota, idempotency, revisions):
         module.create_indexes(db)
     for store in (profiles_store, blueprints_store):
         store.create_indexes()
         backfill.start(app, store)
     if app.config["ADMIN_USERNAME"] and app.config["ADMIN_PASSWORD"]:
-        users.ensure_admin(app.config["ADMIN_USERNAME"], app.config["ADMIN_PASSWORD"])
+        accounts.ensure_admin(app.config["ADMIN_USERNAME"], app.config["ADMIN_PASSWORD"])

@@ -9,7 +9,7 @@ import marshmallow as ma
 from flask.cli import AppGroup
 
 from app.access import users as storage
-from app.users.schemas import ROLES
+from app.model.accounts import ROLES
 
 users_cli = AppGroup("users", help="Manage user accounts.")
 

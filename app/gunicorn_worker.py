@@ -18,7 +18,7 @@ from gunicorn.http.errors import (
 )
 from gunicorn.workers.sync import SyncWorker
 
-from app.errors import PROBLEM_JSON, problem_body
+from app.http.problems import PROBLEM_JSON, problem_body
 from app.http.response_headers import API_VERSION
 
 # what gunicorn refuses -> (status, detail); anything else is not valid HTTP (400)

@@ -20,13 +20,14 @@ from functools import wraps
 
 from flask import current_app
 from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
+from marshmallow.experimental.context import Context
 
-from app import errors
 from app.access import login_throttle, request_quota, tokens
 from app.access import users as storage
+from app.errors import Forbidden, Unauthorized
+from app.model.accounts import IMPLIED_ROLES
 from app.storage.cache import TtlCache
 
-IMPLIED_ROLES = {"viewer": ["viewer"], "member": ["viewer", "member"], "admin": ["viewer", "member", "admin"]}
 CHALLENGE = 'Basic realm="blueprints", Bearer realm="blueprints"'
 
 basic = HTTPBasicAuth(realm="blueprints")
@@ -41,7 +42,10 @@ def login_required(role, scheme=multi):
     def decorate(view):
         @wraps(view)
         def limited(*args, **kwargs):
-            return request_quota.refusal(current_user()["username"]) or view(*args, **kwargs)
+            caller = current_user()
+            request_quota.check(caller["username"])
+            with Context({"caller": caller}):  # what a schema may ask of the caller (stars)
+                return view(*args, **kwargs)
 
         return scheme.login_required(role=role)(limited)
 
@@ -95,7 +99,10 @@ def _roles(user):
 
 
 def _error(status):
-    return errors.problem(status, headers={"WWW-Authenticate": CHALLENGE} if status == 401 else None)
+    """flask-httpauth's refusal (401 or 403), raised as the service's own."""
+    if status == 401:
+        raise Unauthorized(headers={"WWW-Authenticate": CHALLENGE})
+    raise Forbidden()
 
 
 basic.error_handler(_error)
@@ -110,7 +117,3 @@ def current_token():
     """The bearer token of this request, if it was authenticated by one."""
     auth = bearer.get_auth()
     return auth.token if auth else None
-
-
-def is_admin(user):
-    return user["role"] == "admin"

@@ -6,11 +6,10 @@ are refused with 429 before any password is checked, so a locked-out guesser cos
 """
 
 import hashlib
-import math
 
 from flask import current_app, request
-from flask_smorest import abort
 
+from app.errors import TooManyRequests
 from app.storage import counters
 from app.storage.database import get_db, now
 
@@ -37,8 +36,8 @@ def check(counter_keys):
     moment = now()
     for record in get_db().auth_failures.find({"_id": {"$in": counter_keys}, "expireAt": {"$gt": moment}}):
         if record["count"] >= _limit(record["_id"]):
-            wait = math.ceil((record["expireAt"] - moment).total_seconds())
-            abort(429, message="Too many failed attempts; retry later.", headers={"Retry-After": str(max(wait, 1))})
+            wait = (record["expireAt"] - moment).total_seconds()
+            raise TooManyRequests("Too many failed attempts; retry later.", wait)
 
 
 def record_failure(counter_keys):

@@ -11,7 +11,6 @@ exactly like an unbatched counter; and what a process holds back from a user who
 it is at most 64 requests a window.
 """
 
-import math
 import threading
 import time
 from datetime import timedelta
@@ -20,7 +19,7 @@ from functools import lru_cache
 from flask import current_app
 from limits import parse
 
-from app import errors
+from app.errors import TooManyRequests
 from app.storage.cache import TtlCache
 from app.storage.counters import count_in_window, create_ttl_index
 from app.storage.database import get_db
@@ -64,17 +63,12 @@ def _parsed(text):
     return parse(text)
 
 
-def refusal(username):
-    """None while `username` is within the limit, else the 429 to answer."""
+def check(username):
+    """A 429 (TooManyRequests) once `username` is over the limit."""
     limit = _parsed(current_app.config["RATE_LIMIT"])
     wait = current_app.extensions["quotas"].take(f"user:{username}", limit)
-    if not wait:
-        return None
-    return errors.problem(
-        429,
-        detail=f"More than {limit.amount} requests; retry later.",
-        headers={"Retry-After": str(max(math.ceil(wait), 1))},
-    )
+    if wait:
+        raise TooManyRequests(f"More than {limit.amount} requests; retry later.", wait)
 
 
 def create_indexes(db):

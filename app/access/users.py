@@ -9,10 +9,10 @@ from pymongo import ASCENDING
 from pymongo.errors import DuplicateKeyError
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from app.model.accounts import PASSWORD, ROLES, UserSchema
 from app.storage import pagination
 from app.storage.cache import TtlCache
 from app.storage.database import get_db, now
-from app.users.schemas import PASSWORD, ROLES, UserSchema
 
 
 class UsernameTaken(Exception):

@@ -5,7 +5,6 @@ from urllib.parse import quote
 
 from flask import Response, current_app, url_for
 from flask.views import MethodView
-from flask_smorest import abort
 
 from app import definitions
 from app.access.auth import current_user, login_required
@@ -21,6 +20,7 @@ from app.blueprints.schemas import (
 from app.blueprints.storage import store
 from app.definitions import fit
 from app.definitions.render import render
+from app.errors import Conflict, NotFound
 from app.http import idempotency, preconditions
 from app.http.openapi import Blueprint, headers, problems
 from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
@@ -67,7 +67,7 @@ RENDER_EXAMPLE = {"values": {"REPLICAS": 3}, "profile": "6740f1c2a9e3b1d2c3f4a5b
 def rendered(version, args, user):
     """The render of `version` (a blueprint or a kept version of one) that `args` ask for."""
     if version.get("yml") is None:
-        abort(409, message="This version of the blueprint has no definition to render.")
+        raise Conflict("This version of the blueprint has no definition to render.")
     limits = quantities.limits(profiles.get(args["profile"], user)) if "profile" in args else None
     seconds = current_app.config["RENDER_SECONDS"]
     return render(version, args["values"], limits, args.get("maximize"), seconds), NO_STORE
@@ -209,7 +209,7 @@ class BlueprintDefinition(MethodView):
         """Download a blueprint's definition"""
         doc = store.get(id, current_user())
         if doc.get("yml") is None:
-            abort(404, message="This blueprint has no definition.")
+            raise NotFound("This blueprint has no definition.")
         if preconditions.is_current(doc):
             return Response(status=304), {"ETag": etag(doc)}
         download = {"ETag": etag(doc), "Content-Disposition": attachment(doc.get("name"), str(doc["_id"]))}

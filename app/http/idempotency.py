@@ -14,10 +14,9 @@ from datetime import timedelta
 
 import orjson
 from flask import current_app, request
-from flask_smorest import abort
 from pymongo.errors import DuplicateKeyError
 
-from app.errors import Invalid
+from app.errors import Conflict, Invalid
 from app.storage import ids
 from app.storage.database import get_db, now
 from app.storage.resource_store import MAX_ATTEMPTS
@@ -108,11 +107,7 @@ def _claim(records, record_id, fingerprint):
         if earlier["state"] == "done":
             return earlier
         if earlier["leaseUntil"] > moment:
-            abort(
-                409,
-                message="A request with this Idempotency-Key is in progress.",
-                headers={"Retry-After": RETRY_AFTER},
-            )
+            raise Conflict("A request with this Idempotency-Key is in progress.", {"Retry-After": RETRY_AFTER})
         taken = records.update_one(  # the first request died: take its claim over
             {"_id": record_id, "state": "pending", "leaseUntil": earlier["leaseUntil"]},
             {"$set": {"leaseUntil": moment + lease}},

@@ -4,6 +4,7 @@ library for our small documents, reading every text RFC 8259 calls JSON."""
 import json
 
 import orjson
+from flask import current_app
 from flask.json.provider import JSONProvider
 
 
@@ -33,5 +34,9 @@ class OrjsonProvider(JSONProvider):
         return value
 
     def response(self, *args, **kwargs):
-        obj = self._prepare_response_obj(args, kwargs)
-        return self._app.response_class(orjson.dumps(obj), mimetype="application/json")
+        """As `flask.jsonify` documents it: one argument is the value, several a list, keywords an
+        object (both at once is an error)."""
+        if args and kwargs:
+            raise TypeError("jsonify() takes arguments or keywords, not both")
+        obj = kwargs or (args[0] if len(args) == 1 else list(args) or None)
+        return current_app.response_class(orjson.dumps(obj), mimetype="application/json")

@@ -6,8 +6,8 @@ from http import HTTPStatus
 import flask_smorest
 from apispec.ext.marshmallow import MarshmallowPlugin
 
-from app import errors
 from app.http.parser import Parser
+from app.http.problems import PROBLEM_JSON, ProblemSchema, http_error
 from app.http.response_headers import API_VERSION
 
 DESCRIPTION = """Profiles (named sets of resource caps) and blueprints (application templates).
@@ -77,7 +77,7 @@ def schema_name(schema):
 
 
 class Api(flask_smorest.Api):
-    ERROR_SCHEMA = errors.ProblemSchema
+    ERROR_SCHEMA = ProblemSchema
     DEFAULT_ERROR_RESPONSE_NAME = UNEXPECTED
 
     def __init__(self, app):
@@ -96,13 +96,13 @@ class Api(flask_smorest.Api):
         components.response(UNEXPECTED, self._problem_response("An unexpected error (500)."), lazy=True)
 
     def _problem_response(self, description, response_headers=None):
-        response = {"description": description, "content": {errors.PROBLEM_JSON: {"schema": self.ERROR_SCHEMA}}}
+        response = {"description": description, "content": {PROBLEM_JSON: {"schema": self.ERROR_SCHEMA}}}
         if response_headers:
             response["headers"] = response_headers
         return response
 
     def handle_http_exception(self, error):
-        return errors.http_error(error)
+        return http_error(error)
 
 
 class Blueprint(flask_smorest.Blueprint):

@@ -9,9 +9,10 @@ import json
 
 import marshmallow as ma
 from flask import current_app
-from flask_smorest import abort
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import RequestEntityTooLarge
+
+from app.errors import BadRequest, UnsupportedMediaType
 
 MAX_JSON_DEPTH = 16  # our bodies need 2; orjson itself stops at 1024
 
@@ -45,13 +46,13 @@ class Parser(FlaskParser):
         if req.content_length is not None and req.content_length > limit:
             raise RequestEntityTooLarge()
         if not is_json(req.mimetype):
-            abort(415)
+            raise UnsupportedMediaType()
         try:
             body = current_app.json.loads(req.get_data(cache=True))  # 413 here too for a chunked body
         except json.JSONDecodeError as exc:
-            abort(400, message=f"The body is not valid JSON: {exc.msg} at character {exc.pos}.")
+            raise BadRequest(f"The body is not valid JSON: {exc.msg} at character {exc.pos}.") from None
         if not isinstance(body, dict):
-            abort(400, message="The body must be a JSON object.")
+            raise BadRequest("The body must be a JSON object.")
         if _depth(body) > MAX_JSON_DEPTH:
-            abort(400, message=f"The body is nested deeper than {MAX_JSON_DEPTH} levels.")
+            raise BadRequest(f"The body is nested deeper than {MAX_JSON_DEPTH} levels.")
         return body

@@ -4,7 +4,8 @@ on reads. A resource's ETag is its revision, bumped by every write of it."""
 import re
 
 from flask import request
-from flask_smorest import abort
+
+from app.errors import BadRequest
 
 _ETAG_LIST = re.compile(r'^(\*|(W/)?"[\x21\x23-\x7e]*"( *, *(W/)?"[\x21\x23-\x7e]*")*)$')
 _TAGS = {"type": "string", "pattern": _ETAG_LIST.pattern}
@@ -32,7 +33,7 @@ def _tags(name):
     if header is None:
         return None
     if not _ETAG_LIST.fullmatch(header.strip()):
-        abort(400, message=f"Malformed {name} header: expected * or a list of quoted entity tags.")
+        raise BadRequest(f"Malformed {name} header: expected * or a list of quoted entity tags.")
     return [tag.strip() for tag in header.split(",")]
 
 

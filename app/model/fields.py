@@ -16,7 +16,7 @@ class Pattern(ma.validate.Regexp):
 
     def __call__(self, value):
         if self.regex.fullmatch(value) is None:
-            raise ma.ValidationError(self._format_error(value))
+            raise ma.ValidationError(self.error.format(input=value, regex=self.regex.pattern))
         return value
 
 

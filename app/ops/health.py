@@ -3,7 +3,7 @@
 from flask import Blueprint, current_app, jsonify
 from pymongo.errors import PyMongoError
 
-from app import errors
+from app.errors import Unavailable
 from app.ops import metrics
 from app.storage.database import get_db
 
@@ -23,7 +23,7 @@ def readyz():
         get_db().command("ping")
     except PyMongoError as exc:
         metrics.DATABASE_ERRORS.labels(type(exc).__name__).inc()
-        return errors.unavailable()
+        raise Unavailable() from exc
     return jsonify(status="ready")
 
 

@@ -4,13 +4,25 @@ query string, so no password, token or cursor reaches the logs."""
 
 import logging
 import logging.config
+import re
+import uuid
 
 from flask import g, request
 
-from app.http.response_headers import request_id
+from app.access.auth import current_user
 from app.ops.metrics import route
 
 access = logging.getLogger("app.access")
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+
+
+def request_id():
+    """The caller's X-Request-ID when it is 1-128 safe characters, else a new one; one per request,
+    in its log line, its problem body and its `X-Request-ID` header."""
+    if "request_id" not in g:
+        given = request.headers.get("X-Request-ID", "")
+        g.request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+    return g.request_id
 
 
 def dict_config(level):
@@ -42,7 +54,7 @@ def configure(level):
 
 
 def log_request(response, elapsed):
-    user = g.get("flask_httpauth_user")
+    user = current_user()
     access.info(
         "request",
         extra={

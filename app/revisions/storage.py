@@ -14,10 +14,10 @@ import contextlib
 import difflib
 
 from flask import current_app
-from flask_smorest import abort
 from pymongo import ASCENDING, DESCENDING
 from pymongo.errors import DuplicateKeyError
 
+from app.errors import NotFound
 from app.storage.database import get_db
 
 WRITABLE = ("name", "version", "description", "blueprintType", "yml", "parameters", "entitlementType",
@@ -60,7 +60,7 @@ def version(current, rev):
         return current
     record = revisions().find_one({"blueprint": current["_id"], "rev": rev}) if 1 <= rev < current["rev"] else None
     if record is None:
-        abort(404, message=f"No kept version {rev} of this blueprint.")
+        raise NotFound(f"No kept version {rev} of this blueprint.")
     return _as_blueprint(current, record)
 
 

@@ -26,9 +26,9 @@ import re
 
 import marshmallow as ma
 
+from app.model.accounts import Username
 from app.model.fields import Text
 from app.storage.pagination import PageArgs
-from app.users.schemas import Username
 
 SEP = "\x1f"  # between scope and term: a character no username or value here contains
 EVERYONE, ADMINS, INCOMPLETE = "*", "!", "~"

@@ -13,11 +13,11 @@ default).
 
 from bson import ObjectId
 from bson.errors import InvalidId
-from flask_smorest import abort
 from pymongo import ASCENDING, DESCENDING
 from pymongo.errors import DuplicateKeyError
 
-from app.access.auth import is_admin
+from app.errors import Forbidden, NotFound, PreconditionFailed
+from app.model.accounts import is_admin
 from app.storage import backfill, ids, list_filters, pagination
 from app.storage.database import get_db, now
 
@@ -32,7 +32,7 @@ def object_id(text):
             return ObjectId(text)
     except InvalidId:
         pass
-    abort(404)
+    raise NotFound()
 
 
 class ResourceStore:
@@ -78,7 +78,7 @@ class ResourceStore:
     def get(self, id_text, user):
         doc = self.coll().find_one({"_id": object_id(id_text)})
         if doc is None or not self.can_read(doc, user):
-            abort(404)
+            raise NotFound()
         return doc
 
     def caller_scopes(self, user):
@@ -165,7 +165,7 @@ class ResourceStore:
         if self.coll().delete_one(condition).deleted_count:
             self.after_delete(doc)
         elif if_match is not None:
-            abort(412)
+            raise PreconditionFailed()
 
     def _insert(self, doc):
         self.coll().insert_one(doc)
@@ -195,7 +195,7 @@ class ResourceStore:
         """The current version, if `user` may change it and the precondition holds."""
         doc = self.get(id_text, user)
         if not (is_admin(user) or doc["owner"] == user["username"]):
-            abort(403, message="Only the owner or an admin may change or delete this resource.")
+            raise Forbidden("Only the owner or an admin may change or delete this resource.")
         if if_match is not None and not if_match(doc):
-            abort(412)
+            raise PreconditionFailed()
         return doc

@@ -1,14 +1,14 @@
 """/users, /users/me and /tokens: accounts (admins manage them) and bearer tokens."""
 
 from flask.views import MethodView
-from flask_smorest import abort
 
 from app.access import tokens
 from app.access import users as storage
 from app.access.auth import basic, bearer, current_token, current_user, login_required
+from app.errors import Conflict
 from app.http.openapi import Blueprint, headers, problems
+from app.model.accounts import TokenSchema, UserSchema
 from app.storage import pagination
-from app.users.schemas import TokenSchema, UserSchema
 
 blp = Blueprint("users", __name__, description="Accounts and their roles; bearer tokens.")
 
@@ -34,7 +34,7 @@ class Users(MethodView):
         try:
             user = storage.create(fields["username"], fields["password"], fields["role"])
         except storage.UsernameTaken:
-            abort(409, message="The username is taken.")
+            raise Conflict("The username is taken.")
         return user
 
 

@@ -1,4 +1,5 @@
-"""The user and token bodies, and the rules of usernames, passwords and roles."""
+"""Accounts: the rules of usernames, passwords and roles, what each role implies, and the
+user and token bodies."""
 
 import marshmallow as ma
 
@@ -6,6 +7,7 @@ from app.model.fields import Id, Pattern, Timestamp
 from app.model.schemas import Schema
 
 ROLES = ("viewer", "member", "admin")
+IMPLIED_ROLES = {"viewer": ["viewer"], "member": ["viewer", "member"], "admin": ["viewer", "member", "admin"]}
 USERNAME = Pattern(r"[A-Za-z0-9_.@-]{3,64}", error="3-64 characters of letters, digits, _ . @ -")
 PASSWORD = ma.validate.Length(8, 1024)
 
@@ -26,3 +28,7 @@ class UserSchema(Schema):
 class TokenSchema(Schema):
     token = ma.fields.String(dump_only=True)
     expiresAt = Timestamp()
+
+
+def is_admin(user):
+    return user["role"] == "admin"
