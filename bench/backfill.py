@@ -21,8 +21,8 @@ from pymongo import MongoClient
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.storage import embedded  # noqa: E402
 from bench import run, scale  # noqa: E402
-from tests.http import SocketClient, basic  # noqa: E402
-from tests.processes import Gunicorn  # noqa: E402
+from support.http import SocketClient, basic  # noqa: E402
+from support.processes import Gunicorn  # noqa: E402
 
 
 def timed(client, path, headers):

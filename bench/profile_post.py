@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app import create_app  # noqa: E402
 from app.storage import embedded  # noqa: E402
-from tests.conftest import add_users, settings  # noqa: E402
-from tests.http import basic  # noqa: E402
+from support.apps import add_users, settings  # noqa: E402
+from support.http import basic  # noqa: E402
 
 BODY = (ROOT / "bench" / "bodies" / "blueprint.json").read_text()
 # part -> the function whose time (with what it calls) is that part; a part nested in another

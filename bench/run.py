@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app.storage import embedded  # noqa: E402
 from bench import scale, web  # noqa: E402
-from tests.http import SocketClient, basic  # noqa: E402
-from tests.processes import Gunicorn, cpu_seconds  # noqa: E402
+from support.http import SocketClient, basic  # noqa: E402
+from support.processes import Gunicorn, cpu_seconds  # noqa: E402
 
 GIT = shutil.which("git")
 ADMIN = ("bench-admin", "bench-password-1")

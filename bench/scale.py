@@ -23,8 +23,8 @@ from app import definitions
 from app.blueprints.storage import store
 from app.storage import ids, pagination
 from app.storage.resource_store import KEYS_INDEX
-from tests.http import SocketClient, basic
-from tests.processes import Gunicorn
+from support.http import SocketClient, basic
+from support.processes import Gunicorn
 
 DAYS = 30
 PLAIN = "GET /blueprints?limit=50"

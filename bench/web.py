@@ -16,8 +16,8 @@ from pathlib import Path
 
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.browser import chromium
-from tests.http import SocketClient, basic
+from support.browser import chromium
+from support.http import SocketClient, basic
 
 TIMINGS = """
 const nav = performance.getEntriesByType('navigation')[0];

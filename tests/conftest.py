@@ -11,12 +11,10 @@ import mongomock
 import pytest
 from werkzeug.serving import make_server
 
-from app import config, create_app
-from app.access import users
-from tests.http import PASSWORD, FlaskClient, SocketClient
+from app import create_app
+from support.apps import add_users, settings
+from support.http import FlaskClient, SocketClient
 
-FAST_HASH = "pbkdf2:sha256:1000"  # the same code path as scrypt, without 100 ms a request
-USERS = {"admin": "admin", "alice": "member", "bob": "member", "carol": "member", "victor": "viewer"}
 _db_names = itertools.count()
 
 
@@ -39,23 +37,6 @@ def mongo_server(tmp_path_factory):
         storage_path=str(tmp_path_factory.mktemp("secantus")),
     ) as server:
         yield server
-
-
-def settings(**extra):
-    """The defaults of every setting, whatever the environment holds, with test speed-ups."""
-    return {
-        **config.from_env({}),
-        "TESTING": True,
-        "PASSWORD_HASH_METHOD": FAST_HASH,
-        "RATE_LIMIT": "100000 per minute",
-        **extra,
-    }
-
-
-def add_users(app):
-    with app.app_context():
-        for name, role in USERS.items():
-            users.create(name, PASSWORD, role)
 
 
 def make_app(backend, mongo_uri=None, **extra):

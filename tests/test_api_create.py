@@ -8,7 +8,7 @@ from pymongo.errors import ServerSelectionTimeoutError
 
 from app.blueprints.storage import store as blueprint_store
 from app.storage.database import get_db
-from tests.http import assert_problem
+from support.http import assert_problem
 
 HEX24 = re.compile(r"[0-9a-f]{24}\Z")
 RFC3339_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\Z")

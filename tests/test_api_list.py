@@ -5,7 +5,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.http import assert_problem, create
+from support.http import assert_problem, create
 
 
 def walk(api, path, user="alice"):

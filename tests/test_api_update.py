@@ -4,7 +4,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.http import assert_problem, create
+from support.http import assert_problem, create
 
 
 def create_item(api, collection, user="alice", **fields):

@@ -7,7 +7,7 @@ from werkzeug import security
 
 from app.access import users as storage
 from app.storage.database import get_db
-from tests.http import PASSWORD, assert_problem
+from support.http import PASSWORD, assert_problem
 
 PUBLIC_ENDPOINTS = {
     "static",

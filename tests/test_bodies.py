@@ -3,7 +3,7 @@ content type (415), JSON syntax (400), then validation (422), on every write."""
 
 import pytest
 
-from tests.http import assert_problem, create
+from support.http import assert_problem, create
 
 
 def test_400_for_bad_json_and_non_objects(api):

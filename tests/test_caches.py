@@ -6,7 +6,7 @@ import time
 from app.access import auth
 from app.access import users as storage
 from app.storage.cache import TtlCache
-from tests.http import PASSWORD, assert_problem
+from support.http import PASSWORD, assert_problem
 from tests.test_auth import bearer, token_for
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from app import create_app
 from app.access import users as storage
-from tests.conftest import settings
+from support.apps import settings
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.http import PASSWORD
+from support.http import PASSWORD
 
 ROOT = Path(__file__).resolve().parent.parent
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}

@@ -216,7 +216,7 @@ WEB = "services:\n  web:\n    image: nginx\n    mem_limit: 1g\n    cpus: 0.5\n"
 
 
 def test_requirements_follow_every_write(api):
-    from tests.http import create
+    from support.http import create
 
     created = create(api, "blueprints", blueprintType="Compose", yml=WEB).json
     path = f"/blueprints/{created['id']}"

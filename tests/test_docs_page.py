@@ -4,7 +4,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.browser import OUTPUT, chromium
+from support.browser import OUTPUT, chromium
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.parametrize("app", ["mongomock"], indirect=True)]
 

@@ -4,7 +4,7 @@ and nothing is."""
 import pytest
 
 from app.storage.database import get_db
-from tests.http import assert_problem, create
+from support.http import assert_problem, create
 
 WEB = "services:\n  web:\n    image: nginx\n    mem_limit: 1g\n"
 

@@ -4,7 +4,7 @@ import pytest
 
 from app.blueprints.storage import entitlement_changes
 from app.errors import Invalid
-from tests.http import assert_problem, create
+from support.http import assert_problem, create
 
 
 def test_422_for_entitled_users_rules(api):

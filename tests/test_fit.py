@@ -4,7 +4,7 @@ two list filters (`GET /profiles?fits=` and `GET /blueprints?fitsProfile=`)."""
 import pytest
 
 from app.definitions.fit import fit
-from tests.http import assert_problem, create
+from support.http import assert_problem, create
 from tests.test_definitions import need
 
 Mi = 1024**2

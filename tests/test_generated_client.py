@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.http import basic
+from support.http import basic
 
 pytestmark = [pytest.mark.slow, pytest.mark.parametrize("app", ["socket"], indirect=True)]
 

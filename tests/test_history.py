@@ -4,7 +4,7 @@ between two, restoring one; at most REVISIONS_KEPT kept; gone with the blueprint
 import pytest
 
 from app.storage.database import get_db
-from tests.http import assert_problem, create
+from support.http import assert_problem, create
 
 V1 = "services:\n  web:\n    image: nginx:1\n"
 

@@ -7,7 +7,7 @@ import pytest
 
 from app.http import idempotency
 from app.storage.database import get_db
-from tests.http import assert_problem
+from support.http import assert_problem
 
 
 def post(api, collection="blueprints", key="key-1", user="alice", **fields):

@@ -4,7 +4,7 @@ import itertools
 import string
 
 from app.storage import list_filters
-from tests.http import create
+from support.http import create
 
 
 def names(api, query, user):

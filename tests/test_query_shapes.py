@@ -9,8 +9,9 @@ fails here, whatever the timings of the day."""
 import pytest
 from pymongo import MongoClient, monitoring
 
-from tests.conftest import PASSWORD, _db_names, add_users, serving, settings
-from tests.http import SocketClient, basic
+from support.apps import add_users, settings
+from support.http import PASSWORD, SocketClient, basic
+from tests.conftest import _db_names, serving
 
 RANGE = {"$lt", "$lte", "$gt", "$gte"}
 COUNTS = {"count", "distinct", "aggregate", "mapReduce", "findAndModify"}

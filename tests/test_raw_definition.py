@@ -3,7 +3,7 @@ current If-None-Match, and a file name from the blueprint's name."""
 
 import pytest
 
-from tests.http import assert_problem, create
+from support.http import assert_problem, create
 
 YML = "services:\n  web:\n    image: nginx"
 

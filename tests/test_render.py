@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.http import assert_problem, create
+from support.http import assert_problem, create
 from tests.test_definitions import need
 
 Mi = 1024**2

@@ -10,8 +10,8 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.http import SocketClient, basic
-from tests.processes import Gunicorn
+from support.http import SocketClient, basic
+from support.processes import Gunicorn
 
 ADMIN = ("admin", "change-me-now")
 AUTH = {"Authorization": basic(*ADMIN)}

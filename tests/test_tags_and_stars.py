@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from app.access import users
-from tests.http import assert_problem, create
+from support.http import assert_problem, create
 
 
 def test_tags_are_lowercase_once_in_the_order_first_sent(api):

@@ -17,8 +17,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from tests.browser import OUTPUT, chromium, screenshot
-from tests.http import PASSWORD, FlaskClient
+from support.browser import OUTPUT, chromium, screenshot
+from support.http import PASSWORD, FlaskClient
 
 BODIES = Path(__file__).resolve().parent.parent / "bench" / "bodies"
 BLUEPRINT = json.loads((BODIES / "blueprint.json").read_text())

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from app import config
 from app.storage.embedded import free_port
-from tests.http import SocketClient
+from support.http import SocketClient
 
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
