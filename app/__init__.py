@@ -1,5 +1,11 @@
-"""The application factory: settings, the database, the API with its three resources, operations,
-the web page."""
+"""The application factory: settings, the database, the API with its four resources, operations,
+the web page.
+
+The tree reads from the bottom up, each layer importing only from itself and the layers below
+(tests/test_layers.py): errors.py and config.py; model/ (the contract's values); definitions/
+(a blueprint's content); storage/ (the database); access/ (credentials, roles, throttles);
+ops/ (probes, metrics, logs); http/ (the API's plumbing); the resources (profiles/, blueprints/,
+revisions/, users/); and on top web/, cli.py, gunicorn_worker.py and this factory."""
 
 import logging
 

@@ -1,1 +1,4 @@
-"""Blueprints: application templates, readable by their owner, everyone, or a named list."""
+"""Blueprints: application templates, readable by their owner, everyone, or a named list.
+
+A resource: routes.py (a MethodView per path) -> schemas.py -> storage.py -> the response.
+May import app.http, app.ops, app.access and what is below them, and the other resources."""

@@ -1,7 +1,8 @@
 """What operators see: health and readiness, Prometheus metrics, one JSON log line per request.
 
 Each request is timed once, here, and the same duration goes to the metrics and to the log line,
-in that order, whatever order the rest of the app registers its hooks in.
+in that order, whatever order the rest of the app registers its hooks in. May import
+app.access (who the caller was, for the log line) and what is below it.
 """
 
 import time
