@@ -2,7 +2,7 @@
 
 gunicorn's master starts it once (gunicorn.conf.py) and hands its URI to the workers through
 MONGO_URI; the development server and the CLI start it from create_app. It runs standalone,
-because in replica-set mode its insert rate collapses as data grows (../shared/FINDINGS.md).
+because in replica-set mode its insert rate collapses as data grows (docs/design.md).
 A URI file beside the data directory lets a second process (the CLI next to a running service)
 use the server that already holds the files instead of starting another on them.
 """

@@ -2,7 +2,7 @@
 
 A standard ObjectId is 4 bytes of creation second, 5 random bytes fixed per process and a
 counter, so two workers creating in the same second order by their random bytes, not by time
-(../shared/FINDINGS.md). These are still ObjectIds (24 hex digits, the same creation second),
+(docs/design.md). These are still ObjectIds (24 hex digits, the same creation second),
 laid out as: the second (4 bytes), the millisecond (2), per-process random bytes (3), a counter
 (3). Two ids of one millisecond order by process, then counter, as the contract allows. Clocks
 of the hosts must agree to well under a request's duration (NTP does).

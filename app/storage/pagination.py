@@ -4,7 +4,7 @@ A page is read in windows of ids (of creation time, since ids order by it: `ids`
 first: every query is `{<one equality>, _id: {$lt: hi, $gte: lo}}`, a shape that both MongoDB and
 the embedded server serve from an `(equality, _id)` index, reading only the window's documents
 (the embedded server reads every document of an unbounded range before applying a limit:
-../shared/FINDINGS.md). A page is read from "branches", one equality each (one per scope of
+docs/design.md). A page is read from "branches", one equality each (one per scope of
 the caller: `list_filters`), queried window by window and merged by id; `keep` then checks each
 document against every filter. A window that holds fewer matches than
 the page still needs grows (by the density it found, up to 4x; 8x when it found none), though
