@@ -33,9 +33,10 @@ def test_the_readme_is_short():
     assert len(README.read_text().splitlines()) <= 250
 
 
-def test_every_path_the_readme_names_exists():
-    named = set(re.findall(r"(?<![\w/.])((?:app|docs|tests|bench|support|\.ci)/[\w./-]*\w)", README.read_text()))
-    assert named and sorted(path for path in named if not (ROOT / path).exists()) == []
+def test_every_path_the_readme_and_the_docs_name_exists():
+    for document in [README, *(ROOT / "docs").glob("*.md")]:
+        named = set(re.findall(r"(?<![\w/.])((?:app|docs|tests|bench|support|\.ci)/[\w./-]*\w)", document.read_text()))
+        assert sorted(path for path in named if not (ROOT / path).exists()) == [], document.name
 
 
 def test_every_endpoint_the_readme_lists_is_served():
