@@ -8,7 +8,7 @@ Basic auth checks a slow salted hash, about 100 ms with scrypt; paying that on e
 would cap a worker at about ten requests a second. So credentials that verified recently are
 remembered in-process, keyed by an HMAC of the username and password under a per-process random
 key (the password itself is never kept). Each request checks them against the user's record
-(`storage.current`): a changed password (the stored hash differs), a changed role or a disabled
+(`users.current`): a changed password (the stored hash differs), a changed role or a disabled
 account takes effect at once in the process that made the change, and within USER_CACHE_SECONDS
 (1 s) in every other worker and host, without a database read per request.
 """
@@ -22,8 +22,7 @@ from flask import current_app
 from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
 from marshmallow.experimental.context import Context
 
-from app.access import login_throttle, request_quota, tokens
-from app.access import users as storage
+from app.access import login_throttle, request_quota, tokens, users
 from app.errors import Forbidden, Unauthorized
 from app.model.accounts import IMPLIED_ROLES
 from app.storage.cache import TtlCache
@@ -67,13 +66,13 @@ def _verify_password(username, password):
     digest = _credentials_digest(username, password)
     remembered = verified.get(digest)
     if remembered is not None:
-        user = storage.current(username)
+        user = users.current(username)
         if user and user["passwordHash"] == remembered and not user["disabled"]:
             return user
         verified.drop(digest)
     counters = login_throttle.keys(username)
     login_throttle.check(counters)
-    user = storage.authenticate(username, password)
+    user = users.authenticate(username, password)
     if user is None:
         login_throttle.record_failure(counters)
         return None

@@ -492,7 +492,7 @@ async function blueprintPage([id]) {
 // ---- Parameters and render -----------------------------------------------------------------
 
 function parameterControl(name, schema) {
-  const common = { name, 'data-type': schema.type, required: false };
+  const common = { name, 'data-type': schema.type };
   const initial = schema.default !== undefined ? schema.default : schema.examples && schema.examples.length ? schema.examples[0] : undefined;
   if (schema.enum) {
     return select(schema.enum.map((v) => [JSON.stringify(v), String(v)]), initial === undefined ? undefined : JSON.stringify(initial), { ...common, 'data-enum': 'true' });
