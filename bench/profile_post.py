@@ -20,15 +20,15 @@ BODY = (ROOT / "bench" / "bodies" / "blueprint.json").read_text()
 # part -> the function whose time (with what it calls) is that part; a part nested in another
 # is subtracted from it (the schema's load includes the YAML check)
 PARTS = {
-    "credentials (cached Basic)": ("app/auth.py", "_verify_password"),
-    "request quota": ("app/request_quota.py", "refusal"),
-    "body: size, type, JSON": ("app/parser.py", "load_json"),
+    "credentials (cached Basic)": ("app/access/auth.py", "_verify_password"),
+    "request quota": ("app/access/request_quota.py", "check"),
+    "body: size, type, JSON": ("app/http/parser.py", "load_json"),
     "schema load (fields, caps, trimming)": ("marshmallow/schema.py", "_do_load"),
-    "YAML: one guarded parse": ("app/yamlguard.py", "load"),
+    "YAML: one guarded parse": ("app/model/yamlguard.py", "load"),
     "definition: Compose schema, requirements": ("app/definitions/__init__.py", "requirements"),
     "insert (pymongo's side)": ("pymongo/synchronous/collection.py", "insert_one"),
     "dump (schema)": ("marshmallow/schema.py", "dump"),
-    "response body and headers": ("app/json_provider.py", "response"),
+    "response body and headers": ("app/http/json_provider.py", "response"),
     "metrics and request log": ("app/ops/__init__.py", "_finish"),
     "test client (not in production)": ("werkzeug/test.py", "get_environ"),
 }
@@ -43,7 +43,7 @@ def _package(file, name):
     if "site-packages" in parts:
         return parts[parts.index("site-packages") + 1].removesuffix(".py")
     if str(ROOT) in file:
-        return "app (this service)" if "/app/" in file else "tests (the test client)"
+        return "app (this service)" if "/app/" in file else "support (the test client)"
     return "Python's standard library"
 
 

@@ -13,3 +13,13 @@ def test_the_bench_bodies_are_the_shared_ones(name):
     if not SHARED.is_dir():
         pytest.skip("../shared/bench/ is not beside this clone")
     assert (BENCH / name).read_bytes() == (SHARED / name).read_bytes()
+
+
+def test_the_profile_names_functions_that_exist():
+    """`make profile` finds each part by its file and function: a move or a rename must follow."""
+    from bench.profile_post import PARTS
+
+    root = Path(__file__).resolve().parent.parent
+    for suffix, function in PARTS.values():
+        if suffix.startswith("app/"):
+            assert f"def {function}(" in (root / suffix).read_text(), (suffix, function)
