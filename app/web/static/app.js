@@ -208,15 +208,23 @@ function signIn(reason = '') {
       error.textContent = '';
       const username = form.elements.username.value;
       const auth = { Authorization: basicAuth(username, form.elements.password.value), Accept: 'application/json' };
-      const response = await fetch('/tokens', { method: 'POST', headers: auth, credentials: 'omit', cache: 'no-store' });
-      if (!response.ok) {
-        error.textContent = response.status === 401 ? 'Wrong username or password.'
-          : response.status === 429 ? 'Too many attempts: wait a moment and try again.' : `Sign-in failed (${response.status}).`;
+      let token;
+      let user;
+      try {
+        const response = await fetch('/tokens', { method: 'POST', headers: auth, credentials: 'omit', cache: 'no-store' });
+        if (!response.ok) {
+          error.textContent = response.status === 401 ? 'Wrong username or password.'
+            : response.status === 429 ? 'Too many attempts: wait a moment and try again.' : `Sign-in failed (${response.status}).`;
+          return;
+        }
+        token = await response.json();
+        const me = await fetch('/users/me', { headers: { Authorization: `Bearer ${token.token}`, Accept: 'application/json' }, credentials: 'omit' });
+        user = await me.json();
+      } catch {
+        error.textContent = 'The service cannot be reached: try again in a moment.';
         return;
       }
-      const token = await response.json();
-      const me = await fetch('/users/me', { headers: { Authorization: `Bearer ${token.token}`, Accept: 'application/json' }, credentials: 'omit' });
-      session = { token: token.token, expiresAt: token.expiresAt, user: await me.json() };
+      session = { token: token.token, expiresAt: token.expiresAt, user };
       sessionStorage.setItem(SESSION, JSON.stringify(session));
       form.reset();
       dialog.close();
