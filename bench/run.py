@@ -264,7 +264,7 @@ def main():
         rss = app.worker_rss_mb()
         print(f"\nworker RSS after the run: {', '.join(f'{mb:.0f} MB' for mb in rss)}")
         if not args.only or "web" in args.only.split(","):
-            web.run(app.port, ADMIN, PROFILE)
+            web.run(app.port, ADMIN, PROFILE, BLUEPRINT)
         for server in servers:
             server.stop()
         servers = []

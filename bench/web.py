@@ -7,15 +7,21 @@ visitor does); the times come from the browser's own performance timeline, from 
 `catalog-ready` is the mark the page sets once the 50 entries are on screen and usable,
 `catalog-fitted` once every entry's fit badge against a chosen profile has come in (50 calls of
 /blueprints/{id}/fit). The weight is what the page's own files decode to, and what the API sent.
+Then the worst page a catalog can show: 50 blueprints whose definitions are as large as the
+contract allows (256 KiB each, Compose files of many services), the newest, so the first page
+holds all of them (the API sends whole blueprints: about 13 MB for that page).
 """
 
 import json
 import statistics
 import tempfile
+from copy import deepcopy as copy_of
 from pathlib import Path
 
+import yaml
 from selenium.webdriver.support.ui import WebDriverWait
 
+from app.model.yamlguard import MAX_BYTES
 from support.browser import chromium
 from support.http import SocketClient, basic
 
@@ -41,7 +47,22 @@ def visit(browser, url, mark):
     return browser.execute_script(TIMINGS)
 
 
-def run(port, admin, profile, repetitions=10):
+def largest(body):
+    """`body` with a Compose definition of its services copied under new names until one more
+    copy would pass MAX_BYTES (deep copies: shared objects would be dumped as aliases)."""
+    services = yaml.safe_load(body["yml"])["services"]
+    copies, copy = {}, 0
+    while True:
+        more = {f"{name}-{copy}": copy_of(service) for name, service in services.items()}
+        text = yaml.safe_dump({"services": {**copies, **more}}, sort_keys=False)
+        if len(text.encode()) > MAX_BYTES:
+            text = yaml.safe_dump({"services": copies}, sort_keys=False)
+            return {**body, "yml": text}
+        copies.update(more)
+        copy += 1
+
+
+def run(port, admin, profile, body, repetitions=10):
     client = SocketClient(port)
     auth = {"Authorization": basic(*admin)}
     token = client.post("/tokens", headers=auth).json
@@ -73,6 +94,17 @@ def run(port, admin, profile, repetitions=10):
               f"{cold['page_transferred'] / 1024:.1f} KiB; the API sent {cold['api_bytes'] / 1024:.1f} KiB "
               f"in {cold['api_calls']} calls ({badges['api_bytes'] / 1024:.1f} KiB in {badges['api_calls']} "
               "with badges)")  # fmt: skip
+        large = largest(body)
+        made = [client.post("/blueprints", json={**large, "name": f"web-bench-large-{i}"}, headers=auth).json["id"]
+                for i in range(50)]  # fmt: skip
+        visits = [visit(browser, base + "#/", "catalog-ready") for _ in range(repetitions)]
+        ready = [v["ready"] for v in visits[1:]]
+        each_kib = len(large["yml"].encode()) / 1024
+        print(f"  {'catalog of 50 at 256 KiB':25} usable: first visit {visits[0]['ready']:.0f}, "
+              f"then median {statistics.median(ready):.0f}, worst {max(ready):.0f}; the API sent "
+              f"{visits[0]['api_bytes'] / 2**20:.1f} MiB (definitions of {each_kib:.0f} KiB)")  # fmt: skip
+        for id_ in made:
+            client.delete(f"/blueprints/{id_}", headers=auth)
     finally:
         browser.quit()
         client.delete(f"/profiles/{chosen['id']}", headers=auth)
