@@ -56,12 +56,14 @@ def test_a_few_aliases_of_a_large_node_are_fine():
     yamlguard.load(f"a: &a {big}\nb: [*a, *a, *a, *a, *a]\n")
 
 
-@pytest.mark.parametrize("depth", [150, 900, 120_000])
-def test_deep_flow_nesting_is_refused(depth):
+@pytest.mark.parametrize(
+    "depth, message", [(150, "Nested deeper than 100"), (900, "Nested deeper than 100"), (120_000, "(?i)nest")]
+)
+def test_deep_flow_nesting_is_refused(depth, message):
     """libyaml before 0.2.6 crashes the process at 120,000 levels, and the guard stops at
     MAX_DEPTH; libyaml 0.2.6 (PyYAML 6.0.4's wheels) refuses past 1,000 levels itself, before the
     guard sees an event. Either way it is a refusal that says why."""
-    with pytest.raises(yamlguard.YamlError, match="(?i)nest"):
+    with pytest.raises(yamlguard.YamlError, match=message):
         yamlguard.load("[" * depth + "]" * depth)
 
 
