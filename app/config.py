@@ -49,6 +49,10 @@ def from_env(environ=os.environ):
         "REVISIONS_KEPT": max(2, int(environ.get("REVISIONS_KEPT", "100"))),
         # How long a render's search for the most that fits may go on (well within REQUEST_TIMEOUT).
         "RENDER_SECONDS": float(environ.get("RENDER_SECONDS", "10")),
+        # The most documents a list page examines (the contract's bound), and the most a window of
+        # one is sized to read at the density already seen (app/storage/pages.py).
+        "LIST_MOST_EXAMINED": 10_000,
+        "LIST_WINDOW_DOCS": 2_000,
         # Signs list cursors; unset, a random one is kept in the database and shared by all workers.
         "SECRET_KEY": environ.get("SECRET_KEY") or None,
     }

@@ -21,8 +21,7 @@ from pymongo import MongoClient
 
 from app import definitions
 from app.blueprints.storage import store
-from app.storage import ids, pagination
-from app.storage.resource_store import KEYS_INDEX
+from app.storage import ids, list_keys, pages
 from support.http import SocketClient, basic
 from support.processes import Gunicorn
 
@@ -77,16 +76,16 @@ def seed(blueprints, count, body, rng, needle=False, keys=True):
             doc = {**blueprint(body, moment, rng), **stored, **(NEEDLE if needle and start == i == 0 else {})}
             batch.append({**doc, "updatedBy": doc["owner"], **({"keys": store.keys(doc)} if keys else {})})
         blueprints.insert_many(batch, ordered=False)
-    pagination.lower_floor(blueprints, ids.ms_of(end - timedelta(seconds=oldest)))
+    pages.lower_floor(blueprints, ids.ms_of(end - timedelta(seconds=oldest)))
 
 
 def seed_many(blueprints, count, body, rng, needle=False):
     """`seed`, with the keys index built once after the inserts rather than entry by entry (a
     quarter faster on the embedded server)."""
-    if KEYS_INDEX["name"] in blueprints.index_information():
-        blueprints.drop_index(KEYS_INDEX["name"])
+    if list_keys.INDEX["name"] in blueprints.index_information():
+        blueprints.drop_index(list_keys.INDEX["name"])
     seed(blueprints, count, body, rng, needle)
-    blueprints.create_index(KEYS_INDEX["keys"], name=KEYS_INDEX["name"])
+    blueprints.create_index(list_keys.INDEX["keys"], name=list_keys.INDEX["name"])
 
 
 def settle(port, quiet_ms=20, timeout=60):

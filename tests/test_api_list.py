@@ -208,11 +208,9 @@ def test_pages_over_sparse_data_walk_every_item_once_newest_first(app, api):
     assert [item["id"] for item in walk(api, "/blueprints?limit=200")] == made
 
 
-def test_a_q_page_stops_after_reading_its_bound_and_the_walk_goes_on(app, api, monkeypatch):
-    from app.storage import list_filters
-
+def test_a_q_page_stops_after_reading_its_bound_and_the_walk_goes_on(app, api):
     made = seed_spread(app, 30)
-    monkeypatch.setattr(list_filters, "MOST_EXAMINED", 5)
+    app.config["LIST_MOST_EXAMINED"] = 5
     first = api.get("/blueprints?q=spread0", user="alice").json
     assert first["items"] == [] and first["next"]  # the only match is the oldest
     found = walk(api, "/blueprints?q=spread0")

@@ -231,17 +231,17 @@ def test_a_selective_page_reads_only_its_matches_however_large_the_collection(mo
     assert large["name=nothing", "bob"] == (0, 0)
 
 
-def test_no_window_reads_more_than_its_bound_nor_a_page_past_its_own(mongo_server, monkeypatch):
-    from app import create_app
-    from app.storage import list_filters, pagination
+BOUNDS = {"LIST_WINDOW_DOCS": 40, "LIST_MOST_EXAMINED": 300}
 
-    monkeypatch.setattr(pagination, "WINDOW_DOCS", 40)
-    monkeypatch.setattr(list_filters, "MOST_EXAMINED", 300)
+
+def test_no_window_reads_more_than_its_bound_nor_a_page_past_its_own(mongo_server):
+    from app import create_app
+
     listener = Examined()
     client = MongoClient(mongo_server.uri, event_listeners=[listener], tz_aware=True, retryWrites=False)
     name = f"windows{next(_db_names)}"
     seed(client[name], 1_000)
-    app = create_app(settings(MONGO_DB=name), mongo_client=client)
+    app = create_app(settings(MONGO_DB=name, **BOUNDS), mongo_client=client)
     add_users(app)
     with serving(app) as port:
         api = SocketClient(port)
@@ -254,24 +254,25 @@ def test_no_window_reads_more_than_its_bound_nor_a_page_past_its_own(mongo_serve
 
 
 def test_a_page_stepping_out_of_written_keys_into_older_blueprints_without_them_reads_a_bounded_window(
-    mongo_server, monkeypatch
+    mongo_server,
 ):
     """While the backfill is under way (newest first), the newest blueprints have keys and the
     older ones fill the rest of the ids without them: a page that finds nothing among the first
     must not size its next window blind and read all the others at once."""
-    from app import create_app
-    from app.storage import backfill, list_filters, pagination
+    from datetime import timedelta
 
-    monkeypatch.setattr(pagination, "WINDOW_DOCS", 40)
-    monkeypatch.setattr(list_filters, "MOST_EXAMINED", 300)
-    monkeypatch.setattr(backfill, "run", lambda store: 0)  # pending throughout: nothing written
+    from app import create_app
+    from app.storage.database import now
+
     listener = Examined()
     client = MongoClient(mongo_server.uri, event_listeners=[listener], tz_aware=True, retryWrites=False)
     name = f"stepping{next(_db_names)}"
     seed(client[name], 1_000)
     newest = list(client[name].blueprints.find({}, {"_id": 1}).sort("_id", -1).limit(100))
     client[name].blueprints.update_many({"_id": {"$lt": newest[-1]["_id"]}}, {"$unset": {"keys": ""}})
-    app = create_app(settings(MONGO_DB=name), mongo_client=client)
+    lease = {"_id": "backfill:blueprints", "until": now() + timedelta(hours=1)}  # another process's
+    client[name].settings.insert_one(lease)  # so nothing is written meanwhile: pending throughout
+    app = create_app(settings(MONGO_DB=name, **BOUNDS), mongo_client=client)
     add_users(app)
     with serving(app) as port:
         listener.on = True

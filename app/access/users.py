@@ -10,9 +10,10 @@ from pymongo.errors import DuplicateKeyError
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from app.model.accounts import PASSWORD, ROLES, UserSchema
-from app.storage import pagination
+from app.storage import pages
 from app.storage.cache import TtlCache
 from app.storage.database import get_db, now
+from app.storage.list_keys import ListQuery
 
 
 class UsernameTaken(Exception):
@@ -29,7 +30,7 @@ def users():
 
 def create_indexes(db):
     db.users.create_index([("username", ASCENDING)], unique=True, name="username_unique")
-    pagination.prepare(db.users)
+    pages.prepare(db.users, by_id_alone=True)
 
 
 def _hash(password):
@@ -77,8 +78,11 @@ def init_app(app):
     app.extensions["users"] = TtlCache(size=4096)
 
 
-def page(args):
-    return pagination.page(users(), [{}], lambda user: True, args)
+EVERY_USER = ListQuery(({},), lambda user: True, plain=True)
+
+
+def page(limit, position=None):
+    return pages.read(users(), EVERY_USER, limit, position)
 
 
 def _set(username, **fields):

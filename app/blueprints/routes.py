@@ -21,13 +21,12 @@ from app.blueprints.storage import store
 from app.definitions import fit
 from app.definitions.render import render
 from app.errors import Conflict, NotFound
-from app.http import idempotency, preconditions
+from app.http import idempotency, paging, preconditions
 from app.http.openapi import Blueprint, headers, problems
 from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
 from app.model import quantities
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
 from app.profiles.storage import store as profiles
-from app.storage import pagination
 
 blp = Blueprint(
     "blueprints",
@@ -90,7 +89,7 @@ class BlueprintCollection(MethodView):
     @blp.arguments(BlueprintQuery(), location="query", as_kwargs=False)
     @blp.response(
         200,
-        pagination.page_schema(BlueprintSchema),
+        paging.page_schema(BlueprintSchema),
         headers=headers("Link"),
         description="A page of blueprints, newest first.",
     )
@@ -100,7 +99,7 @@ class BlueprintCollection(MethodView):
         user, fitting = current_user(), None
         if "fitsProfile" in args:  # the profile must be readable: 404 otherwise
             fitting = fit.blueprints_fitting(quantities.limits(profiles.get(args["fitsProfile"], user)))
-        return pagination.respond(*store.list(user, args, fitting))
+        return paging.respond_page(*store.list(user, args, fitting))
 
     @login_required(role="member")
     @blp.arguments(BlueprintSchema(), examples=EXAMPLES)

@@ -6,10 +6,10 @@ from marshmallow.experimental.context import Context
 
 from app import definitions
 from app.definitions.parameters import Parameters
+from app.http.paging import ListArgs
 from app.model.accounts import Username
 from app.model.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Yaml
 from app.model.schemas import Schema
-from app.storage.list_filters import ListArgs
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
 MAX_ENTITLED_USERS = 1000

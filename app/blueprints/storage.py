@@ -9,7 +9,8 @@ from app import definitions
 from app.access import users
 from app.errors import Invalid
 from app.revisions import storage as history
-from app.storage import list_filters
+from app.storage import list_keys
+from app.storage.list_keys import FIELD
 from app.storage.resource_store import MAX_ATTEMPTS, ResourceStore
 
 
@@ -44,9 +45,9 @@ class Blueprints(ResourceStore):
         """Everyone for PUBLIC; else its owner and admins, and the users named when CUSTOM
         (`entitledUsers` is empty otherwise: entitlement_changes)."""
         if doc.get("entitlementType") == "PUBLIC":
-            return [list_filters.EVERYONE], []
+            return [list_keys.EVERYONE], []
         named = doc.get("entitledUsers") or ()  # null where an earlier version's PUT left it so
-        return [list_filters.ADMINS, doc["owner"]], [user for user in named if user != doc["owner"]]
+        return [list_keys.ADMINS, doc["owner"]], [user for user in named if user != doc["owner"]]
 
     def star(self, id_text, user, starred):
         """Star (or unstar) a blueprint the user may read: `starredBy` and the keys it is found by,
@@ -58,8 +59,8 @@ class Blueprints(ResourceStore):
             if (me in held) == starred:
                 return
             stars = [*held, me] if starred else [name for name in held if name != me]
-            changes = {"starredBy": stars, "keys": self.keys({**doc, "starredBy": stars})}
-            if self.coll().update_one({"_id": doc["_id"], "keys": doc.get("keys")}, {"$set": changes}).matched_count:
+            changes = self.rekeyed(doc, {"starredBy": stars})
+            if self.coll().update_one({"_id": doc["_id"], FIELD: doc.get(FIELD)}, {"$set": changes}).matched_count:
                 return
         raise RuntimeError(f"star of {id_text} kept losing races")
 

@@ -19,6 +19,7 @@ from pymongo.errors import DuplicateKeyError
 from app.errors import Conflict, Invalid
 from app.storage import ids
 from app.storage.database import get_db, now
+from app.storage.list_keys import without_keys
 from app.storage.resource_store import MAX_ATTEMPTS
 
 KEY = re.compile(r"[\x20-\x7e]{1,255}")  # whole value; the document publishes it as ^...$
@@ -77,8 +78,7 @@ def create(store, fields, user):
 
 def _finish(records, record_id, doc):
     """The response's resource is kept, not what it is found by (`keys`, derived and large)."""
-    resource = {field: value for field, value in doc.items() if field != "keys"}
-    records.update_one({"_id": record_id}, {"$set": {"state": "done", "resource": resource}})
+    records.update_one({"_id": record_id}, {"$set": {"state": "done", "resource": without_keys(doc)}})
 
 
 def _claim(records, record_id, fingerprint):

@@ -7,13 +7,12 @@ from app import definitions
 from app.access.auth import current_user, login_required
 from app.blueprints.storage import store as blueprints
 from app.definitions import fit
-from app.http import idempotency, preconditions
+from app.http import idempotency, paging, preconditions
 from app.http.openapi import Blueprint, headers, problems
 from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
 from app.profiles.schemas import ProfileDraftSchema, ProfileQuery, ProfileSchema
 from app.profiles.storage import store
-from app.storage import pagination
 
 blp = Blueprint(
     "profiles",
@@ -38,7 +37,7 @@ class ProfileCollection(MethodView):
     @blp.arguments(ProfileQuery(), location="query", as_kwargs=False)
     @blp.response(
         200,
-        pagination.page_schema(ProfileSchema),
+        paging.page_schema(ProfileSchema),
         headers=headers("Link"),
         description="A page of profiles, newest first.",
     )
@@ -48,7 +47,7 @@ class ProfileCollection(MethodView):
         user, fitting = current_user(), None
         if "fits" in args:  # the blueprint must be readable: 404 otherwise
             fitting = fit.profiles_fitted_by(definitions.requirements_of(blueprints.get(args["fits"], user)))
-        return pagination.respond(*store.list(user, args, fitting))
+        return paging.respond_page(*store.list(user, args, fitting))
 
     @login_required(role="member")
     @blp.arguments(ProfileSchema(), example=EXAMPLE)

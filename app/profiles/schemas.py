@@ -2,10 +2,10 @@
 
 import marshmallow as ma
 
+from app.http.paging import ListArgs
 from app.model import quantities
 from app.model.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
 from app.model.schemas import Schema
-from app.storage.list_filters import ListArgs
 
 
 class LimitsSchema(Schema):

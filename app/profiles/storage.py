@@ -33,7 +33,7 @@ class Profiles(ResourceStore):
         current = self.coll().find_one({"owner": (stored or changes)["owner"], "defaultProfile": True})
         if current is None:
             return
-        demoted = {"defaultProfile": False, "keys": self.keys({**current, "defaultProfile": False}), "updatedAt": now()}
+        demoted = self.rekeyed(current, {"defaultProfile": False, "updatedAt": now()})
         self.coll().update_one({"_id": current["_id"], "rev": current["rev"]}, {"$set": demoted, "$inc": {"rev": 1}})
 
 

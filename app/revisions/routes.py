@@ -9,10 +9,10 @@ from app.blueprints.schemas import BlueprintSchema, RenderArgs, RenderSchema
 from app.blueprints.storage import store
 from app.http import preconditions
 from app.http.openapi import Blueprint, headers, problems
+from app.http.paging import page_schema, respond
 from app.http.preconditions import IF_MATCH, etag
 from app.revisions import storage as history
 from app.revisions.schemas import DiffArgs, DiffSchema, RevisionPageArgs, sign
-from app.storage.pagination import page_schema, respond
 
 blp = Blueprint("revisions", __name__, url_prefix="/blueprints", description="Every version of a blueprint.")
 

@@ -3,8 +3,8 @@
 import marshmallow as ma
 from itsdangerous import BadSignature
 
+from app.http.paging import PageArgs, signer
 from app.model.schemas import Schema
-from app.storage.pagination import PageArgs, signer
 
 SALT = "revision-cursor"
 

@@ -19,10 +19,11 @@ from pymongo.errors import DuplicateKeyError
 
 from app.errors import NotFound
 from app.storage.database import get_db
+from app.storage.list_keys import without_keys
 
 WRITABLE = ("name", "version", "description", "blueprintType", "yml", "parameters", "entitlementType",
             "entitledUsers", "inactive", "tags")  # fmt: skip
-NOT_KEPT = ("_id", "starredBy", "keys")  # the id is the blueprint's; stars and keys are not part of a version
+NOT_KEPT = ("_id", "starredBy")  # the id is the blueprint's; stars are not part of a version (nor keys)
 PRUNE_SLACK = 16  # older kept versions a prune also looks for (left by a crash between writes)
 
 
@@ -36,7 +37,7 @@ def create_indexes(db):
 
 def keep(stored):
     """Keep the version a write is about to replace, and let the oldest beyond the limit go."""
-    version = {key: value for key, value in stored.items() if key not in NOT_KEPT}
+    version = {key: value for key, value in without_keys(stored).items() if key not in NOT_KEPT}
     with contextlib.suppress(DuplicateKeyError):  # a concurrent writer kept it first
         revisions().update_one({"blueprint": stored["_id"], "rev": stored["rev"]},
                                {"$setOnInsert": {"version": version}}, upsert=True)  # fmt: skip

@@ -1,14 +1,9 @@
-"""`keys` for documents stored before they existed, built in the background without downtime.
+"""`keys` for documents stored before they existed, written in the background without downtime.
 
-At start-up each process asks whether any document of a store lacks `keys` (a walk of the null
-entries of the `keys` index, window by window, newest first). If some do, the store is
-"pending": every list page also reads those documents (`{keys: null}`, the same index, windowed
-like any other branch) and checks them in full, so lists stay complete while a background thread
-writes their keys. One process at a time does the writing, half of the time (a lease in
-`settings`, renewed per batch, taken over when it lapses); each document is written on the
-condition that it still has no keys and the same `rev`, so a concurrent change or star, which
-writes keys of its own, always wins. Each process stops being pending when it finds no document
-left without keys.
+While a store has documents without keys ("unkeyed"), its lists also read them (`{keys: null}`)
+and check them in full, so lists stay complete. One process at a time writes their keys, half of
+the time, under a lease; each write is conditional on the document's `rev` and absent keys, so a
+concurrent change or star always wins (docs/design.md, "Lists").
 """
 
 import logging
@@ -21,7 +16,7 @@ from flask import current_app
 from pymongo import WriteConcern
 from pymongo.errors import DuplicateKeyError, PyMongoError
 
-from app.storage import ids, pagination
+from app.storage import ids, list_keys, pages
 from app.storage.database import now
 
 log = logging.getLogger(__name__)
@@ -33,9 +28,12 @@ RETRY_SECONDS = 5  # how often a process that does not hold the lease looks agai
 DERIVED = WriteConcern(w=1, j=False)
 
 
+UNKEYED = list_keys.ListQuery(({list_keys.FIELD: None},), lambda doc: True, plain=False)
+
+
 def _state(store):
     return current_app.extensions.setdefault("backfill", {}).setdefault(
-        store.collection, {"pending": False, "densest": None}
+        store.collection, {"pending": False, "per_ms": None}
     )
 
 
@@ -43,29 +41,32 @@ def pending(store):
     return _state(store)["pending"]
 
 
-def densest(store):
-    """How many documents per ms the ones without keys may hold: the collection's mean density,
-    read once per process (on the embedded server, a count reads the collection: 0.5 s at
-    100,000, so without the usual timeout, as the floor). The documents stored before keys fill
-    whole stretches of ids, so a page that steps out of a stretch already written (newest first)
-    must not size its window blind."""
+def unkeyed_per_ms(store):
+    """While documents of `store` may lack keys, how dense they may be (documents per ms), else
+    None."""
+    return _per_ms(store) if pending(store) else None
+
+
+def _per_ms(store):
+    """The collection's mean density. Documents without keys fill whole stretches of ids, so a
+    window must not step into them blind; counted once per process (on the embedded server a
+    count reads the collection, 0.5 s at 100,000: without the usual timeout, like the floor)."""
     state = _state(store)
-    if state["densest"] is None:
-        span = ids.ms_of(now()) - current_app.extensions["floors"][store.collection]
+    if state["per_ms"] is None:
+        span = ids.ms_of(now()) - current_app.extensions["lists"][store.collection]["floor"]
         with pymongo.timeout(600):
             count = store.coll().estimated_document_count()
-        state["densest"] = max(count, 1) / max(span, 1)
-    return state["densest"]
+        state["per_ms"] = max(count, 1) / max(span, 1)
+    return state["per_ms"]
 
 
 def _lacking(store):
-    """Whether a document lacks keys: the first of them, newest first, found window by window
-    (a plain `find_one` reads every document without keys on the embedded server)."""
-    return bool(_without_keys(store, {"limit": 1})[0])
+    """Whether a document lacks keys (a plain `find_one` reads all of them on the embedded server)."""
+    return bool(_without_keys(store, 1)[0])
 
 
-def _without_keys(store, args):
-    return pagination.page(store.coll(), [{"keys": None}], lambda doc: True, args, densest=densest(store))
+def _without_keys(store, limit, position=None):
+    return pages.read(store.coll(), UNKEYED, limit, position, unkeyed_per_ms=_per_ms(store))
 
 
 def start(app, store):
@@ -117,18 +118,17 @@ def _take_lease(store):
 def run(store):
     """Write the keys of every document of `store` that lacks them, in one walk newest first,
     BATCH at a time; the number written."""
-    written, coll, args = 0, store.coll().with_options(write_concern=DERIVED), {"limit": BATCH}
+    written, coll, position = 0, store.coll().with_options(write_concern=DERIVED), None
     while True:
         started = time.monotonic()
-        batch, below = _without_keys(store, args)
+        batch, position = _without_keys(store, BATCH, position)
         if not batch:
             return written
-        written += sum(coll.update_one({"_id": doc["_id"], "rev": doc.get("rev"), "keys": None},
-                                       {"$set": {"keys": store.keys(doc)}}).modified_count
+        written += sum(coll.update_one({"_id": doc["_id"], "rev": doc.get("rev"), list_keys.FIELD: None},
+                                       {"$set": {list_keys.FIELD: store.keys(doc)}}).modified_count
                        for doc in batch)  # fmt: skip
-        if below is None:  # the walk is done; what lacks keys meanwhile (above it) is the next one's
+        if position is None:  # the walk is done; what lacks keys meanwhile (above it) is the next one's
             return written
-        args = {"limit": BATCH, "cursor": pagination.unsign(below)}
         store.coll().database.settings.update_one({"_id": _lease(store)}, {"$set": {"until": now() + LEASE}})
         log.info("backfill of %s keys: %d written", store.collection, written)
         time.sleep(time.monotonic() - started)  # half the time: the requests served meanwhile get the rest

@@ -7,7 +7,7 @@ laid out as: the second (4 bytes), the millisecond (2), per-process random bytes
 (3). Two ids of one millisecond order by process, then counter, as the contract allows. Clocks
 of the hosts must agree to well under a request's duration (NTP does).
 
-An id range is also a time range, which is how list pages stay bounded (`pagination`).
+An id range is also a time range, which is how list pages stay bounded (`pages`).
 """
 
 import itertools

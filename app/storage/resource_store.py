@@ -1,28 +1,26 @@
 """The storage every owned, versioned resource shares (profiles and blueprints).
 
-Each document carries `owner`, `createdAt`, `updatedAt`, `updatedBy` and `rev`, a counter bumped by
-every write and the basis of the ETag; its id orders by creation time (`ids`). Every write is conditional on
-the `rev` it was decided on, so two concurrent edits can never both apply to the same version.
-Every query is one an index serves (flat, and bounded: `pagination`); every list is served by the
-documents' `keys` (`list_filters`), written with each version. A resource's store says who may
-read a document (`scopes`), which list parameters filter on which field, and adds its rules
-through two hooks: `apply_rules` (checks that need the stored version or other collections) and
-`before_write` (work that must precede every attempt of a write, such as demoting the previous
-default).
+Each document carries `owner`, `createdAt`, `updatedAt`, `updatedBy`, `rev` (bumped by every
+write, the basis of the ETag) and `keys` (what lists find it by, derived by `with_keys` on every
+write); its id orders by creation time (`ids`). Every write is conditional on the `rev` it was
+decided on, so two concurrent edits never both apply to the same version. A resource's store says
+who may read a document (`scopes`) and which list parameters filter which field, and adds its
+rules through the hooks below.
 """
+
+from dataclasses import replace
 
 from bson import ObjectId
 from bson.errors import InvalidId
-from pymongo import ASCENDING, DESCENDING
+from flask import current_app
 from pymongo.errors import DuplicateKeyError
 
 from app.errors import Forbidden, NotFound, PreconditionFailed
 from app.model.accounts import is_admin
-from app.storage import backfill, ids, list_filters, pagination
+from app.storage import backfill, ids, list_keys, pages
 from app.storage.database import get_db, now
 
 MAX_ATTEMPTS = 100  # a failed attempt means another request's write landed first
-KEYS_INDEX = {"keys": [("keys", ASCENDING), ("_id", DESCENDING)], "name": "keys_newest"}
 
 
 def object_id(text):
@@ -46,19 +44,19 @@ class ResourceStore:
 
     def create_indexes(self):
         """The index every list reads (the ones it replaced go), and the collection's floor
-        (`pagination`)."""
-        self.coll().create_index(KEYS_INDEX["keys"], name=KEYS_INDEX["name"])
+        (`pages`)."""
+        self.coll().create_index(list_keys.INDEX["keys"], name=list_keys.INDEX["name"])
         existing = self.coll().index_information()
         for name in self.retired_indexes:
             if name in existing:
                 self.coll().drop_index(name)
-        pagination.prepare(self.coll(), newest_index=False)
+        pages.prepare(self.coll())
 
     # Hooks
 
     def scopes(self, doc):
         """Who may read `doc`, as (scopes, users named one by one): by default its owner and admins."""
-        return [list_filters.ADMINS, doc["owner"]], []
+        return [list_keys.ADMINS, doc["owner"]], []
 
     def apply_rules(self, changes, stored):
         """The changes to write, once the rules that need `stored` (None on create) hold."""
@@ -83,32 +81,35 @@ class ResourceStore:
 
     def caller_scopes(self, user):
         """The scopes `user` reads with: their own (admins': ADMINS), then everyone's."""
-        own = list_filters.ADMINS if is_admin(user) else user["username"]
-        return [own, list_filters.EVERYONE] if self.public else [own]
+        own = list_keys.ADMINS if is_admin(user) else user["username"]
+        return [own, list_keys.EVERYONE] if self.public else [own]
 
     def can_read(self, doc, user):
         scopes, named = self.scopes(doc)
         return not {*scopes, *named}.isdisjoint(self.caller_scopes(user))
 
     def keys(self, doc):
-        """What `doc` is found by (list_filters)."""
+        """What `doc` is found by in lists (list_keys): the one place keys are derived."""
         scopes, named = self.scopes(doc)
-        doc_terms = list_filters.terms(doc, self.filters.values())
-        return list_filters.keys(scopes, named, doc_terms, doc.get("starredBy", ()))
+        doc_terms = list_keys.terms(doc, self.filters.values())
+        return list_keys.document_keys(scopes, named, doc_terms, doc.get("starredBy", ()))
 
-    def pending(self):
-        """Whether documents stored before `keys` existed may still lack them."""
-        return backfill.pending(self)
-
-    def densest(self):
-        """How dense (documents per ms) those documents may be (backfill)."""
-        return backfill.densest(self)
+    def rekeyed(self, doc, changes):
+        """`changes` to `doc`, with the keys the changed document is found by where they differ."""
+        found_by = self.keys({**doc, **changes})
+        return changes if found_by == doc.get(list_keys.FIELD) else {**changes, list_keys.FIELD: found_by}
 
     def list(self, user, args, also=None):
-        """A page of what `user` may read, narrowed by the list parameters in `args` and the
-        predicate `also` (a filter that needs another resource, such as a fit)."""
-        branches, keep, most_examined, densest = list_filters.plan(self, user, args, also)
-        return pagination.page(self.coll(), branches, keep, args, most_examined, densest)
+        """(items, the Position of the next page or None): a page of what `user` may read,
+        narrowed by the list parameters in `args` and the predicate `also` (a filter that needs
+        another resource, such as a fit)."""
+        query = list_keys.list_query(self.filters, self.caller_scopes(user), user["username"], args,
+                                     lambda doc: self.can_read(doc, user), also)  # fmt: skip
+        unkeyed = backfill.unkeyed_per_ms(self)
+        if unkeyed:  # documents stored before keys existed are read too, until their keys are written
+            query = replace(query, branches=(*query.branches, {list_keys.FIELD: None}))
+        most = current_app.config["LIST_MOST_EXAMINED"]
+        return pages.read(self.coll(), query, args["limit"], args.get("cursor"), most, unkeyed)
 
     # Writing
 
@@ -131,7 +132,7 @@ class ResourceStore:
         }
         if dry_run:
             return doc
-        doc["keys"] = self.keys(doc)
+        doc = self.rekeyed({}, doc)
         return self._attempt(None, doc, self._insert, doc)
 
     def update(self, id_text, user, changes, if_match=None, dry_run=False):
@@ -146,10 +147,7 @@ class ResourceStore:
             todo = self.apply_rules(dict(changes), doc)
             if not todo:
                 return doc
-            todo["updatedBy"] = user["username"]
-            found_by = self.keys({**doc, **todo})
-            if found_by != doc.get("keys"):
-                todo["keys"] = found_by
+            todo = self.rekeyed(doc, {**todo, "updatedBy": user["username"]})
             if dry_run:
                 return {**doc, **todo, "updatedAt": now(), "rev": doc["rev"] + 1}
             updated = self._attempt(doc, todo, self._update, doc, todo)
@@ -177,7 +175,7 @@ class ResourceStore:
         reading the whole collection: the new version is `doc` with the changes, since the write
         was conditional on `doc`."""
         changes = {**changes, "updatedAt": now()}
-        current = {"_id": doc["_id"], "rev": doc["rev"], "keys": doc.get("keys")}
+        current = {"_id": doc["_id"], "rev": doc["rev"], list_keys.FIELD: doc.get(list_keys.FIELD)}
         written = self.coll().update_one(current, {"$set": changes, "$inc": {"rev": 1}})
         return {**doc, **changes, "rev": doc["rev"] + 1} if written.matched_count else None
 

@@ -6,9 +6,9 @@ from app.access import tokens
 from app.access import users as storage
 from app.access.auth import basic, bearer, current_token, current_user, login_required
 from app.errors import Conflict
+from app.http import paging
 from app.http.openapi import Blueprint, headers, problems
 from app.model.accounts import TokenSchema, UserSchema
-from app.storage import pagination
 
 blp = Blueprint("users", __name__, description="Accounts and their roles; bearer tokens.")
 
@@ -16,14 +16,14 @@ blp = Blueprint("users", __name__, description="Accounts and their roles; bearer
 @blp.route("/users")
 class Users(MethodView):
     @login_required(role="admin")
-    @blp.arguments(pagination.PageArgs(), location="query", as_kwargs=False)
+    @blp.arguments(paging.PageArgs(), location="query", as_kwargs=False)
     @blp.response(
-        200, pagination.page_schema(UserSchema), description="A page of users, newest first.", headers=headers("Link")
+        200, paging.page_schema(UserSchema), description="A page of users, newest first.", headers=headers("Link")
     )
     @problems(blp, 403, 422)
     def get(self, args):
         """List users (admins)"""
-        return pagination.respond(*storage.page(args))
+        return paging.respond_page(*storage.page(args["limit"], args.get("cursor")))
 
     @login_required(role="admin")
     @blp.arguments(UserSchema(), example={"username": "alice", "password": "a long passphrase", "role": "member"})

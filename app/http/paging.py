@@ -1,0 +1,102 @@
+"""Pages over HTTP: the parameters every list takes, its signed cursor, the body of a page and
+its `Link` to the next one. The cursor holds where storage's walk stopped (`pages.Position`),
+signed with the service's secret so that one the service did not issue is a 422, never trusted."""
+
+from functools import cache
+
+import marshmallow as ma
+from bson import ObjectId
+from flask import current_app, request, url_for
+from itsdangerous import BadSignature, URLSafeSerializer
+
+from app.model.accounts import Username
+from app.model.fields import Text
+from app.model.schemas import Schema
+from app.storage.list_keys import MAX_Q_WORDS, words
+from app.storage.pages import Position
+
+DEFAULT_LIMIT, MAX_LIMIT = 50, 200
+
+
+def signer(salt="list-cursor"):
+    """Signs cursors with the service's secret; each kind of cursor has its own salt."""
+    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt=salt)
+
+
+def sign(position):
+    return signer().dumps([str(position.below), position.width_ms])
+
+
+class Cursor(ma.fields.String):
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            below, width = signer().loads(text)
+            return Position(ObjectId(below), max(1, int(width)))
+        except (BadSignature, TypeError, ValueError):
+            raise ma.ValidationError("Not a cursor issued by this service.") from None
+
+
+class PageArgs(Schema):
+    """The parameters every list takes."""
+
+    limit = ma.fields.Integer(load_default=DEFAULT_LIMIT, validate=ma.validate.Range(1, MAX_LIMIT))
+    cursor = Cursor(metadata={"description": "`next` of the previous page."})
+
+
+def _q_words(value):
+    found = words(value)
+    if not found:
+        raise ma.ValidationError("Needs a word: letters or digits.")
+    if len(found) > MAX_Q_WORDS:
+        raise ma.ValidationError(f"At most {MAX_Q_WORDS} words.")
+
+
+class ListArgs(PageArgs):
+    """The filters both resource lists take; each resource adds its own."""
+
+    name = Text(
+        allow_none=False,
+        load_default=ma.missing,
+        validate=ma.validate.Length(1, 200),
+        metadata={"description": "Exact name."},
+    )
+    q = Text(
+        allow_none=False,
+        load_default=ma.missing,
+        validate=[ma.validate.Length(1, 200), _q_words],
+        metadata={
+            "description": "Words (runs of letters and digits, at most 10): each must start a word of the "
+            "name, description or tags, compared case-insensitively (Unicode case folding)."
+        },
+    )
+    owner = Username(metadata={"description": "Only resources of this owner."})
+
+
+@cache  # one class per item schema: the document names each once
+def page_schema(item_schema):
+    """The schema of `{"items": [...], "next": cursor}` for items of `item_schema`."""
+    name = item_schema.__name__.removesuffix("Schema") + "Page"
+    return type(
+        name,
+        (Schema,),
+        {
+            "__module__": __name__,
+            "items": ma.fields.List(ma.fields.Nested(item_schema)),
+            "next": ma.fields.String(allow_none=True, metadata={"description": "Cursor of the next page, or null."}),
+        },
+    )
+
+
+def respond(items, next_cursor):
+    """The body of a page and its RFC 8288 `Link` to the next one (a signed cursor, or None),
+    keeping the request's other parameters."""
+    if next_cursor is None:
+        return {"items": items, "next": None}, {}
+    params = {**(request.view_args or {}), **request.args.to_dict(), "cursor": next_cursor}
+    return {"items": items, "next": next_cursor}, {"Link": f'<{url_for(request.endpoint, **params)}>; rel="next"'}
+
+
+def respond_page(items, position):
+    """`respond` for a page of storage's walk, which stopped at `position` (None: the last page)."""
+    return respond(items, None if position is None else sign(position))

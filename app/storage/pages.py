@@ -1,0 +1,136 @@
+"""A page of a list, newest first, read in windows of ids at a cost bounded by construction.
+
+Ids order by creation time (`ids`), so a span of time is a range of ids, and every query is one
+equality (a branch of the list: `list_keys`) with `_id` bounded on both ends, sorted by `_id` and
+limited: a shape MongoDB and the embedded server both serve from an `(equality, _id)` index. On
+MongoDB the first window reaches the oldest id, since the server stops at the query's limit. The
+embedded server reads every entry of a range before it applies a limit, so there a page walks
+down in windows whose widths follow `next_width`: the span walked at least doubles with every
+window, whatever the spread of the documents, so a page sends at most WINDOWS_BOUND windows of
+queries and receives at most `limit + 1` documents a query, or `most_examined` in all when its
+documents are rarely accepted (the bound and its proof: docs/design.md, "Lists").
+"""
+
+import math
+from dataclasses import dataclass
+
+import pymongo
+from bson import ObjectId
+from flask import current_app
+from pymongo import DESCENDING
+
+from app.storage import ids
+from app.storage.cache import TtlCache
+from app.storage.database import now
+
+FIRST_WINDOW_MS = 1_000  # a first page's window when this process has no density to go by
+LEEWAY_MS = 60_000  # page 1 also shows ids up to a minute ahead of this host's clock
+FLOOR_MARGIN_MS = 24 * 3600 * 1000  # below the oldest id, for other hosts' clocks
+MISS_GROWTH = 8  # how much faster the walk widens with each window in a row that matched nothing
+WINDOWS_BOUND = 64  # 1 + log2 of the widest span in ms (ids' 32-bit seconds), plus the first window
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where the next page starts: below the id `below`, with the window `width_ms` that served
+    the last one."""
+
+    below: ObjectId
+    width_ms: int
+
+
+def prepare(coll, by_id_alone=False):
+    """Once per process: whether `coll` is on the embedded server, which needs windows (and, for
+    lists `by_id_alone`, with no equality, the `_id` index MongoDB has on every collection), and
+    its floor, below which no window goes: the oldest id, kept in `settings` (ids only grow).
+    Finding it the first time is a walk of the whole collection on the embedded server (seconds at
+    100,000 documents, so without the usual timeout), once per deployment."""
+    windowed = "secantusVersion" in coll.database.client.server_info()
+    if windowed and by_id_alone:
+        coll.create_index([("_id", DESCENDING)], name="newest")
+    settings, key = coll.database.settings, f"floor:{coll.name}"
+    stored = settings.find_one({"_id": key})
+    if stored is None:
+        with pymongo.timeout(600):
+            oldest = next(coll.find({}, {"_id": 1}).sort("_id", 1).limit(1), None)
+        lower_floor(coll, ids.ms_of_id(oldest["_id"]) if oldest else ids.ms_of(now()))
+        stored = settings.find_one({"_id": key})
+    current_app.extensions.setdefault("lists", {})[coll.name] = {
+        "floor": stored["value"] - FLOOR_MARGIN_MS,
+        "windowed": windowed,
+        "ms_per_item": TtlCache(size=1),  # of the last plain first page: where a first page starts
+    }
+
+
+def lower_floor(coll, ms):
+    """Let lists of `coll` reach down to `ms` (an import of documents older than the floor calls
+    this; processes started after it read the new floor)."""
+    coll.database.settings.update_one({"_id": f"floor:{coll.name}"}, {"$min": {"value": ms}}, upsert=True)
+
+
+def next_width(walked, needed, matched, examined, misses, window_docs):
+    """The next window's width (ms), once `walked` ms hold `matched` of the documents accepted and
+    `examined` in all, `needed` more are wanted, and the last `misses` windows matched nothing.
+
+    At the density matched so far, enough for what is needed; never less than the span walked (so
+    that it at least doubles), and MISS_GROWTH times more for each miss in a row (a dense burst
+    says nothing of the years below it); never, once more than `window_docs` were examined, more
+    than that many at the density examined (a filter most documents fail)."""
+    wanted = max(needed * walked / max(matched, 1), walked) * MISS_GROWTH**misses
+    if examined > window_docs:
+        wanted = min(wanted, window_docs * walked / examined)
+    return max(1, min(int(wanted), 2**62))
+
+
+def read(coll, query, limit, position=None, most_examined=None, unkeyed_per_ms=None):
+    """(items, Position of the next page or None): up to `limit` documents of `coll` that a branch
+    of `query` finds and it accepts, newest first, below `position`. With `most_examined`, a page
+    ends after examining that many, maybe with fewer items; with `unkeyed_per_ms`, no window is
+    wider than `window_docs` documents at that density (those stored before `keys`, read whole
+    while their backfill is pending)."""
+    state = current_app.extensions["lists"][coll.name]
+    window_docs = current_app.config["LIST_WINDOW_DOCS"]
+    if position is None:
+        start, rate = ids.ms_of(now()), state["ms_per_item"].get("plain")
+        hi, width = ids.boundary(start + LEEWAY_MS), math.ceil(rate * (limit + 1)) if rate else FIRST_WINDOW_MS
+    else:
+        hi, width = position.below, position.width_ms
+        start = ids.ms_of_id(hi)
+    if not state["windowed"]:
+        width = start - state["floor"]
+    found, top, examined, misses = [], start, 0, 0
+    for _ in range(WINDOWS_BOUND):
+        if unkeyed_per_ms:
+            width = max(1, min(width, int(window_docs / unkeyed_per_ms)))
+        lo_ms = max(top - width, state["floor"])
+        needed = limit + 1 - len(found)
+        cap = min(window_docs, max(needed + 1, math.ceil((needed + 1) * examined / max(len(found), 1))))
+        if most_examined is not None:
+            cap = min(cap, most_examined - examined)
+        window, cut = {}, None
+        for branch in query.branches:
+            docs = list(
+                coll.find({**branch, "_id": {"$lt": hi, "$gte": ids.boundary(lo_ms)}}, {"keys": False})
+                .sort("_id", DESCENDING)
+                .limit(cap)
+            )
+            window.update((doc["_id"], doc) for doc in docs)
+            if len(docs) == cap:  # more below the last: the window ends there for every branch
+                cut = max(cut, docs[-1]["_id"]) if cut else docs[-1]["_id"]
+        kept = sorted((oid for oid in window if cut is None or oid >= cut), reverse=True)
+        matches = [window[oid] for oid in kept if query.accepts(window[oid])]
+        found, examined = found + matches, examined + len(kept)
+        if len(found) > limit:
+            items = found[:limit]
+            if position is None and query.plain:
+                state["ms_per_item"].put("plain", max(start - ids.ms_of_id(items[-1]["_id"]), 1) / limit, ttl=3600)
+            return items, Position(items[-1]["_id"], width)
+        hi = cut or ids.boundary(lo_ms)
+        top = ids.ms_of_id(hi) if cut else lo_ms
+        if cut is None and lo_ms <= state["floor"]:
+            return found, None
+        if most_examined is not None and examined >= most_examined:
+            return found, Position(hi, width)
+        misses = 0 if matches else misses + 1
+        width = next_width(max(start - top, 1), limit + 1 - len(found), len(found), examined, misses, window_docs)
+    return found, Position(hi, width)
