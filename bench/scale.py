@@ -14,6 +14,7 @@ loopback; the table gives medians, their ratio across sizes and to the plain fir
 
 import random
 import statistics
+import string
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -27,6 +28,9 @@ from support.processes import Gunicorn
 
 DAYS = 30
 PLAIN = "GET /blueprints?limit=50"
+PLAIN_200 = "GET /blueprints?limit=200"
+BURSTS = (10, 50, 200)
+BURST_REPEATS = 5
 MEMBER = ("bench-member", "bench-member-password")
 OWNERS = [MEMBER[0]] + [f"owner{i}" for i in range(99)]
 WORDS = ["web", "tier", "postgres", "redis", "cache", "worker", "queue", "api", "gateway", "batch", "metrics", "search"]
@@ -128,7 +132,28 @@ def selective(member):
     return operations
 
 
-def measure(port, admin_headers, profile, repeats):
+def bursts(client, headers, body, rng, repeats):
+    """{operation: (median ms, items)} of the lists people ask for right after an import: for each
+    size in BURSTS and each repetition, that many blueprints created through the API in one burst,
+    sharing a tag and two words, then each list of them asked for once (cold: no list twice)."""
+    times, items = {}, {}
+    for size in BURSTS:
+        for _ in range(repeats):
+            tag, word, other = ("".join(rng.choices(string.ascii_lowercase, k=9)) for _ in range(3))
+            for i in range(size):
+                made = {**body, "name": f"import-{i}", "description": f"{word} {other}", "tags": [tag]}
+                assert client.post("/blueprints", json=made, headers=headers).status == 201
+            for form, query, limit in (("q", f"q={word}", 200), ("tag", f"tag={tag}", 200), ("q", f"q={other}", 50)):
+                name = f"burst of {size}: {form}, limit {limit}, cold"
+                started = time.perf_counter()
+                r = client.get(f"/blueprints?{query}&limit={limit}", headers=headers)
+                times.setdefault(name, []).append((time.perf_counter() - started) * 1000)
+                assert r.status == 200 and len(r.json["items"]) == min(size, limit), (name, r.status)
+                items[name] = len(r.json["items"])
+    return {name: (statistics.median(found), items[name]) for name, found in times.items()}
+
+
+def measure(port, admin_headers, profile, body, repeats):
     """Median milliseconds of each operation, as the member (and some as the admin)."""
     client, member = SocketClient(port), {"Authorization": basic(*MEMBER)}
     first = client.get("/blueprints?entitlementType=PUBLIC&limit=1", headers=member)
@@ -164,7 +189,8 @@ def measure(port, admin_headers, profile, repeats):
         client.get(path(repeats) if callable(path) else path, headers=headers)
     medians = {name: median_ms(client, path, headers, repeats) for name, (path, headers) in operations.items()}
     medians["PATCH /blueprints/{id} (history kept)"] = median_patch_ms(client, own, member, repeats), 1
-    return medians
+    medians[PLAIN_200] = median_ms(client, "/blueprints?limit=200", member, repeats)
+    return medians | bursts(client, member, body, random.Random(port), BURST_REPEATS)
 
 
 def median_patch_ms(client, blueprint, headers, repeats):
@@ -200,13 +226,14 @@ def run(mongo_uri, admin, body, profile, sizes=(1000, 100_000), repeats=25, log=
                            headers=admin_headers).status == 201:  # fmt: skip
                 for _ in range(5):
                     client.post("/profiles", json=profile, headers={"Authorization": basic(*MEMBER)})
-            results[size] = measure(service.port, admin_headers, profile, repeats)
+            results[size] = measure(service.port, admin_headers, profile, body, repeats)
         finally:
             service.stop()
     small, large = sizes
-    plain = results[large][PLAIN][0]
-    log(f"\n{'operation (as the member), items':40} {small:>13,} {large:>13,} {'ratio':>6} {'/plain':>6}")
+    log(f"\n{'operation (as the member), items':40} {small:>13,} {large:>13,} {'ratio':>6} {'/plain':>6} at each size")
     for name in results[small]:
         (a, items_a), (b, items_b) = results[small][name], results[large][name]
-        log(f"{name:40} {a:7.1f}ms {items_a:3d} {b:7.1f}ms {items_b:3d} {b / a:6.2f} {b / plain:6.2f}")
+        plain = PLAIN_200 if "limit 200" in name else PLAIN  # the plain first page of as many items
+        ratios = f"{a / results[small][plain][0]:6.2f} {b / results[large][plain][0]:6.2f}"
+        log(f"{name:40} {a:7.1f}ms {items_a:3d} {b:7.1f}ms {items_b:3d} {b / a:6.2f} {ratios}")
     return results

@@ -104,7 +104,7 @@ def read(coll, query, limit, position=None, most_examined=None, unkeyed_per_ms=N
             width = max(1, min(width, int(window_docs / unkeyed_per_ms)))
         lo_ms = max(top - width, state["floor"])
         needed = limit + 1 - len(found)
-        cap = min(window_docs, max(needed + 1, math.ceil((needed + 1) * examined / max(len(found), 1))))
+        cap = min(window_docs, max(needed, math.ceil(needed * examined / max(len(found), 1))))
         if most_examined is not None:
             cap = min(cap, most_examined - examined)
         window, cut = {}, None

@@ -1,0 +1,127 @@
+"""What one page costs, whatever the spread of what it finds: queries and documents counted with
+pymongo's command listener on the embedded server, over spreads hypothesis generates (bursts of
+1-500 made in one millisecond or one second, single old needles, years of gaps, a dense branch
+beside a sparse one, documents a page rejects, nothing at all).
+
+The bound (app/storage/pages.py, docs/design.md "Lists"): with B branches and a span of S ms
+between the newest possible id and the floor, a page sends at most B * (1 + ceil(log2 S))
+queries, since every window at least doubles the span walked; when every document its branches
+find is accepted (one filter), it receives at most (B + 1) * (limit + 1) documents, and otherwise
+at most LIST_MOST_EXAMINED plus B * LIST_WINDOW_DOCS."""
+
+import itertools
+import math
+from datetime import timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pymongo import MongoClient, monitoring
+
+from support.apps import settings as app_settings
+
+pytestmark = pytest.mark.socket
+_collections = itertools.count()
+MS = {"ms": 0, "second": 999}  # how far apart a burst's documents lie
+AGO = st.one_of(  # how long ago a group was made, in ms: now, hours, years
+    st.integers(0, 2_000), st.integers(0, 3_600_000 * 24), st.integers(0, 3_600_000 * 24 * 365 * 5)
+)
+GROUP = st.tuples(AGO, st.integers(1, 500), st.sampled_from(sorted(MS)), st.sampled_from("ab"), st.booleans())
+
+
+class Counted(monitoring.CommandListener):
+    """The finds sent while `on`, and the documents their replies (and getMores) held."""
+
+    def __init__(self):
+        self.queries, self.documents, self.on = 0, 0, False
+
+    def started(self, event):
+        self.queries += self.on and event.command_name == "find"
+
+    def succeeded(self, event):
+        cursor = event.reply.get("cursor") if self.on else None
+        if cursor:
+            self.documents += len(cursor.get("firstBatch", cursor.get("nextBatch", ())))
+
+    def failed(self, event):
+        pass
+
+
+@pytest.fixture(scope="module")
+def walker(mongo_server):
+    """(an app to run pages in, the counting listener, a database) on the embedded server."""
+    from app import create_app
+
+    counted = Counted()
+    client = MongoClient(mongo_server.uri, event_listeners=[counted], tz_aware=True, retryWrites=False)
+    app = create_app(app_settings(MONGO_DB="pagecost"), mongo_client=client)
+    return app, counted, client.pagecost
+
+
+def spread(groups, start):
+    """The documents `groups` describe: each group `size` documents made `ago` ms before `start`
+    in one ms or over one second, in branch `a` or `b`, accepted or not."""
+    from app.storage import ids
+
+    docs = []
+    for ago, size, over, branch, accepted in groups:
+        for i in range(size):
+            moment = start - timedelta(milliseconds=ago + (i * MS[over]) // size)
+            docs.append({"_id": ids.new_id(moment), "keys": [branch], "accepted": accepted})
+    return docs
+
+
+def walk(app, counted, coll, branches, accepts, limit):
+    """Every page of the list, following its position, with the queries and documents of each."""
+    from app.storage import list_keys, pages
+
+    query = list_keys.ListQuery(tuple({"keys": b} for b in branches), accepts, plain=False)
+    costs, found, position = [], [], None
+    with app.app_context():
+        pages.prepare(coll)
+        floor = app.extensions["lists"][coll.name]["floor"]
+        while True:
+            counted.queries = counted.documents = 0
+            counted.on = True
+            items, position = pages.read(coll, query, limit, position, app.config["LIST_MOST_EXAMINED"])
+            counted.on = False
+            costs.append((counted.queries, counted.documents, len(items)))
+            found += items
+            if position is None:
+                return found, costs, floor
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    groups=st.lists(GROUP, max_size=5),
+    limit=st.sampled_from([1, 5, 50, 200]),
+    both=st.booleans(),
+    rejecting=st.booleans(),
+)
+def test_a_page_costs_at_most_its_bound_whatever_the_spread(walker, groups, limit, both, rejecting):
+    from app.storage import ids
+    from app.storage.database import now
+
+    app, counted, db = walker
+    coll = db[f"spread{next(_collections)}"]
+    start = now()
+    docs = spread(groups, start)
+    if docs:
+        coll.insert_many(docs)
+    branches = ("a", "b") if both else ("a",)
+    accepts = (lambda doc: doc["accepted"]) if rejecting else (lambda doc: True)
+    found, costs, floor = walk(app, counted, coll, branches, accepts, limit)
+
+    wanted = sorted((d for d in docs if d["keys"][0] in branches and accepts(d)), key=lambda d: d["_id"], reverse=True)
+    assert [d["_id"] for d in found] == [d["_id"] for d in wanted]  # every one once, newest first
+    span = ids.ms_of(start) + 60_000 + 1_000 - floor
+    most_queries = len(branches) * (1 + math.ceil(math.log2(span)))
+    most_documents = (
+        app.config["LIST_MOST_EXAMINED"] + len(branches) * app.config["LIST_WINDOW_DOCS"]
+        if rejecting
+        else (len(branches) + 1) * (limit + 1)
+    )
+    for queries, documents, items in costs:
+        assert queries <= most_queries, (queries, most_queries, costs)
+        assert documents <= most_documents, (documents, most_documents, costs)
+        assert rejecting or items == limit or (queries, documents, items) == costs[-1]  # full unless last
