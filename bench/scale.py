@@ -6,10 +6,12 @@ times denser at 100,000), owned by 100 users of whom the measuring member is one
 30 % PUBLIC, 10 % CUSTOM (a fifth of those naming the member); the member has starred a fifth of
 the PUBLIC ones. Each single-filter list is measured at three selectivities of the collection:
 one blueprint (the NEEDLE, PUBLIC, among the first 1,000), 1 % and 30 % of them (TIERS), and
-with a value that matches none, a new one at every repetition (no window width remembered from
-the last page: the walk down to the oldest blueprint, the worst case). A fresh service (gunicorn,
+with a value that matches none, a new one at every repetition (the walk down to the oldest
+blueprint). Then the lists people ask for right after an import: bursts of 10, 50 and 200 made
+through the API, each list of them asked for once, cold (`bursts`). A fresh service (gunicorn,
 as `make run` starts it) is started on each size, and each operation is timed sequentially over
-loopback; the table gives medians, their ratio across sizes and to the plain first page.
+loopback; the table gives medians, their ratio across sizes and to the plain first page of as
+many items at each size.
 """
 
 import random

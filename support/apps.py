@@ -2,7 +2,14 @@
 (so exported settings cannot change what they see), with a fast password hash, and the test
 users."""
 
-from app import config
+import contextlib
+import itertools
+import threading
+
+import mongomock
+from werkzeug.serving import make_server
+
+from app import config, create_app
 from app.access import users
 from support.http import PASSWORD
 
@@ -25,3 +32,35 @@ def add_users(app):
     with app.app_context():
         for name, role in USERS.items():
             users.create(name, PASSWORD, role)
+
+
+def database_name(prefix="test"):
+    """A database name no other app of this test run has."""
+    return f"{prefix}{next(_names)}"
+
+
+_names = itertools.count()
+
+
+def make_app(backend, mongo_uri=None, **extra):
+    """An app with the test users, on mongomock or on the database at `mongo_uri`."""
+    if backend == "mongomock":
+        app = create_app(settings(**extra), mongo_client=mongomock.MongoClient(tz_aware=True))
+    else:
+        app = create_app(settings(MONGO_URI=mongo_uri, MONGO_DB=database_name(), **extra))
+    add_users(app)
+    app.backend = backend
+    return app
+
+
+@contextlib.contextmanager
+def serving(app):
+    """The app on a real socket (a threaded server on a free loopback port); yields the port."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        yield server.server_port
+    finally:
+        server.shutdown()
+        thread.join()

@@ -94,3 +94,13 @@ def assert_problem(r, status):
     assert body["requestId"] == r.headers["x-request-id"]
     assert r.headers["api-version"] == "1.0.0"
     return body
+
+
+def bearer(token):
+    return {"Authorization": f"Bearer {token}"}
+
+
+def token_for(api, user="alice"):
+    r = api.post("/tokens", user=user)
+    assert r.status == 201
+    return r.json["token"]

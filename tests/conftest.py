@@ -3,19 +3,10 @@ and over real sockets (HTTP to a threaded server, pymongo to an embedded Secantu
 run is marked `socket`. Every app is built from the defaults of app/config.py, never from the
 caller's environment, so exported settings cannot change what a test sees."""
 
-import contextlib
-import itertools
-import threading
-
-import mongomock
 import pytest
-from werkzeug.serving import make_server
 
-from app import create_app
-from support.apps import add_users, settings
+from support.apps import make_app, serving
 from support.http import FlaskClient, SocketClient
-
-_db_names = itertools.count()
 
 
 def pytest_collection_modifyitems(items):
@@ -39,35 +30,11 @@ def mongo_server(tmp_path_factory):
         yield server
 
 
-def make_app(backend, mongo_uri=None, **extra):
-    """An app with the test users, on mongomock or on the database at `mongo_uri`."""
-    if backend == "mongomock":
-        app = create_app(settings(**extra), mongo_client=mongomock.MongoClient(tz_aware=True))
-    else:
-        app = create_app(settings(MONGO_URI=mongo_uri, MONGO_DB=f"test{next(_db_names)}", **extra))
-    add_users(app)
-    app.backend = backend
-    return app
-
-
 @pytest.fixture(params=["mongomock", "socket"])
 def app(request):
     if request.param == "mongomock":
         return make_app("mongomock")
     return make_app("socket", request.getfixturevalue("mongo_server").uri)
-
-
-@contextlib.contextmanager
-def serving(app):
-    """The app on a real socket (a threaded server on a free loopback port); yields the port."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    try:
-        yield server.server_port
-    finally:
-        server.shutdown()
-        thread.join()
 
 
 @pytest.fixture

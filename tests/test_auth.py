@@ -7,7 +7,7 @@ from werkzeug import security
 
 from app.access import users as storage
 from app.storage.database import get_db
-from support.http import PASSWORD, assert_problem
+from support.http import PASSWORD, assert_problem, bearer, token_for
 
 PUBLIC_ENDPOINTS = {
     "static",
@@ -20,16 +20,6 @@ PUBLIC_ENDPOINTS = {
     "web.page",  # the page loads without credentials and signs in itself
     "web.asset",
 }
-
-
-def bearer(token):
-    return {"Authorization": f"Bearer {token}"}
-
-
-def token_for(api, user="alice"):
-    r = api.post("/tokens", user=user)
-    assert r.status == 201
-    return r.json["token"]
 
 
 def expire_all_tokens(app):

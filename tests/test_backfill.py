@@ -8,7 +8,7 @@ import pytest
 from app.blueprints.storage import store
 from app.storage import backfill
 from app.storage.database import get_db
-from tests.test_api_list import seed_spread, walk
+from support.lists import seed_spread, walk
 
 
 @pytest.fixture

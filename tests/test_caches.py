@@ -6,8 +6,7 @@ import time
 from app.access import auth
 from app.access import users as storage
 from app.storage.cache import TtlCache
-from support.http import PASSWORD, assert_problem
-from tests.test_auth import bearer, token_for
+from support.http import PASSWORD, assert_problem, bearer, token_for
 
 
 def test_a_new_password_applies_at_once_to_cached_credentials(api, app):

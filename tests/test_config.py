@@ -4,10 +4,9 @@ README's own `make run` line among them) never change what a test sees."""
 import pytest
 
 from app import config
-from support.apps import USERS
+from support.apps import USERS, make_app
 from support.http import FlaskClient
 from support.processes import environment
-from tests.conftest import make_app
 
 HOSTILE = {
     "MONGO_URI": "mongodb://127.0.0.1:1/",

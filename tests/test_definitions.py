@@ -6,14 +6,10 @@ import pytest
 
 from app import definitions
 from app.errors import Invalid
-from tests import corpus
+from support import corpus
+from support.requirements import need
 
 Ki, Mi, Gi = 1024, 1024**2, 1024**3
-
-
-def need(memory=0, cpu=0, containers=0, storage=0, unbounded=(), unresolved=()):
-    return {"memoryBytes": memory, "cpuMillis": cpu, "containers": containers, "storageBytes": storage,
-            "unbounded": sorted(unbounded), "unresolved": sorted(unresolved)}  # fmt: skip
 
 
 def both(*services):

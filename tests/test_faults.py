@@ -9,9 +9,8 @@ import pytest
 from app import create_app
 from app.storage import embedded
 from bench import fault
-from support.apps import add_users, settings
+from support.apps import add_users, serving, settings
 from support.http import SocketClient, assert_problem
-from tests.conftest import serving
 
 pytestmark = pytest.mark.slow
 

@@ -5,7 +5,7 @@ import pytest
 
 from app.definitions.fit import fit
 from support.http import assert_problem, create
-from tests.test_definitions import need
+from support.requirements import need
 
 Mi = 1024**2
 WEB = "services:\n  web:\n    image: nginx\n    deploy:\n      replicas: 2\n      resources:\n        limits: {memory: 256m, cpus: '0.5'}\n"  # noqa: E501

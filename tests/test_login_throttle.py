@@ -5,8 +5,7 @@ from datetime import UTC, datetime
 import pytest
 
 from app.storage.database import get_db
-from support.http import assert_problem
-from tests.test_auth import bearer
+from support.http import assert_problem, bearer
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from pymongo.errors import ServerSelectionTimeoutError
 from app import ops
 from app.blueprints.storage import store as blueprint_store
 from app.storage.database import get_db
+from support.apps import make_app
 from support.http import PASSWORD, FlaskClient, assert_problem
-from tests.conftest import make_app
 
 
 def unreachable(*args, **kwargs):

@@ -9,9 +9,8 @@ fails here, whatever the timings of the day."""
 import pytest
 from pymongo import MongoClient, monitoring
 
-from support.apps import add_users, settings
+from support.apps import add_users, database_name, serving, settings
 from support.http import PASSWORD, SocketClient, basic
-from tests.conftest import _db_names, serving
 
 RANGE = {"$lt", "$lte", "$gt", "$gte"}
 COUNTS = {"count", "distinct", "aggregate", "mapReduce", "findAndModify"}
@@ -78,11 +77,17 @@ def recorded(mongo_server):
 
     recorder = Recorder()
     client = MongoClient(mongo_server.uri, event_listeners=[recorder], tz_aware=True, retryWrites=False)
-    app = create_app(settings(MONGO_DB=f"shapes{next(_db_names)}"), mongo_client=client)
+    app = create_app(settings(MONGO_DB=database_name("shapes")), mongo_client=client)
     add_users(app)
     with serving(app) as port:
         recorder.on = True
         yield SocketClient(port), recorder
+
+
+def answered(r, *statuses):
+    """`r`, once its status is one of `statuses` (every request a test sends is checked)."""
+    assert r.status in statuses, (r.status, r.body[:300])
+    return r
 
 
 def test_every_request_path_sends_only_index_served_queries(recorded):
@@ -90,15 +95,21 @@ def test_every_request_path_sends_only_index_served_queries(recorded):
     made = {}
     for kind, body in {
         "own": {"name": "own", "blueprintType": "compose"},
-        "public": {"name": "pub", "entitlementType": "PUBLIC", "description": "shared web"},
+        "public": {
+            "name": "pub",
+            "entitlementType": "PUBLIC",
+            "description": "shared web",
+            "blueprintType": "compose",
+            "yml": "services:\n  web:\n    image: nginx\n",
+        },
         "custom": {"name": "cus", "entitlementType": "CUSTOM", "entitledUsers": ["bob"]},
     }.items():
-        made[kind] = api.post("/blueprints", json=body, user="alice").json["id"]
+        made[kind] = answered(api.post("/blueprints", json=body, user="alice"), 201).json["id"]
     replay = {"headers": {"Idempotency-Key": "k1"}, "user": "alice", "json": {"name": "once"}}
     assert api.post("/blueprints", **replay).status == api.post("/blueprints", **replay).status == 201
-    profile = api.post("/profiles", json={"defaultProfile": True}, user="alice").json["id"]
-    api.post("/profiles", json={"defaultProfile": True}, user="alice")
-    token = api.post("/tokens", user="bob").json["token"]
+    profile = answered(api.post("/profiles", json={"defaultProfile": True}, user="alice"), 201).json["id"]
+    answered(api.post("/profiles", json={"defaultProfile": True}, user="alice"), 201)
+    token = answered(api.post("/tokens", user="bob"), 201).json["token"]
     bearer = {"Authorization": f"Bearer {token}"}
 
     for path in [
@@ -108,19 +119,20 @@ def test_every_request_path_sends_only_index_served_queries(recorded):
         "/blueprints?tag=web", "/blueprints?owner=alice", "/blueprints?inactive=true", "/blueprints?q=sh%20web",
         "/blueprints?q=a", "/profiles", f"/profiles/{profile}", "/users/me", "/profiles?q=p&defaultProfile=false",
     ]:  # fmt: skip
+        one = "?" not in path and path.count("/") == 2 and path != "/users/me"  # one resource: hidden or not
         for user in ("alice", "bob", "admin"):
-            api.get(path, user=user)
-        api.get(path, headers=bearer)
-    page = api.get("/blueprints?limit=1", user="bob").json
-    api.get(f"/blueprints?limit=1&cursor={page['next']}", user="bob")
-    api.get("/users?limit=2", user="admin")
-    api.get("/profiles?owner=alice&defaultProfile=true", user="admin")
-    tag = api.get(f"/blueprints/{made['own']}", user="alice").headers["etag"]
-    api.patch(f"/blueprints/{made['own']}", json={"name": "x"}, user="alice", headers={"If-Match": tag})
-    api.put(f"/profiles/{profile}", json={"defaultProfile": True}, user="alice")
-    api.patch(f"/profiles/{profile}", json={"name": "p"}, user="admin")
+            answered(api.get(path, user=user), 200, *([404] if one else []))
+        answered(api.get(path, headers=bearer), 200, *([404] if one else []))
+    page = answered(api.get("/blueprints?limit=1", user="bob"), 200).json
+    answered(api.get(f"/blueprints?limit=1&cursor={page['next']}", user="bob"), 200)
+    answered(api.get("/users?limit=2", user="admin"), 200)
+    answered(api.get("/profiles?owner=alice&defaultProfile=true", user="admin"), 200)
+    tag = answered(api.get(f"/blueprints/{made['own']}", user="alice"), 200).headers["etag"]
+    answered(api.patch(f"/blueprints/{made['own']}", json={"name": "x"}, user="alice", headers={"If-Match": tag}), 200)
+    answered(api.put(f"/profiles/{profile}", json={"defaultProfile": True}, user="alice"), 200)
+    answered(api.patch(f"/profiles/{profile}", json={"name": "p"}, user="admin"), 200)
     public = f"/blueprints/{made['public']}"
-    api.put(f"{public}/star", user="bob")
+    answered(api.put(f"{public}/star", user="bob"), 204)
     for path in [
         f"{public}/revisions",
         f"{public}/revisions?limit=1",
@@ -133,15 +145,15 @@ def test_every_request_path_sends_only_index_served_queries(recorded):
         f"/profiles?fits={made['own']}",
         f"{public}/fit?profile={profile}",
     ]:
-        api.get(path, user="bob" if "fits=" not in path else "alice")  # fmt: skip
-    api.patch(public, json={"name": "pub2"}, user="alice")
-    api.post(f"{public}/revisions/1/restore", user="alice")
-    api.delete(f"{public}/star", user="bob")
-    api.delete(f"/blueprints/{made['custom']}", user="alice")
-    api.get("/users/me", user="bob", password="not " + PASSWORD)
-    api.get("/users/me", headers={"Authorization": "Bearer forged"})
-    api.get("/users/me", headers={"Authorization": basic("nobody")})
-    api.delete("/tokens", headers=bearer)
+        answered(api.get(path, user="alice" if "fits" in path or "fit?" in path else "bob"), 200)  # her profile
+    answered(api.patch(public, json={"name": "pub2"}, user="alice"), 200)
+    answered(api.post(f"{public}/revisions/1/restore", user="alice"), 200)
+    answered(api.delete(f"{public}/star", user="bob"), 204)
+    answered(api.delete(f"/blueprints/{made['custom']}", user="alice"), 204)
+    answered(api.get("/users/me", user="bob", password="not " + PASSWORD), 401)
+    answered(api.get("/users/me", headers={"Authorization": "Bearer forged"}), 401)
+    answered(api.get("/users/me", headers={"Authorization": basic("nobody")}), 401)
+    answered(api.delete("/tokens", headers=bearer), 204)
 
     assert len(recorder.filters) > 50
     scans = [(name, query, index_served(query)) for name, query in recorder.filters if index_served(query)]
@@ -206,7 +218,7 @@ def examined_by(mongo_server, count):
 
     listener = Examined()
     client = MongoClient(mongo_server.uri, event_listeners=[listener], tz_aware=True, retryWrites=False)
-    name = f"examined{next(_db_names)}"
+    name = database_name("examined")
     seed(client[name], count)
     app = create_app(settings(MONGO_DB=name), mongo_client=client)
     add_users(app)
@@ -239,7 +251,7 @@ def test_no_window_reads_more_than_its_bound_nor_a_page_past_its_own(mongo_serve
 
     listener = Examined()
     client = MongoClient(mongo_server.uri, event_listeners=[listener], tz_aware=True, retryWrites=False)
-    name = f"windows{next(_db_names)}"
+    name = database_name("windows")
     seed(client[name], 1_000)
     app = create_app(settings(MONGO_DB=name, **BOUNDS), mongo_client=client)
     add_users(app)
@@ -266,7 +278,7 @@ def test_a_page_stepping_out_of_written_keys_into_older_blueprints_without_them_
 
     listener = Examined()
     client = MongoClient(mongo_server.uri, event_listeners=[listener], tz_aware=True, retryWrites=False)
-    name = f"stepping{next(_db_names)}"
+    name = database_name("stepping")
     seed(client[name], 1_000)
     newest = list(client[name].blueprints.find({}, {"_id": 1}).sort("_id", -1).limit(100))
     client[name].blueprints.update_many({"_id": {"$lt": newest[-1]["_id"]}}, {"$unset": {"keys": ""}})

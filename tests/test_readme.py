@@ -8,8 +8,8 @@ import docutils.core
 import docutils.utils
 
 from app import config
+from support.apps import make_app
 from support.http import FlaskClient
-from tests.conftest import make_app
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.rst"

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from support.http import assert_problem, create
-from tests.test_definitions import need
+from support.requirements import need
 
 Mi = 1024**2
 TEMPLATE = (

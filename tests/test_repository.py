@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from support.apps import make_app
 from support.http import FlaskClient
-from tests.conftest import make_app
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -6,8 +6,8 @@ from limits import parse
 from app import create_app
 from app.access import request_quota
 from app.storage.database import get_db
+from support.apps import make_app
 from support.http import FlaskClient, assert_problem
-from tests.conftest import make_app
 
 
 def test_the_quota_is_per_user(app, api):

@@ -15,7 +15,7 @@ from app.definitions.compose import DIALECT as COMPOSE
 from app.definitions.kubernetes import DIALECT as KUBERNETES
 from app.definitions.placeholders import ESCAPED, MissingValue, Placeholder, TemplateError, parse
 from app.errors import Invalid
-from tests.test_definitions import need
+from support.requirements import need
 
 Mi, Gi = 1024**2, 1024**3
 

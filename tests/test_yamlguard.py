@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.model import yamlguard
-from tests import corpus
+from support import corpus
 
 
 def billion_laughs(levels=9):
