@@ -23,7 +23,8 @@ from app.storage import ids
 from app.storage.cache import TtlCache
 from app.storage.database import now
 
-FIRST_WINDOW_MS = 1_000  # a first page's window when this process has no density to go by
+FIRST_WINDOW_MS = 1_000  # a first page's window when this process has no density to go by (else twice
+# the span that held the last plain first page's items: one window, where another list is as dense)
 LEEWAY_MS = 60_000  # page 1 also shows ids up to a minute ahead of this host's clock
 FLOOR_MARGIN_MS = 24 * 3600 * 1000  # below the oldest id, for other hosts' clocks
 MISS_GROWTH = 8  # how much faster the walk widens with each window in a row that matched nothing
@@ -92,7 +93,7 @@ def read(coll, query, limit, position=None, most_examined=None, unkeyed_per_ms=N
     window_docs = current_app.config["LIST_WINDOW_DOCS"]
     if position is None:
         start, rate = ids.ms_of(now()), state["ms_per_item"].get("plain")
-        hi, width = ids.boundary(start + LEEWAY_MS), math.ceil(rate * (limit + 1)) if rate else FIRST_WINDOW_MS
+        hi, width = ids.boundary(start + LEEWAY_MS), math.ceil(2 * rate * (limit + 1)) if rate else FIRST_WINDOW_MS
     else:
         hi, width = position.below, position.width_ms
         start = ids.ms_of_id(hi)
