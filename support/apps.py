@@ -34,12 +34,12 @@ def add_users(app):
             users.create(name, PASSWORD, role)
 
 
+_names = itertools.count()
+
+
 def database_name(prefix="test"):
     """A database name no other app of this test run has."""
     return f"{prefix}{next(_names)}"
-
-
-_names = itertools.count()
 
 
 def make_app(backend, mongo_uri=None, **extra):

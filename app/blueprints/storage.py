@@ -10,7 +10,6 @@ from app.access import users
 from app.errors import Invalid
 from app.revisions import storage as history
 from app.storage import list_keys
-from app.storage.list_keys import FIELD
 from app.storage.resource_store import MAX_ATTEMPTS, ResourceStore
 
 
@@ -60,7 +59,11 @@ class Blueprints(ResourceStore):
                 return
             stars = [*held, me] if starred else [name for name in held if name != me]
             changes = self.rekeyed(doc, {"starredBy": stars})
-            if self.coll().update_one({"_id": doc["_id"], FIELD: doc.get(FIELD)}, {"$set": changes}).matched_count:
+            if (
+                self.coll()
+                .update_one({"_id": doc["_id"], list_keys.FIELD: doc.get(list_keys.FIELD)}, {"$set": changes})
+                .matched_count
+            ):
                 return
         raise RuntimeError(f"star of {id_text} kept losing races")
 

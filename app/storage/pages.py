@@ -7,8 +7,8 @@ MongoDB the first window reaches the oldest id, since the server stops at the qu
 embedded server reads every entry of a range before it applies a limit, so there a page walks
 down in windows whose widths follow `next_width`: the span walked at least doubles with every
 window, whatever the spread of the documents, so a page sends at most WINDOWS_BOUND windows of
-queries and receives at most `limit + 1` documents a query, or `most_examined` in all when its
-documents are rarely accepted (the bound and its proof: docs/design.md, "Lists").
+queries, each receiving at most what the page still needs (up to LIST_WINDOW_DOCS when it rejects
+most of what it reads): the bound and why it holds are in docs/design.md, "A page's walk".
 """
 
 import math
@@ -19,7 +19,7 @@ from bson import ObjectId
 from flask import current_app
 from pymongo import DESCENDING
 
-from app.storage import ids
+from app.storage import ids, list_keys
 from app.storage.cache import TtlCache
 from app.storage.database import now
 
@@ -87,7 +87,7 @@ def read(coll, query, limit, position=None, most_examined=None, unkeyed_per_ms=N
     """(items, Position of the next page or None): up to `limit` documents of `coll` that a branch
     of `query` finds and it accepts, newest first, below `position`. With `most_examined`, a page
     ends after examining that many, maybe with fewer items; with `unkeyed_per_ms`, no window is
-    wider than `window_docs` documents at that density (those stored before `keys`, read whole
+    wider than LIST_WINDOW_DOCS documents at that density (those stored before `keys`, read whole
     while their backfill is pending)."""
     state = current_app.extensions["lists"][coll.name]
     window_docs = current_app.config["LIST_WINDOW_DOCS"]
@@ -111,7 +111,7 @@ def read(coll, query, limit, position=None, most_examined=None, unkeyed_per_ms=N
         window, cut = {}, None
         for branch in query.branches:
             docs = list(
-                coll.find({**branch, "_id": {"$lt": hi, "$gte": ids.boundary(lo_ms)}}, {"keys": False})
+                coll.find({**branch, "_id": {"$lt": hi, "$gte": ids.boundary(lo_ms)}}, {list_keys.FIELD: False})
                 .sort("_id", DESCENDING)
                 .limit(cap)
             )

@@ -1,7 +1,7 @@
 """The storage every owned, versioned resource shares (profiles and blueprints).
 
 Each document carries `owner`, `createdAt`, `updatedAt`, `updatedBy`, `rev` (bumped by every
-write, the basis of the ETag) and `keys` (what lists find it by, derived by `with_keys` on every
+write, the basis of the ETag) and `keys` (what lists find it by, derived by `rekeyed` on every
 write); its id orders by creation time (`ids`). Every write is conditional on the `rev` it was
 decided on, so two concurrent edits never both apply to the same version. A resource's store says
 who may read a document (`scopes`) and which list parameters filter which field, and adds its
@@ -107,7 +107,7 @@ class ResourceStore:
                                      lambda doc: self.can_read(doc, user), also)  # fmt: skip
         unkeyed = backfill.unkeyed_per_ms(self)
         if unkeyed:  # documents stored before keys existed are read too, until their keys are written
-            query = replace(query, branches=(*query.branches, {list_keys.FIELD: None}))
+            query = replace(query, branches=query.branches + backfill.UNKEYED.branches)
         most = current_app.config["LIST_MOST_EXAMINED"]
         return pages.read(self.coll(), query, args["limit"], args.get("cursor"), most, unkeyed)
 
