@@ -33,6 +33,7 @@ PLAIN = "GET /blueprints?limit=50"
 PLAIN_200 = "GET /blueprints?limit=200"
 BURSTS = (10, 50, 200)
 BURST_REPEATS = 5
+BURST_TAG = "bench-burst"  # removed after each size, so that the next size is measured on its seed alone
 MEMBER = ("bench-member", "bench-member-password")
 OWNERS = [MEMBER[0]] + [f"owner{i}" for i in range(99)]
 WORDS = ["web", "tier", "postgres", "redis", "cache", "worker", "queue", "api", "gateway", "batch", "metrics", "search"]
@@ -143,7 +144,7 @@ def bursts(client, headers, body, rng, repeats):
         for _ in range(repeats):
             tag, word, other = ("".join(rng.choices(string.ascii_lowercase, k=9)) for _ in range(3))
             for i in range(size):
-                made = {**body, "name": f"import-{i}", "description": f"{word} {other}", "tags": [tag]}
+                made = {**body, "name": f"import-{i}", "description": f"{word} {other}", "tags": [tag, BURST_TAG]}
                 assert client.post("/blueprints", json=made, headers=headers).status == 201
             for form, query, limit in (("q", f"q={word}", 200), ("tag", f"tag={tag}", 200), ("q", f"q={other}", 50)):
                 name = f"burst of {size}: {form}, limit {limit}, cold"
@@ -231,6 +232,7 @@ def run(mongo_uri, admin, body, profile, sizes=(1000, 100_000), repeats=25, log=
             results[size] = measure(service.port, admin_headers, profile, body, repeats)
         finally:
             service.stop()
+            blueprints.delete_many({"tags": BURST_TAG})
     small, large = sizes
     log(f"\n{'operation (as the member), items':40} {small:>13,} {large:>13,} {'ratio':>6} {'/plain':>6} at each size")
     for name in results[small]:

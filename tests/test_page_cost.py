@@ -1,7 +1,8 @@
 """What one page costs, whatever the spread of what it finds: queries and documents counted with
 pymongo's command listener on the embedded server, over spreads hypothesis generates (bursts of
 1-500 made in one millisecond or one second, single old needles, years of gaps, a dense branch
-beside a sparse one, documents a page rejects, nothing at all).
+beside a sparse one, documents a page rejects, nothing at all), walking up to PAGES pages of
+each list.
 
 The bound (app/storage/pages.py, docs/design.md "Lists"): with B branches and a span of S ms
 between the newest possible id and the floor, a page sends at most B * (1 + ceil(log2 S))
@@ -26,17 +27,20 @@ MS = {"ms": 0, "second": 999}  # how far apart a burst's documents lie
 AGO = st.one_of(  # how long ago a group was made, in ms: now, hours, years
     st.integers(0, 2_000), st.integers(0, 3_600_000 * 24), st.integers(0, 3_600_000 * 24 * 365 * 5)
 )
+PAGES = 12  # walked of each list: each checked, and the walk's items a prefix of all it would give
 GROUP = st.tuples(AGO, st.integers(1, 500), st.sampled_from(sorted(MS)), st.sampled_from("ab"), st.booleans())
 
 
 class Counted(monitoring.CommandListener):
-    """The finds sent while `on`, and the documents their replies (and getMores) held."""
+    """The finds sent while `on`, their filters, and the documents their replies (and getMores) held."""
 
     def __init__(self):
-        self.queries, self.documents, self.on = 0, 0, False
+        self.queries, self.documents, self.filters, self.on = 0, 0, [], False
 
     def started(self, event):
-        self.queries += self.on and event.command_name == "find"
+        if self.on and event.command_name == "find":
+            self.queries += 1
+            self.filters.append(event.command["filter"])
 
     def succeeded(self, event):
         cursor = event.reply.get("cursor") if self.on else None
@@ -71,8 +75,9 @@ def spread(groups, start):
     return docs
 
 
-def walk(app, counted, coll, branches, accepts, limit):
-    """Every page of the list, following its position, with the queries and documents of each."""
+def walk(app, counted, coll, branches, accepts, limit, most_pages=PAGES):
+    """The pages of the list, following its position (the first `most_pages` of them), with the
+    queries and documents of each."""
     from app.storage import list_keys, pages
 
     query = list_keys.ListQuery(tuple({"keys": b} for b in branches), accepts, plain=False)
@@ -87,7 +92,7 @@ def walk(app, counted, coll, branches, accepts, limit):
             counted.on = False
             costs.append((counted.queries, counted.documents, len(items)))
             found += items
-            if position is None:
+            if position is None or len(costs) == most_pages:
                 return found, costs, floor
 
 
@@ -113,7 +118,8 @@ def test_a_page_costs_at_most_its_bound_whatever_the_spread(walker, groups, limi
     found, costs, floor = walk(app, counted, coll, branches, accepts, limit)
 
     wanted = sorted((d for d in docs if d["keys"][0] in branches and accepts(d)), key=lambda d: d["_id"], reverse=True)
-    assert [d["_id"] for d in found] == [d["_id"] for d in wanted]  # every one once, newest first
+    assert [d["_id"] for d in found] == [d["_id"] for d in wanted][: len(found)]  # each once, newest first
+    assert len(found) == len(wanted) or len(costs) == PAGES
     span = ids.ms_of(start) + 60_000 + 1_000 - floor
     most_queries = len(branches) * (1 + math.ceil(math.log2(span)))
     most_documents = (
@@ -125,3 +131,28 @@ def test_a_page_costs_at_most_its_bound_whatever_the_spread(walker, groups, limi
         assert queries <= most_queries, (queries, most_queries, costs)
         assert documents <= most_documents, (documents, most_documents, costs)
         assert rejecting or items == limit or (queries, documents, items) == costs[-1]  # full unless last
+
+
+def test_a_quiet_hour_above_dense_documents_does_not_send_a_window_blind_onto_them(walker):
+    """After a miss the walk widens by at most GROWTH times the span walked: a first page that
+    finds nothing in the last half hour (a quiet spell) and then steps onto a day of documents
+    (100,000 a month) must not read the whole day in one window. The embedded server reads every
+    document of a range before it limits, so the documents its ranges hold are counted here."""
+    from app.storage import ids, list_keys, pages
+    from app.storage.database import now
+
+    app, counted, db = walker
+    coll = db[f"quiet{next(_collections)}"]
+    start = now()
+    coll.insert_many(
+        [{"_id": ids.new_id(start - timedelta(minutes=30, seconds=29 * i)), "keys": ["a"]} for i in range(3_000)]
+    )
+    query = list_keys.ListQuery(({"keys": "a"},), lambda doc: True, plain=False)
+    with app.app_context():
+        pages.prepare(coll)
+        counted.filters, counted.on = [], True
+        items, _ = pages.read(coll, query, 50)
+        counted.on = False
+    assert len(items) == 50
+    examined = sum(coll.count_documents(one) for one in counted.filters)
+    assert examined <= pages.GROWTH * 51, examined

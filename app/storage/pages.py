@@ -27,7 +27,7 @@ FIRST_WINDOW_MS = 1_000  # a first page's window when this process has no densit
 # the span that held the last plain first page's items: one window, where another list is as dense)
 LEEWAY_MS = 60_000  # page 1 also shows ids up to a minute ahead of this host's clock
 FLOOR_MARGIN_MS = 24 * 3600 * 1000  # below the oldest id, for other hosts' clocks
-MISS_GROWTH = 8  # how much faster the walk widens with each window in a row that matched nothing
+GROWTH = 8  # the most a window is wider than the span walked before it
 WINDOWS_BOUND = 64  # 1 + log2 of the widest span in ms (ids' 32-bit seconds), plus the first window
 
 
@@ -69,15 +69,16 @@ def lower_floor(coll, ms):
     coll.database.settings.update_one({"_id": f"floor:{coll.name}"}, {"$min": {"value": ms}}, upsert=True)
 
 
-def next_width(walked, needed, matched, examined, misses, window_docs):
+def next_width(walked, needed, matched, examined, missed, window_docs):
     """The next window's width (ms), once `walked` ms hold `matched` of the documents accepted and
-    `examined` in all, `needed` more are wanted, and the last `misses` windows matched nothing.
+    `examined` in all, `needed` more are wanted, and the last window matched nothing if `missed`.
 
-    At the density matched so far, enough for what is needed; never less than the span walked (so
-    that it at least doubles), and MISS_GROWTH times more for each miss in a row (a dense burst
-    says nothing of the years below it); never, once more than `window_docs` were examined, more
-    than that many at the density examined (a filter most documents fail)."""
-    wanted = max(needed * walked / max(matched, 1), walked) * MISS_GROWTH**misses
+    After a miss, GROWTH times the span walked (what a window found above says nothing of the
+    years below it); else enough for what is needed at the density matched so far, between the
+    span walked (so that the span at least doubles) and GROWTH times it (so that a window never
+    lands blind on far more than it needs); never, once more than `window_docs` were examined,
+    more than that many at the density examined (a filter most documents fail)."""
+    wanted = GROWTH * walked if missed else min(max(needed * walked / max(matched, 1), walked), GROWTH * walked)
     if examined > window_docs:
         wanted = min(wanted, window_docs * walked / examined)
     return max(1, min(int(wanted), 2**62))
@@ -99,7 +100,7 @@ def read(coll, query, limit, position=None, most_examined=None, unkeyed_per_ms=N
         start = ids.ms_of_id(hi)
     if not state["windowed"]:
         width = start - state["floor"]
-    found, top, examined, misses = [], start, 0, 0
+    found, top, examined = [], start, 0
     for _ in range(WINDOWS_BOUND):
         if unkeyed_per_ms:
             width = max(1, min(width, int(window_docs / unkeyed_per_ms)))
@@ -132,6 +133,5 @@ def read(coll, query, limit, position=None, most_examined=None, unkeyed_per_ms=N
             return found, None
         if most_examined is not None and examined >= most_examined:
             return found, Position(hi, width)
-        misses = 0 if matches else misses + 1
-        width = next_width(max(start - top, 1), limit + 1 - len(found), len(found), examined, misses, window_docs)
+        width = next_width(max(start - top, 1), limit + 1 - len(found), len(found), examined, not matches, window_docs)
     return found, Position(hi, width)
