@@ -199,7 +199,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
-    parser.add_argument("--sizes", default="1000,100000", help="the scale scenario's two sizes; 0 skips it")
+    parser.add_argument("--sizes", default="1200,100000", help="the scale scenario's two sizes; 0 skips it")
     parser.add_argument("--seed", type=int, default=1000, help="blueprints in the database during the scenarios")
     parser.add_argument("--only", help="run only scenarios whose name contains one of these (comma-separated)")
     parser.add_argument("--against", metavar="REVISION", help="also run each scenario on this git revision")

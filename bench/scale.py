@@ -1,4 +1,4 @@
-"""The scale scenario of `make bench`: what a request costs at 1,000 and at 100,000 blueprints.
+"""The scale scenario of `make bench`: what a request costs at 1,200 and at 100,000 blueprints.
 
 Blueprints are seeded straight into the database, as the service stores them (with their
 requirements and keys), their creation times spread over the same 30 days at both sizes (100
@@ -19,6 +19,7 @@ import statistics
 import string
 import time
 from datetime import UTC, datetime, timedelta
+from functools import partial
 
 from pymongo import MongoClient
 
@@ -33,7 +34,8 @@ PLAIN = "GET /blueprints?limit=50"
 PLAIN_200 = "GET /blueprints?limit=200"
 BURSTS = (10, 50, 200)
 BURST_REPEATS = 5
-BURST_TAG = "bench-burst"  # removed after each size, so that the next size is measured on its seed alone
+BURST_TAG = "bench-burst"  # removed after each burst, so that the next is made on the seed alone
+BESIDE = {50: "plain first page, limit 50, beside the bursts", 200: "plain first page, limit 200, beside the bursts"}
 MEMBER = ("bench-member", "bench-member-password")
 OWNERS = [MEMBER[0]] + [f"owner{i}" for i in range(99)]
 WORDS = ["web", "tier", "postgres", "redis", "cache", "worker", "queue", "api", "gateway", "batch", "metrics", "search"]
@@ -107,6 +109,11 @@ def settle(port, quiet_ms=20, timeout=60):
         time.sleep(0.5)
 
 
+def clear(blueprints):
+    """Remove the bursts' blueprints (PUBLIC, as the shared body is: found by their tag's key)."""
+    blueprints.delete_many({list_keys.FIELD: list_keys.key(list_keys.EVERYONE, f"g:{BURST_TAG}")})
+
+
 def median_ms(client, path, headers, repeats):
     """(median ms, items of the last answer); `path` is a string, or a function of the
     repetition's number that gives one."""
@@ -135,13 +142,20 @@ def selective(member):
     return operations
 
 
-def bursts(client, headers, body, rng, repeats):
+def bursts(client, headers, body, rng, repeats, clear):
     """{operation: (median ms, items)} of the lists people ask for right after an import: for each
-    size in BURSTS and each repetition, that many blueprints created through the API in one burst,
-    sharing a tag and two words, then each list of them asked for once (cold: no list twice)."""
+    size in BURSTS and each repetition, the plain first pages of 50 and 200 (BESIDE: the same
+    moments, so that the ratio holds on a noisy machine), then that many blueprints created
+    through the API in one burst, sharing a tag and two words, then each list of them asked for
+    once (cold: no list twice, no plain page since the burst), then `clear()` removes the burst."""
     times, items = {}, {}
     for size in BURSTS:
         for _ in range(repeats):
+            for limit in (50, 200):
+                started = time.perf_counter()
+                assert client.get(f"/blueprints?limit={limit}", headers=headers).status == 200
+                times.setdefault(BESIDE[limit], []).append((time.perf_counter() - started) * 1000)
+                items[BESIDE[limit]] = limit
             tag, word, other = ("".join(rng.choices(string.ascii_lowercase, k=9)) for _ in range(3))
             for i in range(size):
                 made = {**body, "name": f"import-{i}", "description": f"{word} {other}", "tags": [tag, BURST_TAG]}
@@ -153,11 +167,13 @@ def bursts(client, headers, body, rng, repeats):
                 times.setdefault(name, []).append((time.perf_counter() - started) * 1000)
                 assert r.status == 200 and len(r.json["items"]) == min(size, limit), (name, r.status)
                 items[name] = len(r.json["items"])
+            clear()
     return {name: (statistics.median(found), items[name]) for name, found in times.items()}
 
 
-def measure(port, admin_headers, profile, body, repeats):
-    """Median milliseconds of each operation, as the member (and some as the admin)."""
+def measure(port, admin_headers, profile, body, repeats, clear):
+    """Median milliseconds of each operation, as the member (and some as the admin); `clear()`
+    removes the blueprints a burst made."""
     client, member = SocketClient(port), {"Authorization": basic(*MEMBER)}
     first = client.get("/blueprints?entitlementType=PUBLIC&limit=1", headers=member)
     assert first.status == 200, first.body[:300]
@@ -193,7 +209,7 @@ def measure(port, admin_headers, profile, body, repeats):
     medians = {name: median_ms(client, path, headers, repeats) for name, (path, headers) in operations.items()}
     medians["PATCH /blueprints/{id} (history kept)"] = median_patch_ms(client, own, member, repeats), 1
     medians[PLAIN_200] = median_ms(client, "/blueprints?limit=200", member, repeats)
-    return medians | bursts(client, member, body, random.Random(port), BURST_REPEATS)
+    return medians | bursts(client, member, body, random.Random(port), BURST_REPEATS, clear)
 
 
 def median_patch_ms(client, blueprint, headers, repeats):
@@ -206,7 +222,7 @@ def median_patch_ms(client, blueprint, headers, repeats):
     return statistics.median(times)
 
 
-def run(mongo_uri, admin, body, profile, sizes=(1000, 100_000), repeats=25, log=print):
+def run(mongo_uri, admin, body, profile, sizes=(1200, 100_000), repeats=25, log=print):
     """Seed each size in turn (the database "scale"), measure, and print both with their ratio,
     and each at the larger size to the plain first page's; the database's sizes too."""
     rng = random.Random(20261122)
@@ -229,15 +245,16 @@ def run(mongo_uri, admin, body, profile, sizes=(1000, 100_000), repeats=25, log=
                            headers=admin_headers).status == 201:  # fmt: skip
                 for _ in range(5):
                     client.post("/profiles", json=profile, headers={"Authorization": basic(*MEMBER)})
-            results[size] = measure(service.port, admin_headers, profile, body, repeats)
+            results[size] = measure(service.port, admin_headers, profile, body, repeats, partial(clear, blueprints))
         finally:
             service.stop()
-            blueprints.delete_many({"tags": BURST_TAG})
+            clear(blueprints)
     small, large = sizes
     log(f"\n{'operation (as the member), items':40} {small:>13,} {large:>13,} {'ratio':>6} {'/plain':>6} at each size")
     for name in results[small]:
         (a, items_a), (b, items_b) = results[small][name], results[large][name]
-        plain = PLAIN_200 if "limit 200" in name else PLAIN  # the plain first page of as many items
+        limit = 200 if "limit 200" in name else 50  # the plain first page of as many items (at the same moments)
+        plain = BESIDE[limit] if name.startswith("burst") else PLAIN_200 if limit == 200 else PLAIN
         ratios = f"{a / results[small][plain][0]:6.2f} {b / results[large][plain][0]:6.2f}"
         log(f"{name:40} {a:7.1f}ms {items_a:3d} {b:7.1f}ms {items_b:3d} {b / a:6.2f} {ratios}")
     return results

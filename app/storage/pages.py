@@ -12,6 +12,7 @@ most of what it reads): the bound and why it holds are in docs/design.md, "A pag
 """
 
 import math
+from collections import deque
 from dataclasses import dataclass
 
 import pymongo
@@ -29,6 +30,7 @@ LEEWAY_MS = 60_000  # page 1 also shows ids up to a minute ahead of this host's 
 FLOOR_MARGIN_MS = 24 * 3600 * 1000  # below the oldest id, for other hosts' clocks
 GROWTH = 8  # the most a window is wider than the span walked before it
 WINDOWS_BOUND = 64  # 1 + log2 of the widest span in ms (ids' 32-bit seconds), plus the first window
+RECENT_CREATES = 1_024  # the ids a process remembers making, for the first window after a burst
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,14 @@ def prepare(coll, by_id_alone=False):
     }
 
 
+def created(coll, oid):
+    """Note that this process made `oid` in `coll`: a first page narrows its first window to the
+    burst of creates it knows of at the top, which the density of the last plain page does not
+    show (`first_width`)."""
+    made = current_app.extensions.setdefault("created", {})
+    made.setdefault(coll.name, deque(maxlen=RECENT_CREATES)).append(ids.ms_of_id(oid))
+
+
 def lower_floor(coll, ms):
     """Let lists of `coll` reach down to `ms` (an import of documents older than the floor calls
     this; processes started after it read the new floor)."""
@@ -84,6 +94,20 @@ def next_width(walked, needed, matched, examined, missed, window_docs):
     return max(1, min(int(wanted), 2**62))
 
 
+def first_windows(state, made, start, limit):
+    """(width, reach): a first page's window (ms below `start`), and how far below `start` its
+    second window reaches at least. Twice the span that held the last plain first page's items,
+    where the documents are as dense; but after a burst of creates by this process, the first
+    window holds no more than its `limit` + 1 newest of them (a window reads every document in it,
+    and a burst is as dense for any list that matches it: an import, then a search), and the
+    second goes on as if it had not narrowed."""
+    rate = state["ms_per_item"].get("plain")
+    usual = math.ceil(2 * rate * (limit + 1)) if rate else FIRST_WINDOW_MS
+    if len(made) > limit and made[-1 - limit] > start - usual:
+        return max(start - made[-1 - limit], 1), usual
+    return usual, usual
+
+
 def read(coll, query, limit, position=None, most_examined=None, unkeyed_per_ms=None):
     """(items, Position of the next page or None): up to `limit` documents of `coll` that a branch
     of `query` finds and it accepts, newest first, below `position`. With `most_examined`, a page
@@ -91,12 +115,13 @@ def read(coll, query, limit, position=None, most_examined=None, unkeyed_per_ms=N
     wider than LIST_WINDOW_DOCS documents at that density (those stored before `keys`, read whole
     while their backfill is pending)."""
     state = current_app.extensions["lists"][coll.name]
+    made = current_app.extensions.get("created", {}).get(coll.name, ())
     window_docs = current_app.config["LIST_WINDOW_DOCS"]
     if position is None:
-        start, rate = ids.ms_of(now()), state["ms_per_item"].get("plain")
-        hi, width = ids.boundary(start + LEEWAY_MS), math.ceil(2 * rate * (limit + 1)) if rate else FIRST_WINDOW_MS
+        start = ids.ms_of(now())
+        (width, reach), hi = first_windows(state, made, start, limit), ids.boundary(start + LEEWAY_MS)
     else:
-        hi, width = position.below, position.width_ms
+        hi, width, reach = position.below, position.width_ms, 0
         start = ids.ms_of_id(hi)
     if not state["windowed"]:
         width = start - state["floor"]
@@ -133,5 +158,7 @@ def read(coll, query, limit, position=None, most_examined=None, unkeyed_per_ms=N
             return found, None
         if most_examined is not None and examined >= most_examined:
             return found, Position(hi, width)
-        width = next_width(max(start - top, 1), limit + 1 - len(found), len(found), examined, not matches, window_docs)
+        walked = max(start - top, 1)
+        width = next_width(walked, limit + 1 - len(found), len(found), examined, not matches, window_docs)
+        width = max(width, reach - walked)
     return found, Position(hi, width)

@@ -167,6 +167,7 @@ class ResourceStore:
 
     def _insert(self, doc):
         self.coll().insert_one(doc)
+        pages.created(self.coll(), doc["_id"])
         return doc
 
     def _update(self, doc, changes):
