@@ -102,9 +102,7 @@ def settle(port, quiet_ms=20, timeout=60):
     on the embedded server sorts the whole collection) must not weigh on the next run."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        started = time.perf_counter()
-        SocketClient(port).get("/readyz")
-        if (time.perf_counter() - started) * 1000 < quiet_ms:
+        if timed(SocketClient(port).get, "/readyz")[0] < quiet_ms:
             return
         time.sleep(0.5)
 
@@ -114,15 +112,21 @@ def clear(blueprints):
     blueprints.delete_many({list_keys.FIELD: list_keys.key(list_keys.EVERYONE, f"g:{BURST_TAG}")})
 
 
+def timed(send, *args, **kwargs):
+    """(milliseconds, response) of one request `send(*args, **kwargs)`."""
+    started = time.perf_counter()
+    response = send(*args, **kwargs)
+    return (time.perf_counter() - started) * 1000, response
+
+
 def median_ms(client, path, headers, repeats):
     """(median ms, items of the last answer); `path` is a string, or a function of the
     repetition's number that gives one."""
     times = []
     for i in range(repeats):
         url = path(i) if callable(path) else path
-        started = time.perf_counter()
-        r = client.get(url, headers=headers)
-        times.append((time.perf_counter() - started) * 1000)
+        ms, r = timed(client.get, url, headers=headers)
+        times.append(ms)
         assert r.status == 200, (url, r.status, r.body[:200])
     return statistics.median(times), len(r.json["items"]) if "items" in r.json else 1
 
@@ -152,9 +156,9 @@ def bursts(client, headers, body, rng, repeats, clear):
     for size in BURSTS:
         for _ in range(repeats):
             for limit in (50, 200):
-                started = time.perf_counter()
-                assert client.get(f"/blueprints?limit={limit}", headers=headers).status == 200
-                times.setdefault(BESIDE[limit], []).append((time.perf_counter() - started) * 1000)
+                ms, r = timed(client.get, f"/blueprints?limit={limit}", headers=headers)
+                assert r.status == 200
+                times.setdefault(BESIDE[limit], []).append(ms)
                 items[BESIDE[limit]] = limit
             tag, word, other = ("".join(rng.choices(string.ascii_lowercase, k=9)) for _ in range(3))
             for i in range(size):
@@ -162,9 +166,8 @@ def bursts(client, headers, body, rng, repeats, clear):
                 assert client.post("/blueprints", json=made, headers=headers).status == 201
             for form, query, limit in (("q", f"q={word}", 200), ("tag", f"tag={tag}", 200), ("q", f"q={other}", 50)):
                 name = f"burst of {size}: {form}, limit {limit}, cold"
-                started = time.perf_counter()
-                r = client.get(f"/blueprints?{query}&limit={limit}", headers=headers)
-                times.setdefault(name, []).append((time.perf_counter() - started) * 1000)
+                ms, r = timed(client.get, f"/blueprints?{query}&limit={limit}", headers=headers)
+                times.setdefault(name, []).append(ms)
                 assert r.status == 200 and len(r.json["items"]) == min(size, limit), (name, r.status)
                 items[name] = len(r.json["items"])
             clear()
@@ -215,9 +218,8 @@ def measure(port, admin_headers, profile, body, repeats, clear):
 def median_patch_ms(client, blueprint, headers, repeats):
     times = []
     for i in range(repeats):
-        started = time.perf_counter()
-        r = client.patch(f"/blueprints/{blueprint}", json={"description": f"change {i}"}, headers=headers)
-        times.append((time.perf_counter() - started) * 1000)
+        ms, r = timed(client.patch, f"/blueprints/{blueprint}", json={"description": f"change {i}"}, headers=headers)
+        times.append(ms)
         assert r.status == 200, r.body[:200]
     return statistics.median(times)
 

@@ -68,7 +68,7 @@ def prepare(coll, by_id_alone=False):
 def created(coll, oid):
     """Note that this process made `oid` in `coll`: a first page narrows its first window to the
     burst of creates it knows of at the top, which the density of the last plain page does not
-    show (`first_width`)."""
+    show (`first_windows`)."""
     made = current_app.extensions.setdefault("created", {})
     made.setdefault(coll.name, deque(maxlen=RECENT_CREATES)).append(ids.ms_of_id(oid))
 
@@ -94,14 +94,14 @@ def next_width(walked, needed, matched, examined, missed, window_docs):
     return max(1, min(int(wanted), 2**62))
 
 
-def first_windows(state, made, start, limit):
+def first_windows(coll, state, start, limit):
     """(width, reach): a first page's window (ms below `start`), and how far below `start` its
     second window reaches at least. Twice the span that held the last plain first page's items,
     where the documents are as dense; but after a burst of creates by this process, the first
     window holds no more than its `limit` + 1 newest of them (a window reads every document in it,
     and a burst is as dense for any list that matches it: an import, then a search), and the
     second goes on as if it had not narrowed."""
-    rate = state["ms_per_item"].get("plain")
+    rate, made = state["ms_per_item"].get("plain"), current_app.extensions.get("created", {}).get(coll.name, ())
     usual = math.ceil(2 * rate * (limit + 1)) if rate else FIRST_WINDOW_MS
     if len(made) > limit and made[-1 - limit] > start - usual:
         return max(start - made[-1 - limit], 1), usual
@@ -115,11 +115,10 @@ def read(coll, query, limit, position=None, most_examined=None, unkeyed_per_ms=N
     wider than LIST_WINDOW_DOCS documents at that density (those stored before `keys`, read whole
     while their backfill is pending)."""
     state = current_app.extensions["lists"][coll.name]
-    made = current_app.extensions.get("created", {}).get(coll.name, ())
     window_docs = current_app.config["LIST_WINDOW_DOCS"]
     if position is None:
         start = ids.ms_of(now())
-        (width, reach), hi = first_windows(state, made, start, limit), ids.boundary(start + LEEWAY_MS)
+        (width, reach), hi = first_windows(coll, state, start, limit), ids.boundary(start + LEEWAY_MS)
     else:
         hi, width, reach = position.below, position.width_ms, 0
         start = ids.ms_of_id(hi)
