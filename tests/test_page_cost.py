@@ -182,3 +182,27 @@ def test_a_search_right_after_a_burst_of_creates_reads_about_one_page(walker):
     assert r.status == 200
     assert [item["name"] for item in r.json["items"]] == [f"imported-{i}" for i in range(299, 249, -1)]
     assert examined(db, counted, "blueprints") <= 3 * 51
+
+
+def test_a_slow_burst_with_a_pause_after_it_is_not_read_whole_either(walker):
+    """Creates slower than the first window is wide (no plain page yet: one second), then a
+    pause longer than that: the first window still spans the page's worth of the newest creates,
+    rather than missing above them and growing blind onto the whole burst."""
+    from app.storage import ids, list_keys, pages
+    from app.storage.database import now
+
+    app, counted, db = walker
+    coll = db[f"slow{next(_collections)}"]
+    start = now()
+    made = [ids.new_id(start - timedelta(milliseconds=1_500 + 20 * i)) for i in range(300)][::-1]
+    coll.insert_many([{"_id": oid, "keys": ["a"]} for oid in made])
+    query = list_keys.ListQuery(({"keys": "a"},), lambda doc: True, plain=False)
+    with app.app_context():
+        pages.prepare(coll)
+        for oid in made:
+            pages.created(coll, oid)
+        counted.filters, counted.on = [], True
+        items, _ = pages.read(coll, query, 50)
+        counted.on = False
+    assert [item["_id"] for item in items] == made[::-1][:50]
+    assert examined(db, counted) <= 3 * 51

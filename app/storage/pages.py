@@ -98,12 +98,14 @@ def first_windows(coll, state, start, limit):
     """(width, reach): a first page's window (ms below `start`), and how far below `start` its
     second window reaches at least. Twice the span that held the last plain first page's items,
     where the documents are as dense; but after a burst of creates by this process, the first
-    window holds no more than its `limit` + 1 newest of them (a window reads every document in it,
-    and a burst is as dense for any list that matches it: an import, then a search), and the
-    second goes on as if it had not narrowed."""
+    window spans exactly its `limit` + 1 newest of them (a window reads every document in it, and a
+    burst is as dense for any list that matches it: an import, then a search), when they lie within
+    GROWTH times that span (no wider than one step after a miss would reach, and never a window
+    above a slow burst that misses it and then grows blind onto all of it); the second window goes
+    on as if the first had not moved."""
     rate, made = state["ms_per_item"].get("plain"), current_app.extensions.get("created", {}).get(coll.name, ())
     usual = math.ceil(2 * rate * (limit + 1)) if rate else FIRST_WINDOW_MS
-    if len(made) > limit and made[-1 - limit] > start - usual:
+    if len(made) > limit and made[-1 - limit] > start - GROWTH * usual:
         return max(start - made[-1 - limit], 1), usual
     return usual, usual
 
