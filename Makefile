@@ -9,7 +9,7 @@ export HOST PORT
 COVERAGE_FLOOR := 94
 BROWSER_PACKAGES := chromium chromium-driver
 
-.PHONY: run test test-fast lint bench profile browser fuzz fault-test openapi clean
+.PHONY: run test test-fast lint bench profile browser fuzz oracle fault-test openapi clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ bench: $(VENV)/.installed-bench
 # Where the app CPU of one POST /blueprints goes, part by part (cProfile, the shared body).
 profile: $(VENV)/.installed-test
 	$(BIN)/python bench/profile_post.py
+
+# Docker Compose as the judge, longer than in `make test`: 20,000 generated files (docs/design.md,
+# "Compose as Docker Compose judges it", says how to move to a newer Compose).
+oracle: $(VENV)/.installed-test
+	ORACLE_BATCHES=$${ORACLE_BATCHES:-400} $(BIN)/python -m pytest -q tests/test_compose_oracle.py tests/test_compose_rules.py
 
 # A longer contract-fuzzing run than the one in `make test`, with a random seed.
 fuzz: $(VENV)/.installed-test

@@ -149,22 +149,29 @@ KiB, MiB_, GiB_ = 1024, 1024**2, 1024**3
 
 @pytest.mark.parametrize("value, expected", [
     (1024, 1024), ("1b", 1), ("1k", KiB), ("1kb", KiB), ("1KB", KiB), ("512M", 512 * MiB_), ("512mb", 512 * MiB_),
-    ("1.5g", 3 * GiB_ // 2), ("1 g", GiB_), ("2GiB", 2 * GiB_), ("1t", 1024**4), ("0.1k", 103), ("1.0000001k", 1025),
-    (1.5, 2), ("0", 0),
+    ("1.5g", 3 * GiB_ // 2), ("1 g", GiB_), ("2GiB", 2 * GiB_), ("1t", 1024**4), ("0.1k", 102), ("1.0000001k", 1024),
+    ("1e3", 1000), ("1e3k", 1024000), ("+1", 1), ("5.k", 5 * KiB), ("1.1g", 1181116006),
+    (1.5, None), (1024.0, None), ("0", None), (0, None), (-1, None),
 ])  # fmt: skip
-def test_compose_bytes_are_powers_of_1024_rounded_up(value, expected):
+def test_compose_bytes_are_read_as_docker_compose_reads_them(value, expected):
+    """Powers of 1024, truncated to a byte as go-units does; None where Compose sets no limit
+    (zero, a negative number, a YAML float: Compose drops it). Each checked against Docker
+    Compose itself in tests/test_compose_oracle.py."""
     assert caps.compose_bytes(value) == expected
 
 
-@pytest.mark.parametrize(
-    "value", ["lots", "-1", -1, "1x", "1e3", "", True, None, [], "9999999999999999g", float("inf")]
-)
+@pytest.mark.parametrize("value", [
+    "lots", "-1", "1x", "1mi", "1ki", " 1m", "1m ", "1  m", "", True, None, [], "9999999999999999g", "inf", "0x10",
+])  # fmt: skip
 def test_compose_bytes_refused(value):
     with pytest.raises(caps.QuantityError):
         caps.compose_bytes(value)
 
 
-@pytest.mark.parametrize("value, expected", [(0.5, 500), ("0.25", 250), (2, 2000), ("0.0001", 1), ("1.0005", 1001)])
+@pytest.mark.parametrize("value, expected", [
+    (0.5, 500), ("0.25", 250), (2, 2000), ("0.0001", 1), ("1.0005", 1001), ("1e-3", 1), ("5.", 5000), (0, None),
+    ("-0.5", None),
+])  # fmt: skip
 def test_compose_cpus_in_millicores_rounded_up(value, expected):
     assert caps.compose_millis(value) == expected
 

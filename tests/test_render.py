@@ -220,7 +220,7 @@ def test_a_rendering_its_format_refuses_is_a_422_under_yml(api, template):
         yml="services:\n  w:\n    image: x\n    mem_limit: ${MEM}\n").json  # fmt: skip
     r = render(api, made, user="alice", values={"MEM": "lots"})
     assert_problem(r, 422)
-    assert r.json["errors"]["yml"] == ["services.w.mem_limit: memory is not a byte quantity (such as 512m or 1.5g): "
+    assert r.json["errors"]["yml"] == ["services.w.mem_limit: the size is not a byte quantity (such as 512m or 1.5g): "
                                        "'<MEM>'."]  # the value is not echoed  # fmt: skip
 
 

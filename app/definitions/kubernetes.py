@@ -93,7 +93,12 @@ def _basics(manifest, label):
     return found
 
 
-def check(documents):
+def judge(documents, totals):
+    """Every problem of the stream; without one, what it runs is added to `totals`."""
+    return _check(documents) or _measure(documents, totals)
+
+
+def _check(documents):
     manifests = [doc for doc in documents if doc is not None]
     if not manifests:
         return ["(the document): no manifest; a blueprint needs at least one."]
@@ -137,7 +142,7 @@ def _storage(claim_spec, where, found, totals):
     return amount(quantities.kubernetes_bytes, request, f"{where}.resources.requests.storage", found, totals) or 0
 
 
-def measure(documents, totals):
+def _measure(documents, totals):
     found = []
     for manifest in (doc for doc in documents if doc is not None):
         kind, name, group = manifest["kind"], manifest["metadata"]["name"], _group(manifest["apiVersion"])

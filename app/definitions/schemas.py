@@ -6,6 +6,8 @@ schema's findings about it are not reported (setting the variable may satisfy th
 amount it stands for is not known."""
 
 import datetime
+import re
+from dataclasses import dataclass
 
 import jsonschema_rs
 
@@ -15,8 +17,15 @@ from app.model.quantities import QuantityError
 MAX_PROBLEMS = 20  # problems listed for one definition
 
 
+@dataclass(frozen=True)
+class Schema:
+    validator: object  # compiled by jsonschema-rs
+    document: dict  # as published, to read what a finding's place in it declares
+
+
 def compile_schema(schema, registry=None):
-    return jsonschema_rs.validator_for(schema, registry=registry) if registry else jsonschema_rs.validator_for(schema)
+    options = {"registry": registry} if registry else {}
+    return Schema(jsonschema_rs.validator_for(schema, **options), schema)
 
 
 def place(path, label=""):
@@ -25,15 +34,56 @@ def place(path, label=""):
     return f"{label}: {joined}" if label else joined
 
 
-def problems(validator, instance, label=""):
+def problems(schema, instance, label=""):
     """`place: message` for each way `instance` breaks the schema, but where a value is unknown."""
     unknown = set()
     try:
-        errors = list(validator.iter_errors(instance))
+        errors = list(schema.validator.iter_errors(instance))
     except (ValueError, TypeError):  # a YAML value JSON has no type for (a date, bytes, a set, Unresolved)
-        errors = list(validator.iter_errors(as_json(instance, unknown)))
-    return [f"{place(error.instance_path, label)}: {error.message}" for error in errors
-            if tuple(error.instance_path) not in unknown]  # fmt: skip
+        errors = list(schema.validator.iter_errors(as_json(instance, unknown)))
+    found = []
+    for error in errors:
+        message = _unexpected(schema.document, error) if error.message.startswith("Unevaluated prop") else error.message
+        if message and tuple(error.instance_path) not in unknown:
+            found.append(f"{place(error.instance_path, label)}: {message}")
+    return found
+
+
+def _unexpected(document, error):
+    """An `unevaluatedProperties` finding without the properties its schema declares: a branch
+    that failed for another reason (reported on its own) leaves them unevaluated. None if no
+    property is left."""
+    node = document
+    for key in error.schema_path[:-1]:
+        node = node.get(key) if isinstance(node, dict) else None
+    if not isinstance(node, dict):
+        return error.message
+    names, patterns = _declared(document, node)
+    names = [name for name in error.kind.unexpected
+             if name not in names and not any(re.search(pattern, name) for pattern in patterns)]  # fmt: skip
+    if not names:
+        return None
+    listed = ", ".join(repr(name) for name in names)
+    return f"Unevaluated properties are not allowed ({listed} {'was' if len(names) == 1 else 'were'} unexpected)"
+
+
+def _declared(document, node, depth=0):
+    """The property names and patterns a schema node declares, through its `allOf`, `anyOf`,
+    `oneOf` and the document's own `$ref`s."""
+    names, patterns = set(node.get("properties", ())), set(node.get("patternProperties", ()))
+    ref = node.get("$ref")
+    branches = [*node.get("allOf", ()), *node.get("anyOf", ()), *node.get("oneOf", ())]
+    if isinstance(ref, str) and ref.startswith("#/"):
+        target = document
+        for key in ref[2:].split("/"):
+            target = target.get(key) if isinstance(target, dict) else None
+        branches.append(target)
+    for branch in branches if depth < 5 else ():
+        if isinstance(branch, dict):
+            more_names, more_patterns = _declared(document, branch, depth + 1)
+            names |= more_names
+            patterns |= more_patterns
+    return names, patterns
 
 
 def as_json(value, unknown, path=()):

@@ -149,8 +149,9 @@ def limits(doc):
 # Quantities in blueprint definitions
 
 
-def _decimal(value, what):
-    """A YAML scalar read as a non-negative number: an int, a finite float or a numeric string."""
+def _decimal(value, what, negative=False):
+    """A YAML scalar read as a number (non-negative unless `negative`): an int, a finite float or
+    a numeric string."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise QuantityError(f"{what} must be a number or a string, not {type(value).__name__}.")
     try:
@@ -159,7 +160,7 @@ def _decimal(value, what):
         raise QuantityError(f"{what} is not a number: {str(value)[:40]!r}.") from None
     if not number.is_finite():
         raise QuantityError(f"{what} must be finite.")
-    if number < 0:
+    if number < 0 and not negative:
         raise QuantityError(f"{what} must not be negative.")
     return number
 
@@ -172,23 +173,80 @@ def _whole(number, what):
     return int(number.to_integral_value(rounding=ROUND_CEILING))
 
 
-_DOCKER_BYTES = re.compile(r"([0-9]+(?:\.[0-9]+)?|\.[0-9]+) ?([kmgtp]?)i?b?", re.IGNORECASE)
-_DOCKER_POWERS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+# Compose's amounts, as Docker Compose v2.40 reads them (docs/design.md, "Compose as Docker Compose
+# judges it"): Go's decimal float syntax, sizes in go-units' grammar (a suffix of k, m, g, t or p,
+# then nothing, b or ib, in any case; a space may stand before it), truncated to a whole byte.
+_GO_FLOAT = re.compile(r"[+-]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?")
+_SIZE = re.compile(r"(.*[0-9. ])([^0-9. ]*)", re.DOTALL)
+_DOCKER_POWERS = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 
 
-def compose_bytes(value, what="memory"):
-    """Docker's byte quantity: a number of bytes, or a string with b, k/kb, m/mb, g/gb... (1024s)."""
-    if isinstance(value, str):
-        match = _DOCKER_BYTES.fullmatch(value.strip())
-        if not match:
-            raise QuantityError(f"{what} is not a byte quantity (such as 512m or 1.5g): {value[:40]!r}.")
-        return _whole(Decimal(match[1]) * 1024 ** _DOCKER_POWERS[match[2].lower()], what)
-    return _whole(_decimal(value, what), what)
+def go_float(text, what):
+    if not _GO_FLOAT.fullmatch(text) or "__" in text:
+        raise QuantityError(f"{what} is not a number: {text[:40]!r}.")
+    number = float(text.replace("_", ""))
+    if not math.isfinite(number):
+        raise QuantityError(f"{what} is larger than a 64-bit integer.")
+    return number
+
+
+def compose_bytes(value, what="the size"):
+    """Docker's byte quantity (512m, 1.5g, 2GiB, 1 k, or a number of bytes), None where Compose
+    sets no limit: zero, a negative number of bytes (-1 is Docker's "unlimited"), or a YAML float,
+    which Compose drops."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise QuantityError(f"{what} must be a number or a string, not {type(value).__name__}.")
+    if isinstance(value, float):
+        return None
+    if isinstance(value, int):
+        if value > INT64:
+            raise QuantityError(f"{what} is larger than a 64-bit integer.")
+        return value if value > 0 else None
+    split = _SIZE.fullmatch(value)  # the number ends at the last digit, dot or space
+    number, suffix = split.groups() if split else ("", value)
+    size, unit = go_float(number.removesuffix(" "), what) if number else -1, suffix.lower()  # `1 g`: a space between
+    if size < 0:
+        raise QuantityError(f"{what} is not a byte quantity (such as 512m or 1.5g): {value[:40]!r}.")
+    if unit not in ("", "b") and (unit[:1] not in _DOCKER_POWERS or unit[1:] not in ("", "b", "ib")):
+        raise QuantityError(f"{what} has a unit Docker does not know (b, k, kb, kib, m ... p): {suffix[:10]!r}.")
+    total = size * 1024 ** _DOCKER_POWERS.get(unit[:1], 0)
+    if total >= 2**63:
+        raise QuantityError(f"{what} is larger than a 64-bit integer.")
+    return int(total) or None
 
 
 def compose_millis(value, what="cpus"):
-    """Compose's CPUs, a decimal number of cores, in millicores."""
-    return _whole(_decimal(value, what) * 1000, what)
+    """Compose's CPUs, a decimal number of cores, in millicores rounded up; None where Compose sets
+    no limit (zero or less)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise QuantityError(f"{what} must be a number or a string, not {type(value).__name__}.")
+    number = _decimal(go_float(value, what) if isinstance(value, str) else value, what, negative=True)
+    return _whole(number * 1000, what) if number > 0 else None
+
+
+_GO_DURATION = re.compile(r"[+-]?(?:0|(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h|d|w))+)")
+
+
+def compose_duration(value, what="the duration"):
+    """Checks a duration as Compose reads one (10s, 1m30s, 1.5h, 1d, 0); nothing is measured of it."""
+    if not isinstance(value, str) or not _GO_DURATION.fullmatch(value):
+        raise QuantityError(f"{what} is not a duration with its unit (such as 10s or 1m30s): {str(value)[:40]!r}.")
+
+
+def compose_count(value, what):
+    """A number of containers as Compose reads it: an integer, a float that is one (YAML's 2.0),
+    or a string of digits (what a variable gives: `replicas: ${REPLICAS:-3}`)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]{1,18}", value):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise QuantityError(f"{what} must be a whole number of containers, not {str(value)[:40]!r}.")
+    if value < 0:
+        raise QuantityError(f"{what} must be greater than or equal to 0.")
+    if value > INT64:
+        raise QuantityError(f"{what} is larger than a 64-bit integer.")
+    return value
 
 
 _K8S = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]{1,6})?")

@@ -1,0 +1,387 @@
+"""How Docker Compose loads a file before it judges it (compose.RELEASE): text cast where Compose
+wants a number or a boolean, `extends` within the file merged in, the lists whose entries Compose
+keeps unique by a key (the last entry of a key wins, in the place of the first), volumes' short
+syntax, the dependencies a service implies, and which services `docker compose up` starts. Why
+each: docs/design.md, "Compose as Docker Compose judges it"."""
+
+import posixpath
+import re
+from functools import lru_cache
+
+from app.definitions.placeholders import Unresolved
+
+OVERRIDDEN = {"command", "entrypoint", "test"}  # lists `extends` replaces; it appends the others
+# A service's fields `extends` merges as mappings, a listed name given this value
+MAPPED = {"depends_on": {"condition": "service_started", "required": True}, "networks": None, "models": None}
+ANY_ADDRESS = "0.0.0.0"  # noqa: S104 (a port's host_ip when it names none: a key, not a binding)
+NAMESPACES = ("network_mode", "ipc", "pid", "uts", "cgroup")  # `service:NAME` shares one's namespace
+
+
+def tree(paths):
+    """{path: rule} as nested mappings, a node's own rule under ""."""
+    root = {}
+    for path, rule in paths.items():
+        node = root
+        for key in path:
+            node = node.setdefault(key, {})
+        node[""] = rule
+    return root
+
+
+def walk(node, rules, path, apply):
+    """`node` with `apply(value, rule, path)` done where `rules` has one (`*` any key, `[]` any
+    item); mappings and lists are copied on the way only where something changed."""
+    if "" in rules:
+        node = apply(node, rules[""], path)
+    if isinstance(node, dict):
+        every = rules.get("*")
+        pairs = [(key, every) for key in node] if every else [(key, rules[key]) for key in node if key in rules]
+    elif isinstance(node, list) and "[]" in rules:
+        pairs = [(index, rules["[]"]) for index in range(len(node))]
+    else:
+        return node
+    changed = node
+    for key, inner in pairs:
+        value = node[key]
+        new = walk(value, inner, (*path, str(key)), apply)
+        if new is not value:
+            changed = changed if changed is not node else (dict(node) if isinstance(node, dict) else list(node))
+            changed[key] = new
+    return changed
+
+
+def _integer(text):
+    """a whole number"""
+    if not re.fullmatch(r"[+-]?[0-9]{1,19}", text) or not -(2**63) <= int(text) < 2**63:
+        raise ValueError(text)
+    return int(text)
+
+
+def _number(text):
+    """a number"""
+    if not re.fullmatch(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?i:inf|infinity|nan)", text):
+        raise ValueError(text)
+    return float(text)
+
+
+def _boolean(text):
+    """true or false (or YAML 1.1's y, yes, on, n, no, off)"""
+    word = text.lower()
+    if word not in ("true", "y", "yes", "on", "false", "n", "no", "off"):
+        raise ValueError(text)
+    return word in ("true", "y", "yes", "on")
+
+
+# Where Compose casts text (what a variable gives) to the type it wants; `*` is any key, `[]` any
+# item. cpus, scale and deploy.replicas are cast too, by the quantities the measure reads them with.
+CASTS = {
+    **dict.fromkeys(
+        [("services", "*", key) for key in ("cpu_count", "cpu_period", "cpu_quota", "cpu_rt_period",
+                                            "cpu_rt_runtime", "cpu_shares", "oom_score_adj", "pids_limit")]
+        + [("services", "*", *path) for path in (
+            ("deploy", "update_config", "parallelism"), ("deploy", "rollback_config", "parallelism"),
+            ("deploy", "restart_policy", "max_attempts"), ("deploy", "placement", "max_replicas_per_node"),
+            ("healthcheck", "retries"), ("ports", "[]", "target"), ("ulimits", "*"), ("ulimits", "*", "hard"),
+            ("ulimits", "*", "soft"))],
+        _integer,
+    ),
+    **dict.fromkeys(
+        [("services", "*", "cpu_percent"), ("services", "*", "deploy", "update_config", "max_failure_ratio"),
+         ("services", "*", "deploy", "rollback_config", "max_failure_ratio")],
+        _number,
+    ),
+    **dict.fromkeys(
+        [("services", "*", *path) for path in (
+            ("init",), ("healthcheck", "disable"),
+            ("oom_kill_disable",), ("privileged",), ("read_only",), ("stdin_open",), ("tty",),
+            ("volumes", "[]", "read_only"), ("volumes", "[]", "volume", "nocopy"))]
+        + [("networks", "*", key) for key in ("external", "internal", "attachable", "enable_ipv4", "enable_ipv6")]
+        + [(kind, "*", "external") for kind in ("volumes", "secrets", "configs")],
+        _boolean,
+    ),
+}  # fmt: skip
+CAST_TREE = tree(CASTS)
+
+
+def cast(doc, found):
+    """`doc` with the text at CASTS cast as Compose casts it; what it cannot cast is added to
+    `found` (and kept as written)."""
+
+    def apply(value, to, path):
+        if not isinstance(value, str) or isinstance(value, Unresolved):
+            return value
+        try:
+            return to(value)
+        except ValueError:
+            found.append(f"{'.'.join(path)}: Compose cannot read {value[:40]!r} as {to.__doc__}.")
+            return value
+
+    return walk(doc, CAST_TREE, (), apply)
+
+
+class LoadError(ValueError):
+    """An entry Compose cannot read while it loads the file (a malformed volume, a missing key)."""
+
+
+def mapping(value):
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value):
+    if isinstance(value, str):
+        return value
+    raise LoadError(f"a {type(value).__name__} where Compose expects text.")
+
+
+def _key_value(entry):
+    """`KEY=value` by its key, anything else by itself."""
+    return _text(entry).partition("=")[0]
+
+
+def _volume(entry):
+    if isinstance(entry, dict):
+        return _target(entry, "volume")
+    return parse_volume(entry)[2] if isinstance(entry, str) else ""
+
+
+def _device(entry):
+    if isinstance(entry, dict):
+        return _target(entry, "device")
+    parts = entry.split(":") if isinstance(entry, str) else [""]
+    return parts[0] if len(parts) == 1 else parts[1]
+
+
+def _target(entry, kind):
+    if not isinstance(entry.get("target"), str):
+        raise LoadError(f"the {kind} has no mount target.")
+    return entry["target"]
+
+
+def _expose(entry):
+    if isinstance(entry, int) and not isinstance(entry, bool):
+        return str(entry)
+    return _text(entry)
+
+
+def _mount(folder):
+    def key(entry):
+        if isinstance(entry, dict):
+            return entry["target"] if "target" in entry else f"{folder}/{entry.get('source')}"
+        return f"{folder}/{_text(entry)}"
+
+    return key
+
+
+def _port(entry):
+    if isinstance(entry, int) and not isinstance(entry, bool):
+        return str(entry)
+    if isinstance(entry, dict):
+        if "target" not in entry:
+            raise LoadError("the port has no target.")
+        host, protocol = entry.get("host_ip", ANY_ADDRESS), entry.get("protocol", "tcp")
+        return host, entry.get("published"), entry["target"], protocol
+    return entry if isinstance(entry, str) else ""
+
+
+def _env_file(entry):
+    if isinstance(entry, dict):
+        if "path" not in entry:
+            raise LoadError("the env_file has no path.")
+        return entry["path"]
+    return entry if isinstance(entry, str) else ""
+
+
+# A service's lists Compose makes unique, and the key of an entry
+UNIQUE = {
+    **dict.fromkeys(
+        [("annotations",), ("build", "args"), ("build", "additional_contexts"), ("build", "platform"),
+         ("build", "tags"), ("build", "labels"), ("cap_add",), ("cap_drop",), ("deploy", "labels"), ("dns",),
+         ("dns_opt",), ("dns_search",), ("environment",), ("labels",), ("links",), ("profiles",), ("sysctls",),
+         ("tmpfs",)],
+        _key_value,
+    ),
+    ("devices",): _device,
+    ("configs",): _mount(""),
+    ("env_file",): _env_file,
+    ("expose",): _expose,
+    ("ports",): _port,
+    ("secrets",): _mount("/run/secrets"),
+    ("volumes",): _volume,
+}  # fmt: skip
+UNIQUE_TREE = tree(UNIQUE)
+
+
+def unique(service, where, found):
+    """`service` with each list of UNIQUE holding one entry per key; what cannot be keyed is added
+    to `found` (the list is kept as written)."""
+
+    def apply(entries, key, path):
+        if not isinstance(entries, list):
+            return entries
+        kept = {}
+        try:
+            for index, entry in enumerate(entries):  # noqa: B007 (named in the problem)
+                kept[id(entry) if isinstance(entry, Unresolved) else repr(key(entry))] = entry
+        except LoadError as exc:
+            found.append(f"{'.'.join(path)}.{index}: {exc}")
+            return entries
+        return list(kept.values()) if len(kept) < len(entries) else entries
+
+    return walk(service, UNIQUE_TREE, (where,), apply)
+
+
+@lru_cache(maxsize=4096)
+def parse_volume(spec):
+    """(type, source, target) of a volume's short syntax, as Compose reads it: parts split at
+    colons, but not inside `${...}` nor after a one-letter first part (a Windows drive); a source
+    that is a path (`.`, `/`, `~`, `\\\\`, a drive) is a bind mount, anything else a named volume."""
+    if not spec:
+        raise LoadError("an empty volume.")
+    if len(spec.encode()) <= 2:
+        return "volume", "", spec
+    parts, buffer, depth = [], "", 0
+    for index, char in enumerate([*spec, None]):
+        if char == "$" and spec[index + 1 : index + 2] == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        elif char == ":" and len(buffer) == 1 and buffer.isalpha():
+            pass
+        elif char in (":", None) and not depth:
+            if not buffer:
+                raise LoadError(f"{spec[:80]!r} has an empty part between colons.")
+            if len(parts) == 2 and char == ":":
+                raise LoadError(f"{spec[:80]!r} has too many colons.")
+            parts.append(buffer)
+            buffer = ""
+            continue
+        buffer += char or ""
+    if len(parts) == 1:
+        return "volume", "", parts[0]
+    source, target = (parts + ["", ""])[:2]
+    return ("bind" if _is_path(source) else "volume"), source, target
+
+
+def _is_path(source):
+    drive = len(source) > 1 and source[0].isalpha() and source[1] == ":"
+    return source.startswith((".", "/", "~", "\\\\")) or drive
+
+
+def volumes(service):
+    """(index, type, source, target) of each volume of the service Compose mounts. Compose makes
+    them unique twice: as written, then with the short syntax's targets cleaned (`/data/` is
+    `/data`); the last of a target wins, in the place of the first."""
+    kept = {}
+    for index, entry in enumerate(service.get("volumes") or []):
+        if isinstance(entry, Unresolved) or not isinstance(entry, (str, dict)):
+            continue
+        try:
+            kind, source, target = parse_volume(entry) if isinstance(entry, str) else (
+                entry.get("type"), entry.get("source") or "", entry.get("target"))  # fmt: skip
+        except LoadError:
+            continue
+        key = repr(_clean(target) if isinstance(entry, str) else target)
+        place = kept[key][0] if key in kept else index
+        kept[key] = (place, kind, source, _clean(target) if isinstance(target, str) else target)
+    return list(kept.values())
+
+
+def _clean(path):
+    """A path as Go's path.Clean gives it (Compose cleans volume targets)."""
+    cleaned = posixpath.normpath(path)
+    return "/" + cleaned.lstrip("/") if cleaned.startswith("/") else cleaned
+
+
+def dependencies(service):
+    """The services a service depends on, each with whether it is required: `depends_on`, and the
+    ones Compose adds for `links`, `service:NAME` namespaces and `volumes_from` (a name that waits
+    for a variable is left out: it is unknown)."""
+    implied = []
+    for link in service.get("links") or ():
+        parts = _known(link).split(":")
+        implied.append(parts[0] if len(parts) == 2 else ":".join(parts))
+    for key in [key for key in NAMESPACES if key in service]:
+        if _known(service[key]).startswith("service:"):
+            implied.append(service[key][len("service:") :])
+    for one in service.get("volumes_from") or ():
+        if not _known(one).startswith("container:"):
+            implied.append(_known(one).split(":")[0])
+    found = dict.fromkeys(implied, True)
+    declared = service.get("depends_on")
+    if isinstance(declared, dict):
+        found |= {str(name): mapping(item).get("required", True) for name, item in declared.items()}
+    elif isinstance(declared, list):
+        found |= {str(name): True for name in declared if not isinstance(name, Unresolved)}
+    found.pop("", None)
+    return found
+
+
+def _known(value):
+    """A name as text; "" where it is not text or waits for a variable."""
+    return "" if isinstance(value, Unresolved) or not isinstance(value, str) else value
+
+
+def _merged(base, override, service=True):
+    """`override` over `base` as `extends` merges them: mappings key by key, lists appended (but
+    OVERRIDDEN), anything else replaced; a service's MAPPED fields merged as mappings whichever
+    form each is written in."""
+    merged = dict(base)
+    for key, value in override.items():
+        earlier = base.get(key)
+        if service and key in MAPPED and key in base:
+            value, earlier = _as_mapping(value, MAPPED[key]), _as_mapping(earlier, MAPPED[key])
+        if isinstance(value, dict) and isinstance(earlier, dict):
+            merged[key] = _merged(earlier, value, service=False)
+        elif isinstance(value, list) and isinstance(earlier, list) and key not in OVERRIDDEN:
+            merged[key] = earlier + value
+        else:
+            merged[key] = value
+    return merged
+
+
+def _as_mapping(value, default):
+    """A list of names as the mapping Compose merges it as (each name with `default`)."""
+    if not isinstance(value, list):
+        return value
+    return {name: dict(default) if default else None for name in value if isinstance(name, str)}
+
+
+def services(doc, found):
+    """The file's services by name, each with the service it `extends` merged in and its lists
+    made unique; what Compose cannot follow or key is added to `found`."""
+    declared = {name: service or {} for name, service in mapping(mapping(doc).get("services")).items()
+                if isinstance(service, dict) or service is None}  # fmt: skip
+    resolved = {}
+
+    def resolve(name):
+        """The service with its bases merged in, followed without recursion (a chain may be long)."""
+        chain, seen = [], set()
+        while name not in resolved:
+            service, extends = declared[name], declared[name].get("extends")
+            base = extends if isinstance(extends, str) else mapping(extends).get("service")
+            problem = None
+            if isinstance(extends, dict) and "file" in extends:
+                problem = "extends.file: a blueprint is one file; `extends` may name a service of this file only."
+            elif extends is not None and not (isinstance(base, str) and base in declared):
+                problem = f"extends: no service {str(base)[:60]!r} in this file."
+            elif base == name or base in seen:
+                problem = "extends: the services extend each other in a cycle."
+            if extends is None or problem:
+                found.extend([f"services.{name}.{problem}"] if problem else [])
+                resolved[name] = service
+                break
+            chain.append(name)
+            seen.add(name)
+            name = base
+        merged = resolved[name]
+        for child in reversed(chain):
+            merged = resolved[child] = _merged(merged, {key: value for key, value in declared[child].items()
+                                                        if key != "extends"})  # fmt: skip
+        return resolved[chain[0]] if chain else merged
+
+    return {name: unique(resolve(name), f"services.{name}", found) for name in declared}
+
+
+def started(service):
+    """Whether `docker compose up`, with no profile named, starts the service."""
+    return not service.get("profiles")

