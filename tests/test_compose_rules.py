@@ -146,3 +146,15 @@ def test_extends_merges_dependencies_and_networks_as_mappings_as_compose_does():
             "  d: {extends: a, depends_on: [b], networks: [n]}\nnetworks: {n: {}}\n")  # fmt: skip
     assert definitions.requirements("compose", text)["containers"] == 4
     assert oracle.config(text)[0]
+
+
+def test_a_long_volume_spec_is_parsed_but_not_remembered():
+    """Volume specs are cached by their text; a long one would pin up to a body's size per entry."""
+    from app.definitions import compose_load
+
+    long_one = "./" + "a" * compose_load.MAX_CACHED_SPEC + ":/data"
+    compose_load._parse_volume_cached.cache_clear()
+    assert compose_load.parse_volume(long_one) == ("bind", long_one[:-6], "/data")
+    assert compose_load._parse_volume_cached.cache_info().currsize == 0
+    assert compose_load.parse_volume("./short:/data") == ("bind", "./short", "/data")
+    assert compose_load._parse_volume_cached.cache_info().currsize == 1

@@ -15,6 +15,7 @@ OVERRIDDEN = {"command", "entrypoint", "test"}  # lists `extends` replaces; it a
 MAPPED = {"depends_on": {"condition": "service_started", "required": True}, "networks": None, "models": None}
 ANY_ADDRESS = "0.0.0.0"  # noqa: S104 (a port's host_ip when it names none: a key, not a binding)
 NAMESPACES = ("network_mode", "ipc", "pid", "uts", "cgroup")  # `service:NAME` shares one's namespace
+CACHED_SPECS, MAX_CACHED_SPEC = 4096, 256  # volume specs parse_volume remembers, and the longest
 
 
 def tree(paths):
@@ -230,11 +231,16 @@ def unique(service, where, found):
     return walk(service, UNIQUE_TREE, (where,), apply)
 
 
-@lru_cache(maxsize=4096)
 def parse_volume(spec):
     """(type, source, target) of a volume's short syntax, as Compose reads it: parts split at
     colons, but not inside `${...}` nor after a one-letter first part (a Windows drive); a source
-    that is a path (`.`, `/`, `~`, `\\\\`, a drive) is a bind mount, anything else a named volume."""
+    that is a path (`.`, `/`, `~`, `\\\\`, a drive) is a bind mount, anything else a named volume.
+    Specs of usual length are remembered (every write reads its volumes twice); a long one is not,
+    so that the cache holds at most CACHED_SPECS x MAX_CACHED_SPEC characters."""
+    return _parse_volume_cached(spec) if len(spec) <= MAX_CACHED_SPEC else _parse_volume(spec)
+
+
+def _parse_volume(spec):
     if not spec:
         raise LoadError("an empty volume.")
     if len(spec.encode()) <= 2:
@@ -245,7 +251,7 @@ def parse_volume(spec):
             depth += 1
         elif char == "}" and depth:
             depth -= 1
-        elif char == ":" and len(buffer) == 1 and buffer.isalpha():
+        elif char == ":" and _is_drive(buffer + char):
             pass
         elif char in (":", None) and not depth:
             if not buffer:
@@ -262,9 +268,16 @@ def parse_volume(spec):
     return ("bind" if _is_path(source) else "volume"), source, target
 
 
+_parse_volume_cached = lru_cache(maxsize=CACHED_SPECS)(_parse_volume)
+
+
 def _is_path(source):
-    drive = len(source) > 1 and source[0].isalpha() and source[1] == ":"
-    return source.startswith((".", "/", "~", "\\\\")) or drive
+    return source.startswith((".", "/", "~", "\\\\")) or _is_drive(source[:2])
+
+
+def _is_drive(text):
+    """A Windows drive (`c:`), which Compose reads as part of a path, not as a separator."""
+    return len(text) == 2 and text[0].isalpha() and text[1] == ":"
 
 
 def volumes(service):
