@@ -42,6 +42,11 @@ DECODED = (
       for key in ("interval", "timeout", "start_period", "start_interval")),
 )  # fmt: skip
 MEASURED = 5  # DECODED's first: the variables they wait for are the requirements' `unresolved`
+LIMITS_MEMORY, LIMITS_CPUS = DECODED[0][0], DECODED[2][0]
+# A service's fields that hold a DECODED amount: a service without one has none to read
+HOLDERS = frozenset(
+    {"deploy", "storage_opt", "healthcheck", *(key for _, group, key, _ in DECODED if group == "service")}
+)
 
 
 @cache
@@ -268,22 +273,27 @@ def _measure(resolved, totals):
     found, scratch = [], Totals()
     for name, service in resolved.items():
         where, counted = f"services.{name}", totals if started(service) else scratch  # read, not counted
-        resources = mapping(mapping(service.get("deploy")).get("resources"))
-        groups = {"service": service, "limits": mapping(resources.get("limits")),
-                  "reservations": mapping(resources.get("reservations")),
-                  "storage_opt": mapping(service.get("storage_opt")),
-                  "healthcheck": mapping(service.get("healthcheck"))}  # fmt: skip
-        read = {}
-        for index, (place, group, key, parse) in enumerate(DECODED):
-            if key in groups[group]:
-                read[place] = amount(parse, groups[group][key], f"{where}.{place}", found,
-                                     counted if index < MEASURED else scratch)  # fmt: skip
-        limits = groups["limits"]
-        memory = read.get("deploy.resources.limits.memory" if "memory" in limits else "mem_limit")
-        cpu = read.get("deploy.resources.limits.cpus" if "cpus" in limits else "cpus")
+        read = {} if HOLDERS.isdisjoint(service) else _decoded(service, where, found, counted, scratch)
+        memory = read.get(LIMITS_MEMORY) if LIMITS_MEMORY in read else read.get("mem_limit")
+        cpu = read.get(LIMITS_CPUS) if LIMITS_CPUS in read else read.get("cpus")
         problems_of_count = []  # Compose casts every service's count, and refuses a negative one where it starts it
         count = _replicas(service, where, problems_of_count, counted)
         found += [one for one in problems_of_count if counted is totals or not one.endswith("or equal to 0.")]
         counted.add_containers(count, memory, cpu, name, found)
         counted.add_storage(count * (read.get("storage_opt.size") or 0), name, found)
     return list(dict.fromkeys(found))
+
+
+def _decoded(service, where, found, counted, scratch):
+    """{place: amount} of the DECODED amounts the service holds (the requirements' into `counted`)."""
+    resources = mapping(mapping(service.get("deploy")).get("resources"))
+    groups = {"service": service, "limits": mapping(resources.get("limits")),
+              "reservations": mapping(resources.get("reservations")),
+              "storage_opt": mapping(service.get("storage_opt")),
+              "healthcheck": mapping(service.get("healthcheck"))}  # fmt: skip
+    read = {}
+    for index, (place, group, key, parse) in enumerate(DECODED):
+        if key in groups[group]:
+            read[place] = amount(parse, groups[group][key], f"{where}.{place}", found,
+                                 counted if index < MEASURED else scratch)  # fmt: skip
+    return read

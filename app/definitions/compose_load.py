@@ -31,24 +31,34 @@ def tree(paths):
 
 def walk(node, rules, path, apply):
     """`node` with `apply(value, rule, path)` done where `rules` has one (`*` any key, `[]` any
-    item); mappings and lists are copied on the way only where something changed."""
+    item); mappings and lists are copied on the way only where something changed. A path is
+    (parent's path, key), joined by `dotted` only for a problem: this runs on every write."""
     if "" in rules:
         node = apply(node, rules[""], path)
     if isinstance(node, dict):
         every = rules.get("*")
-        pairs = [(key, every) for key in node] if every else [(key, rules[key]) for key in node if key in rules]
+        keys = node if every else [key for key in node if key in rules]
     elif isinstance(node, list) and "[]" in rules:
-        pairs = [(index, rules["[]"]) for index in range(len(node))]
+        every, keys = rules["[]"], range(len(node))
     else:
         return node
     changed = node
-    for key, inner in pairs:
+    for key in keys:
         value = node[key]
-        new = walk(value, inner, (*path, str(key)), apply)
+        new = walk(value, every or rules[key], (path, key), apply)
         if new is not value:
             changed = changed if changed is not node else (dict(node) if isinstance(node, dict) else list(node))
             changed[key] = new
     return changed
+
+
+def dotted(path):
+    """A path of `walk` as the text a problem names it by (`services.web.ports.0`)."""
+    parts = []
+    while isinstance(path, tuple):
+        path, key = path
+        parts.append(str(key))
+    return ".".join([path, *reversed(parts)] if path else reversed(parts))
 
 
 def _integer(text):
@@ -114,10 +124,10 @@ def cast(doc, found):
         try:
             return to(value)
         except ValueError:
-            found.append(f"{'.'.join(path)}: Compose cannot read {value[:40]!r} as {to.__doc__}.")
+            found.append(f"{dotted(path)}: Compose cannot read {value[:40]!r} as {to.__doc__}.")
             return value
 
-    return walk(doc, CAST_TREE, (), apply)
+    return walk(doc, CAST_TREE, "", apply)
 
 
 class LoadError(ValueError):
@@ -224,11 +234,11 @@ def unique(service, where, found):
             for index, entry in enumerate(entries):  # noqa: B007 (named in the problem)
                 kept[id(entry) if isinstance(entry, Unresolved) else repr(key(entry))] = entry
         except LoadError as exc:
-            found.append(f"{'.'.join(path)}.{index}: {exc}")
+            found.append(f"{dotted(path)}.{index}: {exc}")
             return entries
         return list(kept.values()) if len(kept) < len(entries) else entries
 
-    return walk(service, UNIQUE_TREE, (where,), apply)
+    return walk(service, UNIQUE_TREE, where, apply)
 
 
 def parse_volume(spec):

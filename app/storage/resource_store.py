@@ -166,8 +166,9 @@ class ResourceStore:
             raise PreconditionFailed()
 
     def _insert(self, doc):
-        self.coll().insert_one(doc)
-        pages.created(self.coll(), doc["_id"])
+        coll = self.coll()
+        coll.insert_one(doc)
+        pages.created(coll, doc["_id"])
         return doc
 
     def _update(self, doc, changes):
