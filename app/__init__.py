@@ -20,6 +20,7 @@ from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
 from app.http import docs, idempotency, openapi, problems, response_headers
 from app.http.json_provider import OrjsonProvider
+from app.imports.routes import blp as imports_blp
 from app.ops import logs
 from app.profiles.routes import blp as profiles_blp
 from app.profiles.storage import store as profiles_store
@@ -44,7 +45,7 @@ def create_app(settings=None, mongo_client=None):
     accounts.init_app(app)
 
     api = openapi.Api(app)
-    for blp in (profiles_blp, blueprints_blp, revisions_blp, users_blp):
+    for blp in (profiles_blp, blueprints_blp, revisions_blp, users_blp, imports_blp):
         api.register_blueprint(blp)
     problems.init_app(app)
     app.register_blueprint(docs.blp)

@@ -32,7 +32,8 @@ class Tags(ma.fields.List):
     """Up to 20 tags, lowercase, each once, in the order first sent; null means none."""
 
     def __init__(self, **kwargs):
-        super().__init__(Tag(), allow_none=True, load_default=list, validate=ma.validate.Length(max=MAX_TAGS), **kwargs)
+        kwargs.setdefault("load_default", list)
+        super().__init__(Tag(), allow_none=True, validate=ma.validate.Length(max=MAX_TAGS), **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):
         return list(dict.fromkeys(super()._deserialize(value, attr, data, **kwargs)))
@@ -76,6 +77,12 @@ class RequirementsSchema(Schema):
     )
 
 
+class SourceSchema(Schema):
+    format = ma.fields.String()
+    name = ma.fields.String()
+    key = ma.fields.String()
+
+
 class BlueprintSchema(Schema):
     id = Id()
     name = Name()
@@ -93,6 +100,13 @@ class BlueprintSchema(Schema):
         metadata={"description": "The template's variables, as a JSON Schema (2020-12) of an object."}
     )
     requirements = ma.fields.Nested(RequirementsSchema, dump_only=True, allow_none=True)
+    source = ma.fields.Nested(
+        SourceSchema,
+        dump_only=True,
+        allow_none=True,
+        dump_default=None,
+        metadata={"description": "Where an import found it (its format, the import's source, its key); else null."},
+    )
     stars = ma.fields.Integer(dump_only=True, metadata={"description": "How many users starred it."})
     starred = ma.fields.Boolean(dump_only=True, metadata={"description": "Whether the caller starred it."})
     rev = ma.fields.Integer(dump_only=True, metadata={"description": "1 on create, +1 per change; the ETag."})

@@ -5,6 +5,8 @@ definition on every write that changes it, and stars (the users in `starredBy`).
 Blueprints stored before `requirements` existed get them when read (`definitions.requirements_of`)
 and keep them from their next write on: no start-up migration, no downtime."""
 
+from pymongo import ASCENDING
+
 from app import definitions
 from app.access import users
 from app.errors import Invalid
@@ -39,6 +41,16 @@ class Blueprints(ResourceStore):
         "starred_newest",
         "newest",
     )
+
+    def create_indexes(self):
+        """An import finds what it made by its source: one blueprint per source and key."""
+        self.coll().create_index(
+            [("source.name", ASCENDING), ("source.key", ASCENDING)],
+            unique=True,
+            name="one_per_source_key",
+            partialFilterExpression={"source.name": {"$exists": True}},
+        )
+        super().create_indexes()
 
     def scopes(self, doc):
         """Everyone for PUBLIC; else its owner and admins, and the users named when CUSTOM

@@ -12,6 +12,7 @@ import json
 import math
 import re
 import secrets
+import string
 from functools import lru_cache
 
 import jsonschema_rs
@@ -33,6 +34,13 @@ FORMATS = ("date", "date-time", "time", "duration", "email", "hostname", "ipv4",
 NUMERIC = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 TEXTUAL = ("minLength", "maxLength", "pattern", "format", "x-generate")
 PATTERN_ENGINE = jsonschema_rs.RegexOptions(size_limit=1 << 20, dfa_size_limit=1 << 20)
+# A generator pattern's classes, as OpenShift's expression generator spells them
+CLASSES = {
+    "w": string.ascii_letters + string.digits + "_",
+    "d": string.digits,
+    "a": string.ascii_letters,
+    "A": "~!@#$%^&*()-_+={}[]\\|<,>.?/\"';:`",
+}
 
 
 class JsonNumber(ma.fields.Field):
@@ -59,7 +67,7 @@ def _generator(pattern):
         match = atom.match(pattern, at)
         if match is None:
             raise ValueError(f"expected a character class such as [A-Za-z0-9] at position {at + 1}")
-        alphabet = _alphabet(match[1]) if match[1] else match[2] or match[3]
+        alphabet = _alphabet(match[1]) if match[1] else CLASSES.get(match[2], match[2]) or match[3]
         count = re.compile(r"\{([0-9]{1,3})\}").match(pattern, match.end())
         parts.append((alphabet, int(count[1]) if count else 1))
         total += parts[-1][1]
@@ -73,7 +81,9 @@ def _alphabet(members):
     chars = []
     for match in re.finditer(r"(\\.|[^\\])(?:-(\\.|[^\\]))?", members):
         first, last = (bound[-1] if bound else None for bound in match.groups())
-        if last is None:
+        if last is None and match[1][0] == "\\" and first in CLASSES:
+            chars += CLASSES[first]
+        elif last is None:
             chars.append(first)
         elif ord(last) - ord(first) > 255 or last < first:
             raise ValueError(f"the range {first}-{last} is not 1 to 256 characters")

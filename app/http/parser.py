@@ -8,7 +8,7 @@ credentials (401), role (403), size (413), content type (415), syntax (400), the
 import json
 
 import marshmallow as ma
-from flask import current_app
+from flask import current_app, g
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -17,7 +17,7 @@ from app.errors import BadRequest, UnsupportedMediaType
 MAX_JSON_DEPTH = 16  # our bodies need 2; orjson itself stops at 1024
 
 
-def _depth(value):
+def _depth(value, most=MAX_JSON_DEPTH):
     """Nesting depth of parsed JSON, without recursion (a hostile body must not exhaust the stack)."""
     deepest, stack = 0, [(value, 1)]
     while stack:
@@ -27,7 +27,7 @@ def _depth(value):
         elif not isinstance(node, list):
             continue
         deepest = max(deepest, depth)
-        if deepest > MAX_JSON_DEPTH:
+        if deepest > most:
             break
         stack.extend((child, depth + 1) for child in node if isinstance(child, (dict, list)))
     return deepest
@@ -42,8 +42,8 @@ class Parser(FlaskParser):
     DEFAULT_UNKNOWN_BY_LOCATION = {**FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION, "query": ma.RAISE}
 
     def load_json(self, req, schema):
-        limit = current_app.config["MAX_CONTENT_LENGTH"]
-        if req.content_length is not None and req.content_length > limit:
+        limit = req.max_content_length  # the setting, or a route's own (imports)
+        if req.content_length is not None and limit is not None and req.content_length > limit:
             raise RequestEntityTooLarge()
         if not is_json(req.mimetype):
             raise UnsupportedMediaType()
@@ -53,6 +53,7 @@ class Parser(FlaskParser):
             raise BadRequest(f"The body is not valid JSON: {exc.msg} at character {exc.pos}.") from None
         if not isinstance(body, dict):
             raise BadRequest("The body must be a JSON object.")
-        if _depth(body) > MAX_JSON_DEPTH:
-            raise BadRequest(f"The body is nested deeper than {MAX_JSON_DEPTH} levels.")
+        deepest = g.get("json_depth", MAX_JSON_DEPTH)  # a route may allow more (imports)
+        if _depth(body, deepest) > deepest:
+            raise BadRequest(f"The body is nested deeper than {deepest} levels.")
         return body

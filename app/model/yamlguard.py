@@ -158,6 +158,7 @@ def _plain_keys(pairs):
 
 
 def _read(text, loader_class, max_bytes, each):
+    text = str(text)  # libyaml takes str itself, not a subclass (Definition)
     if utf8_size(text) > max_bytes:
         raise YamlError(f"Larger than {max_bytes // 1024} KiB.")
     try:
@@ -165,7 +166,7 @@ def _read(text, loader_class, max_bytes, each):
         if bound > SURELY_COMPOSABLE:
             _check_events(text)
         surely_safe = bound <= MAX_DEPTH and "&" not in text and "*" not in text
-        loader = loader_class(str(text))  # libyaml takes str itself, not a subclass (Definition)
+        loader = loader_class(text)
         try:
             documents = []
             while loader.check_node():

@@ -1,0 +1,39 @@
+"""What a format module makes of one template of a document: its key, what the blueprint would
+hold, or why it is skipped or refused, and notes on what was inferred or left out."""
+
+from dataclasses import dataclass, field
+
+SECRET_PATTERN = "[A-Za-z0-9]{24}"  # noqa: S105 (a generator pattern for a secret no catalog gives)
+
+
+@dataclass
+class Candidate:
+    key: str
+    title: str
+    fields: dict | None = None  # the blueprint's writable fields
+    skipped: str | None = None  # why no blueprint is made of it
+    problems: list = field(default_factory=list)  # why it is refused before any write
+    notes: list = field(default_factory=list)
+
+
+def parameters(properties, required=()):
+    """A blueprint's `parameters` from properties by name, or None when there are none."""
+    if not properties:
+        return None
+    schema = {"type": "object", "properties": properties}
+    required = [name for name in properties if name in required]
+    return {**schema, "required": required} if required else schema
+
+
+def checked_with(name, properties, required, notes, example="example"):
+    """Make `name` a required parameter with nothing to check the template with: it is checked
+    with `example` meanwhile (its only `examples` value), which the notes say."""
+    properties[name]["examples"] = [example]
+    if name not in required:
+        required.append(name)
+    notes.append(f"{name}: no value given; required, and the template is checked with {example!r} meanwhile.")
+
+
+def escaped(value):
+    """Text put into a Compose file as it is: `$` doubled, so that Compose reads no variable."""
+    return value.replace("$", "$$") if isinstance(value, str) else value

@@ -1,0 +1,74 @@
+"""The formats an import reads, each a function from (document, files, defaults) to Candidates:
+`portainer` and `openshift` (their own modules), `compose` (one file and its `.env`) and
+`native` (what an export gives). A document that is not of its format is a ValueError, which
+the route answers as a 422 naming `document`."""
+
+from app.definitions.placeholders import TemplateError
+from app.imports import openshift, portainer, variables
+from app.imports.candidate import Candidate, parameters
+from app.model.yamlguard import YamlError
+
+NATIVE_VERSION = 1
+WRITABLE = ("name", "version", "description", "blueprintType", "yml", "entitlementType", "entitledUsers",
+            "inactive", "tags", "parameters")  # fmt: skip
+
+
+def _portainer(document, files, defaults):
+    if not portainer.is_catalog(document):
+        raise ValueError('must be a Portainer app templates file: {"version": "2" or "3", "templates": [...]}.')
+    return portainer.candidates(document, files)
+
+
+def _openshift(document, files, defaults):
+    return openshift.candidates(document, files)
+
+
+def _compose(document, files, defaults):
+    """One Compose file (`document`, its text) and its `.env`, named by `defaults.name`."""
+    if not isinstance(document, str):
+        raise ValueError("must be the text of a Compose file.")
+    name = defaults.get("name")
+    if not name:
+        raise ValueError("a Compose file's blueprint needs `defaults.name`.")
+    found = Candidate(name, name)
+    try:
+        env = variables.dotenv(files.get(".env", ""))
+    except ValueError as exc:
+        found.problems.append(f"files..env: {exc}")
+        return [found]
+    try:
+        properties, required, found.notes = variables.inferred(document, env)
+    except (TemplateError, YamlError) as exc:
+        found.problems.append(f"document: {exc}")
+        return [found]
+    found.fields = {"name": name, "blueprintType": "compose", "yml": document,
+                    "parameters": parameters(properties, required)}  # fmt: skip
+    return [found]
+
+
+def _native(document, files, defaults):
+    if not isinstance(document, dict) or document.get("format") != "native":
+        raise ValueError('must be an export: {"format": "native", "version": 1, "blueprints": [...]}.')
+    if not isinstance(document.get("blueprints"), list):
+        raise ValueError('must be an export: {"format": "native", "version": 1, "blueprints": [...]}.')
+    if document.get("version") != NATIVE_VERSION:
+        raise ValueError(f"version {document.get('version')!r} is not one this service reads ({NATIVE_VERSION}).")
+    found = []
+    for index, blueprint in enumerate(document["blueprints"]):
+        if not isinstance(blueprint, dict):
+            found.append(Candidate(str(index), "", problems=[f"blueprints.{index}: not an object."]))
+            continue
+        key = str(blueprint.get("id") or index)
+        unknown = [field for field in blueprint if field not in (*WRITABLE, "id")]
+        fields = {field: value for field, value in blueprint.items() if field in WRITABLE}
+        found.append(Candidate(key, str(blueprint.get("name") or key), fields=fields,
+                               notes=[f"{field}: not a writable field, left out." for field in unknown]))  # fmt: skip
+    return found
+
+
+FORMATS = {"portainer": _portainer, "openshift": _openshift, "compose": _compose, "native": _native}
+
+
+def candidates(fmt, document, files, defaults):
+    """The Candidates of `document`; ValueError when it is not of the format."""
+    return FORMATS[fmt](document, files, defaults)

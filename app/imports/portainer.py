@@ -1,0 +1,180 @@
+"""Portainer app templates (versions "2" and "3"): a container template (type 1) becomes a
+one-service Compose file, a stack (types 2 and 3) the file its `repository.stackfile` names, an
+Edge stack (type 4) is skipped. `env` becomes string parameters, as Portainer has only strings."""
+
+import re
+
+import yaml
+
+from app.definitions.parameters import NAME
+from app.definitions.placeholders import TemplateError
+from app.imports import variables
+from app.imports.candidate import Candidate, checked_with, escaped, parameters
+from app.model.yamlguard import YamlError
+
+VERSIONS = ("2", "3")
+SHARED_NETWORKS = ("host", "bridge", "none")  # Portainer's `network` names a mode for these
+
+
+def is_catalog(document):
+    return isinstance(document, dict) and isinstance(document.get("templates"), list)
+
+
+def candidates(document, files):
+    """A Candidate per template, in the file's order."""
+    if str(document.get("version")) not in VERSIONS:
+        raise ValueError(f"version must be one of {', '.join(VERSIONS)}.")
+    found, seen = [], {}
+    for index, template in enumerate(document["templates"]):
+        candidate = _candidate(index, template, files)
+        seen[candidate.key] = seen.get(candidate.key, 0) + 1
+        if seen[candidate.key] > 1 and "id" not in template:  # v2: titles may repeat (a Linux and a Windows image)
+            candidate.key = f"{candidate.key} #{seen[candidate.key]}"
+            candidate.notes.append(f"title: not the first of this title in the document; its key is {candidate.key!r}.")
+        found.append(candidate)
+    return found
+
+
+def _candidate(index, template, files):
+    if not isinstance(template, dict):
+        return Candidate(str(index), "", problems=[f"templates.{index}: not an object."])
+    key = str(template["id"]) if "id" in template else str(template.get("title") or index)
+    found = Candidate(key, str(template.get("title") or key))
+    properties, required = _env(template.get("env"), found)
+    kind = template.get("type", 1)
+    if kind == 1:
+        text = _container(template, properties, found)
+    elif kind in (2, 3):
+        text = _stack(template, files, properties, required, found)
+    else:
+        found.skipped = f"type {kind!r} (an Edge stack, or unknown): no Compose file to keep."
+    if found.skipped or found.problems:
+        return found
+    for name, schema in properties.items():
+        if not {"default", "const", "examples", "x-generate"} & set(schema):
+            checked_with(name, properties, required, found.notes)
+    found.fields = {
+        "name": found.title[:200] or key,
+        "description": _description(template),
+        "blueprintType": "compose",
+        "yml": text,
+        "tags": _tags(template.get("categories")),
+        "parameters": parameters(properties, required),
+    }
+    return found
+
+
+def _env(env, found):
+    """(properties, required) of a template's `env`; problems for a name that is no parameter
+    name or is given twice."""
+    properties, required = {}, []
+    for index, entry in enumerate(env if isinstance(env, list) else []):
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not NAME.fullmatch(name):
+            found.problems.append(f"env.{index}.name: {str(name)[:64]!r} is not a variable name.")
+            continue
+        if name in properties:
+            found.problems.append(f"env.{index}.name: {name!r} is named twice.")
+            continue
+        schema = {"type": "string"}
+        for source, target in (("label", "title"), ("description", "description")):
+            if isinstance(entry.get(source), str) and entry[source]:
+                schema[target] = entry[source][: 200 if target == "title" else 2000]
+        options = [option for option in entry.get("select") or [] if isinstance(option, dict) and "value" in option]
+        if options:
+            schema["enum"] = [str(option["value"]) for option in options]
+            chosen = [str(option["value"]) for option in options if option.get("default")]
+            schema["default"] = chosen[0] if chosen else schema["enum"][0]
+        elif entry.get("default") is not None:
+            schema["default"] = str(entry["default"])
+        if entry.get("preset") and "default" in schema:
+            schema["const"] = schema["default"]
+        properties[name] = schema
+    return properties, required
+
+
+def _container(template, properties, found):
+    """A type 1 template as a Compose file of one service, each `env` passed to it."""
+    service = {"image": escaped(template.get("image"))}
+    if not isinstance(template.get("image"), str) or not template["image"]:
+        found.problems.append("image: a container template needs an image.")
+    if isinstance(template.get("command"), str) and template["command"]:
+        service["command"] = escaped(template["command"])
+    ports = [escaped(port) for port in template.get("ports") or [] if isinstance(port, str)]
+    if ports:
+        service["ports"] = ports
+    volumes = [_volume(volume) for volume in template.get("volumes") or [] if isinstance(volume, dict)]
+    if [volume for volume in volumes if volume]:
+        service["volumes"] = [volume for volume in volumes if volume]
+    if properties:
+        service["environment"] = {name: f"${{{name}}}" for name in properties}
+    labels = {str(label["name"]): escaped(str(label.get("value", ""))) for label in template.get("labels") or []
+              if isinstance(label, dict) and label.get("name")}  # fmt: skip
+    if labels:
+        service["labels"] = labels
+    for source, target in (("privileged", "privileged"), ("interactive", "stdin_open"), ("interactive", "tty")):
+        if template.get(source) is True:
+            service[target] = True
+    for source, target in (("restart_policy", "restart"), ("hostname", "hostname")):
+        if isinstance(template.get(source), str) and template[source]:
+            service[target] = escaped(template[source])
+    document = {"services": {_service_name(template): service}}
+    network = template.get("network")
+    if isinstance(network, str) and network:
+        if network in SHARED_NETWORKS:
+            service["network_mode"] = network
+        else:
+            service["networks"] = [network]
+            document["networks"] = {network: {"external": True}}
+    for dropped in ("logo", "platform", "administrator_only", "maintainer"):
+        if dropped in template:
+            found.notes.append(f"{dropped}: left out (a blueprint has no place for it).")
+    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
+
+
+def _volume(volume):
+    """Portainer's {container, bind, readonly} as Compose's short syntax."""
+    target = volume.get("container")
+    if not isinstance(target, str) or not target:
+        return None
+    spec = f"{volume['bind']}:{target}" if isinstance(volume.get("bind"), str) and volume["bind"] else target
+    return escaped(spec + (":ro" if volume.get("readonly") is True and ":" in spec else ""))
+
+
+def _service_name(template):
+    name = re.sub(r"[^a-z0-9_.-]+", "-", str(template.get("title") or "").lower()).strip("-.")
+    return name[:63] or "app"
+
+
+def _stack(template, files, properties, required, found):
+    """A stack's Compose file from `files`, its variables made parameters and its `env` over them."""
+    repository = template.get("repository") if isinstance(template.get("repository"), dict) else {}
+    path = repository.get("stackfile")
+    if not isinstance(path, str) or path not in files:
+        found.skipped = f"the stack file {path!r} of {repository.get('url')!r} is not among the files given."
+        return None
+    text = files[path]
+    try:
+        inferred, inferred_required, notes = variables.inferred(text)
+    except (TemplateError, YamlError) as exc:
+        found.problems.append(f"files.{path}: {exc}")
+        return None
+    found.notes += [note for note in notes if note.split(":")[0] not in properties]
+    for name, schema in inferred.items():
+        if name not in properties:
+            properties[name] = schema
+            required += [name] if name in inferred_required else []
+        elif name in inferred_required:
+            required.append(name)
+    return text
+
+
+def _description(template):
+    description = template.get("description") if isinstance(template.get("description"), str) else ""
+    note = re.sub(r"<[^>]*>", "", template["note"]) if isinstance(template.get("note"), str) else ""
+    return "\n\n".join(part for part in (description, note) if part)[:10_000]
+
+
+def _tags(categories):
+    tags = [re.sub(r"[^a-z0-9_.-]+", "-", str(one).lower()).strip("-")[:64] for one in categories or []]
+    return list(dict.fromkeys(tag for tag in tags if tag))[:20]

@@ -1,0 +1,95 @@
+"""/imports and /exports: other tools' catalogs in, the service's own format out."""
+
+import orjson
+from flask import Response, g, request, stream_with_context
+from flask.views import MethodView
+
+from app.access.auth import current_user, login_required
+from app.blueprints.schemas import BlueprintSchema
+from app.blueprints.storage import store
+from app.definitions import fit, format_of, kubernetes
+from app.errors import Conflict
+from app.http.openapi import Blueprint, problems
+from app.imports import openshift, storage
+from app.imports.formats import NATIVE_VERSION, WRITABLE
+from app.imports.schemas import ExportFormat, ExportQuery, ImportReportSchema, ImportSchema
+from app.model import quantities
+from app.model.schemas import WRITE_PARAMETERS, WriteArgs
+from app.profiles.storage import store as profiles
+
+blp = Blueprint("imports", __name__, description="Other tools' catalogs brought in as blueprints; the catalog out.")
+MAX_IMPORT_BYTES = 16 * 1024 * 1024
+IMPORT_JSON_DEPTH = 64  # a catalog holds whole Kubernetes objects
+EXPORT_PAGE = 200
+EXAMPLE = {
+    "format": "compose",
+    "source": "team-a/web",
+    "document": "services:\n  web:\n    image: nginx:${TAG:-1.27}\n"
+    "    environment:\n      DB_PASSWORD: ${DB_PASSWORD}\n",
+    "files": {".env": "TAG=1.27\n"},
+    "defaults": {"name": "web", "entitlementType": "PUBLIC"},
+}
+
+
+@blp.before_request
+def _import_limits():
+    """An import's body may be larger and deeper than any other (the contract's 16 MiB)."""
+    if request.endpoint == "imports.Imports":
+        request.max_content_length = MAX_IMPORT_BYTES
+        g.json_depth = IMPORT_JSON_DEPTH
+
+
+@blp.route("/imports")
+class Imports(MethodView):
+    @login_required(role="member")
+    @blp.arguments(ImportSchema(), example=EXAMPLE)
+    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
+    @blp.response(200, ImportReportSchema, description="One result per template, in the document's order.")
+    @blp.doc(parameters=[WRITE_PARAMETERS])
+    @problems(blp, 400, 403, 413, 415, 422)
+    def post(self, body, dryRun):
+        """Import a catalog: Portainer, OpenShift, a Compose file with its .env, or an export"""
+        return storage.run(body["format"], body["source"], body["document"], body["files"], body["defaults"],
+                           current_user(), dryRun)  # fmt: skip
+
+
+@blp.route("/exports")
+class Exports(MethodView):
+    @login_required(role="viewer")
+    @blp.arguments(ExportQuery(), location="query", as_kwargs=False)
+    @blp.response(200, description="Every blueprint the caller may read that the filters keep, streamed.")
+    @problems(blp, 404, 422)
+    def get(self, args):
+        """Export blueprints in the native format, which an import reads back"""
+        user, fitting = current_user(), None
+        if "fitsProfile" in args:
+            fitting = fit.blueprints_fitting(quantities.limits(profiles.get(args["fitsProfile"], user)))
+        return Response(stream_with_context(_exported(user, args, fitting)), mimetype="application/json")
+
+
+@blp.route("/blueprints/<id>/export")
+class BlueprintExport(MethodView):
+    @login_required(role="viewer")
+    @blp.arguments(ExportFormat(), location="query", as_kwargs=True)
+    @blp.response(200, description="A Kubernetes blueprint as an OpenShift Template, its parameters mapped back.")
+    @problems(blp, 404, 409, 422)
+    def get(self, id, format):
+        """Export one blueprint in another tool's format"""
+        doc = store.get(id, current_user())
+        if format_of(doc.get("blueprintType")) is not kubernetes or doc.get("yml") is None:
+            raise Conflict("Only a Kubernetes blueprint with a definition exports as an OpenShift Template.")
+        return openshift.as_template(doc)
+
+
+def _exported(user, args, fitting):
+    """The export's JSON, a page of blueprints at a time (100,000 never sit in memory together)."""
+    yield b'{"format":"native","version":%d,"blueprints":[' % NATIVE_VERSION
+    position, first, schema = None, True, BlueprintSchema(only=("id", *WRITABLE))
+    while True:
+        items, position = store.list(user, {**args, "limit": EXPORT_PAGE, "cursor": position}, fitting)
+        for item in items:
+            yield (b"" if first else b",") + orjson.dumps(schema.dump(item))
+            first = False
+        if position is None:
+            break
+    yield b"]}"

@@ -1,0 +1,69 @@
+"""The bodies of an import and its report, and the export's query."""
+
+import marshmallow as ma
+
+from app.blueprints.schemas import BlueprintQuery, Entitlement, Tags
+from app.imports.formats import FORMATS
+from app.imports.storage import OUTCOMES
+from app.model.accounts import Username
+from app.model.fields import StrictBoolean, Text
+from app.model.schemas import Schema
+
+MAX_FILES = 1000
+
+
+class ImportDefaults(Schema):
+    entitlementType = Entitlement(load_default=ma.missing)
+    entitledUsers = ma.fields.List(Username(), validate=ma.validate.Length(max=1000))
+    tags = Tags(load_default=ma.missing)
+    inactive = StrictBoolean()
+    name = Text(
+        load_default=ma.missing,
+        validate=ma.validate.Length(1, 200),
+        metadata={"description": "The blueprint's name, for a `compose` import."},
+    )
+
+
+class ImportSchema(Schema):
+    format = ma.fields.String(required=True, validate=ma.validate.OneOf(list(FORMATS)))
+    source = ma.fields.String(
+        required=True,
+        validate=ma.validate.Length(1, 200),
+        metadata={"description": "Where this comes from; importing it again updates what it made."},
+    )
+    document = ma.fields.Raw(
+        required=True,
+        metadata={"description": "The catalog (JSON), or a Compose file's text for `compose`."},
+    )
+    files = ma.fields.Dict(
+        keys=ma.fields.String(validate=ma.validate.Length(1, 1000)),
+        values=ma.fields.String(),
+        load_default=dict,
+        validate=ma.validate.Length(max=MAX_FILES),
+        metadata={"description": "Texts by path: the stack files a catalog names, a Compose file's `.env`."},
+    )
+    defaults = ma.fields.Nested(ImportDefaults, load_default=dict)
+
+
+class ImportResultSchema(Schema):
+    key = ma.fields.String()
+    title = ma.fields.String()
+    outcome = ma.fields.String(metadata={"enum": list(OUTCOMES)})
+    id = ma.fields.String(allow_none=True)
+    problems = ma.fields.List(ma.fields.String())
+    notes = ma.fields.List(ma.fields.String())
+
+
+class ImportReportSchema(Schema):
+    source = ma.fields.String()
+    results = ma.fields.List(ma.fields.Nested(ImportResultSchema))
+    counts = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer())
+
+
+class ExportQuery(BlueprintQuery):
+    class Meta:
+        exclude = ("limit", "cursor")
+
+
+class ExportFormat(Schema):
+    format = ma.fields.String(required=True, validate=ma.validate.OneOf(["openshift"]))

@@ -1,0 +1,89 @@
+"""An import's writes: each template its own create or update through the blueprint store (the
+same rules, history and requirements as a request's), found again by its `source`, so that a
+refused one never undoes another and a re-import updates what the last one made."""
+
+import marshmallow as ma
+
+from app.blueprints.schemas import BlueprintSchema
+from app.blueprints.storage import store
+from app.errors import Forbidden, Invalid
+from app.imports import formats
+
+MAX_TEMPLATES = 1000
+OUTCOMES = ("created", "updated", "unchanged", "skipped", "refused")
+
+
+def run(fmt, source, document, files, defaults, user, dry_run):
+    """The report of importing `document`: one result per template, in order, and the counts."""
+    try:
+        found = formats.candidates(fmt, document, files, defaults)
+    except ValueError as exc:
+        raise Invalid({"document": [f"Not a {fmt} document: {exc}"]}) from None
+    if len(found) > MAX_TEMPLATES:
+        raise Invalid({"document": [f"{len(found)} templates; at most {MAX_TEMPLATES} are imported at once."]})
+    made = {doc["source"]["key"]: doc for doc in store.coll().find({"source.name": source})}
+    results, seen = [], set()
+    for candidate in found:
+        result = {"key": candidate.key, "title": candidate.title, "id": None, "problems": candidate.problems,
+                  "notes": candidate.notes}  # fmt: skip
+        if candidate.key in seen:
+            candidate.problems.append(f"The key {candidate.key!r} is already a template of this document.")
+        seen.add(candidate.key)
+        if candidate.skipped:
+            result.update(outcome="skipped", notes=[*candidate.notes, candidate.skipped])
+        elif candidate.problems:
+            result["outcome"] = "refused"
+        else:
+            origin = {"format": fmt, "name": source, "key": candidate.key}
+            result.update(_write(_with_defaults(candidate.fields, defaults), origin, made.get(candidate.key),
+                                 user, dry_run))  # fmt: skip
+        results.append(result)
+    counts = {outcome: sum(result["outcome"] == outcome for result in results) for outcome in OUTCOMES}
+    return {"source": source, "results": results, "counts": counts}
+
+
+def _with_defaults(fields, defaults):
+    """The import's `defaults` over a template's fields (its tags added to the template's)."""
+    fields = {**fields, **{key: defaults[key] for key in ("entitlementType", "entitledUsers", "inactive")
+                           if key in defaults}}  # fmt: skip
+    if defaults.get("tags"):
+        fields["tags"] = [*(fields.get("tags") or []), *defaults["tags"]]
+    return fields
+
+
+def _write(fields, origin, stored, user, dry_run):
+    """{outcome, id, problems} of writing one template: created, updated, unchanged or refused."""
+    try:
+        loaded = BlueprintSchema().load(fields)
+        if stored is None:
+            doc = store.create({**loaded, "source": origin}, user, dry_run=dry_run)
+            return {"outcome": "created", "id": None if dry_run else str(doc["_id"])}
+        changes = {key: value for key, value in loaded.items() if not _same(stored.get(key), value)}
+        if not changes:
+            return {"outcome": "unchanged", "id": str(stored["_id"])}
+        store.update(str(stored["_id"]), user, changes, dry_run=dry_run)
+        return {"outcome": "updated", "id": str(stored["_id"])}
+    except ma.ValidationError as exc:
+        return {"outcome": "refused", "problems": _flattened(exc.messages)}
+    except Invalid as exc:
+        return {"outcome": "refused", "problems": _flattened(exc.errors)}
+    except Forbidden as exc:
+        return {"outcome": "refused", "id": str(stored["_id"]), "problems": [f"source: {exc.detail}"]}
+
+
+def _same(stored, value):
+    """Whether a field is unchanged; an empty list, null and absence are the same."""
+    return stored == value or (stored in (None, [], "") and value in (None, [], ""))
+
+
+def _joined(where, key):
+    return f"{where}.{key}" if where else str(key)
+
+
+def _flattened(messages, where=""):
+    """A create's 422 `errors` as a list of `place: message`."""
+    if isinstance(messages, dict):
+        return [line for key, inner in messages.items() for line in _flattened(inner, _joined(where, key))]
+    if isinstance(messages, list) and all(isinstance(item, str) for item in messages):
+        return [f"{where}: {message}" if where else message for message in messages]
+    return [line for item in messages for line in _flattened(item, where)]

@@ -1,0 +1,121 @@
+"""The parameters a Compose file's variables make (a `compose` import, a Portainer stack): each
+variable the file's values use, its default from the `.env` file, else from the file's own
+`:-`/`-`; `:?`/`?` makes it required; a whole plain value whose default reads as an integer, a
+number or a boolean takes that type; a secret's name (PASSWORD, SECRET, TOKEN, KEY) without a
+default is generated and write-only."""
+
+import re
+
+import yaml
+
+from app.definitions import placeholders
+from app.imports.candidate import SECRET_PATTERN, checked_with
+from app.model import yamlguard
+
+SECRET = re.compile(r"PASSWORD|SECRET|TOKEN|KEY", re.IGNORECASE)
+INTEGER = re.compile(r"[+-]?[0-9]{1,18}")
+NUMBER = re.compile(r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+ENV_LINE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)")
+
+
+def dotenv(text):
+    """{name: value} of a `.env` file as Compose reads one: `NAME=value` lines, `export` allowed,
+    `#` comments, values in single quotes taken as written, in double quotes with `\\n`, `\\"`
+    and `\\\\` read; ValueError naming the line that is none of these."""
+    found = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = ENV_LINE.fullmatch(line)
+        if not match:
+            raise ValueError(f"line {number} is not NAME=value.")
+        found[match[1]] = _env_value(match[2], number)
+    return found
+
+
+def _env_value(raw, number):
+    if raw[:1] in ("'", '"'):
+        end = raw.find(raw[0], 1) if raw[0] == "'" else _closing_quote(raw)
+        if end < 0:
+            raise ValueError(f"line {number} has an unclosed quote.")
+        inner = raw[1:end]
+        if raw[0] == "'":
+            return inner
+        return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), inner)
+    return re.split(r"\s+#", raw, maxsplit=1)[0].strip()
+
+
+def _closing_quote(raw):
+    at = 1
+    while at < len(raw):
+        if raw[at] == "\\":
+            at += 2
+            continue
+        if raw[at] == '"':
+            return at
+        at += 1
+    return -1
+
+
+def used(text):
+    """{name: [(placeholder, whole)]} of every variable the file's values use, in order of first
+    use (`whole`: the plain scalar is that placeholder alone); TemplateError or YamlError."""
+    uses = {}
+    for document in yamlguard.compose(text):
+        stack = [document] if document is not None else []
+        while stack:
+            node = stack.pop()
+            if isinstance(node, yaml.MappingNode):
+                stack.extend(value for _, value in reversed(node.value))
+            elif isinstance(node, yaml.SequenceNode):
+                stack.extend(reversed(node.value))
+            elif "$" in node.value and node.tag == "tag:yaml.org,2002:str":
+                parts = placeholders.parse(node.value, strict=True)
+                sole = placeholders.sole(parts) if not node.style else None
+                for placeholder in placeholders.placeholders(parts):
+                    uses.setdefault(placeholder.name, []).append((placeholder, placeholder is sole))
+    return uses
+
+
+def typed(text):
+    """The JSON type and value a default reads as where it stands alone."""
+    if INTEGER.fullmatch(text):
+        return "integer", int(text)
+    if NUMBER.fullmatch(text):
+        return "number", float(text)
+    if text in ("true", "false"):
+        return "boolean", text == "true"
+    return "string", text
+
+
+def inferred(text, env=None):
+    """(properties, required, notes) of the variables of a Compose file, with its `.env` values."""
+    env = env or {}
+    properties, required, notes = {}, [], []
+    for name, uses in used(text).items():
+        default = env.get(name)
+        if default is None:
+            for placeholder, _ in uses:
+                if placeholder.operator in (":-", "-"):
+                    value, waits = placeholders.resolve(placeholder.argument)
+                    if not waits:
+                        default = value
+                        break
+        whole = any(is_whole for _, is_whole in uses)
+        schema = {"type": "string"}
+        if default is not None:
+            kind, value = typed(default) if whole else ("string", default)
+            schema = {"type": kind, "default": value}
+        properties[name] = schema
+        if any(placeholder.operator in (":?", "?") for placeholder, _ in uses):
+            required.append(name)
+        if default is None and SECRET.search(name):
+            schema.update({"writeOnly": True, "x-generate": SECRET_PATTERN})
+            notes.append(f"{name}: a secret without a default; generated ({SECRET_PATTERN}) unless given.")
+        elif default is None:
+            checked_with(name, properties, required, notes)
+    unused = [name for name in env if name not in properties]
+    if unused:
+        notes.append(f".env: not used by the file, left out: {', '.join(unused[:20])}.")
+    return properties, required, notes
