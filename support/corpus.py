@@ -3,6 +3,7 @@ from the corpus folder beside this clone: files that others published are never 
 repository. Where the folder is absent the tests that need it skip, naming it; CI sets
 REQUIRE_CORPUS, so that there they fail instead."""
 
+import json
 import os
 from pathlib import Path
 
@@ -23,3 +24,19 @@ def folder():
 def text(name):
     """The text of `compose/NAME` or `kubernetes/NAME`, without its .yml."""
     return (folder() / f"{name}.yml").read_text()
+
+
+def portainer_catalog(name):
+    """A Portainer app templates file of the corpus (`portainer-templates-v3.json`...), as JSON."""
+    return json.loads((folder() / "portainer" / name).read_text())
+
+
+def portainer_files():
+    """The stack files the Portainer catalogs name, by their `repository.stackfile` path."""
+    root = folder() / "portainer" / "portainer-templates"
+    return {str(path.relative_to(root)): path.read_text() for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+def openshift_templates():
+    """{file name: Template} of the OpenShift templates of the corpus."""
+    return {path.name: json.loads(path.read_text()) for path in sorted((folder() / "openshift").glob("*.json"))}

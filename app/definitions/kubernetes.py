@@ -3,11 +3,11 @@
 for one release (RELEASE, as kubernetes-validate ships them, in their strict form: an unknown
 field is refused); other kinds (custom resources) pass with those three checks.
 
-Measured: Deployment, StatefulSet and ReplicaSet run `spec.replicas` pods (default 1), Job
-`spec.parallelism` (default 1), CronJob its job template's, Pod and DaemonSet one; each container
-(not init containers) declares `resources.limits`, else `resources.requests`; storage is each
-PersistentVolumeClaim's `requests.storage`, and a StatefulSet's `volumeClaimTemplates` times its
-replicas.
+Measured: Deployment, StatefulSet, ReplicaSet and OpenShift's DeploymentConfig run
+`spec.replicas` pods (default 1), Job `spec.parallelism` (default 1), CronJob its job
+template's, Pod and DaemonSet one; each container (not init containers) declares
+`resources.limits`, else `resources.requests`; storage is each PersistentVolumeClaim's
+`requests.storage`, and a StatefulSet's `volumeClaimTemplates` times its replicas.
 """
 
 import json
@@ -39,6 +39,9 @@ WORKLOADS = {
         ("spec", "jobTemplate", "spec", "template", "spec"),
     ),
     ("Pod", ""): (None, ("spec",)),
+    # OpenShift's DeploymentConfig runs its pods as a Deployment does (`v1` is its legacy group)
+    ("DeploymentConfig", "apps.openshift.io"): (("spec", "replicas"), ("spec", "template", "spec")),
+    ("DeploymentConfig", ""): (("spec", "replicas"), ("spec", "template", "spec")),
 }  # fmt: skip
 
 

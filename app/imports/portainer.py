@@ -164,7 +164,7 @@ def _stack(template, files, properties, required, found):
         if name not in properties:
             properties[name] = schema
             required += [name] if name in inferred_required else []
-        elif name in inferred_required:
+        elif name in inferred_required and "default" not in properties[name]:  # Portainer sets what it defaults
             required.append(name)
     return text
 

@@ -6,7 +6,7 @@ import marshmallow as ma
 
 from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store
-from app.errors import Forbidden, Invalid
+from app.errors import Forbidden, Invalid, NotFound
 from app.imports import formats
 
 MAX_TEMPLATES = 1000
@@ -22,13 +22,15 @@ def run(fmt, source, document, files, defaults, user, dry_run):
     if len(found) > MAX_TEMPLATES:
         raise Invalid({"document": [f"{len(found)} templates; at most {MAX_TEMPLATES} are imported at once."]})
     made = {doc["source"]["key"]: doc for doc in store.coll().find({"source.name": source})}
-    results, seen = [], set()
-    for candidate in found:
+    keys = [candidate.key for candidate in found]
+    for index, candidate in enumerate(found):
+        if candidate.key in keys[:index]:
+            candidate.problems.append(f"The key {candidate.key!r} is already a template of this document.")
+    results = [None] * len(found)
+    for index in reversed(range(len(found))):  # the document's first is the newest, first in lists and exports
+        candidate = found[index]
         result = {"key": candidate.key, "title": candidate.title, "id": None, "problems": candidate.problems,
                   "notes": candidate.notes}  # fmt: skip
-        if candidate.key in seen:
-            candidate.problems.append(f"The key {candidate.key!r} is already a template of this document.")
-        seen.add(candidate.key)
         if candidate.skipped:
             result.update(outcome="skipped", notes=[*candidate.notes, candidate.skipped])
         elif candidate.problems:
@@ -37,7 +39,7 @@ def run(fmt, source, document, files, defaults, user, dry_run):
             origin = {"format": fmt, "name": source, "key": candidate.key}
             result.update(_write(_with_defaults(candidate.fields, defaults), origin, made.get(candidate.key),
                                  user, dry_run))  # fmt: skip
-        results.append(result)
+        results[index] = result
     counts = {outcome: sum(result["outcome"] == outcome for result in results) for outcome in OUTCOMES}
     return {"source": source, "results": results, "counts": counts}
 
@@ -67,8 +69,10 @@ def _write(fields, origin, stored, user, dry_run):
         return {"outcome": "refused", "problems": _flattened(exc.messages)}
     except Invalid as exc:
         return {"outcome": "refused", "problems": _flattened(exc.errors)}
-    except Forbidden as exc:
-        return {"outcome": "refused", "id": str(stored["_id"]), "problems": [f"source: {exc.detail}"]}
+    except (Forbidden, NotFound):
+        owner = "another user's" if stored["owner"] != user["username"] else "a"
+        problem = f"source: {owner} blueprint an earlier import of this source made, which the caller may not change."
+        return {"outcome": "refused", "problems": [problem]}
 
 
 def _same(stored, value):

@@ -1,0 +1,364 @@
+"""POST /imports, GET /exports and a blueprint's OpenShift export: the catalogs of the corpus
+(Portainer's own v2 and v3 files with the stack files they name, OpenShift's official templates)
+imported, re-imported, refused where they should be, and exported back."""
+
+import json
+import re
+
+import pytest
+import yaml
+
+from support import compose_oracle as oracle
+from support import corpus
+
+V3 = "portainer-templates-v3.json"
+V2 = "portainer-templates-v2.json"
+
+
+def imported(api, fmt, document, source="catalog", user="alice", dry_run=False, **body):
+    response = api.post(
+        "/imports" + ("?dryRun=true" if dry_run else ""),
+        json={"format": fmt, "source": source, "document": document, **body},
+        user=user,
+    )
+    assert response.status == 200, response.json
+    return response.json
+
+
+def by_key(report):
+    return {result["key"]: result for result in report["results"]}
+
+
+def test_portainer_v3_imports_every_template_with_its_file_and_says_why_it_skips_the_rest(api):
+    catalog = corpus.portainer_catalog(V3)
+    report = imported(api, "portainer", catalog, files=corpus.portainer_files())
+    results = by_key(report)
+    assert [result["key"] for result in report["results"]] == [str(t["id"]) for t in catalog["templates"]]
+    for template in catalog["templates"]:
+        result = results[str(template["id"])]
+        stack_file = (template.get("repository") or {}).get("stackfile")
+        if template["type"] == 1 or stack_file in corpus.portainer_files():
+            assert result["outcome"] == "created", (template["title"], result)
+        else:
+            assert result["outcome"] == "skipped"
+            assert template["repository"]["url"] in result["notes"][-1]
+    assert report["counts"] == {"created": 68, "updated": 0, "unchanged": 0, "skipped": 1, "refused": 0}
+    registry = api.get(f"/blueprints/{results['1']['id']}", user="alice").json
+    assert registry["source"] == {"format": "portainer", "name": "catalog", "key": "1"}
+    assert registry["name"] == "Registry" and registry["blueprintType"] == "compose"
+    assert yaml.safe_load(registry["yml"])["services"]["registry"]["image"] == "registry:latest"
+    assert registry["tags"] == ["docker"]
+
+
+def test_a_re_import_never_duplicates_and_writes_a_revision_only_where_something_changed(api):
+    catalog, files = corpus.portainer_catalog(V3), corpus.portainer_files()
+    first = imported(api, "portainer", catalog, files=files)
+    again = imported(api, "portainer", catalog, files=files)
+    assert again["counts"]["unchanged"] == first["counts"]["created"] == 68
+    assert [r["id"] for r in again["results"]] == [r["id"] for r in first["results"]]
+    changed = json.loads(json.dumps(catalog))
+    changed["templates"][0]["description"] = "A registry, described anew"
+    third = by_key(imported(api, "portainer", changed, files=files))
+    assert third["1"]["outcome"] == "updated"
+    assert sum(r["outcome"] == "updated" for r in third.values()) == 1
+    history = api.get(f"/blueprints/{third['1']['id']}/revisions", user="alice").json
+    assert [item["rev"] for item in history["items"]] == [2, 1]  # one new revision, none for the rest
+    assert api.get(f"/blueprints/{third['1']['id']}", user="alice").json["description"] == "A registry, described anew"
+    listed = api.get("/blueprints?limit=200", user="alice").json["items"]
+    assert len([item for item in listed if item["source"]]) == 68
+
+
+def test_a_dry_run_reports_the_same_outcomes_and_stores_nothing(api):
+    report = imported(api, "portainer", corpus.portainer_catalog(V3), files=corpus.portainer_files(), dry_run=True)
+    assert report["counts"]["created"] == 68
+    assert all(result["id"] is None for result in report["results"])
+    assert api.get("/blueprints", user="alice").json["items"] == []
+
+
+def test_portainer_v2_keys_repeated_titles_apart_and_skips_edge_stacks(api):
+    catalog = corpus.portainer_catalog(V2)
+    report = imported(api, "portainer", catalog, files=corpus.portainer_files())
+    keys = [result["key"] for result in report["results"]]
+    assert len(set(keys)) == len(keys) and "SQL Server #2" in keys
+    for template, result in zip(catalog["templates"], report["results"], strict=True):
+        if template["type"] == 4:
+            assert result["outcome"] == "skipped" and "Edge" in result["notes"][-1]
+        elif template["type"] == 1:
+            assert result["outcome"] == "created", (template["title"], result)
+    assert report["counts"]["refused"] == 0
+
+
+def test_portainer_env_becomes_string_parameters_with_select_preset_and_a_required_one(api):
+    template = {
+        "type": 1,
+        "title": "Grafana",
+        "image": "grafana/grafana:${TAG}",
+        "ports": ["3000/tcp"],
+        "volumes": [{"container": "/var/lib/grafana"}, {"container": "/etc/x", "bind": "/srv/x", "readonly": True}],
+        "env": [
+            {"name": "ADMIN_USER", "label": "Admin user", "default": "admin"},
+            {"name": "ADMIN_PASSWORD", "label": "Admin password"},
+            {"name": "MODE", "select": [{"text": "A", "value": "a"}, {"text": "B", "value": "b", "default": True}]},
+            {"name": "FIXED", "default": "1", "preset": True},
+        ],
+    }
+    result = imported(api, "portainer", {"version": "2", "templates": [template]})["results"][0]
+    assert result["outcome"] == "created", result
+    blueprint = api.get(f"/blueprints/{result['id']}", user="alice").json
+    properties = blueprint["parameters"]["properties"]
+    assert properties["ADMIN_USER"] == {"type": "string", "title": "Admin user", "default": "admin"}
+    assert properties["MODE"] == {"type": "string", "enum": ["a", "b"], "default": "b"}
+    assert properties["FIXED"]["const"] == "1"
+    assert blueprint["parameters"]["required"] == ["ADMIN_PASSWORD"]
+    assert any(note.startswith("ADMIN_PASSWORD:") for note in result["notes"])
+    service = yaml.safe_load(blueprint["yml"])["services"]["grafana"]
+    assert service["image"] == "grafana/grafana:$${TAG}"  # Portainer's text is not a Compose variable
+    assert service["volumes"] == ["/var/lib/grafana", "/srv/x:/etc/x:ro"]
+    assert service["environment"]["ADMIN_PASSWORD"] == "${ADMIN_PASSWORD}"
+
+
+@pytest.mark.parametrize("app", ["mongomock"], indirect=True)
+def test_every_imported_portainer_blueprint_renders_to_a_file_docker_compose_accepts(api):
+    report = imported(api, "portainer", corpus.portainer_catalog(V3), files=corpus.portainer_files())
+    refused_by_compose = []
+    for result in [result for result in report["results"] if result["outcome"] == "created"]:
+        blueprint = api.get(f"/blueprints/{result['id']}", user="alice").json
+        declared = blueprint["parameters"] or {"properties": {}}
+        properties = declared["properties"]
+        values = {name: properties[name].get("examples", ["x"])[0] for name in declared.get("required", [])}
+        render = api.post(f"/blueprints/{result['id']}/render", json={"values": values}, user="alice")
+        assert render.status == 200, (result["title"], render.json)
+        accepted, message = oracle.config(render.json["yml"], files={"stack.env": ""})
+        if not accepted:
+            refused_by_compose.append((result["title"], message))
+    assert refused_by_compose == []
+
+
+def test_openshift_templates_each_have_an_outcome_and_their_parameters(api):
+    templates = corpus.openshift_templates()
+    report = imported(api, "openshift", list(templates.values()), source="openshift/library")
+    assert [r["key"] for r in report["results"]] == [t["metadata"]["name"] for t in templates.values()]
+    results = by_key(report)
+    for result in report["results"]:
+        assert result["outcome"] in ("created", "refused")
+        if result["outcome"] == "refused":  # the published file has a field Kubernetes does not know
+            assert all(problem.startswith("yml: Deployment/") for problem in result["problems"]), result
+    assert sum(result["outcome"] == "created" for result in report["results"]) >= 9
+    for name, template in [(t["metadata"]["name"], t) for t in templates.values()]:
+        if results[name]["outcome"] != "created":
+            continue
+        blueprint = api.get(f"/blueprints/{results[name]['id']}", user="alice").json
+        assert blueprint["blueprintType"] == "kubernetes"
+        properties = blueprint["parameters"]["properties"]
+        for parameter in template["parameters"]:
+            mapped = properties[parameter["name"]]
+            assert mapped.get("title") == parameter.get("displayName")
+            if "from" in parameter:
+                assert mapped["x-generate"] == parameter["from"]
+            else:
+                assert mapped["default"] == parameter.get("value", "")
+        documents = list(yaml.safe_load_all(blueprint["yml"]))
+        assert len(documents) == len(template["objects"])
+        assert all(doc["metadata"]["labels"].items() >= template["labels"].items() for doc in documents)
+
+
+def test_a_deployment_config_is_measured_as_a_deployment(api):
+    template = {
+        "kind": "Template",
+        "apiVersion": "template.openshift.io/v1",
+        "metadata": {"name": "web"},
+        "objects": [
+            {
+                "kind": "DeploymentConfig",
+                "apiVersion": "apps.openshift.io/v1",
+                "metadata": {"name": "web"},
+                "spec": {
+                    "replicas": "${{REPLICAS}}",
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {"name": "web", "image": "nginx", "resources": {"limits": {"memory": "${MEMORY}"}}}
+                            ]
+                        }
+                    },
+                },
+            }
+        ],
+        "parameters": [
+            {"name": "REPLICAS", "value": "3"},
+            {"name": "MEMORY", "value": "256Mi", "required": True},
+            {"name": "LABEL"},
+            {"name": "SECRET", "generate": "expression", "from": "[\\w]{50}"},
+        ],
+    }
+    result = imported(api, "openshift", template)["results"][0]
+    assert result["outcome"] == "created", result
+    blueprint = api.get(f"/blueprints/{result['id']}", user="alice").json
+    properties = blueprint["parameters"]["properties"]
+    assert properties["REPLICAS"] == {"type": "integer", "default": 3}
+    assert properties["MEMORY"] == {"type": "string", "default": "256Mi", "minLength": 1}
+    assert properties["LABEL"] == {"type": "string", "default": ""}
+    assert properties["SECRET"]["x-generate"] == "[\\w]{50}"
+    assert "replicas: ${REPLICAS}" in blueprint["yml"]
+    assert blueprint["requirements"]["containers"] == 3
+    assert blueprint["requirements"]["memoryBytes"] == 3 * 256 * 2**20
+    back = api.get(f"/blueprints/{result['id']}/export?format=openshift", user="alice")
+    assert back.status == 200
+    assert back.json["objects"][0]["spec"]["replicas"] == "${{REPLICAS}}"
+    assert {p["name"]: p.get("value") for p in back.json["parameters"]} == {
+        "REPLICAS": "3",
+        "MEMORY": "256Mi",
+        "LABEL": "",
+        "SECRET": None,
+    }
+
+
+def test_a_compose_file_and_its_env_make_typed_required_and_secret_parameters(api):
+    text = (
+        "services:\n  db:\n    image: postgres:${TAG:-16}\n    deploy:\n      replicas: ${REPLICAS:-2}\n"
+        "    mem_limit: ${MEM:-512m}\n    environment:\n      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD}\n"
+        "      POSTGRES_USER: ${USER_NAME:?set a user}\n      DEBUG: ${DEBUG}\n"
+    )
+    report = imported(
+        api, "compose", text, files={".env": "# the stack\nREPLICAS=3\nexport DEBUG='false'\nUNUSED=1\n"},
+        defaults={"name": "pg", "entitlementType": "PUBLIC", "tags": ["db"]},
+    )  # fmt: skip
+    result = report["results"][0]
+    assert result["outcome"] == "created", result
+    blueprint = api.get(f"/blueprints/{result['id']}", user="bob").json
+    properties = blueprint["parameters"]["properties"]
+    assert properties["REPLICAS"] == {"type": "integer", "default": 3}
+    assert properties["TAG"] == {"type": "string", "default": "16"}  # part of a value: text
+    assert properties["MEM"] == {"type": "string", "default": "512m"}
+    assert properties["DEBUG"] == {"type": "boolean", "default": False}  # a whole value: typed
+    assert properties["POSTGRES_PASSWORD"] == {"type": "string", "writeOnly": True, "x-generate": "[A-Za-z0-9]{24}"}
+    assert blueprint["parameters"]["required"] == ["USER_NAME"]
+    assert blueprint["entitlementType"] == "PUBLIC" and blueprint["tags"] == ["db"]
+    assert blueprint["requirements"]["containers"] == 3
+    assert any("UNUSED" in note for note in result["notes"])
+    render = api.post(f"/blueprints/{result['id']}/render", json={"values": {"USER_NAME": "app"}}, user="bob")
+    assert render.status == 200, render.json
+    assert oracle.config(render.json["yml"])[0]
+
+
+@pytest.mark.parametrize(
+    ("body", "place"),
+    [
+        ({"format": "portainer", "document": {"kind": "Template"}}, "document"),
+        ({"format": "openshift", "document": {"version": "3", "templates": []}}, "document"),
+        ({"format": "native", "document": {"format": "native", "version": 2, "blueprints": []}}, "document"),
+        ({"format": "compose", "document": "services: {}\n"}, "document"),
+        ({"format": "yaml", "document": {}}, "format"),
+        ({"format": "portainer", "document": {"version": "3", "templates": [{}] * 1001}}, "document"),
+    ],
+)
+def test_a_document_of_the_wrong_format_or_too_many_templates_is_a_422_naming_it(api, body, place):
+    response = api.post("/imports", json={"source": "s", **body}, user="alice")
+    assert response.status == 422
+    assert place in response.json["errors"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "document", "files", "problem"),
+    [
+        ("openshift", {"kind": "Template", "metadata": {"name": "t"}, "objects": [{"kind": "Service"}],
+                       "parameters": [{"name": "1BAD", "value": "x"}]}, {}, "parameters.0.name"),
+        ("openshift", {"kind": "Template", "metadata": {"name": "t"}, "objects": [{"kind": "Service"}],
+                       "parameters": [{"name": "P", "generate": "expression", "from": "[a-z]{9999}"}]}, {},
+         "parameters.0.from"),
+        ("portainer", {"version": "2", "templates": [{"type": 1, "title": "x", "image": "nginx",
+                                                      "env": [{"name": "A"}, {"name": "A"}]}]}, {}, "env.1.name"),
+        ("portainer", {"version": "2", "templates": [{"type": 3, "title": "x", "repository": {
+            "url": "https://example.com/r", "stackfile": "s.yml"}}]}, {"s.yml": "services: [\n"}, "files.s.yml"),
+    ],
+)  # fmt: skip
+def test_a_template_that_cannot_be_mapped_is_refused_naming_the_place_and_nothing_is_written(
+    api, fmt, document, files, problem
+):
+    result = imported(api, fmt, document, files=files)["results"][0]
+    assert result["outcome"] == "refused"
+    assert result["problems"][0].startswith(problem), result
+    assert api.get("/blueprints", user="alice").json["items"] == []
+
+
+def test_a_refused_template_never_undoes_another(api):
+    good = {"type": 1, "title": "good", "image": "nginx"}
+    stack = {"url": "https://example.com/stacks", "stackfile": "bad.yml"}
+    bad = {"type": 3, "title": "bad", "repository": stack}
+    conflict = "services:\n  web:\n    image: nginx\n    scale: 2\n    deploy: {replicas: 3}\n"
+    report = imported(api, "portainer", {"version": "2", "templates": [good, bad]}, files={"bad.yml": conflict})
+    assert [r["outcome"] for r in report["results"]] == ["created", "refused"]
+    assert report["results"][1]["problems"][0].startswith("yml: ")
+    assert [item["name"] for item in api.get("/blueprints", user="alice").json["items"]] == ["good"]
+
+
+def test_an_import_over_16_mib_is_a_413_and_one_a_viewer_sends_a_403(api):
+    body = json.dumps({"format": "native", "source": "s", "document": {"pad": "x" * (16 * 2**20)}})
+    response = api.post("/imports", data=body, headers={"Content-Type": "application/json"}, user="alice")
+    assert response.status == 413
+    assert api.post("/imports", json={"format": "native", "source": "s", "document": {}}, user="victor").status == 403
+
+
+def test_what_another_user_made_from_the_same_source_is_refused_not_taken_over(api):
+    catalog = {"version": "2", "templates": [{"type": 1, "title": "x", "image": "nginx"}]}
+    imported(api, "portainer", catalog, user="alice")
+    changed = {"version": "2", "templates": [{"type": 1, "title": "x", "image": "nginx:2"}]}
+    result = imported(api, "portainer", changed, user="bob")["results"][0]
+    assert result["outcome"] == "refused" and result["problems"][0].startswith("source:")
+    assert len(api.get("/blueprints", user="admin").json["items"]) == 1
+
+
+def test_export_then_import_into_an_empty_service_then_export_gives_the_same_document(api, app):
+    imported(api, "portainer", corpus.portainer_catalog(V3), files=corpus.portainer_files())
+    first = api.get("/exports", user="alice")
+    assert first.status == 200 and first.headers["content-type"].startswith("application/json")
+    exported = first.json
+    assert exported["format"] == "native" and len(exported["blueprints"]) == 68
+    with app.app_context():
+        from app.blueprints.storage import store
+
+        store.coll().delete_many({})
+    report = imported(api, "native", exported, source="backup")
+    assert report["counts"]["created"] == 68
+    again = api.get("/exports", user="alice").json
+
+    def without_ids(document):
+        return [{k: v for k, v in item.items() if k != "id"} for item in document["blueprints"]]
+
+    assert without_ids(again) == without_ids(exported)
+    assert {item["id"] for item in again["blueprints"]}.isdisjoint({item["id"] for item in exported["blueprints"]})
+
+
+def test_exports_apply_the_list_filters_and_only_what_the_caller_may_read(api):
+    for user, name in (("alice", "a1"), ("alice", "a2"), ("bob", "b1")):
+        body = {"name": name, "blueprintType": "compose", "yml": "services: {w: {image: nginx}}\n"}
+        assert api.post("/blueprints", json=body, user=user).status == 201
+    assert [b["name"] for b in api.get("/exports", user="alice").json["blueprints"]] == ["a2", "a1"]
+    assert [b["name"] for b in api.get("/exports?name=a1", user="alice").json["blueprints"]] == ["a1"]
+    assert api.get("/exports?nope=1", user="alice").status == 422
+
+
+def test_an_export_to_openshift_of_a_compose_blueprint_is_a_409(api):
+    created = api.post("/blueprints", json={"name": "c", "blueprintType": "compose",
+                                            "yml": "services: {w: {image: nginx}}\n"}, user="alice").json  # fmt: skip
+    assert api.get(f"/blueprints/{created['id']}/export?format=openshift", user="alice").status == 409
+    assert api.get(f"/blueprints/{created['id']}/export?format=helm", user="alice").status == 422
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("user[A-Z0-9]{3}", r"user[A-Z0-9]{3}"),
+        ("[\\w]{50}", r"[A-Za-z0-9_]{50}"),
+        ("[a-z0-9]{127}", r"[a-z0-9]{127}"),
+        ("\\d{4}", r"[0-9]{4}"),
+        ("[\\a\\d]{5}", r"[A-Za-z0-9]{5}"),
+        ("[\\A]{6}", r"[^A-Za-z0-9\s]{6}"),
+    ],
+)
+def test_x_generate_reads_openshift_generator_patterns(pattern, expected):
+    from app.definitions.parameters import generate
+
+    values = {generate(pattern) for _ in range(20)}
+    assert all(re.fullmatch(expected, value) for value in values)
+    assert len(values) > 1  # random, not a constant
