@@ -94,7 +94,11 @@ def test_portainer_env_becomes_string_parameters_with_select_preset_and_a_requir
         "title": "Grafana",
         "image": "grafana/grafana:${TAG}",
         "ports": ["3000/tcp"],
-        "volumes": [{"container": "/var/lib/grafana"}, {"container": "/etc/x", "bind": "/srv/x", "readonly": True}],
+        "volumes": [
+            {"container": "/var/lib/grafana"},
+            {"container": "/etc/x", "bind": "/srv/x", "readonly": True},
+            {"container": "/data", "bind": "grafana-data"},
+        ],
         "env": [
             {"name": "ADMIN_USER", "label": "Admin user", "default": "admin"},
             {"name": "ADMIN_PASSWORD", "label": "Admin password"},
@@ -111,9 +115,11 @@ def test_portainer_env_becomes_string_parameters_with_select_preset_and_a_requir
     assert properties["FIXED"]["const"] == "1"
     assert blueprint["parameters"]["required"] == ["ADMIN_PASSWORD"]
     assert any(note.startswith("ADMIN_PASSWORD:") for note in result["notes"])
-    service = yaml.safe_load(blueprint["yml"])["services"]["grafana"]
+    definition = yaml.safe_load(blueprint["yml"])
+    service = definition["services"]["grafana"]
     assert service["image"] == "grafana/grafana:$${TAG}"  # Portainer's text is not a Compose variable
-    assert service["volumes"] == ["/var/lib/grafana", "/srv/x:/etc/x:ro"]
+    assert service["volumes"] == ["/var/lib/grafana", "/srv/x:/etc/x:ro", "grafana-data:/data"]
+    assert definition["volumes"] == {"grafana-data": {}}  # Portainer makes a named volume; Compose declares it
     assert service["environment"]["ADMIN_PASSWORD"] == "${ADMIN_PASSWORD}"
 
 

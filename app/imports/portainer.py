@@ -6,6 +6,7 @@ import re
 
 import yaml
 
+from app.definitions.compose_load import LoadError, parse_volume
 from app.definitions.parameters import NAME
 from app.definitions.placeholders import TemplateError
 from app.imports import variables
@@ -14,6 +15,7 @@ from app.model.yamlguard import YamlError
 
 VERSIONS = ("2", "3")
 SHARED_NETWORKS = ("host", "bridge", "none")  # Portainer's `network` names a mode for these
+VOLUME_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_.-]*")  # as Docker names a volume
 
 
 def is_catalog(document):
@@ -119,6 +121,9 @@ def _container(template, properties, found):
         if isinstance(template.get(source), str) and template[source]:
             service[target] = escaped(template[source])
     document = {"services": {_service_name(template): service}}
+    named = _named_volumes(service.get("volumes", []))
+    if named:  # Portainer creates a named volume it is given; Compose needs it declared
+        document["volumes"] = {name: {} for name in named}
     network = template.get("network")
     if isinstance(network, str) and network:
         if network in SHARED_NETWORKS:
@@ -139,6 +144,19 @@ def _volume(volume):
         return None
     spec = f"{volume['bind']}:{target}" if isinstance(volume.get("bind"), str) and volume["bind"] else target
     return escaped(spec + (":ro" if volume.get("readonly") is True and ":" in spec else ""))
+
+
+def _named_volumes(specs):
+    """The named volumes (Docker's names: `data`, not ` /etc`) that volume specs mount."""
+    named = []
+    for spec in specs:
+        try:
+            kind, source, _ = parse_volume(spec)
+        except LoadError:
+            continue
+        if kind == "volume" and VOLUME_NAME.fullmatch(source):
+            named.append(source)
+    return list(dict.fromkeys(named))
 
 
 def _service_name(template):
