@@ -1,6 +1,6 @@
 """`make bench`: the service under gunicorn on the embedded database, driven by wrk on loopback,
 beside the stack's floor (bench/baseline.py) and its peer, Python-Eve (bench/eve_app.py), then
-the scale scenario (bench/scale.py).
+the scale scenario (bench/scale.py); the web page (bench/web.py) and imports (bench/imports.py).
 
 Every throughput scenario runs for a few seconds per round, rounds interleaved with the floor's,
 all bounded in time; the table gives the median round's requests/s, latency percentiles, and the
@@ -26,7 +26,7 @@ from pymongo import MongoClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app.storage import embedded  # noqa: E402
-from bench import scale, web  # noqa: E402
+from bench import imports, scale, web  # noqa: E402
 from support.http import SocketClient, basic  # noqa: E402
 from support.processes import Gunicorn, cpu_seconds  # noqa: E402
 
@@ -224,12 +224,13 @@ def main():
             servers.append(service(mongo_uri, args.workers, cwd=worktree, db="against"))
             targets[servers[-1]] = scenarios(servers[-1].port)
             peers.append((args.against[:8], servers[-1]))
-        names = [name for name in targets[app] if not args.only or any(part in name for part in args.only.split(","))]
-        if not names:
+        parts = args.only.split(",") if args.only else []
+        names = [name for name in targets[app] if not parts or any(part in name for part in parts)]
+        if not names and not {"web", "imports"} & set(parts):
             raise SystemExit(f"no scenario name contains {args.only!r}")
         results = {(server, name): [] for server in targets for name in names if name in targets[server]}
         floors = []
-        for _ in range(args.rounds):  # A B C A B C: the service, its peers and the floor take turns
+        for _ in range(args.rounds if names else 0):  # A B C A B C: the service, its peers and the floor take turns
             for name in names:
                 runs = [(server, targets[server][name], results[server, name]) for server in targets
                         if name in targets[server]]  # fmt: skip
@@ -242,29 +243,32 @@ def main():
                     result["cpu_ms"] = (server.worker_cpu_seconds() - cpu) * 1000 / done
                     result["db_ms"] = (cpu_seconds(database.pid) - db_cpu) * 1000 / done
                     results_of.append(result)
-        base = median_round(floors)
-        print(
-            f"\n{'scenario':34} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} {'rps/base':>8} {'p99/base':>8}"
-            f" {'CPU ms':>7} {'DB ms':>7}"
-        )
-        print_row("baseline POST (Flask + pymongo)", base, base)
-        for name in names:
-            print_row(name, median_round(results[app, name]), base)
-        for label, other in peers:
-            print(f"\n{label}: its rounds, then the median of the per-round ratios (this service / {label})")
+        if names:
+            base = median_round(floors)
+            print(
+                f"\n{'scenario':34} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} {'rps/base':>8}"
+                f" {'p99/base':>8} {'CPU ms':>7} {'DB ms':>7}"
+            )
+            print_row("baseline POST (Flask + pymongo)", base, base)
             for name in names:
-                if (other, name) not in results:
-                    continue
-                print_row(f"{name} [{label}]", median_round(results[other, name]), base)
-                pairs = list(zip(results[app, name], results[other, name], strict=True))
-                for key in ("rps", "p99_ms", "cpu_ms", "db_ms"):
-                    ratios = [ours[key] / theirs[key] for ours, theirs in pairs]
-                    listed = " ".join(f"{r:.3f}" for r in ratios)
-                    print(f"  {key:7} this / {label} per round: {listed}; median {statistics.median(ratios):.3f}")
+                print_row(name, median_round(results[app, name]), base)
+            for label, other in peers:
+                print(f"\n{label}: its rounds, then the median of the per-round ratios (this service / {label})")
+                for name in names:
+                    if (other, name) not in results:
+                        continue
+                    print_row(f"{name} [{label}]", median_round(results[other, name]), base)
+                    pairs = list(zip(results[app, name], results[other, name], strict=True))
+                    for key in ("rps", "p99_ms", "cpu_ms", "db_ms"):
+                        ratios = [ours[key] / theirs[key] for ours, theirs in pairs]
+                        listed = " ".join(f"{r:.3f}" for r in ratios)
+                        print(f"  {key:7} this / {label} per round: {listed}; median {statistics.median(ratios):.3f}")
         rss = app.worker_rss_mb()
         print(f"\nworker RSS after the run: {', '.join(f'{mb:.0f} MB' for mb in rss)}")
-        if not args.only or "web" in args.only.split(","):
+        if not parts or "web" in parts:
             web.run(app.port, ADMIN, PROFILE, BLUEPRINT)
+        if not parts or "imports" in parts:
+            imports.run(app, ADMIN, BLUEPRINT)
         for server in servers:
             server.stop()
         servers = []

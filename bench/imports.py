@@ -1,0 +1,76 @@
+"""Imports in `make bench`: the community Portainer catalog of the corpus (524 templates, about
+600 KB) imported into the running service as a dry run, for real, and again (every template then
+unchanged), timed from the client and in the workers' CPU; then the largest import the contract
+allows (1,000 templates in just under 16 MiB: native blueprints whose Compose files repeat the
+shared 1 KB body's services, each copy depending on the first), with the workers' peak resident
+memory (VmHWM) after it."""
+
+import json
+import re
+import time
+from pathlib import Path
+
+import yaml
+
+from support import corpus
+from support.http import SocketClient, basic
+
+MAX_IMPORT_BYTES = 16 * 1024 * 1024
+LARGEST_TEMPLATES = 1000
+
+
+def _import(client, auth, body, dry_run=False):
+    started = time.perf_counter()
+    response = client.post("/imports" + ("?dryRun=true" if dry_run else ""), json=body, headers=auth)
+    elapsed = time.perf_counter() - started
+    if response.status != 200:
+        raise SystemExit(f"import failed: {response.status} {response.body[:300]!r}")
+    return elapsed, response.json["counts"]
+
+
+def largest_document(blueprint):
+    """A native export of 1,000 blueprints whose body is just under 16 MiB."""
+    original = yaml.safe_load(blueprint["yml"])
+    per_template = (MAX_IMPORT_BYTES - 64 * 1024) // LARGEST_TEMPLATES
+    definition, copy = original, 1
+    while True:  # as many copies of the services (depending on the first ones) as one template's share holds
+        more = {f"{name}-{copy}": service for name, service in original["services"].items()}
+        candidate = {**definition, "services": {**definition["services"], **more}}
+        if len(json.dumps(yaml.safe_dump(candidate))) > per_template - 512:
+            break
+        definition, copy = candidate, copy + 1
+    text = yaml.safe_dump(definition, sort_keys=False)
+    items = [{**{key: blueprint[key] for key in ("version", "description", "blueprintType")},
+              "name": f"largest-{index}", "yml": text} for index in range(LARGEST_TEMPLATES)]  # fmt: skip
+    return {"format": "native", "version": 1, "blueprints": items}
+
+
+def peak_rss_mb(server):
+    """The largest resident memory each worker has had (VmHWM), in MB."""
+    peaks = []
+    for pid, cmdline in server.children():
+        if b"gunicorn" in cmdline:
+            status = Path(f"/proc/{pid}/status").read_text()
+            peaks.append(int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024)
+    return peaks
+
+
+def run(server, admin, blueprint):
+    client, auth = SocketClient(server.port, timeout=600), {"Authorization": basic(*admin)}
+    catalog = corpus.portainer_catalog("lissy93-templates.json")
+    body = {"format": "portainer", "source": "bench/community", "document": catalog, "files": corpus.portainer_files()}
+    size = len(json.dumps(body).encode())
+    print(f"\nimports: the community Portainer catalog, {len(catalog['templates'])} templates, {size / 1024:.0f} KiB")
+    for label, dry_run in (("dry run", True), ("first import", False), ("again (unchanged)", False)):
+        cpu = server.worker_cpu_seconds()
+        elapsed, counts = _import(client, auth, body, dry_run)
+        cpu = server.worker_cpu_seconds() - cpu
+        per_100 = elapsed / len(catalog["templates"]) * 100
+        print(f"  {label:20} {elapsed:6.2f} s ({per_100:.2f} s per 100 templates), worker CPU {cpu:.2f} s; {counts}")
+    largest = {"format": "native", "source": "bench/largest", "document": largest_document(blueprint)}
+    size = len(json.dumps(largest).encode())
+    before = peak_rss_mb(server)
+    elapsed, counts = _import(client, auth, largest)
+    peaks = ", ".join(f"{mb:.0f} MB" for mb in peak_rss_mb(server))
+    print(f"  largest: {LARGEST_TEMPLATES} templates, {size / 2**20:.2f} MiB: {elapsed:.1f} s; {counts}")
+    print(f"  workers' peak RSS: before {', '.join(f'{mb:.0f} MB' for mb in before)}; after {peaks}")
