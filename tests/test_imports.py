@@ -10,6 +10,8 @@ import yaml
 
 from support import compose_oracle as oracle
 from support import corpus
+from support.apps import make_app
+from support.http import FlaskClient
 
 V3 = "portainer-templates-v3.json"
 V2 = "portainer-templates-v2.json"
@@ -73,6 +75,8 @@ def test_a_dry_run_reports_the_same_outcomes_and_stores_nothing(api):
     assert report["counts"]["created"] == 68
     assert all(result["id"] is None for result in report["results"])
     assert api.get("/blueprints", user="alice").json["items"] == []
+    drafts = [result["blueprint"] for result in report["results"] if result["outcome"] == "created"]
+    assert all(draft["id"] is None and draft["yml"] and draft["source"]["name"] == "catalog" for draft in drafts)
 
 
 def test_portainer_v2_keys_repeated_titles_apart_and_skips_edge_stacks(api):
@@ -242,6 +246,9 @@ def test_a_compose_file_and_its_env_make_typed_required_and_secret_parameters(ap
     assert blueprint["entitlementType"] == "PUBLIC" and blueprint["tags"] == ["db"]
     assert blueprint["requirements"]["containers"] == 3
     assert any("UNUSED" in note for note in result["notes"])
+    proposed = imported(api, "compose", text, source="editor", dry_run=True, defaults={"name": "draft"},
+                        files={".env": "REPLICAS=3\nexport DEBUG='false'\n"})  # fmt: skip
+    assert proposed["results"][0]["blueprint"]["parameters"] == blueprint["parameters"]  # how the editor proposes them
     render = api.post(f"/blueprints/{result['id']}/render", json={"values": {"USER_NAME": "app"}}, user="bob")
     assert render.status == 200, render.json
     assert oracle.config(render.json["yml"])[0]
@@ -320,13 +327,10 @@ def test_export_then_import_into_an_empty_service_then_export_gives_the_same_doc
     assert first.status == 200 and first.headers["content-type"].startswith("application/json")
     exported = first.json
     assert exported["format"] == "native" and len(exported["blueprints"]) == 68
-    with app.app_context():
-        from app.blueprints.storage import store
-
-        store.coll().delete_many({})
-    report = imported(api, "native", exported, source="backup")
+    empty = FlaskClient(make_app(app.backend, app.config.get("MONGO_URI")))  # a new database
+    report = imported(empty, "native", exported, source="backup")
     assert report["counts"]["created"] == 68
-    again = api.get("/exports", user="alice").json
+    again = empty.get("/exports", user="alice").json
 
     def without_ids(document):
         return [{k: v for k, v in item.items() if k != "id"} for item in document["blueprints"]]

@@ -43,12 +43,10 @@ class Blueprints(ResourceStore):
     )
 
     def create_indexes(self):
-        """An import finds what it made by its source: one blueprint per source and key."""
+        """An import finds what it made by its source: one blueprint per source and key (sparse:
+        the blueprints no import made are not in it)."""
         self.coll().create_index(
-            [("source.name", ASCENDING), ("source.key", ASCENDING)],
-            unique=True,
-            name="one_per_source_key",
-            partialFilterExpression={"source.name": {"$exists": True}},
+            [("source.name", ASCENDING), ("source.key", ASCENDING)], unique=True, sparse=True, name="one_per_source"
         )
         super().create_indexes()
 

@@ -2,7 +2,7 @@
 
 import marshmallow as ma
 
-from app.blueprints.schemas import BlueprintQuery, Entitlement, Tags
+from app.blueprints.schemas import BlueprintDraftSchema, BlueprintQuery, Entitlement, Tags
 from app.imports.formats import FORMATS
 from app.imports.storage import OUTCOMES
 from app.model.accounts import Username
@@ -10,6 +10,20 @@ from app.model.fields import StrictBoolean, Text
 from app.model.schemas import Schema
 
 MAX_FILES = 1000
+
+
+class Document(ma.fields.Raw):
+    """A catalog as JSON (an object or an array) or as text, never empty."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, (dict, list, str)) or value in ("", [], {}):
+            raise ma.ValidationError("Must be a catalog: a JSON object or array, or its text.")
+        return value
+
+
+def _at_most_files(files):
+    if len(files) > MAX_FILES:
+        raise ma.ValidationError(f"At most {MAX_FILES} files.")
 
 
 class ImportDefaults(Schema):
@@ -31,16 +45,23 @@ class ImportSchema(Schema):
         validate=ma.validate.Length(1, 200),
         metadata={"description": "Where this comes from; importing it again updates what it made."},
     )
-    document = ma.fields.Raw(
+    document = Document(
         required=True,
-        metadata={"description": "The catalog (JSON), or a Compose file's text for `compose`."},
+        metadata={
+            "type": ["object", "array", "string"],
+            "minLength": 1,
+            "description": "The catalog (JSON, or its YAML text), or a Compose file's text for `compose`.",
+        },
     )
     files = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(1, 1000)),
         values=ma.fields.String(),
         load_default=dict,
-        validate=ma.validate.Length(max=MAX_FILES),
-        metadata={"description": "Texts by path: the stack files a catalog names, a Compose file's `.env`."},
+        validate=_at_most_files,
+        metadata={
+            "maxProperties": MAX_FILES,
+            "description": "Texts by path: the stack files a catalog names, a Compose file's `.env`.",
+        },
     )
     defaults = ma.fields.Nested(ImportDefaults, load_default=dict)
 
@@ -52,6 +73,10 @@ class ImportResultSchema(Schema):
     id = ma.fields.String(allow_none=True)
     problems = ma.fields.List(ma.fields.String())
     notes = ma.fields.List(ma.fields.String())
+    blueprint = ma.fields.Nested(
+        BlueprintDraftSchema,
+        metadata={"description": "dryRun=true only: the blueprint as it would be stored (its inferred parameters)."},
+    )
 
 
 class ImportReportSchema(Schema):

@@ -59,12 +59,12 @@ def _write(fields, origin, stored, user, dry_run):
         loaded = BlueprintSchema().load(fields)
         if stored is None:
             doc = store.create({**loaded, "source": origin}, user, dry_run=dry_run)
-            return {"outcome": "created", "id": None if dry_run else str(doc["_id"])}
+            return _made("created", None if dry_run else str(doc["_id"]), doc, dry_run)
         changes = {key: value for key, value in loaded.items() if not _same(stored.get(key), value)}
         if not changes:
-            return {"outcome": "unchanged", "id": str(stored["_id"])}
-        store.update(str(stored["_id"]), user, changes, dry_run=dry_run)
-        return {"outcome": "updated", "id": str(stored["_id"])}
+            return _made("unchanged", str(stored["_id"]), stored, dry_run)
+        doc = store.update(str(stored["_id"]), user, changes, dry_run=dry_run)
+        return _made("updated", str(stored["_id"]), doc, dry_run)
     except ma.ValidationError as exc:
         return {"outcome": "refused", "problems": _flattened(exc.messages)}
     except Invalid as exc:
@@ -73,6 +73,12 @@ def _write(fields, origin, stored, user, dry_run):
         owner = "another user's" if stored["owner"] != user["username"] else "a"
         problem = f"source: {owner} blueprint an earlier import of this source made, which the caller may not change."
         return {"outcome": "refused", "problems": [problem]}
+
+
+def _made(outcome, id_text, doc, dry_run):
+    """A write's result; a dry run's carries the blueprint it would leave (its parameters are
+    how a client proposes them for a definition it has)."""
+    return {"outcome": outcome, "id": id_text, **({"blueprint": doc} if dry_run else {})}
 
 
 def _same(stored, value):
