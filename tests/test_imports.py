@@ -372,3 +372,12 @@ def test_x_generate_reads_openshift_generator_patterns(pattern, expected):
     values = {generate(pattern) for _ in range(20)}
     assert all(re.fullmatch(expected, value) for value in values)
     assert len(values) > 1  # random, not a constant
+
+
+def test_an_openshift_template_may_come_as_its_yaml_text(api):
+    template = corpus.openshift_templates()["httpd-example.json"]
+    text = yaml.safe_dump(template, sort_keys=False)
+    result = imported(api, "openshift", text)["results"][0]
+    assert result["key"] == "httpd-example" and result["outcome"] == "created", result
+    broken = {"format": "openshift", "source": "s", "document": "a: [\n"}
+    assert api.post("/imports", json=broken, user="alice").status == 422

@@ -6,9 +6,11 @@ the route answers as a 422 naming `document`."""
 from app.definitions.placeholders import TemplateError
 from app.imports import openshift, portainer, variables
 from app.imports.candidate import Candidate, parameters
+from app.model import yamlguard
 from app.model.yamlguard import YamlError
 
 NATIVE_VERSION = 1
+MAX_TEXT_BYTES = 16 * 1024 * 1024  # a catalog sent as text: the most an import's body holds
 WRITABLE = ("name", "version", "description", "blueprintType", "yml", "entitlementType", "entitledUsers",
             "inactive", "tags", "parameters")  # fmt: skip
 
@@ -70,5 +72,12 @@ FORMATS = {"portainer": _portainer, "openshift": _openshift, "compose": _compose
 
 
 def candidates(fmt, document, files, defaults):
-    """The Candidates of `document`; ValueError when it is not of the format."""
+    """The Candidates of `document`; ValueError when it is not of the format. A catalog may come
+    as its text (OpenShift templates are often YAML), read by the safe loader."""
+    if fmt != "compose" and isinstance(document, str):
+        try:
+            documents = [doc for doc in yamlguard.load(document, max_bytes=MAX_TEXT_BYTES) if doc is not None]
+        except YamlError as exc:
+            raise ValueError(str(exc)) from None
+        document = documents[0] if len(documents) == 1 else documents
     return FORMATS[fmt](document, files, defaults)
