@@ -17,6 +17,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from support import corpus
 from support.browser import OUTPUT, chromium, screenshot
 from support.http import PASSWORD, FlaskClient
 
@@ -30,6 +31,9 @@ STACKS = 52  # more than a page of 50
 # a service whose CPU is a variable the template does not declare: measured as unresolved
 MADE = "services:\n  web:\n    image: nginx\n    mem_limit: 256m\n  cache:\n    image: redis\n    cpus: ${CACHE_CPUS}\n"
 MOST_WEIGHT = 300_000
+# a Compose file an import turns into a blueprint with parameters (its .env gives TAG)
+IMPORTED = ("services:\n  db:\n    image: postgres:${TAG:-16}\n    deploy:\n      replicas: ${REPLICAS:-1}\n"
+            "    environment:\n      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD}\n")  # fmt: skip
 pytestmark = pytest.mark.parametrize("app", ["mongomock"], indirect=True)
 
 
@@ -463,3 +467,57 @@ def walk(w, client, template, profiles):
     w.wait(lambda: "dora" in w.one("table[aria-label=Users]").text)
     assert client.get("/users/me", user="dora", password="dora's long password").json["role"] == "viewer"
     w.check_page("users")
+
+    # Import: a Compose file and its .env, previewed (nothing stored), then imported
+    w.view(lambda: w.one("#nav-import").click())
+    w.wait(lambda: w.heading() == "Import")
+    Select(w.control("Format")).select_by_value("compose")
+    w.wait(lambda: "Name of the blueprint" in w.one("main form").text)
+    w.fill("Source", "team-a/db")
+    w.fill("Name of the blueprint", "db-imported")
+    w.fill("Catalog or Compose file (paste it, or choose its file)", IMPORTED)
+    w.fill(".env (optional)", "TAG=16.4\n")
+    w.button("Preview").click()
+    w.wait(lambda: w.all("table[aria-label='What the import would do']"))
+    row = w.one("table[aria-label='What the import would do'] tbody tr")
+    assert "created" in row.text and "POSTGRES_PASSWORD: a secret without a default" in row.text
+    assert client.get("/blueprints?name=db-imported", user="admin").json["items"] == []
+    w.check_page("import-preview")
+    w.browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", w.button("Import"))
+    w.button("Import").click()
+    w.wait(lambda: w.all("table[aria-label='What the import did'] a"))
+    [made] = client.get("/blueprints?name=db-imported", user="admin").json["items"]
+    assert made["source"] == {"format": "compose", "name": "team-a/db", "key": "db-imported"}
+    assert made["parameters"]["properties"]["TAG"]["default"] == "16.4"
+    assert made["parameters"]["properties"]["REPLICAS"] == {"type": "integer", "default": 1}
+    w.check_page("import-done")
+
+    # A Portainer catalog chosen as a file, with the folder of the stack files it names
+    Select(w.control("Format")).select_by_value("portainer")
+    w.fill("Source", "portainer/templates")
+    w.control("File").send_keys(str(corpus.folder() / "portainer" / "portainer-templates-v3.json"))
+    catalog = "Catalog or Compose file (paste it, or choose its file)"
+    w.wait(lambda: w.control(catalog).get_attribute("value").startswith("{"))
+    folder = w.control("Stack files: the folder of the catalog repository")
+    folder.send_keys(str(corpus.folder() / "portainer" / "portainer-templates"))
+    w.button("Preview").click()
+    w.wait(lambda: w.all("table[aria-label='What the import would do']"))
+    counts = w.one("main form div[aria-live] p").text
+    assert counts == "Nothing is stored yet: 68 created, 1 skipped.", counts
+    w.check_page("import-portainer")
+
+    # The editor declares a definition's variables as parameters, typed from their defaults
+    w.view(lambda: w.one("#nav-new").click())
+    w.wait(lambda: w.heading() == "New blueprint")
+    w.fill("Name", "declared")
+    w.fill("Type", "compose")
+    w.fill("Definition (YAML)", IMPORTED)
+    w.button("Declare the variables").click()
+    parameters = "Parameters (a JSON Schema of type object; empty for none)"
+    w.wait(lambda: '"REPLICAS"' in w.control(parameters).get_attribute("value"))
+    w.wait(lambda: "No problems" in w.one("#checks").text)
+    w.check_page("editor-declared")
+    w.view(lambda: w.button("Create").click())
+    [declared] = client.get("/blueprints?name=declared", user="admin").json["items"]
+    assert declared["parameters"]["properties"]["REPLICAS"] == {"type": "integer", "default": 1}
+    assert declared["parameters"]["properties"]["POSTGRES_PASSWORD"]["writeOnly"] is True

@@ -131,9 +131,9 @@ def _container(template, properties, found):
         else:
             service["networks"] = [network]
             document["networks"] = {network: {"external": True}}
-    for dropped in ("logo", "platform", "administrator_only", "maintainer"):
-        if dropped in template:
-            found.notes.append(f"{dropped}: left out (a blueprint has no place for it).")
+    dropped = [key for key in ("logo", "platform", "administrator_only", "maintainer") if key in template]
+    if dropped:
+        found.notes.append(f"{', '.join(dropped)}: left out (a blueprint has no place for them).")
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
 
 

@@ -245,6 +245,7 @@ function showNav() {
   document.getElementById('whoami').textContent = `${user.username} (${user.role})`;
   document.getElementById('nav-users').hidden = user.role !== 'admin';
   document.getElementById('nav-new').hidden = user.role === 'viewer';
+  document.getElementById('nav-import').hidden = user.role === 'viewer';
 }
 
 async function signOut() {
@@ -617,6 +618,7 @@ async function editor([id] = []) {
   const checks = el('div', { id: 'checks', 'aria-live': 'polite' });
   const conflict = el('div', { 'aria-live': 'polite' });
   const save = el('button', { type: 'submit' }, id ? 'Save' : 'Create');
+  const declare = el('button', { type: 'button', class: 'quiet' }, 'Declare the variables');
 
   function list(text) {
     return text.split(',').map((t) => t.trim()).filter(Boolean);
@@ -681,7 +683,8 @@ async function editor([id] = []) {
     el('div', { class: 'wide' }, field('Description', description)), inactive.node,
     el('div', { class: 'wide field' }, el('label', { for: 'yml-input' }, 'Definition (YAML)'), el('div', { class: 'editor' }, gutter, yml)),
     el('div', { class: 'wide' }, checks),
-    el('div', { class: 'wide' }, field('Parameters (a JSON Schema of type object; empty for none)', parameters)),
+    el('div', { class: 'wide' }, field('Parameters (a JSON Schema of type object; empty for none)', parameters),
+      el('div', { class: 'actions' }, declare, el('small', { class: 'note' }, 'Compose: each ${VARIABLE} of the definition, typed from its default'))),
     el('div', { class: 'wide actions' }, save, el('a', { class: 'button quiet', href: id ? `#/blueprints/${id}` : '#/' }, 'Cancel')),
     el('div', { class: 'wide' }, conflict),
     el('datalist', { id: 'types' }, ['compose', 'docker-compose', 'kubernetes', 'k8s'].map((t) => el('option', { value: t }))));
@@ -716,9 +719,140 @@ async function editor([id] = []) {
       theirs, el('div', { class: 'actions' }, overwrite, el('a', { class: 'button quiet', href: `#/blueprints/${id}` }, 'Discard mine and see theirs'))));
   }
 
+  /** The parameters a Compose import would infer from the definition (a dry run), added to the
+      ones already declared: those stay as they are. */
+  declare.addEventListener('click', async () => {
+    try {
+      const { data } = await api('POST', '/imports?dryRun=true', { body: {
+        format: 'compose', source: 'editor', document: yml.value, defaults: { name: name.value.trim() || 'draft' } } });
+      const [result] = data.results;
+      if (result.outcome === 'refused') {
+        showProblems(new ApiError(422, { errors: { yml: result.problems.map((p) => p.replace(/^yml: /, '')) } }));
+        return;
+      }
+      const proposed = result.blueprint.parameters || { type: 'object', properties: {} };
+      const current = parameters.value.trim() ? JSON.parse(parameters.value) : { type: 'object', properties: {} };
+      const added = Object.keys(proposed.properties).filter((n) => !(n in (current.properties || {})));
+      const merged = { ...current, properties: { ...proposed.properties, ...current.properties } };
+      const required = [...new Set([...(current.required || []), ...(proposed.required || []).filter((n) => added.includes(n))])];
+      if (required.length) merged.required = required;
+      parameters.value = JSON.stringify(merged, null, 2);
+      say(added.length ? `Declared ${added.join(', ')}.` : 'Every variable is declared already.');
+      check();
+    } catch (error) {
+      showProblems(error);
+    }
+  });
+
   mark(new Set());
   if (loaded) check();
   return el('section', {}, el('h1', {}, id ? `Edit ${loaded.name || '(unnamed)'}` : 'New blueprint'), form);
+}
+
+// ---- Imports -------------------------------------------------------------------------------
+
+const IMPORT_FORMATS = [['portainer', 'Portainer app templates (v2, v3)'], ['openshift', 'OpenShift templates'],
+  ['compose', 'A Compose file and its .env'], ['native', 'An export of this catalog']];
+
+/** The report of an import: the counts, then one row per template with its notes and problems. */
+function importReport(report, dryRun) {
+  const counts = Object.entries(report.counts).filter(([, n]) => n).map(([outcome, n]) => `${n} ${outcome}`);
+  return el('div', {},
+    el('p', { class: dryRun ? 'note' : 'ok' }, dryRun ? 'Nothing is stored yet: ' : 'Done: ', counts.join(', '), '.'),
+    el('div', { class: 'scroll' }, el('table', { class: 'report', 'aria-label': dryRun ? 'What the import would do' : 'What the import did' },
+      el('thead', {}, el('tr', {}, ['Template', 'Outcome', 'Notes'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, report.results.map((r) => el('tr', { class: `outcome-${r.outcome}` },
+        el('td', {}, r.id && !dryRun ? el('a', { href: `#/blueprints/${r.id}` }, r.title || r.key) : r.title || r.key),
+        el('td', {}, r.outcome),
+        el('td', {}, el('ul', { class: 'plain' }, [...r.problems.map((p) => el('li', { class: 'error' }, p)),
+          ...r.notes.map((n) => el('li', {}, n))]))))))));
+}
+
+/** The stack files a Portainer catalog names, from the files of a chosen folder (a checkout of
+    the catalog's repository): each path the catalog names, from the folder's top. */
+function stackFiles(catalogText, chosen) {
+  let catalog;
+  try { catalog = JSON.parse(catalogText); } catch { return {}; }
+  const named = (catalog.templates || []).map((t) => t.repository && t.repository.stackfile).filter(Boolean);
+  const found = {};
+  for (const path of named) {
+    const match = chosen.find((f) => f.path === path);
+    if (match) found[path] = match.text;
+  }
+  return found;
+}
+
+async function importPage() {
+  const format = select(IMPORT_FORMATS, 'portainer', { name: 'format' });
+  const source = el('input', { name: 'source', maxlength: '200', placeholder: 'portainer/templates', required: true });
+  const documentText = el('textarea', { name: 'document', rows: '10', spellcheck: 'false', wrap: 'off', class: 'mono' });
+  const upload = el('input', { type: 'file', name: 'upload', accept: '.json,.yml,.yaml,.txt' });
+  const folder = el('input', { type: 'file', name: 'stacks', multiple: true });
+  folder.webkitdirectory = true;
+  const env = el('textarea', { name: 'env', rows: '4', spellcheck: 'false', class: 'mono', placeholder: 'TAG=1.27' });
+  const name = el('input', { name: 'name', maxlength: '200' });
+  const entitlement = select([['OWNER', 'Owner only'], ['PUBLIC', 'Everyone']], 'OWNER');
+  const tags = el('input', { name: 'tags', placeholder: 'imported, team-a' });
+  const out = el('div', { 'aria-live': 'polite' });
+  const run = el('button', { type: 'button', disabled: true }, 'Import');
+  let chosen = [];
+  const byFormat = {
+    portainer: [field('Stack files: the folder of the catalog repository', folder, 'Each template\'s repository.stackfile is looked for in it')],
+    compose: [field('Name of the blueprint', name), field('.env (optional)', env)],
+  };
+  const extra = el('div', { class: 'wide' });
+  function shown() { extra.replaceChildren(...(byFormat[format.value] || [])); }
+
+  function body() {
+    const fmt = format.value;
+    const defaults = { entitlementType: entitlement.value, tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean) };
+    let files = {};
+    if (fmt === 'compose') {
+      defaults.name = name.value.trim() || undefined;
+      if (env.value.trim()) files = { '.env': env.value };
+    } else if (fmt === 'portainer') {
+      files = stackFiles(documentText.value, chosen);
+    }
+    return { format: fmt, source: source.value.trim(), document: documentText.value, files, defaults };
+  }
+
+  async function send(dryRun) {
+    const { data } = await api('POST', `/imports${dryRun ? '?dryRun=true' : ''}`, { body: body() });
+    out.replaceChildren(importReport(data, dryRun));
+    run.disabled = !dryRun;
+    if (!dryRun) say('Imported.');
+  }
+
+  const form = el('form', { class: 'grid2', novalidate: '' },
+    field('Format', format), field('Source', source, 'Importing the same source again updates what it made'),
+    el('div', { class: 'wide' }, field('Catalog or Compose file (paste it, or choose its file)', documentText)),
+    el('div', { class: 'wide' }, field('File', upload)), extra,
+    field('Who may read what it makes', entitlement), field('Tags for what it makes', tags, 'Comma-separated'),
+    el('div', { class: 'wide actions' }, el('button', { type: 'submit' }, 'Preview'), run),
+    el('div', { class: 'wide' }, out));
+  format.addEventListener('change', shown);
+  form.addEventListener('input', () => { run.disabled = true; });
+  upload.addEventListener('change', async () => {
+    if (upload.files[0]) documentText.value = await upload.files[0].text();
+    run.disabled = true;
+  });
+  folder.addEventListener('change', async () => {
+    const inFolder = (f) => (f.webkitRelativePath || f.name).split('/').slice(1).join('/'); // without the folder's own name
+    chosen = await Promise.all([...folder.files].map(async (f) => ({ path: inFolder(f), text: await f.text() })));
+    run.disabled = true;
+  });
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try { await send(true); } catch (error) { out.replaceChildren(problemList(error)); }
+  });
+  run.addEventListener('click', async () => {
+    run.disabled = true;
+    try { await send(false); } catch (error) { out.replaceChildren(problemList(error)); }
+  });
+  shown();
+  return el('section', {}, el('h1', {}, 'Import'),
+    el('p', { class: 'note' }, 'Bring templates you already have: each becomes a blueprint, checked and measured, its variables parameters. Preview first: nothing is stored until you import.'),
+    form);
 }
 
 // ---- Profiles and users --------------------------------------------------------------------
@@ -818,6 +952,7 @@ const ROUTES = [
   [/^\/blueprints\/([0-9a-f]{24})$/, blueprintPage, 'Blueprint'],
   [/^\/blueprints\/([0-9a-f]{24})\/edit$/, editor, 'Edit blueprint'],
   [/^\/blueprints\/([0-9a-f]{24})\/parameters$/, parametersPage, 'Render'],
+  [/^\/import$/, importPage, 'Import'],
   [/^\/profiles$/, profilesPage, 'Profiles'],
   [/^\/users$/, usersPage, 'Users'],
 ];
