@@ -55,8 +55,11 @@ def make_app(backend, mongo_uri=None, **extra):
 
 @contextlib.contextmanager
 def serving(app):
-    """The app on a real socket (a threaded server on a free loopback port); yields the port."""
+    """The app on a real socket (a threaded server on a free loopback port); yields the port. On
+    exit it waits for the requests still running (a client that gave up on a long import), so
+    that none goes on into the next test."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
+    server.daemon_threads = False  # tracked, so that server_close joins them
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
@@ -64,3 +67,4 @@ def serving(app):
     finally:
         server.shutdown()
         thread.join()
+        server.server_close()

@@ -79,6 +79,13 @@ def test_blueprint_with_every_field(api):
     }
 
 
+def test_a_text_is_trimmed_but_never_longer_than_its_published_maximum_as_sent(api):
+    trimmed = api.post("/blueprints", json={"name": "  web  ", "description": "  " + "x" * 9_998}, user="alice")
+    assert trimmed.status == 201 and trimmed.json["name"] == "web"
+    longer = api.post("/blueprints", json={"name": "web", "description": "  " + "x" * 9_999}, user="alice")
+    assert longer.status == 422 and "description" in longer.json["errors"]  # 10,001 as sent: maxLength says no
+
+
 def test_second_default_demotes_the_first(api):
     first = api.post("/profiles", json={"defaultProfile": True}, user="alice").json
     second = api.post("/profiles", json={"defaultProfile": True}, user="alice").json

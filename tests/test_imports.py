@@ -80,15 +80,17 @@ def test_a_dry_run_reports_the_same_outcomes_and_stores_nothing(api):
 
 
 def test_portainer_v2_keys_repeated_titles_apart_and_skips_edge_stacks(api):
-    catalog = corpus.portainer_catalog(V2)
-    report = imported(api, "portainer", catalog, files=corpus.portainer_files())
+    catalog, files = corpus.portainer_catalog(V2), corpus.portainer_files()
+    report = imported(api, "portainer", catalog, files=files)
     keys = [result["key"] for result in report["results"]]
     assert len(set(keys)) == len(keys) and "SQL Server #2" in keys
     for template, result in zip(catalog["templates"], report["results"], strict=True):
         if template["type"] == 4:
             assert result["outcome"] == "skipped" and "Edge" in result["notes"][-1]
-        elif template["type"] == 1:
+        elif template["type"] == 1 or template["repository"]["stackfile"] in files:
             assert result["outcome"] == "created", (template["title"], result)
+        else:
+            assert result["outcome"] == "skipped" and template["repository"]["stackfile"] in result["notes"][-1]
     assert report["counts"]["refused"] == 0
 
 
@@ -128,8 +130,9 @@ def test_portainer_env_becomes_string_parameters_with_select_preset_and_a_requir
 
 
 @pytest.mark.parametrize("app", ["mongomock"], indirect=True)
-def test_every_imported_portainer_blueprint_renders_to_a_file_docker_compose_accepts(api):
-    report = imported(api, "portainer", corpus.portainer_catalog(V3), files=corpus.portainer_files())
+@pytest.mark.parametrize("catalog", [V2, V3])
+def test_every_imported_portainer_blueprint_renders_to_a_file_docker_compose_accepts(api, catalog):
+    report = imported(api, "portainer", corpus.portainer_catalog(catalog), files=corpus.portainer_files())
     refused_by_compose = []
     for result in [result for result in report["results"] if result["outcome"] == "created"]:
         blueprint = api.get(f"/blueprints/{result['id']}", user="alice").json

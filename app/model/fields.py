@@ -21,7 +21,8 @@ class Pattern(ma.validate.Regexp):
 
 
 class Text(ma.fields.String):
-    """A string stored trimmed; null (when allowed) means unset."""
+    """A string stored trimmed; null (when allowed) means unset. Its most characters hold as
+    sent too, as the published maxLength says (trimming never lets a longer one in)."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("allow_none", True)
@@ -29,7 +30,11 @@ class Text(ma.fields.String):
         super().__init__(**kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):
-        return super()._deserialize(value, attr, data, **kwargs).strip()
+        text = super()._deserialize(value, attr, data, **kwargs)
+        most = min((v.max for v in self.validators if isinstance(v, ma.validate.Length) and v.max), default=None)
+        if most is not None and len(text) > most:
+            raise ma.ValidationError(f"Longer than maximum length {most}.")
+        return text.strip()
 
 
 def Name():
