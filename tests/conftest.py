@@ -32,9 +32,17 @@ def mongo_server(tmp_path_factory):
 
 @pytest.fixture(params=["mongomock", "socket"])
 def app(request):
+    """The app; on the socket, its database is dropped and its client closed after the test: the
+    shared embedded server slowed with every database left behind (their tables and indexes)
+    until requests timed out."""
     if request.param == "mongomock":
-        return make_app("mongomock")
-    return make_app("socket", request.getfixturevalue("mongo_server").uri)
+        yield make_app("mongomock")
+        return
+    made = make_app("socket", request.getfixturevalue("mongo_server").uri)
+    yield made
+    client = made.extensions["mongo"].client
+    client.drop_database(made.config["MONGO_DB"])
+    client.close()
 
 
 @pytest.fixture

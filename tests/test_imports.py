@@ -330,10 +330,16 @@ def test_export_then_import_into_an_empty_service_then_export_gives_the_same_doc
     assert first.status == 200 and first.headers["content-type"].startswith("application/json")
     exported = first.json
     assert exported["format"] == "native" and len(exported["blueprints"]) == 68
-    empty = FlaskClient(make_app(app.backend, app.config.get("MONGO_URI")))  # a new database
-    report = imported(empty, "native", exported, source="backup")
-    assert report["counts"]["created"] == 68
-    again = empty.get("/exports", user="alice").json
+    fresh = make_app(app.backend, app.config.get("MONGO_URI"))  # a new database
+    try:
+        empty = FlaskClient(fresh)
+        report = imported(empty, "native", exported, source="backup")
+        assert report["counts"]["created"] == 68
+        again = empty.get("/exports", user="alice").json
+    finally:
+        client = fresh.extensions["mongo"].client
+        client.drop_database(fresh.config["MONGO_DB"])
+        client.close()
 
     def without_ids(document):
         return [{k: v for k, v in item.items() if k != "id"} for item in document["blueprints"]]
