@@ -115,7 +115,9 @@ VOLUME = st.sampled_from([
 ])  # fmt: skip
 TMPFS = st.sampled_from(["/scratch", "/data", "/run:size=1m", "/logs"])
 # Text where Compose wants a number or a boolean, as a variable gives it
-PORT = st.sampled_from([80, "80", "8080:80", {"target": 80}, {"target": "80"}, {"target": "web"}, {"published": 80}])
+PORT = st.sampled_from([80, "80", "8080:80", {"target": 80}, {"target": "80"}, {"target": "web"}, {"published": 80},
+                        "127.0.0.1:8080:80/udp", "[::1]::80", "8000-8001:80-81", "9000-9009:80", "example:80", "80/xyz",
+                        "8000-8010:80-82", "0", 70000, "80:"])  # fmt: skip
 SWITCH = st.sampled_from([True, "true", "yes", "off", "maybe"])
 # Dependencies on the file's own services (@k is its k-th service)
 NEEDS = st.sampled_from([["@0"], ["@1"], ["@2"], {"@1": {"condition": "service_started", "required": "false"}}])

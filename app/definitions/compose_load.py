@@ -4,6 +4,7 @@ keeps unique by a key (the last entry of a key wins, in the place of the first),
 syntax, the dependencies a service implies, and which services `docker compose up` starts. Why
 each: docs/design.md, "Compose as Docker Compose judges it"."""
 
+import ipaddress
 import posixpath
 import re
 from functools import lru_cache
@@ -16,6 +17,7 @@ MAPPED = {"depends_on": {"condition": "service_started", "required": True}, "net
 ANY_ADDRESS = "0.0.0.0"  # noqa: S104 (a port's host_ip when it names none: a key, not a binding)
 NAMESPACES = ("network_mode", "ipc", "pid", "uts", "cgroup")  # `service:NAME` shares one's namespace
 CACHED_SPECS, MAX_CACHED_SPEC = 4096, 256  # volume specs parse_volume remembers, and the longest
+MAX_PORT = 65535
 
 
 def tree(paths):
@@ -185,13 +187,51 @@ def _mount(folder):
 
 def _port(entry):
     if isinstance(entry, int) and not isinstance(entry, bool):
-        return str(entry)
+        return port_spec(str(entry))
     if isinstance(entry, dict):
         if "target" not in entry:
             raise LoadError("the port has no target.")
         host, protocol = entry.get("host_ip", ANY_ADDRESS), entry.get("protocol", "tcp")
         return host, entry.get("published"), entry["target"], protocol
-    return entry if isinstance(entry, str) else ""
+    if isinstance(entry, Unresolved):
+        return entry  # unknown until its variables are set
+    return port_spec(entry) if isinstance(entry, str) else ""
+
+
+def port_spec(spec):
+    """`spec` if it is a port's short syntax as Docker reads it (`[ip:][host:]container[/protocol]`,
+    ports or ranges of them, 1-65535 for the container's); else LoadError with Docker's words."""
+    parts = spec.split(":")
+    ip, host = (":".join(parts[:-2]), parts[-2]) if len(parts) > 2 else ("", parts[0] if len(parts) == 2 else "")
+    container, _, protocol = parts[-1].partition("/")
+    protocol = protocol if protocol or not container else "tcp"
+    ip = ip[1:].partition("]")[0] if ip.startswith("[") and "]" in ip else ip
+    try:
+        if ip:
+            ipaddress.ip_address(ip)
+    except ValueError:
+        raise LoadError(f"{spec[:80]!r}: invalid IP address: {ip[:40]}.") from None
+    start, end = _port_range(container, "containerPort", spec)
+    if start == 0:
+        raise LoadError(f"{spec[:80]!r}: the port has no target.")
+    if host:
+        first, last = _port_range(host, "hostPort", spec)
+        if end - start not in (0, last - first):
+            raise LoadError(f"{spec[:80]!r}: invalid ranges specified for container and host ports.")
+    if protocol.lower() not in ("tcp", "udp", "sctp"):
+        raise LoadError(f"{spec[:80]!r}: invalid proto: {protocol[:20]}.")
+    return spec
+
+
+def _port_range(text, part, spec):
+    """(first, last) of a port or a range of ports (`8000-8010`), as Docker's ParsePortRange."""
+    first, dash, last = text.partition("-")
+    bounds = [first, last] if dash else [first]
+    if not all(bound.isascii() and bound.isdigit() and int(bound) <= MAX_PORT for bound in bounds):
+        raise LoadError(f"{spec[:80]!r}: invalid {part}: {text[:40]}.")
+    if int(bounds[-1]) < int(first):
+        raise LoadError(f"{spec[:80]!r}: invalid {part}: {text[:40]}.")
+    return int(first), int(bounds[-1])
 
 
 def _env_file(entry):
