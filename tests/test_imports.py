@@ -390,3 +390,14 @@ def test_an_openshift_template_may_come_as_its_yaml_text(api):
     assert result["key"] == "httpd-example" and result["outcome"] == "created", result
     broken = {"format": "openshift", "source": "s", "document": "a: [\n"}
     assert api.post("/imports", json=broken, user="alice").status == 422
+
+
+def test_a_template_a_concurrent_import_made_first_is_refused_not_duplicated(api, monkeypatch):
+    from app.imports import storage
+
+    catalog = {"version": "2", "templates": [{"type": 1, "title": "x", "image": "nginx"}]}
+    imported(api, "portainer", catalog)
+    monkeypatch.setattr(storage, "made_by", lambda source: {})  # as if the other import wrote after the lookup
+    result = imported(api, "portainer", catalog)["results"][0]
+    assert result["outcome"] == "refused" and "concurrent import" in result["problems"][0]
+    assert len(api.get("/blueprints", user="alice").json["items"]) == 1

@@ -8,6 +8,7 @@ from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store
 from app.errors import Forbidden, Invalid, NotFound
 from app.imports import formats
+from app.storage.resource_store import Collision
 
 MAX_TEMPLATES = 1000
 OUTCOMES = ("created", "updated", "unchanged", "skipped", "refused")
@@ -21,7 +22,7 @@ def run(fmt, source, document, files, defaults, user, dry_run):
         raise Invalid({"document": [f"Not a {fmt} document: {exc}"]}) from None
     if len(found) > MAX_TEMPLATES:
         raise Invalid({"document": [f"{len(found)} templates; at most {MAX_TEMPLATES} are imported at once."]})
-    made = {doc["source"]["key"]: doc for doc in store.coll().find({"source.name": source})}
+    made = made_by(source)
     keys = [candidate.key for candidate in found]
     for index, candidate in enumerate(found):
         if candidate.key in keys[:index]:
@@ -42,6 +43,11 @@ def run(fmt, source, document, files, defaults, user, dry_run):
         results[index] = result
     counts = {outcome: sum(result["outcome"] == outcome for result in results) for outcome in OUTCOMES}
     return {"source": source, "results": results, "counts": counts}
+
+
+def made_by(source):
+    """{key: blueprint} of what earlier imports of `source` made (the source index serves it)."""
+    return {doc["source"]["key"]: doc for doc in store.coll().find({"source.name": source})}
 
 
 def _with_defaults(fields, defaults):
@@ -69,6 +75,9 @@ def _write(fields, origin, stored, user, dry_run):
         return {"outcome": "refused", "problems": _flattened(exc.messages)}
     except Invalid as exc:
         return {"outcome": "refused", "problems": _flattened(exc.errors)}
+    except Collision:  # a concurrent import of the same source made it between the lookup and the write
+        problem = "source: a concurrent import of this source made it first; import again to update it."
+        return {"outcome": "refused", "problems": [problem]}
     except (Forbidden, NotFound):
         owner = "another user's" if stored["owner"] != user["username"] else "a"
         problem = f"source: {owner} blueprint an earlier import of this source made, which the caller may not change."

@@ -23,6 +23,10 @@ from app.storage.database import get_db, now
 MAX_ATTEMPTS = 100  # a failed attempt means another request's write landed first
 
 
+class Collision(RuntimeError):
+    """A write a unique index kept refusing: another write holds what it needs."""
+
+
 def object_id(text):
     """An id that is not 24 lowercase hex digits names nothing: 404, like an unknown one."""
     try:
@@ -189,7 +193,7 @@ class ResourceStore:
                 return write(*args)
             except DuplicateKeyError:
                 continue
-        raise RuntimeError("kept colliding with concurrent writes")
+        raise Collision("kept colliding with concurrent writes")
 
     def _checked(self, id_text, user, if_match):
         """The current version, if `user` may change it and the precondition holds."""
