@@ -401,3 +401,17 @@ def test_a_template_a_concurrent_import_made_first_is_refused_not_duplicated(api
     result = imported(api, "portainer", catalog)["results"][0]
     assert result["outcome"] == "refused" and "concurrent import" in result["problems"][0]
     assert len(api.get("/blueprints", user="alice").json["items"]) == 1
+
+
+@pytest.mark.parametrize("app", ["mongomock"], indirect=True)
+def test_the_community_catalog_has_an_outcome_for_every_template_and_refuses_only_its_errors(api):
+    catalog = corpus.portainer_catalog("lissy93-templates.json")
+    report = imported(api, "portainer", catalog, dry_run=True, files=corpus.portainer_files())
+    assert len(report["results"]) == len(catalog["templates"]) == 524
+    refused = {result["title"]: result["problems"] for result in report["results"] if result["outcome"] == "refused"}
+    # the catalog's own errors: an env named twice, an env name with a space, a bind written " /etc/timezone"
+    assert sorted(problems[0].split(":")[0] for problems in refused.values()) == ["env.1.name", "env.4.name", "yml"]
+    skipped = [result for result in report["results"] if result["outcome"] == "skipped"]
+    reasons = {"is not among the files given", "an Edge stack"}  # a stack in another repository, or type 4
+    assert skipped and all(any(reason in result["notes"][-1] for reason in reasons) for result in skipped)
+    assert report["counts"]["created"] == 524 - len(refused) - len(skipped)
