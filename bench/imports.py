@@ -6,9 +6,7 @@ shared 1 KB body's services, each copy depending on the first), with the workers
 memory (VmHWM) after it."""
 
 import json
-import re
 import time
-from pathlib import Path
 
 import yaml
 
@@ -45,16 +43,6 @@ def largest_document(blueprint):
     return {"format": "native", "version": 1, "blueprints": items}
 
 
-def peak_rss_mb(server):
-    """The largest resident memory each worker has had (VmHWM), in MB."""
-    peaks = []
-    for pid, cmdline in server.children():
-        if b"gunicorn" in cmdline:
-            status = Path(f"/proc/{pid}/status").read_text()
-            peaks.append(int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024)
-    return peaks
-
-
 def run(server, admin, blueprint):
     client, auth = SocketClient(server.port, timeout=600), {"Authorization": basic(*admin)}
     catalog = corpus.portainer_catalog("lissy93-templates.json")
@@ -69,8 +57,8 @@ def run(server, admin, blueprint):
         print(f"  {label:20} {elapsed:6.2f} s ({per_100:.2f} s per 100 templates), worker CPU {cpu:.2f} s; {counts}")
     largest = {"format": "native", "source": "bench/largest", "document": largest_document(blueprint)}
     size = len(json.dumps(largest).encode())
-    before = peak_rss_mb(server)
+    before = server.worker_rss_mb("VmHWM")
     elapsed, counts = _import(client, auth, largest)
-    peaks = ", ".join(f"{mb:.0f} MB" for mb in peak_rss_mb(server))
+    peaks = ", ".join(f"{mb:.0f} MB" for mb in server.worker_rss_mb("VmHWM"))
     print(f"  largest: {LARGEST_TEMPLATES} templates, {size / 2**20:.2f} MiB: {elapsed:.1f} s; {counts}")
     print(f"  workers' peak RSS: before {', '.join(f'{mb:.0f} MB' for mb in before)}; after {peaks}")

@@ -88,11 +88,11 @@ class Gunicorn:
         """CPU time (user and system) the workers have used so far."""
         return sum(cpu_seconds(pid) for pid, cmdline in self.children() if b"gunicorn" in cmdline)
 
-    def worker_rss_mb(self):
-        """Resident memory of each worker, in MB."""
+    def worker_rss_mb(self, field="VmRSS"):
+        """Resident memory of each worker, in MB: now (VmRSS), or the most it has had (VmHWM)."""
         sizes = []
         for pid, cmdline in self.children():
             if b"gunicorn" in cmdline:
                 status = Path(f"/proc/{pid}/status").read_text()
-                sizes.append(int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024)
+                sizes.append(int(re.search(rf"{field}:\s+(\d+) kB", status).group(1)) / 1024)
         return sizes

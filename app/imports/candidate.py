@@ -3,6 +3,8 @@ hold, or why it is skipped or refused, and notes on what was inferred or left ou
 
 from dataclasses import dataclass, field
 
+from app.definitions.parameters import NAME
+
 SECRET_PATTERN = "[A-Za-z0-9]{24}"  # noqa: S105 (a generator pattern for a secret no catalog gives)
 
 
@@ -14,6 +16,21 @@ class Candidate:
     skipped: str | None = None  # why no blueprint is made of it
     problems: list = field(default_factory=list)  # why it is refused before any write
     notes: list = field(default_factory=list)
+
+
+def named(entries, where, noun, found):
+    """(index, entry, name) of each entry of a catalog's list of variables whose `name` is a
+    parameter name not given before; a problem at `where.N.name` for any other."""
+    seen = set()
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not NAME.fullmatch(name):
+            found.problems.append(f"{where}.{index}.name: {str(name)[:64]!r} is not a {noun} name.")
+        elif name in seen:
+            found.problems.append(f"{where}.{index}.name: {name!r} is given twice.")
+        else:
+            seen.add(name)
+            yield index, entry, name
 
 
 def parameters(properties, required=()):

@@ -9,8 +9,7 @@ import re
 import yaml
 
 from app.definitions import parameters as declared
-from app.definitions.parameters import NAME
-from app.imports.candidate import Candidate, checked_with, parameters
+from app.imports.candidate import Candidate, checked_with, named, parameters
 from app.imports.variables import typed
 
 API_VERSION = "template.openshift.io/v1"
@@ -90,15 +89,8 @@ def _untyped(value, whole):
 def _parameters(entries, whole, found):
     """(properties, required) of a template's `parameters`; problems naming their place."""
     properties, required = {}, []
-    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+    for index, entry, name in named(entries, "parameters", "parameter", found):
         where = f"parameters.{index}"
-        name = entry.get("name") if isinstance(entry, dict) else None
-        if not isinstance(name, str) or not NAME.fullmatch(name):
-            found.problems.append(f"{where}.name: {str(name)[:64]!r} is not a parameter name.")
-            continue
-        if name in properties:
-            found.problems.append(f"{where}.name: {name!r} is declared twice.")
-            continue
         schema = {"type": "string"}
         if isinstance(entry.get("displayName"), str) and entry["displayName"]:
             schema["title"] = entry["displayName"][:200]

@@ -7,10 +7,9 @@ import re
 import yaml
 
 from app.definitions.compose_load import LoadError, parse_volume
-from app.definitions.parameters import NAME
 from app.definitions.placeholders import TemplateError
 from app.imports import variables
-from app.imports.candidate import Candidate, checked_with, escaped, parameters
+from app.imports.candidate import Candidate, checked_with, escaped, named, parameters
 from app.model.yamlguard import YamlError
 
 VERSIONS = ("2", "3")
@@ -70,14 +69,7 @@ def _env(env, found):
     """(properties, required) of a template's `env`; problems for a name that is no parameter
     name or is given twice."""
     properties, required = {}, []
-    for index, entry in enumerate(env if isinstance(env, list) else []):
-        name = entry.get("name") if isinstance(entry, dict) else None
-        if not isinstance(name, str) or not NAME.fullmatch(name):
-            found.problems.append(f"env.{index}.name: {str(name)[:64]!r} is not a variable name.")
-            continue
-        if name in properties:
-            found.problems.append(f"env.{index}.name: {name!r} is named twice.")
-            continue
+    for _, entry, name in named(env, "env", "variable", found):
         schema = {"type": "string"}
         for source, target in (("label", "title"), ("description", "description")):
             if isinstance(entry.get(source), str) and entry[source]:
