@@ -12,6 +12,7 @@ from app.storage.resource_store import Collision
 
 MAX_TEMPLATES = 1000
 OUTCOMES = ("created", "updated", "unchanged", "skipped", "refused")
+SCHEMA = BlueprintSchema()  # built once: a template is loaded as a create's body is
 
 
 def run(fmt, source, document, files, defaults, user, dry_run):
@@ -62,7 +63,7 @@ def _with_defaults(fields, defaults):
 def _write(fields, origin, stored, user, dry_run):
     """{outcome, id, problems} of writing one template: created, updated, unchanged or refused."""
     try:
-        loaded = BlueprintSchema().load(fields)
+        loaded = SCHEMA.load(fields)
         if stored is None:
             doc = store.create({**loaded, "source": origin}, user, dry_run=dry_run)
             return _made("created", None if dry_run else str(doc["_id"]), doc, dry_run)

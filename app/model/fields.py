@@ -28,12 +28,12 @@ class Text(ma.fields.String):
         kwargs.setdefault("allow_none", True)
         kwargs.setdefault("load_default", None)
         super().__init__(**kwargs)
+        self.most = min((v.max for v in self.validators if isinstance(v, ma.validate.Length) and v.max), default=None)
 
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
-        most = min((v.max for v in self.validators if isinstance(v, ma.validate.Length) and v.max), default=None)
-        if most is not None and len(text) > most:
-            raise ma.ValidationError(f"Longer than maximum length {most}.")
+        if self.most is not None and len(text) > self.most:
+            raise ma.ValidationError(f"Longer than maximum length {self.most}.")
         return text.strip()
 
 
