@@ -73,8 +73,8 @@ openapi: $(VENV)/.installed-test
 	$(BIN)/python -m tests.test_repository
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check app tests bench support wsgi.py gunicorn.conf.py
-	$(BIN)/ruff format --check app tests bench support wsgi.py gunicorn.conf.py
+	$(BIN)/ruff check app bpctl tests bench support wsgi.py gunicorn.conf.py
+	$(BIN)/ruff format --check app bpctl tests bench support wsgi.py gunicorn.conf.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .coverage

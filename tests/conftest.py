@@ -30,19 +30,24 @@ def mongo_server(tmp_path_factory):
         yield server
 
 
-@pytest.fixture(params=["mongomock", "socket"])
-def app(request):
-    """The app; on the socket, its database is dropped and its client closed after the test: the
-    shared embedded server slowed with every database left behind (their tables and indexes)
+@pytest.fixture
+def socket_app(mongo_server):
+    """The app on the embedded database; afterwards its database is dropped and its client closed:
+    the shared embedded server slowed with every database left behind (their tables and indexes)
     until requests timed out."""
-    if request.param == "mongomock":
-        yield make_app("mongomock")
-        return
-    made = make_app("socket", request.getfixturevalue("mongo_server").uri)
+    made = make_app("socket", mongo_server.uri)
     yield made
     client = made.extensions["mongo"].client
     client.drop_database(made.config["MONGO_DB"])
     client.close()
+
+
+@pytest.fixture(params=["mongomock", "socket"])
+def app(request):
+    """The app, on mongomock and on the embedded database."""
+    if request.param == "mongomock":
+        return make_app("mongomock")
+    return request.getfixturevalue("socket_app")
 
 
 @pytest.fixture

@@ -60,6 +60,19 @@ def test_fit_needs_both_readable(api):
     assert "profile" in assert_problem(api.get(f"/blueprints/{public['id']}/fit", user="bob"), 422)["errors"]
 
 
+def test_without_a_profile_the_callers_default(api):
+    blueprint = create(api, "blueprints", entitlementType="PUBLIC", blueprintType="compose", yml=WEB).json
+    path = f"/blueprints/{blueprint['id']}/fit"
+    create(api, "profiles", name="roomy", memoryCap="1Gi", user="bob")
+    create(api, "profiles", name="tight", memoryCap="256Mi", defaultProfile=True, user="bob")
+    create(api, "profiles", name="admin's", memoryCap="1Gi", defaultProfile=True, user="admin")
+    r = api.get(path, user="bob")
+    assert r.status == 200 and r.json["fits"] is False and r.json["resources"]["memory"]["cap"] == 256 * Mi
+    assert api.get(path, user="admin").json["fits"] is True  # an admin's own default, not bob's
+    problem = assert_problem(api.get(path, user="carol"), 422)  # carol has none
+    assert problem["errors"] == {"profile": ["You have no default profile: name one."]}
+
+
 def test_the_list_filters(api):
     web = create(api, "blueprints", name="web", blueprintType="compose", yml=WEB).json
     loose = create(api, "blueprints", name="loose", blueprintType="compose", yml=LOOSE).json

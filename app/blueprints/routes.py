@@ -176,7 +176,8 @@ class BlueprintFit(MethodView):
         """Check whether a blueprint fits a profile"""
         user = current_user()
         requirements = definitions.requirements_of(store.get(id, user))
-        return fit.fit(requirements, quantities.limits(profiles.get(args["profile"], user)))
+        profile = profiles.get(args["profile"], user) if "profile" in args else profiles.default_of(user)
+        return fit.fit(requirements, quantities.limits(profile))
 
 
 @blp.route("/<id>/render")

@@ -166,7 +166,9 @@ class FitSchema(Schema):
 
 
 class FitArgs(Schema):
-    profile = ma.fields.String(required=True, metadata={"description": "The id of a profile the caller may read."})
+    profile = ma.fields.String(
+        metadata={"description": "The id of a profile the caller may read; omitted, the caller's default profile."}
+    )
 
 
 class RenderArgs(Schema):

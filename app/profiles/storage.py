@@ -5,6 +5,7 @@ it still succeeds."""
 
 from pymongo import ASCENDING
 
+from app.errors import Invalid
 from app.storage.database import now
 from app.storage.resource_store import ResourceStore
 
@@ -35,6 +36,14 @@ class Profiles(ResourceStore):
             return
         demoted = self.rekeyed(current, {"defaultProfile": False, "updatedAt": now()})
         self.coll().update_one({"_id": current["_id"], "rev": current["rev"]}, {"$set": demoted, "$inc": {"rev": 1}})
+
+    def default_of(self, user):
+        """The caller's own default profile (an admin's too: never another owner's); a 422 naming
+        `profile` when there is none, since the caller then has to name one."""
+        doc = self.coll().find_one({"owner": user["username"], "defaultProfile": True})
+        if doc is None:
+            raise Invalid({"profile": ["You have no default profile: name one."]})
+        return doc
 
 
 store = Profiles()

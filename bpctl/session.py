@@ -1,0 +1,157 @@
+"""The connection to the service: where it is, whose credentials, and what each answer means for
+the exit code (3: the service refused, its problem printed; 4: it could not be reached or failed).
+"""
+
+import base64
+import os
+import re
+from datetime import UTC, datetime
+
+import httpx
+
+from bpctl import tokens
+from bpctl.errors import Misused, Refused, Unreachable, problem_lines
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+# A read is quick; the largest import the service takes (1,000 templates) runs about 20 s.
+TIMEOUT = httpx.Timeout(120.0, connect=10.0)
+HINT = "sign in with `bpctl login`, or set BPCTL_TOKEN, or BPCTL_USERNAME and BPCTL_PASSWORD"
+
+
+def basic(username, password):
+    """The Authorization header of HTTP Basic credentials."""
+    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+
+
+class Session:
+    """An HTTP client of one service with the caller's credentials; every call either answers
+    with a success or raises Refused or Unreachable."""
+
+    def __init__(self, url, auth=None, stored=None):
+        self.url = url.rstrip("/")
+        self.stored = stored  # the token entry in use, when it came from `bpctl login`
+        self.http = httpx.Client(base_url=self.url, timeout=TIMEOUT, headers=auth or {}, follow_redirects=False)
+
+    @classmethod
+    def from_environment(cls, url=None):
+        """The service at `url` (else BPCTL_URL, else the default), with the first credentials
+        found: BPCTL_TOKEN, then BPCTL_USERNAME with BPCTL_PASSWORD, then the token `bpctl login`
+        stored for that URL."""
+        url = (url or os.environ.get("BPCTL_URL") or DEFAULT_URL).rstrip("/")
+        if os.environ.get("BPCTL_TOKEN"):
+            return cls(url, {"Authorization": "Bearer " + os.environ["BPCTL_TOKEN"]})
+        if os.environ.get("BPCTL_USERNAME") and os.environ.get("BPCTL_PASSWORD"):
+            return cls(url, {"Authorization": basic(os.environ["BPCTL_USERNAME"], os.environ["BPCTL_PASSWORD"])})
+        stored = tokens.load().get(url)
+        if stored:
+            return cls(url, {"Authorization": "Bearer " + stored["token"]}, stored)
+        return cls(url)
+
+    def request(self, method, path, *, params=None, json=None, headers=None):
+        try:
+            response = self.http.request(method, path, params=_query(params), json=json, headers=headers)
+        except httpx.TimeoutException:
+            raise Unreachable(f"{self.url} did not answer within {TIMEOUT.read:.0f} s.") from None
+        except httpx.HTTPError as exc:
+            raise Unreachable(f"could not reach {self.url}: {exc}.") from None
+        if response.status_code >= 400:
+            raise self.failure(response)
+        return response
+
+    def failure(self, response):
+        """Refused or Unreachable for an error answer, with the problem the service gave."""
+        try:
+            problem = response.json()
+        except ValueError:
+            problem = {}
+        if not isinstance(problem, dict):
+            problem = {}
+        status = response.status_code
+        words = problem.get("detail") or problem.get("title") or response.reason_phrase
+        message = f"{words} ({status} from {response.request.method} {response.request.url.path})"
+        lines = list(problem_lines(problem.get("errors") or {}))
+        if status == 401:
+            lines.append(self._expired() or HINT + ".")
+        if status >= 500:
+            lines.append(f"request id: {problem.get('requestId', response.headers.get('X-Request-ID', '?'))}")
+            return Unreachable(message, lines, status)
+        return Refused(message, lines, status)
+
+    def _expired(self):
+        if self.stored and datetime.fromisoformat(self.stored["expiresAt"]) <= datetime.now(UTC):
+            return f"The token stored by `bpctl login` expired at {self.stored['expiresAt']}: sign in again."
+        return None
+
+    def get(self, path, params=None):
+        return self.request("GET", path, params=params).json()
+
+    def send(self, method, path, json=None, params=None, headers=None):
+        response = self.request(method, path, json=json, params=params, headers=headers)
+        return response.json() if response.content else None
+
+    def items(self, path, params=None, limit=None):
+        """The items of a keyset list, page after page, at most `limit` of them (None: all)."""
+        params = dict(params or {})
+        while limit is None or limit > 0:
+            params["limit"] = 200 if limit is None else min(limit, 200)
+            page = self.get(path, params)
+            yield from page["items"]
+            if limit is not None:
+                limit -= len(page["items"])
+            if not page["next"]:
+                return
+            params["cursor"] = page["next"]
+
+    def stream(self, path, params, out):
+        """A long answer written to `out` as it arrives (an export of the whole catalog)."""
+        try:
+            with self.http.stream("GET", path, params=_query(params)) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    raise self.failure(response)
+                for chunk in response.iter_bytes():
+                    out.write(chunk)
+        except httpx.TimeoutException:
+            raise Unreachable(f"{self.url} did not answer within {TIMEOUT.read:.0f} s.") from None
+        except httpx.HTTPError as exc:
+            raise Unreachable(f"could not reach {self.url}: {exc}.") from None
+
+    def blueprint(self, ref, owner=None):
+        """The blueprint `ref` names: its id, else its exact name (`owner`'s where names repeat)."""
+        return self._named("blueprints", "blueprint", ref, owner)
+
+    def profile(self, ref):
+        """The profile `ref` names: its id, else its exact name among the caller's."""
+        return self._named("profiles", "profile", ref, None)
+
+    def _named(self, collection, kind, ref, owner):
+        if ID.fullmatch(ref):
+            try:
+                return self.get(f"/{collection}/{ref}")
+            except Refused as exc:
+                if exc.status != 404:
+                    raise
+        found = [item for item in self.items(f"/{collection}", {"name": ref}) if owner in (None, item["owner"])]
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            whose = f" of {owner}" if owner else ""
+            raise Refused(f"no {kind}{whose} named {ref!r} that you may read.")
+        lines = [f"{item['id']}  owner {item['owner']}" for item in found]
+        hint = "name it by its id" if owner or collection == "profiles" else "give --owner, or name it by its id"
+        raise Misused(f"{len(found)} {kind}s are named {ref!r}: {hint}.", lines)
+
+
+ID = re.compile(r"[0-9a-f]{24}")
+
+
+def _query(params):
+    """Query parameters as the service reads them: booleans as true/false, None left out."""
+    if not params:
+        return None
+    query = {}
+    for key, value in params.items():
+        if value is None or value == ():
+            continue
+        query[key] = ("true" if value else "false") if isinstance(value, bool) else value
+    return query

@@ -1,0 +1,504 @@
+"""bpctl, the command-line client, against the service on a real socket: each command's happy path,
+its usage error (exit 2) and a refusal (exit 3); "does not fit" (1) and an unreachable or failing
+service (4); credentials that never show; and real pipes into Docker Compose and PyYAML."""
+
+import http.server
+import json
+import stat
+import subprocess
+import threading
+
+import pytest
+import yaml
+
+from bpctl import fetch
+from support import compose_oracle, corpus
+from support.apps import serving
+from support.bpctl import PROGRAM, Bpctl
+from support.http import PASSWORD, SocketClient
+
+ALICE = {"BPCTL_USERNAME": "alice", "BPCTL_PASSWORD": PASSWORD}
+BOB = {"BPCTL_USERNAME": "bob", "BPCTL_PASSWORD": PASSWORD}
+VICTOR = {"BPCTL_USERNAME": "victor", "BPCTL_PASSWORD": PASSWORD}
+WEB = """services:
+  web:
+    image: nginx:${TAG}
+    deploy:
+      replicas: ${REPLICAS}
+      resources:
+        limits: {memory: 256m, cpus: "0.25"}
+"""
+PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "REPLICAS": {"type": "integer", "default": 2, "minimum": 1, "maximum": 50},
+        "TAG": {"type": "string", "default": "1.27"},
+    },
+}
+KUBE = """apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {size: "${SIZE}"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: ${REPLICAS}
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: nginx
+          resources: {limits: {memory: 128Mi, cpu: 100m}}
+"""
+KUBE_PARAMETERS = {
+    "type": "object",
+    "properties": {"REPLICAS": {"type": "integer", "default": 1}, "SIZE": {"type": "string", "default": "s"}},
+}
+
+
+@pytest.fixture
+def bpctl(socket_app, tmp_path):
+    with serving(socket_app) as port:
+        client = Bpctl(f"http://127.0.0.1:{port}", tmp_path / "config")
+        client.api = SocketClient(port)
+        yield client
+
+
+@pytest.fixture
+def web(bpctl, tmp_path):
+    """alice's public template `web`, pushed with bpctl, and a profile of 2 GiB, 2 CPUs and 10
+    containers that is her default (the template at its defaults needs 512 MiB, 0.5 CPU, 2)."""
+    (tmp_path / "web.yml").write_text(WEB)
+    (tmp_path / "parameters.json").write_text(json.dumps(PARAMETERS))
+    done = bpctl("push", str(tmp_path / "web.yml"), "--entitlement", "public", "--tag", "nginx",
+                 "--parameters", str(tmp_path / "parameters.json"), "-o", "json", **ALICE)  # fmt: skip
+    assert done.code == 0, done.err
+    made = bpctl("profile", "create", "team", "--memory", "2Gi", "--cpu", "2", "--containers", "10", "--default",
+                 **ALICE)  # fmt: skip
+    assert made.code == 0, made.err
+    return json.loads(done.out)
+
+
+def problem_lines(result):
+    return [line.strip() for line in result.err.splitlines()[1:]]
+
+
+# login, logout and credentials
+
+
+def test_login_keeps_a_private_token_and_logout_revokes_it(bpctl):
+    done = bpctl("login", "-u", "alice", "--password-stdin", input=PASSWORD + "\n")
+    assert done.code == 0 and PASSWORD not in done.out + done.err
+    stored = bpctl.home / "bpctl" / "tokens.json"
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+    assert stat.S_IMODE(stored.parent.stat().st_mode) == 0o700
+    entry = json.loads(stored.read_text())[bpctl.url]
+    assert PASSWORD not in stored.read_text() and entry["username"] == "alice"
+    assert bpctl("ls").code == 0  # the stored token signs in
+    assert bpctl.api.get("/users/me", headers={"Authorization": "Bearer " + entry["token"]}).status == 200
+    done = bpctl("logout")
+    assert done.code == 0 and "revoked" in done.err and entry["token"] not in done.out + done.err
+    assert bpctl.api.get("/users/me", headers={"Authorization": "Bearer " + entry["token"]}).status == 401
+    assert json.loads(stored.read_text()) == {}
+    assert bpctl("logout").err.startswith("Not signed in")
+
+
+def test_login_prompts_without_echo_and_takes_the_environment(bpctl):
+    done = bpctl("login", "-u", "alice", input=PASSWORD + "\n")
+    assert done.code == 0 and "Password" in done.out and PASSWORD not in done.out + done.err
+    assert bpctl("login", **ALICE).code == 0  # BPCTL_USERNAME and BPCTL_PASSWORD, no prompt
+
+
+def test_login_refused_and_misused(bpctl):
+    done = bpctl("login", "-u", "alice", "--password-stdin", input="wrong password\n")
+    assert done.code == 3 and "401" in done.err and "wrong password" not in done.out + done.err
+    assert not (bpctl.home / "bpctl" / "tokens.json").exists()
+    assert bpctl("login", "--no-such-option").code == 2
+
+
+def test_a_token_file_others_may_read_is_not_used(bpctl):
+    assert bpctl("login", **ALICE).code == 0
+    stored = bpctl.home / "bpctl" / "tokens.json"
+    stored.chmod(0o644)
+    done = bpctl("ls")
+    assert done.code == 2 and "chmod 600" in done.err
+
+
+def test_without_credentials_it_says_how_to_sign_in(bpctl):
+    done = bpctl("ls")
+    assert done.code == 3 and "401" in done.err and "bpctl login" in done.err
+    done = bpctl("ls", BPCTL_TOKEN="not-a-token")
+    assert done.code == 3 and "not-a-token" not in done.out + done.err
+
+
+def test_credentials_never_show_in_output_or_the_process_list(bpctl, web):
+    secret = {"BPCTL_USERNAME": "alice", "BPCTL_PASSWORD": PASSWORD}
+    for args in (["ls"], ["get", "web"], ["get", "nope"], ["render", "web", "--set", "REPLICAS=0"], ["fit", "web"]):
+        done = bpctl(*args, **secret)
+        assert PASSWORD not in done.out + done.err, args
+    # the password is never an argument, so never in the process list: only options without it exist
+    assert "--password " not in bpctl("login", "--help").out
+
+
+# the service out of reach, or failing
+
+
+def test_an_unreachable_service_names_the_url(bpctl):
+    done = Bpctl("http://127.0.0.1:9", bpctl.home)("ls", **ALICE)
+    assert done.code == 4 and "could not reach http://127.0.0.1:9" in done.err
+
+
+def test_a_failing_service_is_exit_4_with_its_request_id(tmp_path):
+    class Failing(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            body = json.dumps({"title": "Service Unavailable", "status": 503, "requestId": "r-42"}).encode()
+            self.send_response(503)
+            self.send_header("Content-Type", "application/problem+json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    with local_server(Failing) as url:
+        done = Bpctl(url, tmp_path)("ls", **ALICE)
+    assert done.code == 4 and "503" in done.err and "r-42" in done.err
+
+
+# ls, get, pull
+
+
+def test_ls_with_the_lists_filters(bpctl, web):
+    bpctl.api.post("/blueprints", json={"name": "db", "blueprintType": "helm", "tags": ["data"]}, user="alice")
+    done = bpctl("ls", **ALICE)
+    assert done.code == 0 and done.out.splitlines()[0].split() == ["ID", "NAME", "VERSION", "TYPE", "OWNER",
+                                                                    "REV", "STARS", "TAGS"]  # fmt: skip
+    assert [line.split()[1] for line in done.out.splitlines()[1:]] == ["db", "web"]
+    for filters, names in [(["-q", "we"], ["web"]), (["--tag", "data"], ["db"]), (["--type", "compose"], ["web"]),
+                           (["--fits-profile", "team"], ["web"]), (["--name", "nope"], []),
+                           (["--limit", "1"], ["db"]), (["--entitlement", "owner"], ["db"])]:  # fmt: skip
+        done = bpctl("ls", *filters, "-o", "json", **ALICE)
+        assert [item["name"] for item in json.loads(done.out)] == names, filters
+    assert bpctl("ls", "--limit", "0", **ALICE).code == 2
+    done = bpctl("ls", "--fits-profile", "nope", **ALICE)
+    assert done.code == 3 and "no profile named 'nope'" in done.err
+
+
+def test_get_by_name_or_id_and_where_names_repeat(bpctl, web):
+    done = bpctl("get", "web", **ALICE)
+    assert done.code == 0 and "512Mi memory, 500m cpu, 2 containers" in done.out
+    assert json.loads(bpctl("get", web["id"], "-o", "json", **ALICE).out)["id"] == web["id"]
+    bpctl.api.post("/blueprints", json={"name": "web", "entitlementType": "PUBLIC"}, user="bob")
+    done = bpctl("get", "web", **ALICE)
+    assert done.code == 2 and "--owner" in done.err and "owner bob" in done.err and "owner alice" in done.err
+    assert json.loads(bpctl("get", "web", "--owner", "bob", "-o", "json", **ALICE).out)["owner"] == "bob"
+    assert bpctl("get", **ALICE).code == 2
+    done = bpctl("get", "nope", **ALICE)
+    assert done.code == 3 and "no blueprint named 'nope'" in done.err
+    private = bpctl.api.post("/blueprints", json={"name": "mine"}, user="bob").json
+    assert bpctl("get", private["id"], **ALICE).code == 3  # not hers to read: as if absent
+
+
+def test_pull_is_byte_for_byte(bpctl, web):
+    text = "a: 1   \r\nb: |\n  two\n\n\n"
+    made = bpctl.api.post("/blueprints", json={"name": "raw", "yml": text}, user="alice").json
+    done = bpctl.run("pull", "raw", **ALICE)
+    assert done.returncode == 0 and done.stdout == text.encode()
+    bpctl.api.patch(f"/blueprints/{made['id']}", json={"yml": "a: 2\n"}, user="alice")
+    assert bpctl.run("pull", "raw", "--rev", "1", **ALICE).stdout == text.encode()
+    assert bpctl("pull", "raw", "--rev", "0", **ALICE).code == 2
+    bpctl.api.post("/blueprints", json={"name": "empty"}, user="alice")
+    done = bpctl("pull", "empty", **ALICE)
+    assert done.code == 3 and "no definition" in done.err
+
+
+# push, history, diff, restore, star
+
+
+def test_push_creates_then_makes_revisions(bpctl, web, tmp_path):
+    assert web["blueprintType"] == "compose" and web["rev"] == 1 and web["parameters"] == PARAMETERS
+    file = tmp_path / "web.yml"
+    file.write_text(WEB.replace("memory: 256m", "memory: 128m"))
+    done = bpctl("push", str(file), "--version", "1.1", **ALICE)
+    assert done.code == 0 and done.out.strip() == f"web: updated, revision 2 ({web['id']})"
+    assert bpctl("push", str(file), **ALICE).out.strip() == f"web: unchanged, revision 2 ({web['id']})"
+    stored = bpctl.api.get(f"/blueprints/{web['id']}", user="alice").json
+    assert (
+        stored["yml"] == file.read_text()
+        and stored["version"] == "1.1"
+        and stored["requirements"]["memoryBytes"] == 256 * 1024**2
+    )  # noqa: E501
+    # bob has no blueprint named web: his push creates his own
+    assert "created" in bpctl("push", str(file), **BOB).out
+
+
+def test_push_reads_standard_input_and_the_kind_of_file(bpctl, tmp_path):
+    (tmp_path / "parameters.yaml").write_text(yaml.safe_dump(KUBE_PARAMETERS))
+    done = bpctl("push", "-", "--name", "kube", "--parameters", str(tmp_path / "parameters.yaml"), "-o", "json",
+                 input=KUBE, **ALICE)  # fmt: skip
+    made = json.loads(done.out)
+    assert done.code == 0 and made["blueprintType"] == "kubernetes" and made["requirements"]["containers"] == 1
+    plain = bpctl("push", "-", "--name", "notes", "-o", "json", input="just: yaml\n", **ALICE)
+    assert plain.code == 0 and json.loads(plain.out)["blueprintType"] is None
+    assert bpctl("push", "-", input="a: 1\n", **ALICE).code == 2  # standard input needs --name
+
+
+def test_push_refused_shows_each_problem_and_a_dry_run_stores_nothing(bpctl, tmp_path):
+    bad = tmp_path / "bad.yml"
+    bad.write_text("services:\n  web:\n    imag: nginx\n    mem_limit: 1zz\n")
+    done = bpctl("push", str(bad), **ALICE)
+    assert done.code == 3 and "422" in done.err
+    lines = problem_lines(done)
+    assert any(line.startswith("yml: services.web") and "imag" in line for line in lines)
+    assert any("mem_limit" in line for line in lines)
+    good = tmp_path / "good.yml"
+    good.write_text("services:\n  web:\n    image: nginx\n")
+    done = bpctl("push", str(good), "--dry-run", **ALICE)
+    assert done.code == 0 and "would be created" in done.out
+    assert bpctl.api.get("/blueprints", user="alice").json["items"] == []
+
+
+def test_history_diff_and_restore(bpctl, web, tmp_path):
+    file = tmp_path / "web.yml"
+    file.write_text(WEB.replace("nginx:${TAG}", "nginx:${TAG}-alpine"))
+    assert bpctl("push", str(file), "--description", "alpine", **ALICE).code == 0
+    done = bpctl("history", "web", **ALICE)
+    assert done.code == 0 and [line.split()[0] for line in done.out.splitlines()] == ["REV", "2", "1"]
+    done = bpctl("diff", "web", **ALICE)
+    assert done.code == 0 and "description  -     alpine" in done.out
+    assert "-    image: nginx:${TAG}\n+    image: nginx:${TAG}-alpine" in done.out
+    assert json.loads(bpctl("diff", "web", "--from", "1", "--to", "2", "-o", "json", **ALICE).out)["to"] == 2
+    assert bpctl("diff", "web", "--from", "9", **ALICE).code == 3
+    done = bpctl("restore", "web", "1", **ALICE)
+    assert done.code == 0 and done.out.strip() == "web: revision 1 restored as revision 3"
+    assert bpctl.api.get(f"/blueprints/{web['id']}", user="alice").json["yml"] == WEB
+    assert bpctl("restore", "web", **ALICE).code == 2
+    assert bpctl("restore", "web", "1", **VICTOR).code == 3  # a viewer changes nothing
+
+
+def test_star(bpctl, web):
+    assert bpctl("star", "web", **BOB).code == 0
+    assert json.loads(bpctl("get", "web", "-o", "json", **BOB).out)["starred"] is True
+    assert [item["name"] for item in json.loads(bpctl("ls", "--starred", "-o", "json", **BOB).out)] == ["web"]
+    assert bpctl("star", "web", "--off", **BOB).code == 0
+    assert json.loads(bpctl("get", "web", "-o", "json", **BOB).out)["stars"] == 0
+    assert bpctl("star", **BOB).code == 2
+    private = bpctl.api.post("/blueprints", json={"name": "private"}, user="alice").json
+    assert bpctl("star", private["id"], **BOB).code == 3
+
+
+# fit and render
+
+
+def test_fit_to_the_default_profile_or_a_named_one(bpctl, web):
+    done = bpctl("fit", "web", **ALICE)
+    assert done.code == 0 and done.out.splitlines()[-1] == "fits"
+    assert done.out.splitlines()[1].split() == ["memory", "512Mi", "2Gi", "1.5Gi", "fits"]
+    assert bpctl("profile", "create", "tiny", "--memory", "100Mi", **ALICE).code == 0
+    done = bpctl("fit", "web", "--profile", "tiny", **ALICE)
+    assert done.code == 1 and done.out.splitlines()[-1] == "does not fit"
+    result = json.loads(bpctl("fit", "web", "--profile", "tiny", "-o", "json", **ALICE).out)
+    assert result["resources"]["memory"]["verdict"] == "exceeds"
+    assert bpctl("fit", **ALICE).code == 2
+    done = bpctl("fit", "web", **BOB)  # bob has no default profile
+    assert done.code == 3 and "profile: You have no default profile" in done.err
+
+
+def test_render_types_values_from_sets_and_files(bpctl, web, tmp_path):
+    first, second = tmp_path / "first.yaml", tmp_path / "second.yaml"
+    first.write_text("REPLICAS: 3\nTAG: 1.10\n")  # TAG as written: "1.10", not the number 1.1
+    second.write_text("REPLICAS: 4\n")
+    done = bpctl("render", "web", "-f", str(first), "-f", str(second), **ALICE)
+    assert done.code == 0 and "image: nginx:1.10\n" in done.out and "replicas: 4\n" in done.out
+    done = bpctl("render", "web", "-f", str(first), "--set", "REPLICAS=5", "--set", "REPLICAS=6", **ALICE)
+    assert "replicas: 6\n" in done.out and yaml.safe_load(done.out)["services"]["web"]["deploy"]["replicas"] == 6
+    rendered = json.loads(bpctl("render", "web", "--set", "REPLICAS=7", "-o", "json", **ALICE).out)
+    assert rendered["values"] == {"REPLICAS": 7, "TAG": "1.27"} and rendered["requirements"]["containers"] == 7
+    assert bpctl("render", "web", "--set", "REPLICAS", **ALICE).code == 2
+    done = bpctl("render", "web", "--set", "REPLICAS=0", **ALICE)
+    assert done.code == 3 and done.out == "" and "values.REPLICAS" in done.err
+
+
+def test_render_to_a_profile_and_the_most_that_fits(bpctl, web):
+    done = bpctl("render", "web", "--set", "REPLICAS=6", "--profile", "team", **ALICE)
+    assert done.code == 0 and "replicas: 6" in done.out
+    done = bpctl("render", "web", "--set", "REPLICAS=9", "--profile", "team", **ALICE)
+    assert done.code == 1 and done.out == "" and "exceeds" in done.err  # nothing to deploy
+    done = bpctl("render", "web", "--profile", "team", "--maximize", "REPLICAS", **ALICE)
+    assert done.code == 0 and "replicas: 8\n" in done.out and "REPLICAS=8" in done.err  # 8 x 256 MiB is 2 GiB
+    assert bpctl("render", "web", "--maximize", "REPLICAS", **ALICE).code == 2  # the most that fits what?
+
+
+def test_render_pipes_into_docker_compose(bpctl, web):
+    done = bpctl.run("render", "web", "--set", "REPLICAS=3", "--set", "TAG=1.28", **ALICE)
+    assert done.returncode == 0 and done.stderr == b""
+    accepted, project = compose_oracle.config(done.stdout.decode())
+    assert accepted, project
+    assert project["services"]["web"]["image"] == "nginx:1.28" and project["services"]["web"]["deploy"]["replicas"] == 3
+    # `bpctl render web | docker compose -f - config --services`: two processes, one pipe
+    render = subprocess.Popen([PROGRAM, "render", "web"], stdout=subprocess.PIPE, env=bpctl.environ(**ALICE))
+    compose = [compose_oracle.binary(), "-f", "-", "--project-name", "tour", "config", "--services"]
+    through = subprocess.run(compose, stdin=render.stdout, capture_output=True, timeout=30)
+    render.stdout.close()
+    assert render.wait(timeout=30) == 0 and through.returncode == 0 and through.stdout.decode().split() == ["web"]
+
+
+def test_a_kubernetes_render_reads_back_as_the_same_stream(bpctl):
+    made = bpctl.api.post("/blueprints", json={"name": "kube", "blueprintType": "kubernetes", "yml": KUBE,
+                                                "parameters": KUBE_PARAMETERS}, user="alice")  # fmt: skip
+    assert made.status == 201, made.json
+    done = bpctl.run("render", "kube", "--set", "REPLICAS=3", "--set", "SIZE=large", **ALICE)
+    assert done.returncode == 0
+    documents = list(yaml.safe_load_all(done.stdout))
+    expected = list(yaml.safe_load_all(KUBE.replace("${SIZE}", "large").replace("${REPLICAS}", "3")))
+    assert documents == expected and documents[1]["spec"]["replicas"] == 3
+
+
+# import and export
+
+
+def test_import_a_portainer_catalog_with_its_stack_files(bpctl):
+    catalog = corpus.folder() / "portainer" / "portainer-templates-v3.json"
+    files = corpus.folder() / "portainer" / "portainer-templates"
+    done = bpctl("import", str(catalog), "--format", "portainer", "--files-from", str(files), "--dry-run", **ALICE)
+    assert done.code == 0 and "would be: 68 created, 1 skipped" in done.err
+    assert bpctl.api.get("/blueprints", user="alice").json["items"] == []
+    done = bpctl("import", str(catalog), "--format", "portainer", "--files-from", str(files), "-o", "json", **ALICE)
+    report = json.loads(done.out)
+    assert done.code == 0 and report["source"] == "portainer-templates-v3.json"
+    assert report["counts"] == {"created": 68, "updated": 0, "unchanged": 0, "skipped": 1, "refused": 0}
+    again = bpctl("import", str(catalog), "--format", "portainer", "--files-from", str(files), **ALICE)
+    assert again.code == 0 and again.err.strip().endswith("68 unchanged, 1 skipped")
+
+
+def test_import_fetches_urls_and_stack_files(bpctl, tmp_path):
+    root = corpus.folder() / "portainer"
+    with local_server(static(root)) as url:
+        done = bpctl("import", f"{url}/portainer-templates-v3.json", "--format", "portainer",
+                     "--raw-base", f"{url}/portainer-templates", "-o", "json", **ALICE)  # fmt: skip
+    report = json.loads(done.out)
+    assert done.code == 0 and report["source"] == f"{url}/portainer-templates-v3.json"
+    assert report["counts"]["created"] == 68
+
+
+def test_fetching_is_limited_in_size(tmp_path, monkeypatch):
+    class Endless(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            self.send_response(200)
+            self.end_headers()
+            try:
+                for _ in range(100):
+                    self.wfile.write(b"x" * 65536)
+            except OSError:
+                pass  # the client hung up, as it should
+
+        def log_message(self, *args):
+            pass
+
+    monkeypatch.setattr(fetch, "MAX_BYTES", 1024 * 1024)
+    with local_server(Endless) as url:
+        done = Bpctl(url, tmp_path)("import", f"{url}/big.json", "--format", "native", **ALICE)
+        assert done.code == 4 and "larger than 1 MiB" in done.err
+        done = Bpctl(url, tmp_path)("import", f"{url.rsplit(':', 1)[0]}:9/x.json", "--format", "native", **ALICE)
+        assert done.code == 4 and "could not fetch" in done.err
+
+
+def test_import_compose_with_its_env_file(bpctl, tmp_path):
+    (tmp_path / "db.yml").write_text(
+        "services:\n  db:\n    image: postgres:${TAG:-16}\n"
+        "    environment:\n      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD}\n"
+    )
+    (tmp_path / "db.env").write_text("TAG=16.4\n")
+    done = bpctl("import", str(tmp_path / "db.yml"), "--format", "compose", "--env-file", str(tmp_path / "db.env"),
+                 "--tag", "data", **ALICE)  # fmt: skip
+    assert done.code == 0 and done.out.splitlines()[1].split()[:3] == ["db", "db", "created"]
+    made = json.loads(bpctl("get", "db", "-o", "json", **ALICE).out)
+    assert made["parameters"]["properties"]["TAG"]["default"] == "16.4" and made["tags"] == ["data"]
+    assert made["parameters"]["properties"]["POSTGRES_PASSWORD"]["writeOnly"] is True
+    assert bpctl("import", str(tmp_path / "db.yml"), **ALICE).code == 2  # which format?
+    assert bpctl("import", str(tmp_path / "db.yml"), "--format", "portainer", "--name", "x", **ALICE).code == 2
+
+
+def test_import_refused_templates_are_exit_3_with_their_problems(bpctl):
+    template = corpus.folder() / "openshift" / "redis-persistent.json"
+    done = bpctl("import", str(template), "--format", "openshift", **ALICE)
+    assert done.code == 3 and "refused" in done.out and "capabilities" in done.err
+
+
+def test_export_round_trips_and_an_openshift_template(bpctl, web, tmp_path):
+    done = bpctl.run("export", "--tag", "nginx", **ALICE)
+    document = json.loads(done.stdout)
+    assert done.returncode == 0 and [b["name"] for b in document["blueprints"]] == ["web"]
+    file = tmp_path / "backup.json"
+    file.write_text(done.stdout.decode())
+    assert bpctl("import", str(file), "--format", "native", **BOB).code == 0
+    assert json.loads(bpctl("get", "web", "--owner", "bob", "-o", "json", **BOB).out)["yml"] == WEB
+    made = bpctl.api.post("/blueprints", json={"name": "kube", "blueprintType": "kubernetes", "yml": KUBE,
+                                                "parameters": KUBE_PARAMETERS}, user="alice")  # fmt: skip
+    assert made.status == 201
+    template = yaml.safe_load(bpctl("export", "kube", "--format", "openshift", **ALICE).out)
+    assert template["kind"] == "Template" and {p["name"] for p in template["parameters"]} == {"REPLICAS", "SIZE"}
+    assert bpctl("export", "web", **ALICE).code == 2  # one blueprint: the openshift format only
+    assert bpctl("export", web["id"], "--format", "openshift", **ALICE).code == 3  # a Compose blueprint: 409
+
+
+# profiles and completion
+
+
+def test_profiles(bpctl):
+    done = bpctl("profile", "create", "team", "--memory", "2Gi", "--cpu", "500m", "--default", **ALICE)
+    assert done.code == 0 and "your default" in done.out
+    listed = bpctl("profile", "ls", **ALICE).out.splitlines()
+    assert listed[0].split() == ["ID", "NAME", "DEFAULT", "MEMORY", "CPU", "CONTAINERS", "STORAGE", "OWNER"]
+    assert listed[1].split()[1:] == ["team", "yes", "2Gi", "500m", "-", "-", "alice"]
+    assert bpctl("profile", "create", **ALICE).code == 2
+    done = bpctl("profile", "create", "bad", "--memory", "lots", **ALICE)
+    assert done.code == 3 and "memoryCap" in done.err
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion(bpctl, shell):
+    done = bpctl("completion", shell)
+    assert done.code == 0 and "_BPCTL_COMPLETE" in done.out
+    assert bpctl("completion", "tcsh").code == 2
+
+
+def test_completion_completes_commands(bpctl):
+    done = bpctl.run("ls", _BPCTL_COMPLETE="bash_complete", COMP_WORDS="bpctl re", COMP_CWORD="1")
+    assert done.returncode == 0 and {"plain,render", "plain,restore"} <= set(done.stdout.decode().split())
+
+
+# helpers
+
+
+def static(root):
+    """A handler serving the files under `root`."""
+
+    class Static(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(root), **kwargs)
+
+        def log_message(self, *args):
+            pass
+
+    return Static
+
+
+class local_server:  # noqa: N801
+    """An HTTP server on a free loopback port for the length of a `with`; yields its URL."""
+
+    def __init__(self, handler):
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+
+    def __enter__(self):
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self.server.server_port}"
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
