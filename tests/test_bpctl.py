@@ -4,9 +4,11 @@ service (4); credentials that never show; and real pipes into Docker Compose and
 
 import http.server
 import json
+import shutil
 import stat
 import subprocess
 import threading
+from pathlib import Path
 
 import pytest
 import yaml
@@ -502,3 +504,32 @@ class local_server:  # noqa: N801
     def __exit__(self, *exc):
         self.server.shutdown()
         self.server.server_close()
+
+
+def test_the_readme_tour(bpctl, tmp_path):
+    """The README's tour, run as written by bash (the admin's password from the environment, Docker
+    Compose as `docker compose`, the corpus's Portainer catalog as templates.json)."""
+    text = (Path(__file__).resolve().parent.parent / "README.rst").read_text()
+    block = text[text.index("A tour with bpctl\n") :].split("::\n\n", 1)[1].split("\n\n", 1)[0]
+    script = "\n".join(line.removeprefix("    ") for line in block.splitlines())
+    assert script.startswith("export BPCTL_URL=") and script.count("\n") >= 15
+    portainer = corpus.folder() / "portainer"
+    (tmp_path / "templates.json").write_text((portainer / "portainer-templates-v3.json").read_text())
+    (tmp_path / "templates").symlink_to(portainer / "portainer-templates")
+    prelude = (
+        f'set -euo pipefail\ndocker() {{ shift; "{compose_oracle.binary()}" "$@"; }}\nPATH="{PROGRAM.parent}:$PATH"\n'
+    )
+    environ = bpctl.environ(BPCTL_PASSWORD=PASSWORD, HOME=str(tmp_path))
+    environ.update(BPCTL_URL=bpctl.url)  # the script exports the README's URL: this service instead
+    script = script.replace("export BPCTL_URL=http://127.0.0.1:8000 ", "export ")
+    done = subprocess.run(
+        [shutil.which("bash"), "-c", prelude + script], cwd=tmp_path, env=environ, capture_output=True, timeout=120
+    )
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 0, err
+    assert "needs:       512Mi memory, 500m cpu, 2 containers, 0B storage" in out
+    assert "\nfits\n" in out and "REPLICAS=8: the most that fits" in err
+    assert "replicas: 8\n" in (tmp_path / "web-8.yml").read_text()
+    assert "68 created, 1 skipped" in err and "revoked" in err
+    backup = json.loads((tmp_path / "backup.json").read_text())
+    assert [(b["name"], b["version"]) for b in backup["blueprints"]] == [("web", "1.1")]

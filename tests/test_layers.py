@@ -48,3 +48,10 @@ def test_every_import_goes_down_or_stays_in_its_layer():
         module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         upward += [f"{module} -> {name}" for name in imports(path) if layer(name) > layer(module)]
     assert upward == []
+
+
+def test_the_command_line_client_imports_nothing_of_the_service():
+    """bpctl is a client like any script: it speaks HTTP, so it runs where the service is not
+    installed in full and cannot reach around the API."""
+    client = APP.parent / "bpctl"
+    assert sorted(client.glob("*.py")) and [str(p) for p in client.glob("*.py") if list(imports(p))] == []

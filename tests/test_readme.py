@@ -30,12 +30,12 @@ def test_every_setting_is_documented():
 
 
 def test_the_readme_is_short():
-    assert len(README.read_text().splitlines()) <= 250
+    assert len(README.read_text().splitlines()) <= 260
 
 
 def test_every_path_the_readme_and_the_docs_name_exists():
     for document in [README, *(ROOT / "docs").glob("*.md")]:
-        named = set(re.findall(r"(?<![\w/.])((?:app|docs|tests|bench|support|\.ci)/[\w./-]*\w)", document.read_text()))
+        named = set(re.findall(r"(?<![\w/.])((?:app|bpctl|docs|tests|bench|support|\.ci)/[\w./-]*\w)", document.read_text()))
         assert sorted(path for path in named if not (ROOT / path).exists()) == [], document.name
 
 
