@@ -5,6 +5,7 @@ reach it through MONGO_URI; it is stopped when the master exits. Metrics of all 
 PROMETHEUS_MULTIPROC_DIR, so /metrics answers for the whole server whichever worker serves it.
 """
 
+import gc
 import os
 import shutil
 import tempfile
@@ -40,6 +41,14 @@ def on_starting(server):
     os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
     if not os.environ.get("MONGO_URI"):
         os.environ["MONGO_URI"] = embedded.start(settings["DATA_DIR"])
+
+
+def post_worker_init(worker):
+    """Once the app is loaded, what start-up made (modules, schemas, routes) lives as long as the
+    worker: frozen out of the garbage collector, the older collections no longer walk it (0.7 % of
+    a create's instructions; a larger young threshold saved 2 % more but held 15-37 MB more a
+    worker, so the threshold stays Python's: docs/performance.md, "Create after #29")."""
+    gc.freeze()
 
 
 def child_exit(server, worker):

@@ -8,6 +8,7 @@ import shutil
 import stat
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,18 @@ def test_login_keeps_a_private_token_and_logout_revokes_it(bpctl):
     assert bpctl.api.get("/users/me", headers={"Authorization": "Bearer " + entry["token"]}).status == 401
     assert json.loads(stored.read_text()) == {}
     assert bpctl("logout").err.startswith("Not signed in")
+    assert bpctl("logout", "extra").code == 2
+
+
+def test_logout_keeps_the_token_while_the_service_is_out_of_reach(bpctl):
+    assert bpctl("login", **ALICE).code == 0
+    stored = bpctl.home / "bpctl" / "tokens.json"
+    token = json.loads(stored.read_text())[bpctl.url]["token"]
+    away = Bpctl("http://127.0.0.1:9", bpctl.home)
+    entry = json.loads(stored.read_text())
+    stored.write_text(json.dumps({away.url: entry[bpctl.url]}))
+    done = away("logout")
+    assert done.code == 4 and json.loads(stored.read_text())[away.url]["token"] == token  # to revoke later
 
 
 def test_login_prompts_without_echo_and_takes_the_environment(bpctl):
@@ -276,6 +289,9 @@ def test_history_diff_and_restore(bpctl, web, tmp_path):
     assert "-    image: nginx:${TAG}\n+    image: nginx:${TAG}-alpine" in done.out
     assert json.loads(bpctl("diff", "web", "--from", "1", "--to", "2", "-o", "json", **ALICE).out)["to"] == 2
     assert bpctl("diff", "web", "--from", "9", **ALICE).code == 3
+    assert bpctl("diff", "web", "--from", "0", **ALICE).code == 2
+    assert bpctl("history", **ALICE).code == 2
+    assert bpctl("history", "nope", **ALICE).code == 3
     done = bpctl("restore", "web", "1", **ALICE)
     assert done.code == 0 and done.out.strip() == "web: revision 1 restored as revision 3"
     assert bpctl.api.get(f"/blueprints/{web['id']}", user="alice").json["yml"] == WEB
@@ -388,22 +404,13 @@ def test_import_fetches_urls_and_stack_files(bpctl, tmp_path):
     assert report["counts"]["created"] == 68
 
 
-def test_fetching_is_limited_in_size(tmp_path, monkeypatch):
-    class Endless(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            self.send_response(200)
-            self.end_headers()
-            try:
-                for _ in range(100):
-                    self.wfile.write(b"x" * 65536)
-            except OSError:
-                pass  # the client hung up, as it should
-
-        def log_message(self, *args):
-            pass
-
+def test_fetching_is_limited_in_size_and_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(fetch, "SECONDS", 1)
+    with local_server(streaming(b" ", 50, pause=0.1)) as url:  # each byte in time, the whole not
+        done = Bpctl(url, tmp_path)("import", f"{url}/slow.json", "--format", "native", **ALICE)
+        assert done.code == 4 and "longer than 1 s" in done.err
     monkeypatch.setattr(fetch, "MAX_BYTES", 1024 * 1024)
-    with local_server(Endless) as url:
+    with local_server(streaming(b"x" * 65536, 100)) as url:
         done = Bpctl(url, tmp_path)("import", f"{url}/big.json", "--format", "native", **ALICE)
         assert done.code == 4 and "larger than 1 MiB" in done.err
         done = Bpctl(url, tmp_path)("import", f"{url.rsplit(':', 1)[0]}:9/x.json", "--format", "native", **ALICE)
@@ -476,6 +483,27 @@ def test_completion_completes_commands(bpctl):
 
 
 # helpers
+
+
+def streaming(chunk, count, pause=0.0):
+    """A handler answering 200 with `count` times `chunk`, `pause` seconds apart."""
+
+    class Streaming(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            self.send_response(200)
+            self.end_headers()
+            try:
+                for _ in range(count):
+                    self.wfile.write(chunk)
+                    self.wfile.flush()
+                    time.sleep(pause)
+            except OSError:
+                pass  # the client hung up, as it should
+
+        def log_message(self, *args):
+            pass
+
+    return Streaming
 
 
 def static(root):

@@ -33,9 +33,12 @@ def test_the_readme_is_short():
     assert len(README.read_text().splitlines()) <= 260
 
 
+PATH = r"(?<![\w/.])((?:app|bpctl|docs|tests|bench|support|\.ci)/[\w./-]*\w)"
+
+
 def test_every_path_the_readme_and_the_docs_name_exists():
     for document in [README, *(ROOT / "docs").glob("*.md")]:
-        named = set(re.findall(r"(?<![\w/.])((?:app|bpctl|docs|tests|bench|support|\.ci)/[\w./-]*\w)", document.read_text()))
+        named = set(re.findall(PATH, document.read_text()))
         assert sorted(path for path in named if not (ROOT / path).exists()) == [], document.name
 
 

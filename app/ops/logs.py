@@ -54,6 +54,8 @@ def configure(level):
 
 
 def log_request(response, elapsed):
+    if not access.isEnabledFor(logging.INFO):  # LOG_LEVEL=warning: not even the line's parts
+        return
     user = current_user()
     access.info(
         "request",
