@@ -11,6 +11,7 @@ class Problem(Exception):
 
     status = 500
     errors = None
+    current = None  # a 412's version as stored: its problem body says it
 
     def __init__(self, detail=None, headers=None):
         super().__init__(detail)
@@ -41,7 +42,15 @@ class Conflict(Problem):
 
 
 class PreconditionFailed(Problem):
+    """A 412: `current` (the stored version) is not the one the client's If-Match names; the
+    answer says which version it is and who saved it, so a client can show the change and retry."""
+
     status = 412
+
+    def __init__(self, current):
+        saved_by = current.get("updatedBy") or current.get("owner")
+        super().__init__(f"It has changed since you read it: revision {current['rev']} is {saved_by}'s.")
+        self.current = {"rev": current["rev"], "updatedBy": saved_by, "updatedAt": current.get("updatedAt")}
 
 
 class UnsupportedMediaType(Problem):

@@ -3,6 +3,8 @@
 import base64
 import http.client
 import json as jsonlib
+import socket
+import threading
 from dataclasses import dataclass
 
 
@@ -104,3 +106,36 @@ def token_for(api, user="alice"):
     r = api.post("/tokens", user=user)
     assert r.status == 201
     return r.json["token"]
+
+
+def chunked(data, size=65536):
+    """`data` in HTTP/1.1 chunked transfer coding, piece by piece, then the last chunk."""
+    for start in range(0, len(data), size):
+        piece = data[start : start + size]
+        yield b"%x\r\n" % len(piece) + piece + b"\r\n"
+    yield b"0\r\n\r\n"
+
+
+def send_raw(port, head, body, timeout=30):
+    """`head` (the request line and headers) then `body` (bytes, or pieces of them sent as they
+    come) over one connection, written from a thread while the answer is read, since a server may
+    answer (a 413) and close before it has read the whole body; the answer as a Response."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+
+    def write():
+        try:
+            sock.sendall(head.replace("\n", "\r\n").encode() + b"\r\n\r\n")
+            for piece in [body] if isinstance(body, bytes) else body:
+                sock.sendall(piece)
+        except OSError:
+            pass  # the server stopped reading: its answer says why
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    try:
+        answer = http.client.HTTPResponse(sock)
+        answer.begin()
+        return Response(answer.status, {k.lower(): v for k, v in answer.getheaders()}, answer.read())
+    finally:
+        sock.close()
+        writer.join(timeout)

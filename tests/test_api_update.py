@@ -108,6 +108,18 @@ def test_if_match(api):
     assert api.put(path, json={"name": "y"}, user="alice", headers={"If-Match": "*"}).status == 200
     assert_problem(api.delete(path, user="alice", headers={"If-Match": new_tag}), 412)
     assert api.get(path, user="alice").json["name"] == "y"
+
+
+def test_a_412_says_which_version_is_current_and_who_saved_it(api):
+    path, _, tag = create_item(api, "blueprints", name="b", entitlementType="PUBLIC")
+    changed = api.patch(path, json={"version": "2"}, user="admin")  # someone else saves first
+    r = api.patch(path, json={"name": "mine"}, user="alice", headers={"If-Match": tag})
+    body = assert_problem(r, 412)
+    assert r.headers["etag"] == changed.headers["etag"] == '"2"'
+    assert (body["rev"], body["updatedBy"], body["updatedAt"]) == (2, "admin", changed.json["updatedAt"])
+    assert "revision 2 is admin's" in body["detail"]
+    retried = api.patch(path, json={"name": "mine"}, user="alice", headers={"If-Match": r.headers["etag"]})
+    assert retried.status == 200 and retried.json["rev"] == 3
     # a conditional GET sees the new version as modified
     assert api.get(path, user="alice", headers={"If-None-Match": tag}).status == 200
 
@@ -202,3 +214,12 @@ def test_a_blueprint_an_earlier_version_stored_with_null_entitled_users_is_liste
         assert store.keys({**doc, "entitledUsers": None}) == doc["keys"]
     assert api.patch(path, json={"description": "still there"}, user="alice").status == 200
     assert [item["name"] for item in api.get("/blueprints?q=still", user="alice").json["items"]] == ["legacy"]
+
+
+def test_a_204_has_no_body_and_no_content_type(api):
+    path, _, _ = create_item(api, "blueprints", name="b", entitlementType="PUBLIC")
+    token = api.post("/tokens", user="bob").json["token"]
+    for r in (api.put(f"{path}/star", user="bob"), api.delete(f"{path}/star", user="bob"),
+              api.delete(path, user="alice"), api.delete("/tokens", headers={"Authorization": f"Bearer {token}"})):  # fmt: skip
+        assert r.status == 204 and r.body == b"" and "content-type" not in r.headers
+        assert r.headers["api-version"] == "1.0.0"

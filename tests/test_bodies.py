@@ -3,7 +3,11 @@ content type (415), JSON syntax (400), then validation (422), on every write."""
 
 import pytest
 
-from support.http import assert_problem, create
+from support.apps import serving
+from support.http import PASSWORD, SocketClient, assert_problem, basic, chunked, create, send_raw
+from support.processes import Gunicorn
+
+MIB = 1024 * 1024
 
 
 def test_400_for_bad_json_and_non_objects(api):
@@ -83,3 +87,43 @@ def test_a_number_beyond_a_double_is_valid_json_and_a_422_naming_the_field(api, 
 def test_what_json_does_not_allow_stays_a_400(api, data):
     r = api.post("/profiles", data=data, headers={"Content-Type": "application/json"}, user="alice")
     assert_problem(r, 400)
+
+
+@pytest.fixture(params=["werkzeug", "gunicorn"])
+def server(request, tmp_path):
+    """(port, Authorization) of the app on a real socket: Werkzeug's threaded server (the socket
+    tests') and gunicorn as operators run it, each with its own way of reading a chunked body."""
+    if request.param == "werkzeug":
+        with serving(request.getfixturevalue("socket_app")) as port:
+            yield port, basic("alice")
+        return
+    gunicorn = Gunicorn(DATA_DIR=tmp_path / "data", ADMIN_USERNAME="admin", ADMIN_PASSWORD=PASSWORD, WEB_CONCURRENCY=1)
+    try:
+        yield gunicorn.start().port, basic("admin")
+    finally:
+        gunicorn.stop()
+
+
+@pytest.mark.slow
+def test_a_body_over_the_limit_is_refused_whole_however_it_is_sent(server):
+    port, auth = server
+
+    def head(path, *extra):
+        return "\n".join([f"POST {path} HTTP/1.1", "Host: 127.0.0.1", f"Authorization: {auth}",
+                          "Content-Type: application/json", *extra])  # fmt: skip
+
+    streamed = head("/blueprints", "Transfer-Encoding: chunked")
+    over = b'{"name": "over"}'.ljust(MIB + MIB // 10)  # valid JSON, then spaces past the limit
+    assert_problem(send_raw(port, streamed, chunked(over)), 413)
+    assert_problem(send_raw(port, streamed, chunked(b'{"description": "' + b"x" * 5 * MIB + b'"}')), 413)
+    assert_problem(send_raw(port, head("/blueprints", f"Content-Length: {len(over)}"), over), 413)
+    at_the_limit = b'{"name": "at the limit"}'.ljust(MIB)
+    assert send_raw(port, streamed, chunked(at_the_limit)).status == 201
+    both = head("/blueprints", "Content-Length: 16", "Transfer-Encoding: chunked")
+    assert send_raw(port, both, chunked(over)).status in (400, 413)
+    short = head("/blueprints", "Content-Length: 10", "Connection: close")  # it declares '{"name": "'
+    assert_problem(send_raw(port, short, over), 400)
+    document = b'{"format": "native", "source": "s", "document": "' + b"x" * 17 * MIB + b'"}'
+    assert_problem(send_raw(port, head("/imports", "Transfer-Encoding: chunked"), chunked(document)), 413)
+    listed = SocketClient(port).get("/blueprints", headers={"Authorization": auth}).json["items"]
+    assert [item["name"] for item in listed] == ["at the limit"]  # nothing read in part was stored

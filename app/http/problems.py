@@ -11,6 +11,8 @@ from flask import current_app
 from pymongo.errors import ConnectionFailure, PyMongoError
 
 from app.errors import Problem, Unavailable
+from app.http.preconditions import etag
+from app.model.fields import rfc3339
 from app.ops.logs import request_id
 from app.ops.metrics import DATABASE_ERRORS
 
@@ -40,10 +42,13 @@ class ProblemSchema(ma.Schema):
     status = ma.fields.Integer()
     detail = ma.fields.String()
     errors = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.List(ma.fields.String()))
+    rev = ma.fields.Integer(metadata={"description": "412 only: the current revision."})
+    updatedBy = ma.fields.String(metadata={"description": "412 only: who saved the current revision."})
+    updatedAt = ma.fields.String(metadata={"description": "412 only: when it was saved (RFC 3339)."})
     requestId = ma.fields.String()
 
 
-def problem_body(status, detail=None, errors=None, request_id=None):
+def problem_body(status, detail=None, errors=None, request_id=None, current=None):
     body = {
         "type": "about:blank",
         "title": HTTPStatus(status).phrase,
@@ -52,13 +57,14 @@ def problem_body(status, detail=None, errors=None, request_id=None):
     }
     if errors:
         body["errors"] = errors
+    body.update(current or {})
     body["requestId"] = request_id
     return body
 
 
-def problem(status, detail=None, errors=None, headers=None):
+def problem(status, detail=None, errors=None, headers=None, current=None):
     """The problem response of this request."""
-    response = current_app.json.response(problem_body(status, detail, errors, request_id()))
+    response = current_app.json.response(problem_body(status, detail, errors, request_id(), current))
     response.status_code = status
     response.mimetype = PROBLEM_JSON
     response.headers["Cache-Control"] = "no-store"  # an error describes this request only
@@ -101,8 +107,12 @@ def http_error(exc):
 
 
 def _refused(exc):
-    """One of the service's own refusals."""
-    return problem(exc.status, exc.detail, exc.errors and _flatten(exc.errors), exc.headers)
+    """One of the service's own refusals; a 412's with the current version and its ETag."""
+    headers, current = exc.headers, exc.current
+    if current is not None:
+        headers = {**headers, "ETag": etag(current)}
+        current = {**current, "updatedAt": current["updatedAt"] and rfc3339(current["updatedAt"])}
+    return problem(exc.status, exc.detail, exc.errors and _flatten(exc.errors), headers, current)
 
 
 def _database_error(exc):

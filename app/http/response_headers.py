@@ -1,5 +1,6 @@
 """Headers on every response, errors included: `API-Version`, `X-Request-ID`, and
-`X-Content-Type-Options: nosniff` (a body is only ever what its Content-Type says)."""
+`X-Content-Type-Options: nosniff` (a body is only ever what its Content-Type says); a 204 has no
+body, so no Content-Type either."""
 
 from app.ops.logs import request_id
 
@@ -10,6 +11,8 @@ def _stamp(response):
     response.headers["API-Version"] = API_VERSION
     response.headers["X-Request-ID"] = request_id()
     response.headers["X-Content-Type-Options"] = "nosniff"
+    if response.status_code == 204:
+        del response.headers["Content-Type"]
     return response
 
 

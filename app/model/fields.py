@@ -109,6 +109,13 @@ class Yaml(ma.fields.String):
             raise ma.ValidationError(str(exc)) from None
 
 
+def rfc3339(value):
+    """A datetime as RFC 3339 UTC with milliseconds, as MongoDB keeps them."""
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+
+
 class Timestamp(ma.fields.Field):
     """RFC 3339 UTC with milliseconds, as MongoDB keeps them."""
 
@@ -116,9 +123,7 @@ class Timestamp(ma.fields.Field):
         super().__init__(dump_only=True, metadata={"type": "string", "format": "date-time"}, **kwargs)
 
     def _serialize(self, value, attr, obj, **kwargs):
-        if value.tzinfo is not None:
-            value = value.astimezone(UTC)
-        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+        return rfc3339(value)
 
 
 class Id(ma.fields.Field):

@@ -166,8 +166,8 @@ class ResourceStore:
             condition["rev"] = doc["rev"]
         if self.coll().delete_one(condition).deleted_count:
             self.after_delete(doc)
-        elif if_match is not None:
-            raise PreconditionFailed()
+        elif if_match is not None:  # changed or deleted since it was read
+            raise PreconditionFailed(self.get(id_text, user))
 
     def _insert(self, doc):
         coll = self.coll()
@@ -201,5 +201,5 @@ class ResourceStore:
         if not (is_admin(user) or doc["owner"] == user["username"]):
             raise Forbidden("Only the owner or an admin may change or delete this resource.")
         if if_match is not None and not if_match(doc):
-            raise PreconditionFailed()
+            raise PreconditionFailed(doc)
         return doc
