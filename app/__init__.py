@@ -15,7 +15,6 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import cli, config, ops, web
 from app.access import login_throttle, request_quota, tokens
-from app.access import users as accounts  # `users` is the name of the resource package
 from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
 from app.http import docs, idempotency, openapi, problems, response_headers
@@ -27,6 +26,7 @@ from app.profiles.storage import store as profiles_store
 from app.revisions import storage as revisions
 from app.revisions.routes import blp as revisions_blp
 from app.storage import backfill, database
+from app.users import storage as users
 from app.users.routes import blp as users_blp
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ def create_app(settings=None, mongo_client=None):
     app.json = OrjsonProvider(app)
     database.init_app(app, mongo_client)
     request_quota.init_app(app)
-    accounts.init_app(app)
+    users.init_app(app)
 
     api = openapi.Api(app)
     for blp in (profiles_blp, blueprints_blp, revisions_blp, users_blp, imports_blp):
@@ -84,10 +84,10 @@ def _prepare_database(app):
     """Idempotent, so every worker may run it."""
     db = database.get_db()
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
-    for module in (accounts, tokens, login_throttle, request_quota, idempotency, revisions):
+    for module in (users, tokens, login_throttle, request_quota, idempotency, revisions):
         module.create_indexes(db)
     for store in (profiles_store, blueprints_store):
         store.create_indexes()
         backfill.start(app, store)
     if app.config["ADMIN_USERNAME"] and app.config["ADMIN_PASSWORD"]:
-        accounts.ensure_admin(app.config["ADMIN_USERNAME"], app.config["ADMIN_PASSWORD"])
+        users.ensure_admin(app.config["ADMIN_USERNAME"], app.config["ADMIN_PASSWORD"])

@@ -8,8 +8,8 @@ import click
 import marshmallow as ma
 from flask.cli import AppGroup
 
-from app.access import users as storage
 from app.model.accounts import ROLES
+from app.users import storage as users
 
 users_cli = AppGroup("users", help="Manage user accounts.")
 
@@ -25,9 +25,9 @@ def _run(action, *args):
         action(*args)
     except ma.ValidationError as exc:
         raise click.ClickException(_messages(exc)) from None
-    except storage.UsernameTaken:
+    except users.UsernameTaken:
         raise click.ClickException(f"the username {args[0]!r} is taken") from None
-    except storage.NoSuchUser:
+    except users.NoSuchUser:
         raise click.ClickException(f"no user {args[0]!r}") from None
 
 
@@ -37,14 +37,14 @@ def _run(action, *args):
 @click.password_option(help="Prompted for when not given.")
 def create_user(username, role, password):
     """Create a user; the password is prompted for, twice."""
-    _run(storage.create, username, password, role)
+    _run(users.create, username, password, role)
     click.echo(f"created {role} {username}")
 
 
 @users_cli.command("list")
 def list_users():
     """Every user with its role and status, oldest first."""
-    for user in storage.users().find({}, {"username": 1, "role": 1, "disabled": 1}).sort("_id", 1):
+    for user in users.collection().find({}, {"username": 1, "role": 1, "disabled": 1}).sort("_id", 1):
         status = "disabled" if user["disabled"] else "active"
         click.echo(f"{user['username']}\t{user['role']}\t{status}")
 
@@ -54,7 +54,7 @@ def list_users():
 @click.password_option(help="Prompted for when not given.")
 def set_password(username, password):
     """Give a user a new password; the old one stops working within USER_CACHE_SECONDS."""
-    _run(storage.set_password, username, password)
+    _run(users.set_password, username, password)
     click.echo(f"password of {username} changed")
 
 
@@ -63,7 +63,7 @@ def set_password(username, password):
 @click.argument("role", type=click.Choice(ROLES))
 def set_role(username, role):
     """Change a user's role."""
-    _run(storage.set_role, username, role)
+    _run(users.set_role, username, role)
     click.echo(f"{username} is now {role}")
 
 
@@ -71,7 +71,7 @@ def set_role(username, role):
 @click.argument("username")
 def disable(username):
     """Refuse a user's password and tokens from now on."""
-    _run(storage.set_disabled, username, True)
+    _run(users.set_disabled, username, True)
     click.echo(f"{username} disabled")
 
 
@@ -79,7 +79,7 @@ def disable(username):
 @click.argument("username")
 def enable(username):
     """Let a disabled user in again."""
-    _run(storage.set_disabled, username, False)
+    _run(users.set_disabled, username, False)
     click.echo(f"{username} enabled")
 
 

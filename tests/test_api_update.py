@@ -219,7 +219,8 @@ def test_a_blueprint_an_earlier_version_stored_with_null_entitled_users_is_liste
 def test_a_204_has_no_body_and_no_content_type(api):
     path, _, _ = create_item(api, "blueprints", name="b", entitlementType="PUBLIC")
     token = api.post("/tokens", user="bob").json["token"]
+    revoke = {"Authorization": f"Bearer {token}"}
     for r in (api.put(f"{path}/star", user="bob"), api.delete(f"{path}/star", user="bob"),
-              api.delete(path, user="alice"), api.delete("/tokens", headers={"Authorization": f"Bearer {token}"})):  # fmt: skip
+              api.delete(path, user="alice"), api.delete("/tokens", headers=revoke)):  # fmt: skip
         assert r.status == 204 and r.body == b"" and "content-type" not in r.headers
         assert r.headers["api-version"] == "1.0.0"

@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 import pytest
 from werkzeug import security
 
-from app.access import users as storage
 from app.storage.database import get_db
+from app.users import storage as users
 from support.http import PASSWORD, assert_problem, bearer, token_for
 
 PUBLIC_ENDPOINTS = {
@@ -130,7 +130,7 @@ def test_unknown_users_cost_one_hash_check_like_known_ones(api, monkeypatch):
         calls.append(stored)
         return real(stored, password)
 
-    monkeypatch.setattr(storage, "check_password_hash", counting)
+    monkeypatch.setattr(users, "check_password_hash", counting)
     api.get("/users/me", user="alice", password="wrong one")
     api.get("/users/me", user="nobody", password="wrong one")
     assert len(calls) == 2 and calls[1].split("$")[0] == calls[0].split("$")[0]

@@ -4,15 +4,15 @@ credentials, user records (USER_CACHE_SECONDS), and the cache they are built on.
 import time
 
 from app.access import auth
-from app.access import users as storage
 from app.storage.cache import TtlCache
+from app.users import storage as users
 from support.http import PASSWORD, assert_problem, bearer, token_for
 
 
 def test_a_new_password_applies_at_once_to_cached_credentials(api, app):
     assert api.get("/users/me", user="alice").status == 200  # now cached
     with app.app_context():
-        storage.set_password("alice", "a brand new password")
+        users.set_password("alice", "a brand new password")
     assert_problem(api.get("/users/me", user="alice"), 401)
     assert api.get("/users/me", user="alice", password="a brand new password").status == 200
 
@@ -21,7 +21,7 @@ def test_disabling_applies_at_once_to_cached_credentials_and_tokens(api, app):
     token = token_for(api)
     assert api.get("/users/me", user="alice").status == 200
     with app.app_context():
-        storage.set_disabled("alice", True)
+        users.set_disabled("alice", True)
     assert_problem(api.get("/users/me", user="alice"), 401)
     assert_problem(api.get("/users/me", headers=bearer(token)), 401)
     assert_problem(api.post("/tokens", user="alice"), 401)
@@ -30,14 +30,14 @@ def test_disabling_applies_at_once_to_cached_credentials_and_tokens(api, app):
 def test_a_new_role_applies_at_once(api, app):
     assert api.post("/profiles", json={}, user="alice").status == 201
     with app.app_context():
-        storage.set_role("alice", "viewer")
+        users.set_role("alice", "viewer")
     assert_problem(api.post("/profiles", json={}, user="alice"), 403)
 
 
 def test_a_change_by_another_process_applies_within_user_cache_seconds(api, app):
     assert api.get("/users/me", user="alice").status == 200  # this process keeps its copy
     with app.app_context():  # as another worker, host or the CLI would, past this process's cache
-        storage.users().update_one({"username": "alice"}, {"$set": {"disabled": True}})
+        users.collection().update_one({"username": "alice"}, {"$set": {"disabled": True}})
     assert api.get("/users/me", user="alice").status == 200
     ttl = app.config["USER_CACHE_SECONDS"]
     assert ttl == 1
@@ -49,7 +49,7 @@ def test_with_no_user_cache_every_request_reads_the_record(api, app):
     app.config["USER_CACHE_SECONDS"] = 0
     assert api.get("/users/me", user="alice").status == 200
     with app.app_context():
-        storage.users().update_one({"username": "alice"}, {"$set": {"role": "viewer"}})
+        users.collection().update_one({"username": "alice"}, {"$set": {"role": "viewer"}})
     assert api.get("/users/me", user="alice").json["role"] == "viewer"
 
 

@@ -4,7 +4,7 @@ import mongomock
 import pytest
 
 from app import create_app
-from app.access import users as storage
+from app.users import storage as users
 from support.apps import settings
 
 
@@ -20,9 +20,9 @@ def test_users_create_prompts_for_the_password(app):
     )
     assert result.exit_code == 0, result.output
     with app.app_context():
-        user = storage.authenticate("root", "long enough pw")
+        user = users.authenticate("root", "long enough pw")
         assert user["role"] == "admin" and "long enough pw" not in str(user)
-        assert storage.authenticate("root", "wrong password") is None
+        assert users.authenticate("root", "wrong password") is None
 
 
 def test_users_create_refuses_bad_input_and_taken_names(app):
@@ -40,9 +40,9 @@ def test_admin_from_the_environment_is_created_once():
     app = create_app(env, mongo_client=client)
     create_app({**env, "ADMIN_PASSWORD": "second password"}, mongo_client=client)
     with app.app_context():
-        assert storage.authenticate("boss", "first password")["role"] == "admin"
-        assert storage.authenticate("boss", "second password") is None
-        assert storage.users().count_documents({}) == 1
+        assert users.authenticate("boss", "first password")["role"] == "admin"
+        assert users.authenticate("boss", "second password") is None
+        assert users.collection().count_documents({}) == 1
 
 
 def test_an_invalid_admin_from_the_environment_stops_start_up():
@@ -60,18 +60,18 @@ def test_list_set_password_set_role_disable_enable(app):
     changed = runner.invoke(args=["users", "set-password", "dave"], input="second password\nsecond password\n")
     assert changed.exit_code == 0
     with app.app_context():
-        assert storage.authenticate("dave", "first password") is None
-        assert storage.authenticate("dave", "second password") is not None
+        assert users.authenticate("dave", "first password") is None
+        assert users.authenticate("dave", "second password") is not None
 
     assert runner.invoke(args=["users", "set-role", "dave", "viewer"]).exit_code == 0
     assert runner.invoke(args=["users", "set-role", "dave", "root"]).exit_code == 2
     assert runner.invoke(args=["users", "disable", "dave"]).exit_code == 0
     assert runner.invoke(args=["users", "list"]).output == "dave\tviewer\tdisabled\n"
     with app.app_context():
-        assert storage.authenticate("dave", "second password") is None
+        assert users.authenticate("dave", "second password") is None
     assert runner.invoke(args=["users", "enable", "dave"]).exit_code == 0
     with app.app_context():
-        assert storage.authenticate("dave", "second password")["role"] == "viewer"
+        assert users.authenticate("dave", "second password")["role"] == "viewer"
 
 
 def test_commands_on_unknown_users_fail_cleanly(app):

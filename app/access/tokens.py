@@ -5,7 +5,7 @@ Which user a token belongs to and when it expires never change, so each process 
 after the first lookup; what can change is checked on every request in the user's record, which
 authentication needs anyway: whether the user is disabled, and which tokens were revoked. So a
 bearer request costs what a Basic one costs, and a revocation applies as soon as a change of the
-user record does (`storage.current`).
+user record does (`users.current`).
 """
 
 import hashlib
@@ -14,9 +14,9 @@ from datetime import timedelta
 
 from flask import current_app
 
-from app.access import users as storage
 from app.storage.cache import TtlCache
 from app.storage.database import get_db, now
+from app.users import storage as users
 
 owners = TtlCache(size=4096)  # token digest -> (username, expiresAt)
 
@@ -49,7 +49,7 @@ def user_of(token):
     username, expires = owner
     if expires <= now():
         return None
-    user = storage.current(username)
+    user = users.current(username)
     if not user or user["disabled"] or any(r["digest"] == digest for r in user.get("revokedTokens", ())):
         return None
     return user
@@ -61,9 +61,9 @@ def revoke(token, user):
     record = get_db().tokens.find_one({"_id": digest})  # not find_one_and_delete: a scan on the embedded server
     if record is None or not get_db().tokens.delete_one({"_id": digest}).deleted_count:
         return
-    users = storage.users()
-    users.update_one({"_id": user["_id"]}, {"$pull": {"revokedTokens": {"expiresAt": {"$lte": now()}}}})
-    users.update_one(
+    stored = users.collection()
+    stored.update_one({"_id": user["_id"]}, {"$pull": {"revokedTokens": {"expiresAt": {"$lte": now()}}}})
+    stored.update_one(
         {"_id": user["_id"]}, {"$push": {"revokedTokens": {"digest": digest, "expiresAt": record["expiresAt"]}}}
     )
-    storage.forget(user["username"])
+    users.forget(user["username"])

@@ -8,11 +8,11 @@ and keep them from their next write on: no start-up migration, no downtime."""
 from pymongo import ASCENDING
 
 from app import definitions
-from app.access import users
 from app.errors import Invalid
 from app.revisions import storage as history
 from app.storage import list_keys
 from app.storage.resource_store import MAX_ATTEMPTS, ResourceStore
+from app.users import storage as users
 
 
 def entitlement_changes(changes, stored=None):

@@ -1,10 +1,9 @@
-"""Accounts: the rules of usernames, passwords and roles, what each role implies, and the
-user and token bodies."""
+"""Accounts: the rules of usernames, passwords and roles, and what each role implies (the
+user and token bodies are app/users/schemas.py)."""
 
 import marshmallow as ma
 
-from app.model.fields import Id, Pattern, Timestamp
-from app.model.schemas import Schema
+from app.model.fields import Pattern
 
 ROLES = ("viewer", "member", "admin")
 IMPLIED_ROLES = {"viewer": ["viewer"], "member": ["viewer", "member"], "admin": ["viewer", "member", "admin"]}
@@ -14,20 +13,6 @@ PASSWORD = ma.validate.Length(8, 1024)
 
 def Username(**kwargs):
     return ma.fields.String(validate=USERNAME, **kwargs)
-
-
-class UserSchema(Schema):
-    id = Id()
-    username = Username(required=True)
-    password = ma.fields.String(required=True, load_only=True, validate=PASSWORD)
-    role = ma.fields.String(required=True, validate=ma.validate.OneOf(ROLES))
-    disabled = ma.fields.Boolean(dump_only=True)
-    createdAt = Timestamp()
-
-
-class TokenSchema(Schema):
-    token = ma.fields.String(dump_only=True)
-    expiresAt = Timestamp()
 
 
 def is_admin(user):

@@ -3,12 +3,12 @@
 from flask.views import MethodView
 
 from app.access import tokens
-from app.access import users as storage
 from app.access.auth import basic, bearer, current_token, current_user, login_required
 from app.errors import Conflict
 from app.http import paging
 from app.http.openapi import Blueprint, headers, problems
-from app.model.accounts import TokenSchema, UserSchema
+from app.users import storage as users
+from app.users.schemas import TokenSchema, UserSchema
 
 blp = Blueprint("users", __name__, description="Accounts and their roles; bearer tokens.")
 
@@ -23,7 +23,7 @@ class Users(MethodView):
     @problems(blp, 403, 422)
     def get(self, args):
         """List users (admins)"""
-        return paging.respond_page(*storage.page(args["limit"], args.get("cursor")))
+        return paging.respond_page(*users.page(args["limit"], args.get("cursor")))
 
     @login_required(role="admin")
     @blp.arguments(UserSchema(), example={"username": "alice", "password": "a long passphrase", "role": "member"})
@@ -32,8 +32,8 @@ class Users(MethodView):
     def post(self, fields):
         """Create a user (admins)"""
         try:
-            user = storage.create(fields["username"], fields["password"], fields["role"])
-        except storage.UsernameTaken:
+            user = users.create(fields["username"], fields["password"], fields["role"])
+        except users.UsernameTaken:
             raise Conflict("The username is taken.")
         return user
 

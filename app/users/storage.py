@@ -9,11 +9,12 @@ from pymongo import ASCENDING
 from pymongo.errors import DuplicateKeyError
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from app.model.accounts import PASSWORD, ROLES, UserSchema
+from app.model.accounts import PASSWORD, ROLES
 from app.storage import pages
 from app.storage.cache import TtlCache
 from app.storage.database import get_db, now
 from app.storage.list_keys import ListQuery
+from app.users.schemas import UserSchema
 
 
 class UsernameTaken(Exception):
@@ -24,7 +25,7 @@ class NoSuchUser(Exception):
     pass
 
 
-def users():
+def collection():
     return get_db().users
 
 
@@ -48,14 +49,14 @@ def create(username, password, role):
         "createdAt": now(),
     }
     try:
-        users().insert_one(doc)
+        collection().insert_one(doc)
     except DuplicateKeyError:
         raise UsernameTaken(username) from None
     return doc
 
 
 def find(username):
-    return users().find_one({"username": username})
+    return collection().find_one({"username": username})
 
 
 def current(username):
@@ -82,11 +83,11 @@ EVERY_USER = ListQuery(({},), lambda user: True, plain=True)
 
 
 def page(limit, position=None):
-    return pages.read(users(), EVERY_USER, limit, position)
+    return pages.read(collection(), EVERY_USER, limit, position)
 
 
 def _set(username, **fields):
-    matched = users().update_one({"username": username}, {"$set": fields}).matched_count
+    matched = collection().update_one({"username": username}, {"$set": fields}).matched_count
     forget(username)  # after the write: a request in between would cache the old record again
     if not matched:
         raise NoSuchUser(username)
@@ -125,7 +126,7 @@ def authenticate(username, password):
 
 def missing(usernames):
     """The names among `usernames` that no user has."""
-    found = {d["username"] for d in users().find({"username": {"$in": list(usernames)}}, {"username": 1})}
+    found = {d["username"] for d in collection().find({"username": {"$in": list(usernames)}}, {"username": 1})}
     return [name for name in usernames if name not in found]
 
 

@@ -1,0 +1,21 @@
+"""The bodies of /users and /tokens: a user (never its password out) and a bearer token."""
+
+import marshmallow as ma
+
+from app.model.accounts import PASSWORD, ROLES, Username
+from app.model.fields import Id, Timestamp
+from app.model.schemas import Schema
+
+
+class UserSchema(Schema):
+    id = Id()
+    username = Username(required=True)
+    password = ma.fields.String(required=True, load_only=True, validate=PASSWORD)
+    role = ma.fields.String(required=True, validate=ma.validate.OneOf(ROLES))
+    disabled = ma.fields.Boolean(dump_only=True)
+    createdAt = Timestamp()
+
+
+class TokenSchema(Schema):
+    token = ma.fields.String(dump_only=True)
+    expiresAt = Timestamp()
