@@ -3,7 +3,7 @@ profile, the raw definition, stars."""
 
 from urllib.parse import quote
 
-from flask import Response, current_app, url_for
+from flask import Response, current_app
 from flask.views import MethodView
 
 from app import definitions
@@ -21,11 +21,9 @@ from app.blueprints.storage import store
 from app.definitions import fit
 from app.definitions.render import render
 from app.errors import Conflict, NotFound
-from app.http import idempotency, paging, preconditions
+from app.http import crud, paging
 from app.http.openapi import Blueprint, headers, problems
-from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
 from app.model import quantities
-from app.model.schemas import WRITE_PARAMETERS, WriteArgs
 from app.profiles.storage import store as profiles
 
 blp = Blueprint(
@@ -56,7 +54,6 @@ EXAMPLES = {
         }
     },
 }
-DRY_RUN = "dryRun=true: the blueprint as it would be stored (id null); nothing is stored."
 
 
 NO_STORE = {"Cache-Control": "no-store"}  # a render holds values, secrets among them
@@ -85,15 +82,7 @@ def attachment(name, fallback):
 
 @blp.route("")
 class BlueprintCollection(MethodView):
-    @login_required(role="viewer")
-    @blp.arguments(BlueprintQuery(), location="query", as_kwargs=False)
-    @blp.response(
-        200,
-        paging.page_schema(BlueprintSchema),
-        headers=headers("Link"),
-        description="A page of blueprints, newest first.",
-    )
-    @problems(blp, 404, 422)
+    @crud.listing(blp, BlueprintQuery(), BlueprintSchema, "A page of blueprints, newest first.")
     def get(self, args):
         """List the blueprints the caller may read"""
         user, fitting = current_user(), None
@@ -101,69 +90,33 @@ class BlueprintCollection(MethodView):
             fitting = fit.blueprints_fitting(quantities.limits(profiles.get(args["fitsProfile"], user)))
         return paging.respond_page(*store.list(user, args, fitting))
 
-    @login_required(role="member")
-    @blp.arguments(BlueprintSchema(), examples=EXAMPLES)
-    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
-    @blp.response(
-        201,
-        BlueprintSchema,
-        headers=headers("Location", "ETag", "Idempotent-Replayed"),
-        description="The new blueprint.",
-    )
-    @blp.alt_response(200, schema=BlueprintDraftSchema, description=DRY_RUN)
-    @blp.doc(parameters=[idempotency.HEADER, WRITE_PARAMETERS])
-    @problems(blp, 400, 403, 409, 413, 415, 422)
+    @crud.creating(blp, BlueprintSchema, BlueprintDraftSchema, "blueprint", examples=EXAMPLES)
     def post(self, fields, dryRun):
         """Create a blueprint"""
-        if dryRun:
-            return idempotency.dry_run(store, fields, current_user()), 200
-        doc, replay = idempotency.create(store, fields, current_user())
-        return doc, {**replay, "Location": url_for("blueprints.BlueprintItem", id=doc["_id"]), "ETag": etag(doc)}
+        return crud.created(store, fields, dryRun, "blueprints.BlueprintItem")
 
 
 @blp.route("/<id>")
 class BlueprintItem(MethodView):
-    @login_required(role="viewer")
-    @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The blueprint.")
-    @blp.alt_response(304, description="Not modified: the If-None-Match tag is current.", headers=headers("ETag"))
-    @blp.doc(parameters=[IF_NONE_MATCH])
-    @problems(blp, 404)
+    @crud.reading(blp, BlueprintSchema, "The blueprint.")
     def get(self, id):
         """Read one blueprint"""
-        doc = store.get(id, current_user())
-        if preconditions.is_current(doc):
-            return Response(status=304), {"ETag": etag(doc)}
-        return doc, {"ETag": etag(doc)}
+        return crud.read(store.get(id, current_user()))
 
-    @login_required(role="member")
-    @blp.arguments(BlueprintSchema(partial=True), example={"name": "web"})
-    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
-    @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The changed blueprint.")
-    @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
-    @problems(blp, 400, 403, 404, 412, 413, 415, 422)
+    @crud.changing(blp, BlueprintSchema(partial=True), "The changed blueprint.", example={"name": "web"})
     def patch(self, changes, id, dryRun):
         """Change the fields sent of a blueprint"""
-        doc = store.update(id, current_user(), changes, preconditions.if_match(), dry_run=dryRun)
-        return doc, {} if dryRun else {"ETag": etag(doc)}
+        return crud.changed(store, id, changes, dryRun)
 
-    @login_required(role="member")
-    @blp.arguments(BlueprintSchema(), example=EXAMPLE)
-    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
-    @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The replaced blueprint.")
-    @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
-    @problems(blp, 400, 403, 404, 412, 413, 415, 422)
+    @crud.changing(blp, BlueprintSchema(), "The replaced blueprint.", example=EXAMPLE)
     def put(self, fields, id, dryRun):
         """Replace every writable field of a blueprint"""
-        doc = store.update(id, current_user(), fields, preconditions.if_match(), dry_run=dryRun)
-        return doc, {} if dryRun else {"ETag": etag(doc)}
+        return crud.changed(store, id, fields, dryRun)
 
-    @login_required(role="member")
-    @blp.response(204, description="The blueprint is gone.")
-    @blp.doc(parameters=[IF_MATCH])
-    @problems(blp, 403, 404, 412)
+    @crud.deleting(blp, "The blueprint is gone.")
     def delete(self, id):
         """Delete a blueprint"""
-        store.delete(id, current_user(), preconditions.if_match())
+        crud.deleted(store, id)
 
 
 @blp.route("/<id>/fit")
@@ -180,12 +133,19 @@ class BlueprintFit(MethodView):
         return fit.fit(requirements, quantities.limits(profile))
 
 
+def rendering(blp, description):
+    """The declarations of a render, of the current version or of a kept one."""
+    return crud.stacked(
+        login_required(role="viewer"),
+        blp.arguments(RenderArgs(), example=RENDER_EXAMPLE),
+        blp.response(200, RenderSchema, headers=headers("Cache-Control"), description=description),
+        problems(blp, 400, 404, 409, 413, 415, 422),
+    )
+
+
 @blp.route("/<id>/render")
 class BlueprintRender(MethodView):
-    @login_required(role="viewer")
-    @blp.arguments(RenderArgs(), example=RENDER_EXAMPLE)
-    @blp.response(200, RenderSchema, headers=headers("Cache-Control"), description="The definition filled in.")
-    @problems(blp, 400, 404, 409, 413, 415, 422)
+    @rendering(blp, "The definition filled in.")
     def post(self, args, id):
         """Render a blueprint's template with values, measured and fitted to a profile"""
         user = current_user()
@@ -195,25 +155,16 @@ class BlueprintRender(MethodView):
 @blp.route("/<id>/yml")
 @blp.route("/<id>/yaml", endpoint="BlueprintDefinitionYaml")  # the path DCHQ's clients call
 class BlueprintDefinition(MethodView):
-    @login_required(role="viewer")
-    @blp.response(
-        200,
-        content_type="application/yaml",
-        headers=headers("ETag", "Content-Disposition"),
-        description="The definition, as stored.",
+    @crud.reading(
+        blp, None, "The definition, as stored.", content_type="application/yaml", more=["Content-Disposition"]
     )
-    @blp.alt_response(304, description="Not modified: the If-None-Match tag is current.", headers=headers("ETag"))
-    @blp.doc(parameters=[IF_NONE_MATCH])
-    @problems(blp, 404)
     def get(self, id):
         """Download a blueprint's definition"""
         doc = store.get(id, current_user())
         if doc.get("yml") is None:
             raise NotFound("This blueprint has no definition.")
-        if preconditions.is_current(doc):
-            return Response(status=304), {"ETag": etag(doc)}
-        download = {"ETag": etag(doc), "Content-Disposition": attachment(doc.get("name"), str(doc["_id"]))}
-        return Response(doc["yml"], mimetype="application/yaml"), download
+        download = {"Content-Disposition": attachment(doc.get("name"), str(doc["_id"]))}
+        return crud.read(doc, Response(doc["yml"], mimetype="application/yaml"), download)
 
 
 @blp.route("/<id>/star")

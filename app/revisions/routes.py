@@ -4,8 +4,8 @@ history, readable by whoever may read the blueprint; restoring is a change (owne
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
-from app.blueprints.routes import RENDER_EXAMPLE, rendered
-from app.blueprints.schemas import BlueprintSchema, RenderArgs, RenderSchema
+from app.blueprints.routes import rendered, rendering
+from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store
 from app.http import preconditions
 from app.http.openapi import Blueprint, headers, problems
@@ -57,10 +57,7 @@ class RevisionRestore(MethodView):
 
 @blp.route("/<id>/revisions/<int:rev>/render")
 class RevisionRender(MethodView):
-    @login_required(role="viewer")
-    @blp.arguments(RenderArgs(), example=RENDER_EXAMPLE)
-    @blp.response(200, RenderSchema, headers=headers("Cache-Control"), description="That version filled in.")
-    @problems(blp, 400, 404, 409, 413, 415, 422)
+    @rendering(blp, "That version filled in.")
     def post(self, args, id, rev):
         """Render a kept version of a blueprint's template"""
         user = current_user()

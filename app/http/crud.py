@@ -1,0 +1,105 @@
+"""What the profiles' and the blueprints' list, create, read, change and delete have in common:
+each operation's declarations (access, body and query, responses, problems) as one decorator,
+and its answer (a dry run, Location and ETag, a 304) as one function, so that each resource's
+routes.py writes out its paths and says only what is its own."""
+
+from flask import Response, url_for
+
+from app.access.auth import current_user, login_required
+from app.http import idempotency, paging, preconditions
+from app.http.openapi import headers, problems
+from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
+from app.model.schemas import WRITE_PARAMETERS, WriteArgs
+
+DRY_RUN = "dryRun=true: the {} as it would be stored (id null); nothing is stored."
+NOT_MODIFIED = "Not modified: the If-None-Match tag is current."
+CREATED = ("Location", "ETag", "Idempotent-Replayed")
+
+
+def stacked(*decorators):
+    """The decorators as one, in the order they would be written above a function."""
+
+    def decorate(function):
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+
+    return decorate
+
+
+def listing(blp, query, schema, description):
+    return stacked(
+        login_required(role="viewer"),
+        blp.arguments(query, location="query", as_kwargs=False),
+        blp.response(200, paging.page_schema(schema), headers=headers("Link"), description=description),
+        problems(blp, 404, 422),
+    )
+
+
+def creating(blp, schema, draft, noun, **examples):
+    return stacked(
+        login_required(role="member"),
+        blp.arguments(schema(), **examples),
+        blp.arguments(WriteArgs(), location="query", as_kwargs=True),
+        blp.response(201, schema, headers=headers(*CREATED), description=f"The new {noun}."),
+        blp.alt_response(200, schema=draft, description=DRY_RUN.format(noun)),
+        blp.doc(parameters=[idempotency.HEADER, WRITE_PARAMETERS]),
+        problems(blp, 400, 403, 409, 413, 415, 422),
+    )
+
+
+def reading(blp, schema, description, more=(), **response):
+    return stacked(
+        login_required(role="viewer"),
+        blp.response(200, schema, headers=headers("ETag", *more), description=description, **response),
+        blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag")),
+        blp.doc(parameters=[IF_NONE_MATCH]),
+        problems(blp, 404),
+    )
+
+
+def changing(blp, schema, description, example):
+    return stacked(
+        login_required(role="member"),
+        blp.arguments(schema, example=example),
+        blp.arguments(WriteArgs(), location="query", as_kwargs=True),
+        blp.response(200, type(schema), headers=headers("ETag"), description=description),
+        blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS]),
+        problems(blp, 400, 403, 404, 412, 413, 415, 422),
+    )
+
+
+def deleting(blp, description):
+    return stacked(
+        login_required(role="member"),
+        blp.response(204, description=description),
+        blp.doc(parameters=[IF_MATCH]),
+        problems(blp, 403, 404, 412),
+    )
+
+
+def created(store, fields, dry_run, endpoint):
+    """A create's answer: a dry run's 200, or the 201 (or its replay) with Location and ETag."""
+    if dry_run:
+        return idempotency.dry_run(store, fields, current_user()), 200
+    doc, replay = idempotency.create(store, fields, current_user())
+    return doc, {**replay, "Location": url_for(endpoint, id=doc["_id"]), "ETag": etag(doc)}
+
+
+def read(doc, body=None, more_headers=None):
+    """A read's answer: 304 when If-None-Match names the current version, else `body` (the
+    document itself unless given) with its ETag."""
+    if preconditions.is_current(doc):
+        return Response(status=304), {"ETag": etag(doc)}
+    return (doc if body is None else body), {"ETag": etag(doc), **(more_headers or {})}
+
+
+def deleted(store, id):
+    """A DELETE, If-Match honoured."""
+    store.delete(id, current_user(), preconditions.if_match())
+
+
+def changed(store, id, fields, dry_run):
+    """A PATCH's or PUT's answer: the version written (or that a dry run would write) and its ETag."""
+    doc = store.update(id, current_user(), fields, preconditions.if_match(), dry_run=dry_run)
+    return doc, {} if dry_run else {"ETag": etag(doc)}
