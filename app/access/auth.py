@@ -1,17 +1,8 @@
-"""Who is calling, and may they: the one place where credentials and roles are checked.
-
-Views declare the least role they need with `login_required(role=...)`; a role implies the ones
-below it, so "member" admits admins too. Either scheme works on every endpoint: HTTP Basic, or
-a bearer token from POST /tokens.
-
-Basic auth checks a slow salted hash, about 100 ms with scrypt; paying that on every request
-would cap a worker at about ten requests a second. So credentials that verified recently are
-remembered in-process, keyed by an HMAC of the username and password under a per-process random
-key (the password itself is never kept). Each request checks them against the user's record
-(`users.current`): a changed password (the stored hash differs), a changed role or a disabled
-account takes effect at once in the process that made the change, and within USER_CACHE_SECONDS
-(1 s) in every other worker and host, without a database read per request.
-"""
+"""Who is calling, and may they: the one place where credentials and roles are checked. Views
+declare the least role they need (`login_required(role=...)`); HTTP Basic and bearer tokens work
+everywhere. Basic credentials that verified recently are remembered in-process (an HMAC, never
+the password), checked against the user's record on every request (docs/design.md, "Cheap Basic
+auth")."""
 
 import hashlib
 import hmac

@@ -1,15 +1,7 @@
-"""The request quota (RATE_LIMIT): requests per user over all workers and hosts, at about one
-database call per 64 requests.
-
-`auth.login_required` applies the limit after authentication, so the key is the verified user,
-never a name a client merely claims. The limit (RATE_LIMIT, `limits`' notation such as
-"6000 per minute") holds in fixed windows counted in MongoDB. Counting every request there cost
-more than the rest of a create (a hot document on every call), so each process reserves a share
-of the window and spends it locally. A share is at most 1/64 of what the window had left, so:
-the limit is never exceeded; once fewer than 128 requests are left, they are counted one by one,
-exactly like an unbatched counter; and what a process holds back from a user who stops calling
-it is at most 64 requests a window.
-"""
+"""The request quota (RATE_LIMIT): requests per user over all workers and hosts, applied after
+authentication, counted in fixed windows in MongoDB. Each process reserves a share of a window
+(at most 1/64 of what is left) and spends it locally, so the limit is never exceeded at about one
+database call per 64 requests (docs/design.md, "Rate limit")."""
 
 import threading
 import time

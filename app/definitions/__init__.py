@@ -1,15 +1,8 @@
-"""What a blueprint's definition says: checked against its format's published schema, and
-measured (`requirements`), as rendered with its parameters' defaults (templates.py); the
-variables it does not declare are read as its format's tools read them unset. `blueprintType`
-names the format, case-insensitively; any other type keeps only the YAML safety check.
-
-Problems are reported for `yml`, one message each with its place, at most MAX_PROBLEMS.
-
-The package is everything about a blueprint's content: formats (compose.py, kubernetes.py,
-their compiled schemas in schemas.py), the interpolation grammar (placeholders.py), values
-filled in inside parsed scalars (templates.py), declared parameters (parameters.py), a render
-(render.py) and the fit to a profile's caps (fit.py). May import app.model, app.errors, app.config.
-"""
+"""What a blueprint's definition says: checked against its format (compose.py, kubernetes.py) and
+measured (`requirements`) as rendered with its parameters' defaults; problems for `yml`, each with
+its place, at most MAX_PROBLEMS. The package holds everything about a blueprint's content: the
+interpolation grammar, templates, parameters, a render and the fit to a profile. May import
+app.model, app.errors, app.config."""
 
 from app.definitions import compose, kubernetes, parameters, templates
 from app.definitions.placeholders import MissingValue

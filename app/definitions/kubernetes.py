@@ -1,14 +1,8 @@
-"""Kubernetes: a stream of manifests, each a mapping with string `apiVersion`, `kind` and
-`metadata.name`. The kinds Kubernetes itself defines are checked against its published schemas
-for one release (RELEASE, as kubernetes-validate ships them, in their strict form: an unknown
-field is refused); other kinds (custom resources) pass with those three checks.
-
-Measured: Deployment, StatefulSet, ReplicaSet and OpenShift's DeploymentConfig run
-`spec.replicas` pods (default 1), Job `spec.parallelism` (default 1), CronJob its job
-template's, Pod and DaemonSet one; each container (not init containers) declares
-`resources.limits`, else `resources.requests`; storage is each PersistentVolumeClaim's
-`requests.storage`, and a StatefulSet's `volumeClaimTemplates` times its replicas.
-"""
+"""Kubernetes: a stream of manifests, each with string `apiVersion`, `kind` and `metadata.name`;
+the kinds Kubernetes defines checked against its published schemas for RELEASE (strict: an
+unknown field is refused), custom resources by those three fields. Measured as the contract
+says (docs/api.md, "Measured"): workloads' replicas times their containers' limits, else
+requests, and the storage their claims request."""
 
 import json
 import re

@@ -1,20 +1,8 @@
-"""The Compose Specification's interpolation grammar, used in both formats: `$NAME`, `${NAME}`,
-`${NAME:-default}`, `${NAME-default}`, `${NAME:?message}`, `${NAME?message}`,
-`${NAME:+replacement}`, `${NAME+replacement}`, `$$` for a literal `$`. Names are
-`[A-Za-z_][A-Za-z0-9_]*`; a default, message or replacement may hold placeholders itself (up to
-MAX_NESTING levels) and ends at the first `}` not closing one of those. A `$` before anything else
-(`$(VAR)`, `$1`, a final `$`) is text, as in Compose.
-
-A string is parsed once into parts (text, `ESCAPED`, `Placeholder`), then filled in two ways:
-`render` replaces the declared names and keeps everything else as written, for a definition that
-Compose still interpolates when it deploys it; `resolve` reads the rest as Compose would with
-the variables unset (a default applies; without one the value is unknown), for checking and
-measuring.
-
-A malformed `${` (unterminated, `${}`, `${A%b}`) is a TemplateError where the format is strict
-(Compose refuses such a file); elsewhere (Kubernetes, whose shell scripts use `${#A[@]}` freely)
-its `$` is text.
-"""
+"""The Compose Specification's interpolation grammar (`$NAME`, `${NAME}`, `${NAME:-default}` and
+the other forms, `$$`), used in both formats. A string is parsed once into parts, then either
+rendered (declared names replaced, the rest kept as written) or resolved (read as Compose reads it
+with the variables unset). A malformed `${` is a TemplateError where Compose would refuse it;
+in Kubernetes, whose scripts use `${#A[@]}`, it is text."""
 
 import re
 from dataclasses import dataclass

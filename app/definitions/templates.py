@@ -1,20 +1,8 @@
-"""Placeholders filled in inside the values of a parsed definition, never in its text.
-
-A Template composes the YAML (PyYAML's nodes carry where each scalar stands in the text); `fill`
-puts the declared names in each scalar value that has a `$` (mapping keys are never touched), and
-writes each changed value back over that scalar alone, as one YAML scalar: a value can never add a key,
-an item or a document, and every byte outside the replaced values stays as it was (comments,
-order, quoting, indentation). A scalar that is exactly one declared placeholder takes the
-parameter's type (`replicas: ${REPLICAS}` becomes the integer 3).
-
-A round-trip library re-emits the whole document instead: ruamel.yaml 0.19, asked to load and dump
-the corpus with no change at all, gave back 10 of its 51 files byte for byte (sequences were
-re-indented, flow brackets respaced, comments before a flow document dropped).
-
-`load` reads a definition for checking and measuring: the variables it does not declare are read
-as Compose reads them with nothing set: a `:-`/`-` default applies, `$$` is `$`; a value that
-needs a variable without a default is `Unresolved` (its text, with the names it waits for).
-"""
+"""Placeholders filled in inside the values of a parsed definition, never in its text: each changed
+scalar value is written back over that scalar alone, so a value can never add a key, an item or a
+document, and every other byte stays as written. `load` reads a definition for checking and
+measuring, its undeclared variables as Compose reads them unset. Why not a round-trip library:
+docs/design.md, "Blueprint parameters"."""
 
 import re
 from collections import namedtuple

@@ -1,15 +1,7 @@
-"""Safe YAML loading with bounded time and memory, in one parse.
-
-libyaml's composer recurses in C (it crashed the process at 50,000 nested brackets here, not at
-20,000) and its scanner is quadratic in nesting depth, and an alias bomb is tiny as text but
-explodes for whoever expands it. So: a document whose nesting cannot exceed 1,000 levels (its
-longest line plus its brackets bound that) is composed by libyaml at once; any other is first
-walked event by event, lazily, stopping at the first excess of depth or of expanded size. The
-composed node graph (aliases are shared nodes there, never copies) is then checked for depth and
-for the size aliases would expand it to, and only then constructed by the safe constructor. The
-check is skipped where the text alone rules both out: no `&` or `*` (so no anchor or alias) and
-nesting bounded by 100.
-"""
+"""Safe YAML loading with bounded time and memory, in one parse: depth and alias expansion are
+checked on the composed node graph (or, for text that could nest past what libyaml composes
+safely, event by event first) before anything is constructed. Why each bound: docs/design.md
+("YAML is parsed once")."""
 
 import yaml
 

@@ -1,14 +1,7 @@
-"""Kept versions of blueprints, in `revisions`: one document per (blueprint, rev) holding the
-version as it was stored.
-
-No change loses its predecessor, without multi-document transactions: the version a write
-replaces is kept (an idempotent upsert) before the write, which is conditional on that version's
-`rev`, is attempted. A crash between the two leaves at worst a kept copy of the current version
-(redundant, never listed: lists read below the current `rev`), never a change without its
-predecessor. Revs are consecutive, so a page of history is a bounded range of them. The newest
-REVISIONS_KEPT versions (the current one included) are kept; older ones are removed as changes
-come, and all of them with their blueprint.
-"""
+"""Kept versions of blueprints, one document per (blueprint, rev). The version a write replaces is
+kept (an idempotent upsert) before the write, which is conditional on that version's `rev`: no
+change loses its predecessor, without transactions. The newest REVISIONS_KEPT are kept, and all
+go with their blueprint."""
 
 import contextlib
 import difflib

@@ -1,14 +1,7 @@
-"""Resource ids that order by creation time to the millisecond, across workers and hosts.
-
-A standard ObjectId is 4 bytes of creation second, 5 random bytes fixed per process and a
-counter, so two workers creating in the same second order by their random bytes, not by time
-(docs/design.md). These are still ObjectIds (24 hex digits, the same creation second),
-laid out as: the second (4 bytes), the millisecond (2), per-process random bytes (3), a counter
-(3). Two ids of one millisecond order by process, then counter, as the contract allows. Clocks
-of the hosts must agree to well under a request's duration (NTP does).
-
-An id range is also a time range, which is how list pages stay bounded (`pages`).
-"""
+"""Resource ids that order by creation time to the millisecond, across workers and hosts: still
+ObjectIds (the same creation second), laid out as second, millisecond, per-process random bytes
+and a counter, so an id range is a time range (`pages`). Why not a standard ObjectId:
+docs/design.md."""
 
 import itertools
 import os

@@ -1,15 +1,7 @@
-"""A page of a list, newest first, read in windows of ids at a cost bounded by construction.
-
-Ids order by creation time (`ids`), so a span of time is a range of ids, and every query is one
-equality (a branch of the list: `list_keys`) with `_id` bounded on both ends, sorted by `_id` and
-limited: a shape MongoDB and the embedded server both serve from an `(equality, _id)` index. On
-MongoDB the first window reaches the oldest id, since the server stops at the query's limit. The
-embedded server reads every entry of a range before it applies a limit, so there a page walks
-down in windows whose widths follow `next_width`: the span walked at least doubles with every
-window, whatever the spread of the documents, so a page sends at most WINDOWS_BOUND windows of
-queries, each receiving at most what the page still needs (up to LIST_WINDOW_DOCS when it rejects
-most of what it reads): the bound and why it holds are in docs/design.md, "A page's walk".
-"""
+"""A page of a list, newest first, read in windows of ids at a cost bounded by construction: every
+query is one equality (a branch of `list_keys`) with `_id` bounded on both ends, a shape both
+MongoDB and the embedded server serve from an index. On the embedded server the windows widen so
+that a page sends at most WINDOWS_BOUND of them (docs/design.md, "A page's walk")."""
 
 import math
 from collections import deque
