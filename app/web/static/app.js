@@ -213,6 +213,7 @@ function signIn(reason = '') {
       try {
         const response = await fetch('/tokens', { method: 'POST', headers: auth, credentials: 'omit', cache: 'no-store' });
         if (!response.ok) {
+          document.getElementById('sign-in-reason').textContent = '';
           error.textContent = response.status === 401 ? 'Wrong username or password.'
             : response.status === 429 ? 'Too many attempts: wait a moment and try again.' : `Sign-in failed (${response.status}).`;
           return;
@@ -400,12 +401,12 @@ function fitTable(fit, caption) {
   if (fit.fits === null) return el('p', { class: 'note' }, 'Not measured, so it cannot be fitted.');
   return el('div', { class: 'scroll' }, el('table', {},
     el('caption', { class: 'note' }, caption),
-    el('thead', {}, el('tr', {}, ['Resource', 'Required', 'Cap', 'Headroom', 'Verdict'].map((h) => el('th', { scope: 'col', class: h === 'Headroom' ? 'headroom' : null }, h)))),
+    el('thead', {}, el('tr', {}, ['Resource', 'Required', 'Cap', 'Headroom', 'Verdict'].map((h) => el('th', { scope: 'col' }, h)))),
     el('tbody', {}, RESOURCES.map((name) => {
       const r = fit.resources[name];
-      const show = AMOUNT[name];
+      const show = name === 'containers' ? String : AMOUNT[name]; // the row says what they count
       return el('tr', {}, el('th', { scope: 'row' }, name), el('td', {}, show(r.required)), el('td', {}, r.cap === null ? 'none' : show(r.cap)),
-        el('td', { class: 'headroom' }, r.headroom === null ? '—' : r.headroom < 0 ? `−${show(-r.headroom)}` : show(r.headroom)),
+        el('td', {}, r.headroom === null ? '—' : r.headroom < 0 ? `−${show(-r.headroom)}` : show(r.headroom)),
         el('td', {}, el('span', { class: `badge ${r.verdict}` }, r.verdict)));
     }))));
 }
@@ -437,11 +438,11 @@ async function historyView(bp, etag) {
     const from = el('input', { type: 'radio', name: 'from', value: String(v.rev), checked: i === 1, 'aria-label': `Compare from revision ${v.rev}` });
     const to = el('input', { type: 'radio', name: 'to', value: String(v.rev), checked: i === 0, 'aria-label': `Compare to revision ${v.rev}` });
     const restore = canChange(bp) && v.rev !== bp.rev
-      ? el('button', { type: 'button', class: 'quiet', onclick: () => restoreTo(bp, v.rev, etag) }, `Restore revision ${v.rev}`) : null;
+      ? el('button', { type: 'button', class: 'quiet', 'aria-label': `Restore revision ${v.rev}`, onclick: () => restoreTo(bp, v.rev, etag) }, 'Restore') : null;
     return el('tr', {}, el('td', {}, String(v.rev)), el('td', {}, v.updatedBy), el('td', {}, when(v.updatedAt)), el('td', {}, from), el('td', {}, to), el('td', {}, restore));
   });
   const form = el('form', {}, el('div', { class: 'scroll' }, el('table', {},
-    el('thead', {}, el('tr', {}, ['Revision', 'By', 'When', 'From', 'To', ''].map((h) => el('th', { scope: 'col' }, h)))),
+    el('thead', {}, el('tr', {}, ['Rev', 'By', 'When', 'From', 'To', ''].map((h) => el('th', { scope: 'col' }, h)))),
     el('tbody', {}, rows))),
   el('p', {}, el('button', { type: 'submit', disabled: versions.length < 2 }, 'Show the changes')));
   form.addEventListener('submit', async (event) => {
@@ -866,7 +867,7 @@ async function profilesPage() {
   let editingTag = null;
   const inputs = Object.fromEntries([['name', 'Name', ''], ...CAPS].map(([key, , hint]) => [key, el('input', { name: key, placeholder: hint })]));
   const isDefault = checkbox('The default profile', false);
-  const title = el('h2', {}, 'New profile');
+  const title = el('h2', { class: 'wide' }, 'New profile');
   const problems = el('div', { 'aria-live': 'polite' });
   const submit = el('button', { type: 'submit' }, 'Create');
   const cancel = el('button', { type: 'button', class: 'quiet', hidden: true }, 'Cancel');
