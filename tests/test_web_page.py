@@ -26,7 +26,8 @@ BLUEPRINT = json.loads((BODIES / "blueprint.json").read_text())
 TEMPLATE = json.loads((BODIES / "template.json").read_text())
 XSS_NAME = "<img src=x onerror=alert(1)>"
 XSS_DESCRIPTION = "<script>alert(2)</script>"
-XSS_YML = "note: '</script><script>alert(3)</script>'\nlong: " + "a-long-value " * 40 + "\n"  # a line wider than a phone
+# the second line is wider than a phone
+XSS_YML = "note: '</script><script>alert(3)</script>'\nlong: " + "a-long-value " * 40 + "\n"
 STACKS = 52  # more than a page of 50
 # a service whose CPU is a variable the template does not declare: measured as unresolved
 MADE = "services:\n  web:\n    image: nginx\n    mem_limit: 256m\n  cache:\n    image: redis\n    cpus: ${CACHE_CPUS}\n"
@@ -175,10 +176,11 @@ class Walk:
 # person must swipe to reach it), and text cut off in the definition and diff views.
 BEYOND = """
 const width = window.innerWidth;
-const controls = [...document.querySelectorAll('header a, header button, main a, main button, main input, main select, main textarea')]
+const selector = 'header a, header button, main a, main button, main input, main select, main textarea';
+const controls = [...document.querySelectorAll(selector)]
   .filter((c) => c.getClientRects().length && getComputedStyle(c).visibility !== 'hidden');
-const beyond = controls.filter((c) => { const r = c.getBoundingClientRect(); return r.left < -1 || r.right > width + 1; })
-  .map((c) => c.outerHTML.slice(0, 80));
+const outside = (c) => { const r = c.getBoundingClientRect(); return r.left < -1 || r.right > width + 1; };
+const beyond = controls.filter(outside).map((c) => c.outerHTML.slice(0, 80));
 const cut = [...document.querySelectorAll('.code li, .diff span')].filter((l) => l.scrollWidth > l.clientWidth + 1)
   .map((l) => l.textContent.slice(0, 40));
 return [beyond, cut, document.querySelector('header').getBoundingClientRect().height];
