@@ -72,9 +72,17 @@ fault-test: $(VENV)/.installed-test
 openapi: $(VENV)/.installed-test
 	$(BIN)/python -m tests.test_repository
 
-lint: $(VENV)/.installed-test
+# The web page's scripts are checked by ESLint, pinned in app/web/package.json (and its lock),
+# installed from the npm registry with the machine's Node.js.
+WEB := app/web
+$(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+lint: $(VENV)/.installed-test $(WEB)/node_modules/.installed
 	$(BIN)/ruff check app bpctl tests bench support wsgi.py gunicorn.conf.py
 	$(BIN)/ruff format --check app bpctl tests bench support wsgi.py gunicorn.conf.py
+	cd $(WEB) && node node_modules/eslint/bin/eslint.js --max-warnings 0
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .coverage
+	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .coverage $(WEB)/node_modules

@@ -32,6 +32,7 @@ STACKS = 52  # more than a page of 50
 # a service whose CPU is a variable the template does not declare: measured as unresolved
 MADE = "services:\n  web:\n    image: nginx\n    mem_limit: 256m\n  cache:\n    image: redis\n    cpus: ${CACHE_CPUS}\n"
 MOST_WEIGHT = 300_000
+STATIC = Path(__file__).resolve().parent.parent / "app" / "web" / "static"
 # a Compose file an import turns into a blueprint with parameters (its .env gives TAG)
 IMPORTED = ("services:\n  db:\n    image: postgres:${TAG:-16}\n    deploy:\n      replicas: ${REPLICAS:-1}\n"
             "    environment:\n      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD}\n")  # fmt: skip
@@ -61,7 +62,11 @@ def test_the_page_and_its_assets_carry_a_strict_policy_and_need_no_credentials(a
 def test_the_page_weighs_less_than_300_kb_and_loads_nothing_from_another_host(app):
     client = FlaskClient(app)
     page = client.get("/")
-    assets = [client.get(path) for path in re.findall(r'(?:src|href)="(/web/[^"]+)"', page.body.decode())]
+    linked = re.findall(r'(?:src|href)="(/web/[^"]+)"', page.body.decode())
+    modules = [f"/web/{path.name}" for path in sorted(STATIC.glob("*.js"))]  # app.js imports the others
+    assert "/web/app.js" in linked and "/web/core.js" in modules
+    assets = [client.get(path) for path in {*linked, *modules}]
+    assert all(asset.status == 200 for asset in assets)
     assert len(page.body) + sum(len(asset.body) for asset in assets) < MOST_WEIGHT
     for response in [page, *assets]:
         text = response.body.replace(b'xmlns="http://www.w3.org/2000/svg"', b"")  # a name, never loaded

@@ -1,10 +1,12 @@
 """GET /: the catalog's web page, a client of the public API like any script.
 
-The page is three files of this package (`static/`): no framework, nothing vendored, nothing from
-another host, so it loads on a closed network and its whole weight is what is here. It needs no
+The page is the files of this package's `static/` (an HTML page, a style sheet, an icon, and a
+script module per view): no framework, nothing vendored, nothing from another host, so it loads
+on a closed network and its whole weight is what is here. `package.json` and
+`eslint.config.mjs` beside it are the scripts' linter (`make lint`), never served. It needs no
 credentials to load; it signs in with POST /tokens and calls the API with the bearer token. Its
 responses forbid inline scripts and styles, framing and type sniffing (POLICY), and every text
-the page shows goes into the DOM as text, never as markup (static/app.js, `el`).
+the page shows goes into the DOM as text, never as markup (static/core.js, `el`).
 """
 
 from flask import Blueprint, send_from_directory

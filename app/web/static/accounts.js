@@ -1,0 +1,90 @@
+/* Profiles (`#/profiles`) and, for admins, users (`#/users`). */
+import { api, caps, checkbox, el, everything, field, problemList, refresh, say, select, session, when } from './core.js';
+
+const CAPS = [['memoryCap', 'Memory cap', '2Gi, 512M'], ['cpuCap', 'CPU cap', '2, 0.5, 500m'], ['containerCap', 'Container cap', '10'], ['storageCap', 'Storage cap', '20Gi']];
+
+export async function profilesPage() {
+  const profiles = await everything('/profiles');
+  const admin = session.user.role === 'admin';
+  let editing = null;
+  let editingTag = null;
+  const inputs = Object.fromEntries([['name', 'Name', ''], ...CAPS].map(([key, , hint]) => [key, el('input', { name: key, placeholder: hint })]));
+  const isDefault = checkbox('The default profile', false);
+  const title = el('h2', { class: 'wide' }, 'New profile');
+  const problems = el('div', { 'aria-live': 'polite' });
+  const submit = el('button', { type: 'submit' }, 'Create');
+  const cancel = el('button', { type: 'button', class: 'quiet', hidden: true }, 'Cancel');
+  const form = el('form', { class: 'grid2' }, title,
+    [['name', 'Name'], ...CAPS].map(([key, label]) => field(label, inputs[key])), isDefault.node,
+    el('div', { class: 'wide actions' }, submit, cancel), el('div', { class: 'wide' }, problems));
+
+  function edit(profile, tag) {
+    editing = profile;
+    editingTag = tag;
+    title.textContent = profile ? `Edit ${profile.name || '(unnamed)'}` : 'New profile';
+    submit.textContent = profile ? 'Save' : 'Create';
+    cancel.hidden = !profile;
+    for (const key of Object.keys(inputs)) inputs[key].value = (profile && profile[key]) || '';
+    isDefault.box.checked = Boolean(profile && profile.defaultProfile);
+    problems.replaceChildren();
+    if (profile) inputs.name.focus();
+  }
+  cancel.addEventListener('click', () => edit(null));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const body = Object.fromEntries(Object.entries(inputs).map(([key, input]) => [key, input.value.trim() || null]));
+    body.defaultProfile = isDefault.box.checked;
+    try {
+      if (editing) await api('PUT', `/profiles/${editing.id}`, { body, headers: { 'If-Match': editingTag } });
+      else await api('POST', '/profiles', { body });
+      say(editing ? 'Profile saved.' : 'Profile created.');
+      refresh();
+    } catch (error) {
+      problems.replaceChildren(error.status === 412 ? el('p', { class: 'error' }, 'Someone changed this profile meanwhile: reload to see it.') : problemList(error));
+    }
+  });
+
+  async function act(profile, change) {
+    const { etag } = await api('GET', `/profiles/${profile.id}`);
+    await change(etag);
+    refresh();
+  }
+
+  const rows = profiles.map((p) => el('li', { class: 'card' },
+    el('div', { class: 'top' }, el('h3', {}, p.name || '(unnamed)', ' ', p.defaultProfile ? el('span', { class: 'badge fits' }, 'default') : null)),
+    el('p', { class: 'needs' }, caps(p.limits)),
+    admin ? el('p', { class: 'meta' }, `owner ${p.owner}`) : null,
+    el('div', { class: 'actions' },
+      el('button', { type: 'button', class: 'quiet', 'aria-label': `Edit ${p.name || 'profile'}`, onclick: async () => { const { data, etag } = await api('GET', `/profiles/${p.id}`); edit(data, etag); } }, 'Edit'),
+      p.defaultProfile ? null : el('button', { type: 'button', class: 'quiet', 'aria-label': `Make ${p.name || 'profile'} the default`,
+        onclick: () => act(p, (etag) => api('PATCH', `/profiles/${p.id}`, { body: { defaultProfile: true }, headers: { 'If-Match': etag } })) }, 'Make default'),
+      el('a', { class: 'button quiet', href: `#/?profile=${p.id}&fitsOnly=true` }, 'What fits'))));
+  return el('section', {}, el('h1', {}, 'Profiles'),
+    rows.length ? el('ul', { class: 'cards', 'aria-label': 'Profiles' }, rows) : el('p', { class: 'note' }, 'No profile yet.'), form);
+}
+
+export async function usersPage() {
+  const users = await everything('/users');
+  const username = el('input', { name: 'username', autocomplete: 'off', minlength: '3', maxlength: '64' });
+  const password = el('input', { name: 'password', type: 'password', autocomplete: 'new-password', minlength: '8' });
+  const role = select([['viewer', 'viewer: reads'], ['member', 'member: reads, creates, changes its own'], ['admin', 'admin: everything']], 'member');
+  const problems = el('div', { 'aria-live': 'polite' });
+  const form = el('form', { class: 'grid2' }, el('h2', { class: 'wide' }, 'New user'), field('Username', username), field('Password', password), field('Role', role),
+    el('div', { class: 'wide actions' }, el('button', { type: 'submit' }, 'Create user')), el('div', { class: 'wide' }, problems));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      await api('POST', '/users', { body: { username: username.value, password: password.value, role: role.value } });
+      say(`User ${username.value} created.`);
+      refresh();
+    } catch (error) {
+      problems.replaceChildren(problemList(error));
+    }
+  });
+  return el('section', {}, el('h1', {}, 'Users'),
+    el('div', { class: 'scroll' }, el('table', { 'aria-label': 'Users' },
+      el('thead', {}, el('tr', {}, ['Username', 'Role', 'Since'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, users.map((u) => el('tr', {}, el('td', {}, u.username), el('td', {}, u.role + (u.disabled ? ' (disabled)' : '')), el('td', {}, when(u.createdAt))))))),
+    form);
+}
+

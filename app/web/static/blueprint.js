@@ -1,0 +1,122 @@
+/* A blueprint's page (`#/blueprints/ID`): what it needs, its fit to each of the caller's profiles,
+   its definition, its history with the changes between any two versions, and restore. */
+import { AMOUNT, api, canChange, caps, codeView, diffView, el, everything, myProfiles, needs, refresh, RESOURCES, say, session, when } from './core.js';
+import { fitBadge, starButton } from './catalog.js';
+
+const EXPLAIN = {
+  unbounded: 'These containers declare no limit or request for that resource: a profile that caps it cannot be shown to hold them, so they do not fit it.',
+  unresolved: 'These variables have no value and no default here, and stand in an amount that is measured: set them (Parameters) to measure it.',
+};
+
+export function requirementsView(requirements) {
+  if (!requirements) return el('p', { class: 'note' }, 'Not measured: the definition is not of a known type (compose, kubernetes), or there is none.');
+  return el('div', {},
+    el('p', { class: 'needs' }, needs(requirements)),
+    requirements.unbounded.length ? el('div', {}, el('h3', {}, 'Unbounded'), el('p', { class: 'note' }, EXPLAIN.unbounded),
+      el('ul', {}, requirements.unbounded.map((u) => el('li', {}, u)))) : null,
+    requirements.unresolved.length ? el('div', {}, el('h3', {}, 'Unresolved'), el('p', { class: 'note' }, EXPLAIN.unresolved),
+      el('ul', {}, requirements.unresolved.map((u) => el('li', {}, u)))) : null);
+}
+
+export function fitTable(fit, caption) {
+  if (fit.fits === null) return el('p', { class: 'note' }, 'Not measured, so it cannot be fitted.');
+  return el('div', { class: 'scroll' }, el('table', {},
+    el('caption', { class: 'note' }, caption),
+    el('thead', {}, el('tr', {}, ['Resource', 'Required', 'Cap', 'Headroom', 'Verdict'].map((h) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, RESOURCES.map((name) => {
+      const r = fit.resources[name];
+      const show = name === 'containers' ? String : AMOUNT[name]; // the row says what they count
+      return el('tr', {}, el('th', { scope: 'row' }, name), el('td', {}, show(r.required)), el('td', {}, r.cap === null ? 'none' : show(r.cap)),
+        el('td', {}, r.headroom === null ? '—' : r.headroom < 0 ? `−${show(-r.headroom)}` : show(r.headroom)),
+        el('td', {}, el('span', { class: `badge ${r.verdict}` }, r.verdict)));
+    }))));
+}
+
+async function fitsView(bp) {
+  const profiles = await everything(myProfiles());
+  if (!profiles.length) return el('p', { class: 'note' }, 'You have no profile yet: ', el('a', { href: '#/profiles' }, 'create one'), ' to see whether this fits.');
+  const fits = await Promise.all(profiles.map((p) => api('GET', `/blueprints/${bp.id}/fit?profile=${p.id}`).then((r) => r.data)));
+  return el('div', {}, profiles.map((p, i) => el('div', {},
+    el('h3', {}, `${p.name || '(unnamed)'} `, fitBadge(fits[i])),
+    fitTable(fits[i], `Against ${p.name || 'the profile'}: ${caps(p.limits)}`))));
+}
+
+async function download(bp) {
+  const response = await fetch(`/blueprints/${bp.id}/yml`, { headers: { Authorization: `Bearer ${session.token}` }, credentials: 'omit' });
+  if (!response.ok) { say(`Download failed (${response.status}).`); return; }
+  const url = URL.createObjectURL(await response.blob());
+  const link = el('a', { href: url, download: `${bp.name || bp.id}.yml` });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+async function historyView(bp, etag) {
+  const versions = await everything(`/blueprints/${bp.id}/revisions`, 200);
+  const output = el('div', { 'aria-live': 'polite' });
+  const rows = versions.map((v, i) => {
+    const from = el('input', { type: 'radio', name: 'from', value: String(v.rev), checked: i === 1, 'aria-label': `Compare from revision ${v.rev}` });
+    const to = el('input', { type: 'radio', name: 'to', value: String(v.rev), checked: i === 0, 'aria-label': `Compare to revision ${v.rev}` });
+    const restore = canChange(bp) && v.rev !== bp.rev
+      ? el('button', { type: 'button', class: 'quiet', 'aria-label': `Restore revision ${v.rev}`, onclick: () => restoreTo(bp, v.rev, etag) }, 'Restore') : null;
+    return el('tr', {}, el('td', {}, String(v.rev)), el('td', {}, v.updatedBy), el('td', {}, when(v.updatedAt)), el('td', {}, from), el('td', {}, to), el('td', {}, restore));
+  });
+  const form = el('form', {}, el('div', { class: 'scroll' }, el('table', {},
+    el('thead', {}, el('tr', {}, ['Rev', 'By', 'When', 'From', 'To', ''].map((h) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, rows))),
+  el('p', {}, el('button', { type: 'submit', disabled: versions.length < 2 }, 'Show the changes')));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const a = form.elements.from.value;
+    const b = form.elements.to.value;
+    output.replaceChildren(await changesView(bp.id, a, b));
+  });
+  return el('div', {}, form, output);
+}
+
+export async function changesView(id, from, to) {
+  const { data } = await api('GET', `/blueprints/${id}/diff?from=${from}&to=${to}`);
+  const changed = Object.entries(data.fields);
+  return el('section', { 'aria-label': 'Changes' },
+    el('h3', {}, `Changes from revision ${data.from} to ${data.to}`),
+    changed.length ? el('div', { class: 'scroll' }, el('table', {},
+      el('thead', {}, el('tr', {}, ['Field', 'From', 'To'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, changed.map(([name, change]) => el('tr', {}, el('th', { scope: 'row' }, name),
+        el('td', {}, JSON.stringify(change.from)), el('td', {}, JSON.stringify(change.to))))))) : el('p', { class: 'note' }, 'No field but the definition changed.'),
+    diffView(data.yml));
+}
+
+async function restoreTo(bp, rev, etag) {
+  try {
+    await api('POST', `/blueprints/${bp.id}/revisions/${rev}/restore`, { headers: { 'If-Match': etag } });
+    say(`Revision ${rev} restored.`);
+  } catch (error) {
+    say(error.status === 412 ? 'Someone changed it since this page was loaded: shown again as it is now.' : error.message);
+  }
+  refresh();
+}
+
+export async function blueprintPage([id]) {
+  const { data: bp, etag } = await api('GET', `/blueprints/${id}`);
+  const sections = [
+    ['Requirements', async () => requirementsView(bp.requirements)],
+    ['Fit to your profiles', () => fitsView(bp)],
+    ['Definition', async () => (bp.yml === null ? el('p', { class: 'note' }, 'No definition.') : codeView(bp.yml))],
+    ['History', () => historyView(bp, etag)],
+  ];
+  const filled = await Promise.all(sections.map(([, make]) => make()));
+  const hasParameters = bp.parameters && Object.keys(bp.parameters.properties || {}).length;
+  return el('article', {},
+    el('div', { class: 'top row' }, el('h1', {}, bp.name || '(unnamed)'), starButton(bp)),
+    el('p', { class: 'meta' }, [bp.version && `version ${bp.version}`, bp.blueprintType || 'no type', bp.entitlementType,
+      `owner ${bp.owner}`, `revision ${bp.rev} by ${bp.updatedBy}, ${when(bp.updatedAt)}`, bp.inactive && 'inactive'].filter(Boolean).join(' · ')),
+    bp.tags && bp.tags.length ? el('ul', { class: 'tags', 'aria-label': 'Tags' }, bp.tags.map((t) => el('li', {}, t))) : null,
+    bp.description ? el('p', { class: 'desc' }, bp.description) : null,
+    el('div', { class: 'actions' },
+      canChange(bp) ? el('a', { class: 'button', href: `#/blueprints/${bp.id}/edit` }, 'Edit') : null,
+      bp.yml !== null ? el('a', { class: 'button quiet', href: `#/blueprints/${bp.id}/parameters` }, hasParameters ? 'Parameters and render' : 'Render') : null,
+      bp.yml !== null ? el('button', { type: 'button', class: 'quiet', onclick: () => download(bp) }, 'Download YAML') : null),
+    sections.map(([title], i) => el('section', { 'aria-label': title }, el('h2', {}, title), filled[i])));
+}
+

@@ -1,0 +1,108 @@
+/* The Import page (`#/import`): a catalog or a Compose file and its .env, previewed as a dry run,
+   then imported. */
+import { api, el, field, problemList, say, select } from './core.js';
+
+const IMPORT_FORMATS = [['portainer', 'Portainer app templates (v2, v3)'], ['openshift', 'OpenShift templates'],
+  ['compose', 'A Compose file and its .env'], ['native', 'An export of this catalog']];
+
+/** The report of an import: the counts, then one row per template with its notes and problems. */
+function importReport(report, dryRun) {
+  const counts = Object.entries(report.counts).filter(([, n]) => n).map(([outcome, n]) => `${n} ${outcome}`);
+  return el('div', {},
+    el('p', { class: dryRun ? 'note' : 'ok' }, dryRun ? 'Nothing is stored yet: ' : 'Done: ', counts.join(', '), '.'),
+    el('div', { class: 'scroll' }, el('table', { class: 'report', 'aria-label': dryRun ? 'What the import would do' : 'What the import did' },
+      el('thead', {}, el('tr', {}, ['Template', 'Outcome', 'Notes'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, report.results.map((r) => el('tr', { class: `outcome-${r.outcome}` },
+        el('td', {}, r.id && !dryRun ? el('a', { href: `#/blueprints/${r.id}` }, r.title || r.key) : r.title || r.key),
+        el('td', {}, r.outcome),
+        el('td', {}, el('ul', { class: 'plain' }, [...r.problems.map((p) => el('li', { class: 'error' }, p)),
+          ...r.notes.map((n) => el('li', {}, n))]))))))));
+}
+
+/** The stack files a Portainer catalog names, from the files of a chosen folder (a checkout of
+    the catalog's repository): each path the catalog names, from the folder's top. */
+function stackFiles(catalogText, chosen) {
+  let catalog;
+  try { catalog = JSON.parse(catalogText); } catch { return {}; }
+  const named = (catalog.templates || []).map((t) => t.repository && t.repository.stackfile).filter(Boolean);
+  const found = {};
+  for (const path of named) {
+    const match = chosen.find((f) => f.path === path);
+    if (match) found[path] = match.text;
+  }
+  return found;
+}
+
+export async function importPage() {
+  const format = select(IMPORT_FORMATS, 'portainer', { name: 'format' });
+  const source = el('input', { name: 'source', maxlength: '200', placeholder: 'portainer/templates', required: true });
+  const documentText = el('textarea', { name: 'document', rows: '10', spellcheck: 'false', wrap: 'off', class: 'mono' });
+  const upload = el('input', { type: 'file', name: 'upload', accept: '.json,.yml,.yaml,.txt' });
+  const folder = el('input', { type: 'file', name: 'stacks', multiple: true });
+  folder.webkitdirectory = true;
+  const env = el('textarea', { name: 'env', rows: '4', spellcheck: 'false', class: 'mono', placeholder: 'TAG=1.27' });
+  const name = el('input', { name: 'name', maxlength: '200' });
+  const entitlement = select([['OWNER', 'Owner only'], ['PUBLIC', 'Everyone']], 'OWNER');
+  const tags = el('input', { name: 'tags', placeholder: 'imported, team-a' });
+  const out = el('div', { 'aria-live': 'polite' });
+  const run = el('button', { type: 'button', disabled: true }, 'Import');
+  let chosen = [];
+  const byFormat = {
+    portainer: [field('Stack files: the folder of the catalog repository', folder, 'Each template\'s repository.stackfile is looked for in it')],
+    compose: [field('Name of the blueprint', name), field('.env (optional)', env)],
+  };
+  const extra = el('div', { class: 'wide' });
+  function shown() { extra.replaceChildren(...(byFormat[format.value] || [])); }
+
+  function body() {
+    const fmt = format.value;
+    const defaults = { entitlementType: entitlement.value, tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean) };
+    let files = {};
+    if (fmt === 'compose') {
+      defaults.name = name.value.trim() || undefined;
+      if (env.value.trim()) files = { '.env': env.value };
+    } else if (fmt === 'portainer') {
+      files = stackFiles(documentText.value, chosen);
+    }
+    return { format: fmt, source: source.value.trim(), document: documentText.value, files, defaults };
+  }
+
+  async function send(dryRun) {
+    const { data } = await api('POST', `/imports${dryRun ? '?dryRun=true' : ''}`, { body: body() });
+    out.replaceChildren(importReport(data, dryRun));
+    run.disabled = !dryRun;
+    if (!dryRun) say('Imported.');
+  }
+
+  const form = el('form', { class: 'grid2', novalidate: '' },
+    field('Format', format), field('Source', source, 'Importing the same source again updates what it made'),
+    el('div', { class: 'wide' }, field('Catalog or Compose file (paste it, or choose its file)', documentText)),
+    el('div', { class: 'wide' }, field('File', upload)), extra,
+    field('Who may read what it makes', entitlement), field('Tags for what it makes', tags, 'Comma-separated'),
+    el('div', { class: 'wide actions' }, el('button', { type: 'submit' }, 'Preview'), run),
+    el('div', { class: 'wide' }, out));
+  format.addEventListener('change', shown);
+  form.addEventListener('input', () => { run.disabled = true; });
+  upload.addEventListener('change', async () => {
+    if (upload.files[0]) documentText.value = await upload.files[0].text();
+    run.disabled = true;
+  });
+  folder.addEventListener('change', async () => {
+    const inFolder = (f) => (f.webkitRelativePath || f.name).split('/').slice(1).join('/'); // without the folder's own name
+    chosen = await Promise.all([...folder.files].map(async (f) => ({ path: inFolder(f), text: await f.text() })));
+    run.disabled = true;
+  });
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try { await send(true); } catch (error) { out.replaceChildren(problemList(error)); }
+  });
+  run.addEventListener('click', async () => {
+    run.disabled = true;
+    try { await send(false); } catch (error) { out.replaceChildren(problemList(error)); }
+  });
+  shown();
+  return el('section', {}, el('h1', {}, 'Import'),
+    el('p', { class: 'note' }, 'Bring templates you already have: each becomes a blueprint, checked and measured, its variables parameters. Preview first: nothing is stored until you import.'),
+    form);
+}
+
