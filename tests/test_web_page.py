@@ -338,7 +338,10 @@ def walk(w, client, template, profiles):
     assert "cache: memory" in w.one("section[aria-label=Requirements]").text
     fits = w.one("section[aria-label='Fit to your profiles']")
     headings = [h.text for h in fits.find_elements(By.CSS_SELECTOR, "h3")]
-    assert headings == ["tiny does not fit", "roomy fits", "team does not fit"]  # newest first
+    # the default first (fitted with no profile named: the service's default), then newest first
+    assert headings == ["team (your default) does not fit", "tiny does not fit", "roomy fits"]
+    asked = w.browser.execute_script("return performance.getEntriesByType('resource').map((e) => e.name)")
+    assert any(url.endswith(f"/blueprints/{template['id']}/fit") for url in asked)
     assert "exceeds" in fits.text and "unbounded" in fits.text
     w.check_page("blueprint")
     w.button("Show the changes").click()

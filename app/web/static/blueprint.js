@@ -32,12 +32,16 @@ export function fitTable(fit, caption) {
     }))));
 }
 
+/** The fit to each of the caller's profiles, the default first: its fit is asked with no profile
+    named, which the service answers with the caller's default. */
 async function fitsView(bp) {
-  const profiles = await everything(myProfiles());
-  if (!profiles.length) return el('p', { class: 'note' }, 'You have no profile yet: ', el('a', { href: '#/profiles' }, 'create one'), ' to see whether this fits.');
-  const fits = await Promise.all(profiles.map((p) => api('GET', `/blueprints/${bp.id}/fit?profile=${p.id}`).then((r) => r.data)));
+  const all = await everything(myProfiles());
+  if (!all.length) return el('p', { class: 'note' }, 'You have no profile yet: ', el('a', { href: '#/profiles' }, 'create one'), ' to see whether this fits.');
+  const profiles = [...all.filter((p) => p.defaultProfile), ...all.filter((p) => !p.defaultProfile)];
+  const fitOf = (p) => api('GET', `/blueprints/${bp.id}/fit${p.defaultProfile ? '' : `?profile=${p.id}`}`).then((r) => r.data);
+  const fits = await Promise.all(profiles.map(fitOf));
   return el('div', {}, profiles.map((p, i) => el('div', {},
-    el('h3', {}, `${p.name || '(unnamed)'} `, fitBadge(fits[i])),
+    el('h3', {}, `${p.name || '(unnamed)'}${p.defaultProfile ? ' (your default)' : ''} `, fitBadge(fits[i])),
     fitTable(fits[i], `Against ${p.name || 'the profile'}: ${caps(p.limits)}`))));
 }
 
