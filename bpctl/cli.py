@@ -13,7 +13,7 @@ from click.shell_completion import get_completion_class
 
 from bpctl import fetch, show, tokens, values
 from bpctl.errors import Misused, Refused
-from bpctl.session import DEFAULT_URL, Session, basic
+from bpctl.session import DEFAULT_URL, Session, basic, service_url
 
 ENTITLEMENTS = click.Choice(["OWNER", "PUBLIC", "CUSTOM"], case_sensitive=False)
 OUTPUT = click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", help="Table or JSON.")
@@ -44,8 +44,13 @@ def cli(ctx, url):
     ctx.obj = url
 
 
+def given_url():
+    """The service's URL as this command was given it (--url, BPCTL_URL or the default)."""
+    return service_url(click.get_current_context().find_root().obj)
+
+
 def connect():
-    return Session.from_environment(click.get_current_context().find_root().obj)
+    return Session.from_environment(given_url())
 
 
 def note(text):
@@ -95,16 +100,16 @@ def login(username, password_stdin):
         password = sys.stdin.readline().rstrip("\r\n")
     else:
         password = os.environ.get("BPCTL_PASSWORD") or click.prompt("Password", hide_input=True)
-    session = Session.from_environment(click.get_current_context().find_root().obj)
-    signed_in = Session(session.url, {"Authorization": basic(username, password)}).send("POST", "/tokens")
-    tokens.save(session.url, {"token": signed_in["token"], "expiresAt": signed_in["expiresAt"], "username": username})
-    note(f"Signed in to {session.url} as {username} until {signed_in['expiresAt']} (token kept in {tokens.path()}).")
+    url = given_url()
+    signed_in = Session(url, {"Authorization": basic(username, password)}).send("POST", "/tokens")
+    tokens.save(url, {"token": signed_in["token"], "expiresAt": signed_in["expiresAt"], "username": username})
+    note(f"Signed in to {url} as {username} until {signed_in['expiresAt']} (token kept in {tokens.path()}).")
 
 
 @cli.command()
 def logout():
     """Revoke the token `bpctl login` kept for this service, and forget it."""
-    url = Session.from_environment(click.get_current_context().find_root().obj).url
+    url = given_url()
     stored = tokens.load().get(url)
     if stored is None:
         note(f"Not signed in to {url}.")

@@ -18,6 +18,11 @@ TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 HINT = "sign in with `bpctl login`, or set BPCTL_TOKEN, or BPCTL_USERNAME and BPCTL_PASSWORD"
 
 
+def service_url(url=None):
+    """The service's URL: `url`, else BPCTL_URL, else the default; without a final slash."""
+    return (url or os.environ.get("BPCTL_URL") or DEFAULT_URL).rstrip("/")
+
+
 def basic(username, password):
     """The Authorization header of HTTP Basic credentials."""
     return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
@@ -37,7 +42,7 @@ class Session:
         """The service at `url` (else BPCTL_URL, else the default), with the first credentials
         found: BPCTL_TOKEN, then BPCTL_USERNAME with BPCTL_PASSWORD, then the token `bpctl login`
         stored for that URL."""
-        url = (url or os.environ.get("BPCTL_URL") or DEFAULT_URL).rstrip("/")
+        url = service_url(url)
         if os.environ.get("BPCTL_TOKEN"):
             return cls(url, {"Authorization": "Bearer " + os.environ["BPCTL_TOKEN"]})
         if os.environ.get("BPCTL_USERNAME") and os.environ.get("BPCTL_PASSWORD"):
