@@ -7,7 +7,7 @@ PORT ?= 8000
 export HOST PORT
 # The suite covers at least this share of app/ (96 % when this was set).
 COVERAGE_FLOOR := 94
-BROWSER_PACKAGES := chromium chromium-driver
+BROWSER_PACKAGES := chromium chromium-driver curl jq
 
 .PHONY: run test test-fast lint bench profile browser fuzz oracle fault-test openapi clean
 
@@ -30,13 +30,15 @@ $(VENV)/.installed-bench: $(BIN)/python setup.cfg setup.py
 run: $(VENV)/.installed-run
 	$(BIN)/gunicorn -c gunicorn.conf.py wsgi:app
 
-# The docs page is tested in a real browser: Debian's chromium and its driver, installed when
-# missing and this runs as root (CI does); otherwise that one test is skipped, saying why.
+# The pages are tested in a real browser (Debian's chromium and its driver) and the README's curl
+# tour with curl and jq: installed when missing and this runs as root (CI does); otherwise those
+# tests are skipped, saying why.
 browser:
-	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null && command -v curl >/dev/null \
+		&& command -v jq >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES); \
-	else echo "not root: the browser test will be skipped; install the Debian packages $(BROWSER_PACKAGES) to run it"; fi
+	else echo "not root: the browser and curl-tour tests will be skipped; install the Debian packages $(BROWSER_PACKAGES) to run them"; fi
 
 test: $(VENV)/.installed-test browser
 	$(BIN)/python -m pytest --cov=app --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)

@@ -1,14 +1,20 @@
 """The README a newcomer reads: valid reStructuredText, short, every setting the service reads in
 its configuration table, every path it names there, every endpoint it lists served."""
 
+import json
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import docutils.core
 import docutils.utils
+import pytest
 
 from app import config
-from support.apps import make_app
+from app.users import storage as users
+from support.apps import make_app, serving
 from support.http import FlaskClient
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,3 +65,49 @@ def test_every_endpoint_the_readme_lists_is_served():
     client = FlaskClient(make_app("mongomock"))
     for path in re.findall(r"``GET (/[a-z.]*)``", text[text.index("Without credentials") :].split("\n\n")[0]):
         assert client.get(path).status == 200, path
+
+
+@pytest.fixture
+def served(socket_app):
+    """The test users' service on a real socket (the embedded database behind it), its admin
+    with the README's password: its URL."""
+    with socket_app.app_context():
+        users.set_password("admin", "change-me-now")
+    with serving(socket_app) as port:
+        yield f"http://127.0.0.1:{port}"
+
+
+def test_the_curl_tour_runs_as_written(served, tmp_path):
+    """The README's curl tour, run by bash with curl and jq (`make test` installs them with the
+    browser where they are missing), against the service; each answer the README states is checked."""
+    missing = [tool for tool in ("bash", "curl", "jq") if shutil.which(tool) is None]
+    if missing and not os.environ.get("REQUIRE_BROWSER"):  # CI installs them with the browser
+        pytest.skip(f"{missing} missing: make test installs them when run as root")
+    assert missing == []
+    text = README.read_text()
+    block = text[text.index("A tour with curl\n") :].split("::\n\n", 1)[1].split("\n\n", 1)[0]
+    script = "\n".join(line.removeprefix("    ") for line in block.splitlines())
+    assert script.startswith("API=http://127.0.0.1:8000; AUTH=admin:change-me-now")
+    script = script.replace("http://127.0.0.1:8000", served)
+    done = subprocess.run(
+        [shutil.which("bash"), "-c", "set -euo pipefail\n" + script],
+        cwd=tmp_path, capture_output=True, timeout=120, env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    answers = [json.loads(part) for part in _json_values(done.stdout.decode())]
+    requirements, fits, names, render_fits, maximized, rev, fields = answers
+    assert (requirements["containers"], requirements["memoryBytes"], requirements["cpuMillis"]) == (2, 512 * 2**20, 500)
+    assert (fits, names, render_fits, maximized, rev) == (True, "web", True, {"REPLICAS": 8}, 2)
+    assert fields == {"version": {"from": None, "to": "1.1"}}
+
+
+def _json_values(text):
+    """The JSON values jq printed one after another (each pretty-printed over several lines)."""
+    decoder, position, values = json.JSONDecoder(), 0, []
+    while position < len(text.rstrip()):
+        while text[position].isspace():
+            position += 1
+        _, end = decoder.raw_decode(text, position)
+        values.append(text[position:end])
+        position = end
+    return values
