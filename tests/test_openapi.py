@@ -58,3 +58,11 @@ def test_templates_are_described(api):
         assert {"409", "422", "404"} <= set(post["responses"])
     assert set(schemas["Render"]["properties"]) == {"yml", "values", "requirements", "fit", "maximized"}
     assert paths["/blueprints/{id}/yaml"]["get"]["responses"] == paths["/blueprints/{id}/yml"]["get"]["responses"]
+
+
+def test_a_412_documents_the_current_version(api):
+    spec = spec_of(api)
+    failed = spec["components"]["responses"]["PreconditionFailed"]
+    assert "ETag" in failed["headers"]
+    members = spec["components"]["schemas"]["Problem"]["properties"]
+    assert {"rev", "updatedBy", "updatedAt"} <= set(members)

@@ -49,6 +49,7 @@ HEADERS = {
 ERROR_HEADERS = {
     401: {"WWW-Authenticate": _header("The schemes accepted: Basic and Bearer.")},
     409: {"Retry-After": _header("Seconds to wait before retrying (a request in flight).", {"type": "integer"})},
+    412: {"ETag": _header("The current version: retry with it in If-Match once the change is seen.")},
     429: {"Retry-After": _header("Seconds until attempts are accepted again.", {"type": "integer"})},
     503: {"Retry-After": _header("Seconds to wait before retrying.", {"type": "integer"})},
 }
