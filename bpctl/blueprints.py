@@ -1,0 +1,246 @@
+"""The blueprint commands: ls, get, pull, push, history, diff, restore, star. A blueprint is named
+by its id or its exact name (Session.blueprint)."""
+
+import json
+from pathlib import Path
+
+import click
+import yaml
+
+from bpctl import show
+from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, connect, list_filters, note, query
+from bpctl.errors import Misused, Refused
+
+BLUEPRINT_COLUMNS = {
+    "ID": "id",
+    "NAME": "name",
+    "VERSION": "version",
+    "TYPE": "blueprintType",
+    "OWNER": "owner",
+    "REV": "rev",
+    "STARS": lambda item: f"{item['stars']}{'*' if item.get('starred') else ''}",
+    "TAGS": "tags",
+}
+
+
+@cli.command("ls")
+@list_filters
+@click.option("--limit", type=click.IntRange(1), default=50, show_default=True, help="At most this many.")
+@click.option("--all", "everything", is_flag=True, help="Every one, page after page.")
+@OUTPUT
+def list_blueprints(limit, everything, output, **filters):
+    """List the blueprints you may read, newest first."""
+    session = connect()
+    items = list(session.items("/blueprints", query(session, **filters), None if everything else limit))
+    show.as_json(items) if output == "json" else show.table(items, BLUEPRINT_COLUMNS)
+
+
+@cli.command()
+@click.argument("blueprint")
+@OWNER
+@OUTPUT
+def get(blueprint, owner, output):
+    """Show a blueprint: what it is, what it needs, its parameters."""
+    found = connect().blueprint(blueprint, owner)
+    if output == "json":
+        show.as_json(found)
+        return
+    needs = found.get("requirements")
+    parameters = (found.get("parameters") or {}).get("properties", {})
+    show.fields(
+        [
+            ("id", found["id"]),
+            ("name", found.get("name")),
+            ("version", found.get("version")),
+            ("type", found.get("blueprintType")),
+            ("owner", found["owner"]),
+            ("entitlement", " ".join([found["entitlementType"], *found.get("entitledUsers", [])])),
+            ("tags", found.get("tags")),
+            ("revision", f"{found['rev']}, {found['updatedAt']} by {found.get('updatedBy') or found['owner']}"),
+            ("stars", found["stars"]),
+            ("inactive", found.get("inactive")),
+            ("needs", needs and ", ".join(f"{show.amount(r, needs[k])} {r}" for r, k in show.RESOURCES.items())),
+            ("unbounded", needs and needs["unbounded"]),
+            ("parameters", [f"{name} ({schema.get('type')})" for name, schema in parameters.items()]),
+            ("source", found.get("source") and "{format} {name} {key}".format(**found["source"])),
+        ]
+    )
+
+
+@cli.command(short_help="Write a definition, byte for byte.")
+@click.argument("blueprint")
+@OWNER
+@click.option("--rev", type=click.IntRange(1), help="A kept revision instead of the current one.")
+def pull(blueprint, owner, rev):
+    """Write a blueprint's definition to standard output, byte for byte."""
+    session = connect()
+    found = session.blueprint(blueprint, owner)
+    if rev is None:
+        data = session.request("GET", f"/blueprints/{found['id']}/yml").content
+    else:
+        kept = session.get(f"/blueprints/{found['id']}/revisions/{rev}")
+        if kept.get("yml") is None:
+            raise Refused(f"revision {rev} of {blueprint!r} has no definition.")
+        data = kept["yml"].encode()
+    click.get_binary_stream("stdout").write(data)
+
+
+@cli.command(short_help="Create a blueprint, or a new revision of yours.")
+@click.argument("file", type=click.File("rb"))
+@click.option("--name", help="The blueprint's name (default: the file's name without its extension).")
+@click.option("--type", "blueprint_type", help="compose, kubernetes... (default: read from the file).")
+@click.option("--version", help="The blueprint's version.")
+@click.option("--description", help="What it is.")
+@click.option("--entitlement", type=ENTITLEMENTS, help="Who may read it.")
+@click.option("--entitled-user", multiple=True, help="A user who may read a CUSTOM blueprint (repeat).")
+@click.option("--tag", multiple=True, help="A tag (repeat).")
+@click.option("--parameters", type=click.File("rb"), help="Its parameters: a JSON Schema, in JSON or YAML.")
+@click.option("--inactive/--active", default=None, help="Mark it inactive, or active.")
+@click.option("--dry-run", is_flag=True, help="Check everything, store nothing.")
+@OUTPUT
+def push(file, name, blueprint_type, entitlement, entitled_user, tag, parameters, inactive, dry_run, output, **text):
+    """Create a blueprint from FILE ("-": standard input), or, when you have one of that name, make
+    FILE its new revision (only what differs is sent; nothing when nothing differs)."""
+    if name is None and _named(file) == "-":
+        raise click.BadParameter("needed when the file is standard input.", param_hint="--name")
+    fields = {
+        "yml": _text(file),
+        "blueprintType": blueprint_type,
+        "entitlementType": entitlement and entitlement.upper(),
+        "entitledUsers": list(entitled_user) or None,
+        "tags": [t.lower() for t in tag] or None,
+        "parameters": parameters and _document(parameters),
+        "inactive": inactive,
+        **text,
+    }
+    fields = {key: value for key, value in fields.items() if value is not None}
+    name = name or Path(_named(file)).stem
+    session = connect()
+    me = session.get("/users/me")["username"]
+    mine = [item for item in session.items("/blueprints", {"name": name}) if item["owner"] == me]
+    dry = {"dryRun": True} if dry_run else None
+    if len(mine) > 1:
+        raise Misused(f"you have {len(mine)} blueprints named {name!r}: rename all but one, then push again.")
+    if not mine:
+        fields.setdefault("blueprintType", _type_of(fields["yml"]))
+        saved, what = session.send("POST", "/blueprints", {"name": name, **fields}, dry), "created"
+    elif changes := {key: value for key, value in fields.items() if mine[0].get(key) != value}:
+        current = mine[0]
+        headers = {"If-Match": f'"{current["rev"]}"'}
+        saved, what = session.send("PATCH", f"/blueprints/{current['id']}", changes, dry, headers), "updated"
+    else:
+        saved, what = mine[0], "unchanged"
+    if output == "json":
+        show.as_json(saved)
+    else:
+        would = "would be " if dry_run else ""
+        click.echo(f"{saved.get('name')}: {would}{what}, revision {saved['rev']} ({saved['id'] or 'new'})")
+
+
+def _named(file):
+    """A file's name as given; "-" for standard input."""
+    name = getattr(file, "name", "-")
+    return "-" if name == "<stdin>" else name
+
+
+def _text(file):
+    try:
+        return file.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise click.BadParameter(f"{_named(file)} is not UTF-8 text.") from None
+
+
+def _document(file):
+    """A JSON or YAML document from a file a person names."""
+    try:
+        return yaml.safe_load(_text(file))
+    except yaml.YAMLError as exc:
+        raise click.BadParameter(f"{_named(file)} is neither JSON nor YAML: {exc}") from None
+
+
+def _type_of(text):
+    """ "compose" for a Compose file, "kubernetes" for manifests, else None (the service then keeps
+    the text as YAML, unchecked)."""
+    try:
+        documents = [document for document in yaml.safe_load_all(text) if document is not None]
+    except yaml.YAMLError:
+        return None  # the service says what is wrong with it
+    if len(documents) == 1 and isinstance(documents[0], dict) and "services" in documents[0]:
+        return "compose"
+    if documents and all(isinstance(d, dict) and "apiVersion" in d and "kind" in d for d in documents):
+        return "kubernetes"
+    return None
+
+
+@cli.command()
+@click.argument("blueprint")
+@OWNER
+@click.option("--limit", type=click.IntRange(1), default=20, show_default=True, help="At most this many.")
+@OUTPUT
+def history(blueprint, owner, limit, output):
+    """List a blueprint's kept revisions, newest first."""
+    session = connect()
+    found = session.blueprint(blueprint, owner)
+    kept = list(session.items(f"/blueprints/{found['id']}/revisions", limit=limit))
+    if output == "json":
+        show.as_json(kept)
+    else:
+        columns = {"REV": "rev", "SAVED": "updatedAt", "BY": "updatedBy", "NAME": "name", "VERSION": "version"}
+        show.table(kept, columns)
+
+
+@cli.command(short_help="What changed between two revisions.")
+@click.argument("blueprint")
+@OWNER
+@click.option("--from", "from_rev", type=click.IntRange(1), help="The older revision (default: the previous).")
+@click.option("--to", "to_rev", type=click.IntRange(1), help="The newer revision (default: the current).")
+@OUTPUT
+def diff(blueprint, owner, from_rev, to_rev, output):
+    """Show what changed between two revisions: the fields, then the definition as a unified diff."""
+    session = connect()
+    found = session.blueprint(blueprint, owner)
+    changed = session.get(f"/blueprints/{found['id']}/diff", {"from": from_rev, "to": to_rev})
+    if output == "json":
+        show.as_json(changed)
+        return
+    rows = [{"field": field, **change} for field, change in changed["fields"].items() if field != "yml"]
+    note(f"revision {changed['from']} -> {changed['to']}")
+    if rows:
+        show.table(rows, {"FIELD": "field", "FROM": lambda r: _brief(r["from"]), "TO": lambda r: _brief(r["to"])})
+    if changed.get("yml"):
+        click.echo(changed["yml"], nl=False)
+    if not rows and not changed.get("yml"):
+        note("no difference")
+
+
+def _brief(value):
+    return value if isinstance(value, str | type(None)) else json.dumps(value)
+
+
+@cli.command(short_help="Make a kept revision current again.")
+@click.argument("blueprint")
+@click.argument("rev", type=click.IntRange(1))
+@OWNER
+@OUTPUT
+def restore(blueprint, rev, owner, output):
+    """Make revision REV's fields the current version again (a new revision)."""
+    session = connect()
+    found = session.blueprint(blueprint, owner)
+    headers = {"If-Match": f'"{found["rev"]}"'}
+    restored = session.send("POST", f"/blueprints/{found['id']}/revisions/{rev}/restore", headers=headers)
+    if output == "json":
+        show.as_json(restored)
+    else:
+        click.echo(f"{restored.get('name')}: revision {rev} restored as revision {restored['rev']}")
+
+
+@cli.command()
+@click.argument("blueprint")
+@OWNER
+@click.option("--off", is_flag=True, help="Unstar it.")
+def star(blueprint, owner, off):
+    """Star a blueprint (or, with --off, unstar it)."""
+    session = connect()
+    found = session.blueprint(blueprint, owner)
+    session.send("DELETE" if off else "PUT", f"/blueprints/{found['id']}/star")
+    note(f"{found.get('name') or found['id']}: {'not ' if off else ''}starred")

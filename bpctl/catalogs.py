@@ -1,0 +1,119 @@
+"""import and export: catalogs in (from files, standard input or URLs, with a Portainer catalog's
+stack files) and out (the native export, streamed; one blueprint as an OpenShift Template)."""
+
+import json
+import sys
+from pathlib import Path
+
+import click
+import yaml
+
+from bpctl import fetch, show
+from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, connect, list_filters, note, query
+from bpctl.errors import Misused
+
+
+@cli.command("import", short_help="Import a catalog: a file, a URL or stdin.")
+@click.argument("source")
+@click.option(
+    "--format",
+    "kind",
+    type=click.Choice(["portainer", "openshift", "compose", "native"]),
+    required=True,
+    help="What SOURCE holds.",
+)
+@click.option("--source", "source_name", help="Where it comes from (default: the URL, or the file's name).")
+@click.option("--files-from", type=click.Path(exists=True, file_okay=False), help="A Portainer catalog's checkout.")
+@click.option("--raw-base", metavar="URL", help="Fetch a Portainer catalog's stack files from URL/<stackfile>.")
+@click.option("--env-file", help="A Compose file's .env (a path or a URL).")
+@click.option("--name", help="The name of the blueprint a Compose file makes (default: the file's name).")
+@click.option("--entitlement", type=ENTITLEMENTS, help="Who may read what is made.")
+@click.option("--entitled-user", multiple=True, help="A user who may read it, with CUSTOM (repeat).")
+@click.option("--tag", multiple=True, help="A tag for everything made (repeat).")
+@click.option("--inactive", is_flag=True, default=None, help="Mark everything made inactive.")
+@click.option("--dry-run", is_flag=True, help="Report what would happen, store nothing.")
+@OUTPUT
+def import_(source, kind, source_name, files_from, raw_base, env_file, name, dry_run, output, **defaults):
+    """Import a catalog from a file, a URL or "-" (standard input); exit 3 when a template is refused.
+
+    A Portainer catalog's stacks are read from --files-from, else fetched from --raw-base, else
+    from their GitHub repositories. Importing the same --source again updates what it made.
+    """
+    text = fetch.read(source)
+    url = source.startswith(("http://", "https://"))
+    if source_name is None and source == "-":
+        raise click.BadParameter("needed when the catalog is standard input.", param_hint="--source")
+    source_name = source_name or (source if url else Path(source).name)
+    files = {}
+    if kind == "compose":
+        document = text
+        files = {".env": fetch.read(env_file)} if env_file else {}
+        defaults["name"] = name or (Path(source).stem if not url and source != "-" else None)
+    else:
+        if name:
+            raise click.BadParameter("names the blueprint of a Compose import only.", param_hint="--name")
+        document = _parsed(text, source)
+        if kind == "portainer":
+            files = fetch.stack_files(document, files_from, raw_base, warn=note)
+    defaults = _import_defaults(**defaults)
+    body = {"format": kind, "source": source_name, "document": document, "files": files, "defaults": defaults}
+    report = connect().send("POST", "/imports", body, {"dryRun": True} if dry_run else None)
+    if output == "json":
+        show.as_json(report)
+    else:
+        show.table(report["results"], {"KEY": "key", "TITLE": "title", "OUTCOME": "outcome", "ID": "id"})
+        for result in report["results"]:
+            for line in result["problems"]:
+                note(f"{result['key']}: {line}")
+        counts = ", ".join(f"{count} {outcome}" for outcome, count in report["counts"].items() if count)
+        note(("would be: " if dry_run else "") + (counts or "nothing"))
+    if report["counts"].get("refused"):
+        sys.exit(3)
+
+
+def _parsed(text, source):
+    """A catalog as JSON, else as YAML (OpenShift templates are often YAML)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise Misused(f"{source} is neither JSON nor YAML.") from None
+
+
+def _import_defaults(entitlement, entitled_user, tag, inactive, name=None):
+    given = {
+        "entitlementType": entitlement and entitlement.upper(),
+        "entitledUsers": list(entitled_user) or None,
+        "tags": list(tag) or None,
+        "inactive": inactive,
+        "name": name,
+    }
+    return {key: value for key, value in given.items() if value is not None}
+
+
+@cli.command(short_help="Write an export (native, or OpenShift).")
+@click.argument("blueprint", required=False)
+@OWNER
+@click.option("--format", "kind", type=click.Choice(["native", "openshift"]), default="native", show_default=True)
+@list_filters
+@click.option("-o", "--output", type=click.Choice(["yaml", "json"]), help="For openshift: YAML (default) or JSON.")
+def export(blueprint, owner, kind, output, **filters):
+    """Write the blueprints you may read (the list's filters apply) in the format imports read
+    back; or, with --format openshift, one Kubernetes BLUEPRINT as an OpenShift Template."""
+    session = connect()
+    if kind == "native":
+        if blueprint:
+            raise click.BadParameter("BLUEPRINT is for --format openshift; select with --name and the filters.")
+        session.stream("/exports", query(session, **filters), click.get_binary_stream("stdout"))
+        return
+    if not blueprint:
+        raise click.BadParameter("name the Kubernetes blueprint to export.", param_hint="BLUEPRINT")
+    found = session.blueprint(blueprint, owner)
+    template = session.get(f"/blueprints/{found['id']}/export", {"format": "openshift"})
+    if output == "json":
+        show.as_json(template)
+    else:
+        click.echo(yaml.safe_dump(template, sort_keys=False, allow_unicode=True), nl=False)

@@ -1,0 +1,67 @@
+"""What every command shares: the `bpctl` group and its --url, the options several commands take
+(-o, --owner, the list's filters), the connection, and the voice for standard error."""
+
+import click
+
+from bpctl.session import DEFAULT_URL, Session, service_url
+
+ENTITLEMENTS = click.Choice(["OWNER", "PUBLIC", "CUSTOM"], case_sensitive=False)
+OUTPUT = click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", help="Table or JSON.")
+OWNER = click.option("--owner", help="Whose blueprint, where others share its name.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("--url", envvar="BPCTL_URL", default=DEFAULT_URL, show_default=True, help="The service (BPCTL_URL).")
+@click.version_option(package_name="blueprints-service", prog_name="bpctl")
+@click.pass_context
+def cli(ctx, url):
+    """The blueprints service from the shell: list, push, render, fit, import, export.
+
+    Credentials: BPCTL_TOKEN, else BPCTL_USERNAME and BPCTL_PASSWORD, else the token `bpctl login`
+    stored. Exit codes: 0 done (and fits), 1 does not fit, 2 usage, 3 refused by the service,
+    4 the service could not be reached or failed.
+    """
+    ctx.obj = url
+
+
+def given_url():
+    """The service's URL as this command was given it (--url, BPCTL_URL or the default)."""
+    return service_url(click.get_current_context().find_root().obj)
+
+
+def connect():
+    return Session.from_environment(given_url())
+
+
+def note(text):
+    click.echo(text, err=True)
+
+
+def list_filters(command):
+    """The list's filters as options, for `ls` and `export`."""
+    options = [
+        click.option("--name", help="Exactly this name."),
+        click.option("-q", "--query", help="Words that start words of the name, description or tags."),
+        click.option("--type", "blueprint_type", help="This blueprintType."),
+        click.option("--entitlement", type=ENTITLEMENTS, help="This entitlementType."),
+        click.option("--inactive/--active", default=None, help="Only inactive, or only active, blueprints."),
+        click.option("--tag", multiple=True, help="Carries this tag (repeat: all of them)."),
+        click.option("--starred", is_flag=True, default=None, help="Only what you starred."),
+        click.option("--fits-profile", help="Fits this profile (its id or name)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def query(session, name, query, blueprint_type, entitlement, inactive, tag, starred, fits_profile):
+    return {
+        "name": name,
+        "q": query,
+        "blueprintType": blueprint_type,
+        "entitlementType": entitlement and entitlement.upper(),
+        "inactive": inactive,
+        "tag": list(tag),
+        "starred": starred,
+        "fitsProfile": fits_profile and session.profile(fits_profile)["id"],
+    }
