@@ -69,6 +69,14 @@ def rendered(version, args, user):
     return render(version, args["values"], limits, args.get("maximize"), seconds), NO_STORE
 
 
+def fitting(args, user):
+    """The fit filter of a list's `fitsProfile`, None without one; the profile must be readable
+    (404 otherwise). The list and the export read it alike."""
+    if "fitsProfile" not in args:
+        return None
+    return fit.blueprints_fitting(quantities.limits(profiles.get(args["fitsProfile"], user)))
+
+
 def attachment(name, fallback):
     """A Content-Disposition (RFC 6266) naming `name`.yml: an ASCII-only `filename` and, where the
     name has other characters, their UTF-8 form in `filename*`."""
@@ -85,10 +93,8 @@ class BlueprintCollection(MethodView):
     @crud.listing(blp, BlueprintQuery(), BlueprintSchema, "A page of blueprints, newest first.")
     def get(self, args):
         """List the blueprints the caller may read"""
-        user, fitting = current_user(), None
-        if "fitsProfile" in args:  # the profile must be readable: 404 otherwise
-            fitting = fit.blueprints_fitting(quantities.limits(profiles.get(args["fitsProfile"], user)))
-        return paging.respond_page(*store.list(user, args, fitting))
+        user = current_user()
+        return paging.respond_page(*store.list(user, args, fitting(args, user)))
 
     @crud.creating(blp, BlueprintSchema, BlueprintDraftSchema, "blueprint", examples=EXAMPLES)
     def post(self, fields, dryRun):

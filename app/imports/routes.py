@@ -5,17 +5,16 @@ from flask import Response, g, request, stream_with_context
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
+from app.blueprints.routes import fitting
 from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store
-from app.definitions import fit, format_of, kubernetes
+from app.definitions import format_of, kubernetes
 from app.errors import Conflict
 from app.http.openapi import Blueprint, problems
 from app.imports import openshift, storage
 from app.imports.formats import NATIVE_VERSION, WRITABLE
 from app.imports.schemas import ExportFormat, ExportQuery, ImportReportSchema, ImportSchema
-from app.model import quantities
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
-from app.profiles.storage import store as profiles
 
 blp = Blueprint("imports", __name__, description="Other tools' catalogs brought in as blueprints; the catalog out.")
 MAX_IMPORT_BYTES = 16 * 1024 * 1024
@@ -61,10 +60,8 @@ class Exports(MethodView):
     @problems(blp, 404, 422)
     def get(self, args):
         """Export blueprints in the native format, which an import reads back"""
-        user, fitting = current_user(), None
-        if "fitsProfile" in args:
-            fitting = fit.blueprints_fitting(quantities.limits(profiles.get(args["fitsProfile"], user)))
-        return Response(stream_with_context(_exported(user, args, fitting)), mimetype="application/json")
+        user = current_user()
+        return Response(stream_with_context(_exported(user, args, fitting(args, user))), mimetype="application/json")
 
 
 @blp.route("/blueprints/<id>/export")
@@ -81,12 +78,12 @@ class BlueprintExport(MethodView):
         return openshift.as_template(doc)
 
 
-def _exported(user, args, fitting):
+def _exported(user, args, fits):
     """The export's JSON, a page of blueprints at a time (100,000 never sit in memory together)."""
     yield b'{"format":"native","version":%d,"blueprints":[' % NATIVE_VERSION
     position, first, schema = None, True, BlueprintSchema(only=("id", *WRITABLE))
     while True:
-        items, position = store.list(user, {**args, "limit": EXPORT_PAGE, "cursor": position}, fitting)
+        items, position = store.list(user, {**args, "limit": EXPORT_PAGE, "cursor": position}, fits)
         for item in items:
             yield (b"" if first else b",") + orjson.dumps(schema.dump(item))
             first = False
