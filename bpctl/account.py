@@ -9,7 +9,7 @@ from click.shell_completion import get_completion_class
 from bpctl import show, tokens
 from bpctl.common import OUTPUT, cli, connect, given_url, note
 from bpctl.errors import Refused
-from bpctl.session import Session, basic
+from bpctl.session import Session, basic, bearer
 
 
 @cli.command(short_help="Sign in; keep a token (never the password).")
@@ -26,7 +26,7 @@ def login(username, password_stdin):
     else:
         password = os.environ.get("BPCTL_PASSWORD") or click.prompt("Password", hide_input=True)
     url = given_url()
-    signed_in = Session(url, {"Authorization": basic(username, password)}).send("POST", "/tokens")
+    signed_in = Session(url, basic(username, password)).send("POST", "/tokens")
     tokens.save(url, {"token": signed_in["token"], "expiresAt": signed_in["expiresAt"], "username": username})
     note(f"Signed in to {url} as {username} until {signed_in['expiresAt']} (token kept in {tokens.path()}).")
 
@@ -40,7 +40,7 @@ def logout():
         note(f"Not signed in to {url}.")
         return
     try:
-        Session(url, {"Authorization": "Bearer " + stored["token"]}).send("DELETE", "/tokens")
+        Session(url, bearer(stored["token"])).send("DELETE", "/tokens")
     except Refused as exc:
         if exc.status != 401:  # a 401: it had expired or was revoked already
             raise

@@ -7,9 +7,10 @@ from pathlib import Path
 import click
 import yaml
 
-from bpctl import show
-from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, connect, list_filters, note, query
+from bpctl import fetch, show
+from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, connect, given, list_filters, note, query
 from bpctl.errors import Misused, Refused
+from bpctl.session import if_match
 
 BLUEPRINT_COLUMNS = {
     "ID": "id",
@@ -103,17 +104,16 @@ def push(file, name, blueprint_type, entitlement, entitled_user, tag, parameters
     FILE its new revision (only what differs is sent; nothing when nothing differs)."""
     if name is None and _named(file) == "-":
         raise click.BadParameter("needed when the file is standard input.", param_hint="--name")
-    fields = {
-        "yml": _text(file),
-        "blueprintType": blueprint_type,
-        "entitlementType": entitlement and entitlement.upper(),
-        "entitledUsers": list(entitled_user) or None,
-        "tags": [t.lower() for t in tag] or None,
-        "parameters": parameters and _document(parameters),
-        "inactive": inactive,
+    fields = given(
+        yml=_text(file),
+        blueprintType=blueprint_type,
+        entitlementType=entitlement,
+        entitledUsers=list(entitled_user) or None,
+        tags=[t.lower() for t in tag] or None,
+        parameters=parameters and _document(parameters),
+        inactive=inactive,
         **text,
-    }
-    fields = {key: value for key, value in fields.items() if value is not None}
+    )
     name = name or Path(_named(file)).stem
     session = connect()
     me = session.get("/users/me")["username"]
@@ -125,9 +125,8 @@ def push(file, name, blueprint_type, entitlement, entitled_user, tag, parameters
         fields.setdefault("blueprintType", _type_of(fields["yml"]))
         saved, what = session.send("POST", "/blueprints", {"name": name, **fields}, dry), "created"
     elif changes := {key: value for key, value in fields.items() if mine[0].get(key) != value}:
-        current = mine[0]
-        headers = {"If-Match": f'"{current["rev"]}"'}
-        saved, what = session.send("PATCH", f"/blueprints/{current['id']}", changes, dry, headers), "updated"
+        saved = session.send("PATCH", f"/blueprints/{mine[0]['id']}", changes, dry, if_match(mine[0]))
+        what = "updated"
     else:
         saved, what = mine[0], "unchanged"
     if output == "json":
@@ -144,10 +143,7 @@ def _named(file):
 
 
 def _text(file):
-    try:
-        return file.read().decode("utf-8")
-    except UnicodeDecodeError:
-        raise click.BadParameter(f"{_named(file)} is not UTF-8 text.") from None
+    return fetch.text(file.read(), _named(file))
 
 
 def _document(file):
@@ -226,8 +222,7 @@ def restore(blueprint, rev, owner, output):
     """Make revision REV's fields the current version again (a new revision)."""
     session = connect()
     found = session.blueprint(blueprint, owner)
-    headers = {"If-Match": f'"{found["rev"]}"'}
-    restored = session.send("POST", f"/blueprints/{found['id']}/revisions/{rev}/restore", headers=headers)
+    restored = session.send("POST", f"/blueprints/{found['id']}/revisions/{rev}/restore", headers=if_match(found))
     if output == "json":
         show.as_json(restored)
     else:

@@ -9,7 +9,7 @@ import click
 import yaml
 
 from bpctl import fetch, show
-from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, connect, list_filters, note, query
+from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, connect, given, list_filters, note, query
 from bpctl.errors import Misused
 
 
@@ -40,7 +40,7 @@ def import_(source, kind, source_name, files_from, raw_base, env_file, name, dry
     from their GitHub repositories. Importing the same --source again updates what it made.
     """
     text = fetch.read(source)
-    url = source.startswith(("http://", "https://"))
+    url = fetch.is_url(source)
     if source_name is None and source == "-":
         raise click.BadParameter("needed when the catalog is standard input.", param_hint="--source")
     source_name = source_name or (source if url else Path(source).name)
@@ -84,14 +84,10 @@ def _parsed(text, source):
 
 
 def _import_defaults(entitlement, entitled_user, tag, inactive, name=None):
-    given = {
-        "entitlementType": entitlement and entitlement.upper(),
-        "entitledUsers": list(entitled_user) or None,
-        "tags": list(tag) or None,
-        "inactive": inactive,
-        "name": name,
-    }
-    return {key: value for key, value in given.items() if value is not None}
+    return given(
+        entitlementType=entitlement, entitledUsers=list(entitled_user) or None, tags=list(tag) or None,
+        inactive=inactive, name=name,
+    )  # fmt: skip
 
 
 @cli.command(short_help="Write an export (native, or OpenShift).")

@@ -5,7 +5,7 @@ import click
 
 from bpctl.session import DEFAULT_URL, Session, service_url
 
-ENTITLEMENTS = click.Choice(["OWNER", "PUBLIC", "CUSTOM"], case_sensitive=False)
+ENTITLEMENTS = click.Choice(["OWNER", "PUBLIC", "CUSTOM"], case_sensitive=False)  # `public` gives PUBLIC
 OUTPUT = click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", help="Table or JSON.")
 OWNER = click.option("--owner", help="Whose blueprint, where others share its name.")
 
@@ -37,6 +37,11 @@ def note(text):
     click.echo(text, err=True)
 
 
+def given(**fields):
+    """The fields an option gave (None: not given), for a body that sends only those."""
+    return {key: value for key, value in fields.items() if value is not None}
+
+
 def list_filters(command):
     """The list's filters as options, for `ls` and `export`."""
     options = [
@@ -59,7 +64,7 @@ def query(session, name, query, blueprint_type, entitlement, inactive, tag, star
         "name": name,
         "q": query,
         "blueprintType": blueprint_type,
-        "entitlementType": entitlement and entitlement.upper(),
+        "entitlementType": entitlement,
         "inactive": inactive,
         "tag": list(tag),
         "starred": starred,

@@ -21,13 +21,18 @@ def read(source):
     """The text of `source`: "-" for standard input, an http(s) URL, or a path."""
     if source == "-":
         return sys.stdin.read()
-    if re.match(r"https?://", source):
+    if is_url(source):
         return fetch(source)
     try:
         data = Path(source).read_bytes()
     except OSError as exc:
         raise Misused(f"cannot read {source}: {exc.strerror}.") from None
-    return _text(data, source)
+    return text(data, source)
+
+
+def is_url(source):
+    """Whether `source` names an http(s) URL rather than a path."""
+    return source.startswith(("http://", "https://"))
 
 
 def fetch(url):
@@ -46,10 +51,11 @@ def fetch(url):
                     raise Unreachable(f"could not fetch {url}: it took longer than {SECONDS} s.")
     except httpx.HTTPError as exc:
         raise Unreachable(f"could not fetch {url}: {exc}.") from None
-    return _text(bytes(data), url)
+    return text(bytes(data), url)
 
 
-def _text(data, where):
+def text(data, where):
+    """`data` as UTF-8 text; Misused (exit 2) naming `where` when it is not."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -85,7 +91,7 @@ def _local(root, path, warn):
         warn(f"not read: {path} lies outside {root}")
         return None
     try:
-        return _text(file.read_bytes(), file)
+        return text(file.read_bytes(), file)
     except (OSError, Misused) as exc:
         warn(f"not read: {file}: {getattr(exc, 'strerror', None) or exc}")
         return None

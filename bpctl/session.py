@@ -3,6 +3,7 @@ the exit code (3: the service refused, its problem printed; 4: it could not be r
 """
 
 import base64
+import contextlib
 import os
 import re
 from datetime import UTC, datetime
@@ -25,7 +26,17 @@ def service_url(url=None):
 
 def basic(username, password):
     """The Authorization header of HTTP Basic credentials."""
-    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+    return {"Authorization": "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()}
+
+
+def bearer(token):
+    """The Authorization header of a bearer token."""
+    return {"Authorization": "Bearer " + token}
+
+
+def if_match(doc):
+    """The If-Match header naming the version `doc` is (the service's ETag is its `rev`, quoted)."""
+    return {"If-Match": f'"{doc["rev"]}"'}
 
 
 class Session:
@@ -44,21 +55,27 @@ class Session:
         stored for that URL."""
         url = service_url(url)
         if os.environ.get("BPCTL_TOKEN"):
-            return cls(url, {"Authorization": "Bearer " + os.environ["BPCTL_TOKEN"]})
+            return cls(url, bearer(os.environ["BPCTL_TOKEN"]))
         if os.environ.get("BPCTL_USERNAME") and os.environ.get("BPCTL_PASSWORD"):
-            return cls(url, {"Authorization": basic(os.environ["BPCTL_USERNAME"], os.environ["BPCTL_PASSWORD"])})
+            return cls(url, basic(os.environ["BPCTL_USERNAME"], os.environ["BPCTL_PASSWORD"]))
         stored = tokens.load().get(url)
         if stored:
-            return cls(url, {"Authorization": "Bearer " + stored["token"]}, stored)
+            return cls(url, bearer(stored["token"]), stored)
         return cls(url)
 
-    def request(self, method, path, *, params=None, json=None, headers=None):
+    @contextlib.contextmanager
+    def _reaching(self):
+        """What goes wrong on the way (a refused connection, no answer in time) as Unreachable."""
         try:
-            response = self.http.request(method, path, params=_query(params), json=json, headers=headers)
+            yield
         except httpx.TimeoutException:
             raise Unreachable(f"{self.url} did not answer within {TIMEOUT.read:.0f} s.") from None
         except httpx.HTTPError as exc:
             raise Unreachable(f"could not reach {self.url}: {exc}.") from None
+
+    def request(self, method, path, *, params=None, json=None, headers=None):
+        with self._reaching():
+            response = self.http.request(method, path, params=_query(params), json=json, headers=headers)
         if response.status_code >= 400:
             raise self.failure(response)
         return response
@@ -109,17 +126,12 @@ class Session:
 
     def stream(self, path, params, out):
         """A long answer written to `out` as it arrives (an export of the whole catalog)."""
-        try:
-            with self.http.stream("GET", path, params=_query(params)) as response:
-                if response.status_code >= 400:
-                    response.read()
-                    raise self.failure(response)
-                for chunk in response.iter_bytes():
-                    out.write(chunk)
-        except httpx.TimeoutException:
-            raise Unreachable(f"{self.url} did not answer within {TIMEOUT.read:.0f} s.") from None
-        except httpx.HTTPError as exc:
-            raise Unreachable(f"could not reach {self.url}: {exc}.") from None
+        with self._reaching(), self.http.stream("GET", path, params=_query(params)) as response:
+            if response.status_code >= 400:
+                response.read()
+                raise self.failure(response)
+            for chunk in response.iter_bytes():
+                out.write(chunk)
 
     def blueprint(self, ref, owner=None):
         """The blueprint `ref` names: its id, else its exact name (`owner`'s where names repeat)."""
