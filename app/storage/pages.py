@@ -118,13 +118,16 @@ def read(coll, query, limit, position=None, most_examined=None, unkeyed_per_ms=N
         start = ids.ms_of_id(hi)
     if not state["windowed"]:
         width = start - state["floor"]
-    found, top, examined = [], start, 0
+    found, top, examined, cut = [], start, 0, None
     for _ in range(WINDOWS_BOUND):
         if unkeyed_per_ms:
             width = max(1, min(width, int(window_docs / unkeyed_per_ms)))
         lo_ms = max(top - width, state["floor"])
         needed = limit + 1 - len(found)
-        cap = min(window_docs, max(needed, math.ceil(needed * examined / max(len(found), 1))))
+        # A window cut by its cap stays in the same millisecond when the documents are denser than
+        # a millisecond (a burst), so its span cannot double: the number it examines does instead.
+        doubled = examined if cut is not None else 0
+        cap = min(window_docs, max(needed, math.ceil(needed * examined / max(len(found), 1)), doubled))
         if most_examined is not None:
             cap = min(cap, most_examined - examined)
         window, cut = {}, None
