@@ -14,7 +14,7 @@ from pymongo.errors import ConnectionFailure
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import cli, config, ops, web
-from app.access import login_throttle, request_quota, tokens
+from app.access import auth, login_throttle, request_quota, tokens
 from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
 from app.http import docs, idempotency, openapi, problems, response_headers
@@ -40,6 +40,7 @@ def create_app(settings=None, mongo_client=None):
     app.config.update(settings or {})
     logs.configure(app.config["LOG_LEVEL"])
     app.json = OrjsonProvider(app)
+    app.session_interface = auth.NoSessions()
     database.init_app(app, mongo_client)
     request_quota.init_app(app)
     users.init_app(app)

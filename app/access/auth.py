@@ -10,6 +10,7 @@ import os
 from functools import wraps
 
 from flask import current_app
+from flask.sessions import SessionInterface
 from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
 from marshmallow.experimental.context import Context
 
@@ -102,6 +103,14 @@ bearer.error_handler(_error)
 
 def current_user():
     return multi.current_user()
+
+
+class NoSessions(SessionInterface):
+    """Credentials come with every request: no cookie session is opened (Flask then gives every
+    request its read-only null session), so none is signed, read or written."""
+
+    def open_session(self, app, request):
+        return None
 
 
 def current_token():

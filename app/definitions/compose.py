@@ -44,6 +44,8 @@ DECODED = (
 MEASURED = 5  # DECODED's first: the variables they wait for are the requirements' `unresolved`
 LIMITS_MEMORY, LIMITS_CPUS = DECODED[0][0], DECODED[2][0]
 # A service's fields that hold a DECODED amount: a service without one has none to read
+NAMED_IN_ORDER = ("networks", "secrets", "configs", "models")  # service fields naming top-level ones
+NAMED = frozenset(NAMED_IN_ORDER)
 HOLDERS = frozenset(
     {"deploy", "storage_opt", "healthcheck", *(key for _, group, key, _ in DECODED if group == "service")}
 )
@@ -150,13 +152,13 @@ def _service_rules(name, service, needs, top, running, resolved):
     """Compose's rules for one service it starts: what it names exists, what it declares agrees.
     Each rule looks only where the service declares something (this runs on every write)."""
     where, found = f"services.{name}", []
-    if not any(service.get(key) for key in ("image", "build", "provider")):
+    if not (service.get("image") or service.get("build") or service.get("provider")):
         found.append(f"{where}: has neither an image nor a build context specified.")
     if "build" in service:
         found += _build_rules(where, mapping(service["build"]), service.get("platform"), top, running, resolved)
     if service.get("network_mode") and service.get("networks"):
         found.append(f"{where}: declares mutually exclusive `network_mode` and `networks`.")
-    for field in [field for field in ("networks", "secrets", "configs", "models") if field in service]:
+    for field in [] if NAMED.isdisjoint(service) else [field for field in NAMED_IN_ORDER if field in service]:
         for missing in [one for one in _names(service[field]) if one not in top[field] and one != "default"]:
             found.append(f"{where}: refers to undefined {field[:-1]} {missing[:60]!r}.")
     if "volumes" in service or "tmpfs" in service:
@@ -165,9 +167,10 @@ def _service_rules(name, service, needs, top, running, resolved):
             if kind == "volume" and source and not isinstance(source, Unresolved) and source not in top["volumes"]:
                 found.append(f"{where}.volumes: refers to undefined volume {source[:60]!r}.")
         found += _mounted_twice(where, service.get("tmpfs"), mounted)
-    test = mapping(service.get("healthcheck")).get("test")
-    if isinstance(test, list) and test and test[0] not in ("CMD", "CMD-SHELL", "NONE"):
-        found.append(f'{where}.healthcheck.test: must start with "CMD", "CMD-SHELL" or "NONE".')
+    if "healthcheck" in service:
+        test = mapping(service["healthcheck"]).get("test")
+        if isinstance(test, list) and test and test[0] not in ("CMD", "CMD-SHELL", "NONE"):
+            found.append(f'{where}.healthcheck.test: must start with "CMD", "CMD-SHELL" or "NONE".')
     for other, required in needs.items():
         if other not in running and (other not in resolved or required):
             found.append(f"{where}.depends_on: depends on undefined service {other[:60]!r}.")
@@ -177,7 +180,7 @@ def _service_rules(name, service, needs, top, running, resolved):
         count = _as_compose_holds("count", mapping(service.get("deploy")).get("replicas", service.get("scale")))
         if (count or 0) > 1:
             found.append(f"{where}: can't set container_name with more than one container (names must be unique).")
-    for watch in mapping(service.get("develop")).get("watch") or ():
+    for watch in mapping(service["develop"]).get("watch") or () if "develop" in service else ():
         if not mapping(watch).get("target") and mapping(watch).get("action") not in ("rebuild", "restart"):
             found.append(f"{where}.develop.watch: a target is required for actions other than rebuild and restart.")
     return found

@@ -16,8 +16,10 @@ OVERRIDDEN = {"command", "entrypoint", "test"}  # lists `extends` replaces; it a
 MAPPED = {"depends_on": {"condition": "service_started", "required": True}, "networks": None, "models": None}
 ANY_ADDRESS = "0.0.0.0"  # noqa: S104 (a port's host_ip when it names none: a key, not a binding)
 NAMESPACES = ("network_mode", "ipc", "pid", "uts", "cgroup")  # `service:NAME` shares one's namespace
+IMPLYING = frozenset({"links", "volumes_from", *NAMESPACES})  # fields that may imply a dependency
 CACHED_SPECS, MAX_CACHED_SPEC = 4096, 256  # volume specs parse_volume remembers, and the longest
 MAX_PORT = 65535
+_PLAIN_PORT = re.compile(r"(?:([0-9]{1,5}):)?([0-9]{1,5})(?:/tcp)?")
 
 
 def tree(paths):
@@ -201,6 +203,9 @@ def _port(entry):
 def port_spec(spec):
     """`spec` if it is a port's short syntax as Docker reads it (`[ip:][host:]container[/protocol]`,
     ports or ranges of them, 1-65535 for the container's); else LoadError with Docker's words."""
+    plain = _PLAIN_PORT.fullmatch(spec)  # `8080:80`, `5432`: nearly every port a file declares
+    if plain and 0 < int(plain[2]) <= MAX_PORT and int(plain[1] or 0) <= MAX_PORT:
+        return spec
     parts = spec.split(":")
     ip, host = (":".join(parts[:-2]), parts[-2]) if len(parts) > 2 else ("", parts[0] if len(parts) == 2 else "")
     container, _, protocol = parts[-1].partition("/")
@@ -278,7 +283,7 @@ def unique(service, where, found):
             return entries
         return list(kept.values()) if len(kept) < len(entries) else entries
 
-    return walk(service, UNIQUE_TREE, where, apply)
+    return service if UNIQUE_TREE.keys().isdisjoint(service) else walk(service, UNIQUE_TREE, where, apply)
 
 
 def parse_volume(spec):
@@ -343,9 +348,10 @@ def volumes(service):
                 entry.get("type"), entry.get("source") or "", entry.get("target"))  # fmt: skip
         except LoadError:
             continue
-        key = repr(_clean(target) if isinstance(entry, str) else target)
+        cleaned = _clean(target) if isinstance(target, str) else target
+        key = repr(cleaned if isinstance(entry, str) else target)
         place = kept[key][0] if key in kept else index
-        kept[key] = (place, kind, source, _clean(target) if isinstance(target, str) else target)
+        kept[key] = (place, kind, source, cleaned)
     return list(kept.values())
 
 
@@ -359,6 +365,17 @@ def dependencies(service):
     """The services a service depends on, each with whether it is required: `depends_on`, and the
     ones Compose adds for `links`, `service:NAME` namespaces and `volumes_from` (a name that waits
     for a variable is left out: it is unknown)."""
+    found = {} if IMPLYING.isdisjoint(service) else dict.fromkeys(_implied(service), True)
+    declared = service.get("depends_on")
+    if isinstance(declared, dict):
+        found |= {str(name): mapping(item).get("required", True) for name, item in declared.items()}
+    elif isinstance(declared, list):
+        found |= {str(name): True for name in declared if not isinstance(name, Unresolved)}
+    found.pop("", None)
+    return found
+
+
+def _implied(service):
     implied = []
     for link in service.get("links") or ():
         parts = _known(link).split(":")
@@ -369,14 +386,7 @@ def dependencies(service):
     for one in service.get("volumes_from") or ():
         if not _known(one).startswith("container:"):
             implied.append(_known(one).split(":")[0])
-    found = dict.fromkeys(implied, True)
-    declared = service.get("depends_on")
-    if isinstance(declared, dict):
-        found |= {str(name): mapping(item).get("required", True) for name, item in declared.items()}
-    elif isinstance(declared, list):
-        found |= {str(name): True for name in declared if not isinstance(name, Unresolved)}
-    found.pop("", None)
-    return found
+    return implied
 
 
 def _known(value):
@@ -418,6 +428,8 @@ def services(doc, found):
 
     def resolve(name):
         """The service with its bases merged in, followed without recursion (a chain may be long)."""
+        if "extends" not in declared[name]:
+            return declared[name]
         chain, seen = [], set()
         while name not in resolved:
             service, extends = declared[name], declared[name].get("extends")
