@@ -130,11 +130,10 @@ def _cycle(graph):
     return None
 
 
-def _consistency(doc, resolved):
+def _consistency(doc, resolved, running):
     """What Compose refuses when it loads a project, beyond its schema: in the services it would
-    start, then in the whole file."""
-    top = {kind: mapping(mapping(doc).get(kind)) for kind in ("networks", "secrets", "configs", "volumes", "models")}
-    running = {name for name, service in resolved.items() if started(service)}
+    start (`running`), then in the whole file."""
+    top = {kind: mapping(doc.get(kind)) for kind in ("networks", "secrets", "configs", "volumes", "models")}
     needs = {name: dependencies(resolved[name]) for name in running}
     found = []
     for name in running:
@@ -242,14 +241,16 @@ def judge(documents, totals):
     found, loading = [], []
     doc = cast(documents[0], found)
     resolved = services(doc, loading)
+    running = {name for name, service in resolved.items() if started(service)}
     declared = mapping(doc).get("services")
     if isinstance(declared, dict):
         doc = {**doc, "services": {name: resolved.get(name, service) for name, service in declared.items()}}
     found += problems(_validator(), doc)
     if not declared:
         found.append("services: the file defines no service; a blueprint needs at least one.")
-    found += loading + _consistency(doc, resolved)
-    return found + [problem for problem in _measure(resolved, Totals() if found else totals) if problem not in found]
+    found += loading + _consistency(mapping(doc), resolved, running)
+    measured = _measure(resolved, running, Totals() if found else totals)
+    return found + [problem for problem in measured if problem not in found]
 
 
 def _replicas(service, where, found, totals):
@@ -270,12 +271,12 @@ def _replicas(service, where, found, totals):
         return 0
 
 
-def _measure(resolved, totals):
-    """The requirements of the services `docker compose up` starts, added to `totals`; the
-    amounts Compose cannot read in any service, as problems."""
+def _measure(resolved, running, totals):
+    """The requirements of the services `docker compose up` starts (`running`), added to `totals`;
+    the amounts Compose cannot read in any service, as problems."""
     found, scratch = [], Totals()
     for name, service in resolved.items():
-        where, counted = f"services.{name}", totals if started(service) else scratch  # read, not counted
+        where, counted = f"services.{name}", totals if name in running else scratch  # read, not counted
         read = {} if HOLDERS.isdisjoint(service) else _decoded(service, where, found, counted, scratch)
         memory = read.get(LIMITS_MEMORY) if LIMITS_MEMORY in read else read.get("mem_limit")
         cpu = read.get(LIMITS_CPUS) if LIMITS_CPUS in read else read.get("cpus")

@@ -26,7 +26,7 @@ class Totals:
         self._check(name, problems)
 
     def _check(self, name, problems):
-        if max(self.memory, self.cpu, self.containers, self.storage) > INT64:
+        if self.memory > INT64 or self.cpu > INT64 or self.containers > INT64 or self.storage > INT64:
             problems.append(f"{name}: the totals are larger than a 64-bit integer.")
 
     def as_dict(self):

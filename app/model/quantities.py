@@ -236,6 +236,8 @@ def compose_duration(value, what="the duration"):
 def compose_count(value, what):
     """A number of containers as Compose reads it: an integer, a float that is one (YAML's 2.0),
     or a string of digits (what a variable gives: `replicas: ${REPLICAS:-3}`)."""
+    if type(value) is int and 0 <= value <= INT64:  # nearly every count: read every write, first
+        return value
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]{1,18}", value):

@@ -18,7 +18,7 @@ from pymongo.errors import DuplicateKeyError
 from app.errors import Forbidden, NotFound, PreconditionFailed
 from app.model.accounts import is_admin
 from app.storage import backfill, ids, list_keys, pages
-from app.storage.database import get_db, now
+from app.storage.database import collection, now
 
 MAX_ATTEMPTS = 100  # a failed attempt means another request's write landed first
 
@@ -44,7 +44,7 @@ class ResourceStore:
     retired_indexes = ()  # indexes earlier versions made, dropped at start-up
 
     def coll(self):
-        return get_db()[self.collection]
+        return collection(self.collection)
 
     def create_indexes(self):
         """The index every list reads (the ones it replaced go), and the collection's floor
