@@ -32,8 +32,8 @@ keepalive = 5
 # What gunicorn refuses is answered with a problem body, like every other error.
 limit_request_line = 8190
 worker_class = "app.gunicorn_worker.ProblemWorker"
+logger_class = "app.gunicorn_worker.Logger"  # no access line: the app writes the request's one
 logconfig_dict = dict_config(settings["LOG_LEVEL"])
-accesslog = None  # the app logs one JSON line per request, with the route, user and request id
 
 
 def on_starting(server):

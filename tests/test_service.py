@@ -82,6 +82,7 @@ def test_metrics_add_up_across_workers_and_logs_are_json(running):
     assert len(posts) == 30
     assert {(line["route"], line["status"], line["user"]) for line in posts} == {("/profiles", 201, "admin")}
     assert {line["logger"] for line in lines} >= {"app.access", "gunicorn.error"}
+    assert "gunicorn.access" not in {line["logger"] for line in lines}  # one line per request, the app's
     assert ADMIN[1] not in running.log_path.read_text()
 
 
