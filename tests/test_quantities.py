@@ -151,7 +151,7 @@ KiB, MiB_, GiB_ = 1024, 1024**2, 1024**3
     (1024, 1024), ("1b", 1), ("1k", KiB), ("1kb", KiB), ("1KB", KiB), ("512M", 512 * MiB_), ("512mb", 512 * MiB_),
     ("1.5g", 3 * GiB_ // 2), ("1 g", GiB_), ("2GiB", 2 * GiB_), ("1t", 1024**4), ("0.1k", 102), ("1.0000001k", 1024),
     ("1e3", 1000), ("1e3k", 1024000), ("+1", 1), ("5.k", 5 * KiB), ("1.1g", 1181116006),
-    (1.5, None), (1024.0, None), ("0", None), (0, None), (-1, None),
+    (1.5, None), (1024.0, None), ("0", None), (0, None), (-1, None), ("000512b", 512), ("8589934591g", 2**63 - 2**30),
 ])  # fmt: skip
 def test_compose_bytes_are_read_as_docker_compose_reads_them(value, expected):
     """Powers of 1024, truncated to a byte as go-units does; None where Compose sets no limit
@@ -162,6 +162,7 @@ def test_compose_bytes_are_read_as_docker_compose_reads_them(value, expected):
 
 @pytest.mark.parametrize("value", [
     "lots", "-1", "1x", "1mi", "1ki", " 1m", "1m ", "1  m", "", True, None, [], "9999999999999999g", "inf", "0x10",
+    "512ib", "1bb", "8589934592g",
 ])  # fmt: skip
 def test_compose_bytes_refused(value):
     with pytest.raises(caps.QuantityError):
@@ -170,7 +171,7 @@ def test_compose_bytes_refused(value):
 
 @pytest.mark.parametrize("value, expected", [
     (0.5, 500), ("0.25", 250), (2, 2000), ("0.0001", 1), ("1.0005", 1001), ("1e-3", 1), ("5.", 5000), (0, None),
-    ("-0.5", None),
+    ("-0.5", None), (0.1, 100), ("0.1", 100), ("000.500", 500), ("0.000", None), (1e-05, 1), ("1.", 1000),
 ])  # fmt: skip
 def test_compose_cpus_in_millicores_rounded_up(value, expected):
     assert caps.compose_millis(value) == expected

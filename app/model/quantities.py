@@ -179,6 +179,9 @@ def _whole(number, what):
 _GO_FLOAT = re.compile(r"[+-]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?")
 _SIZE = re.compile(r"(.*[0-9. ])([^0-9. ]*)", re.DOTALL)
 _DOCKER_POWERS = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+# What nearly every file writes (`512m`, `1GiB`, `0.5`): read exactly without a float or a Decimal
+_PLAIN_BYTES = re.compile(r"([0-9]{1,15})(?:([kmgtp])(?:b|ib)?|b)?", re.IGNORECASE)
+_PLAIN_CORES = re.compile(r"([0-9]{1,12})(?:\.([0-9]{0,3}))?")
 
 
 def go_float(text, what):
@@ -202,6 +205,9 @@ def compose_bytes(value, what="the size"):
         if value > INT64:
             raise QuantityError(f"{what} is larger than a 64-bit integer.")
         return value if value > 0 else None
+    plain = _PLAIN_BYTES.fullmatch(value)
+    if plain and (total := int(plain[1]) * 1024 ** _DOCKER_POWERS.get((plain[2] or "").lower(), 0)) < 2**63:
+        return total or None
     split = _SIZE.fullmatch(value)  # the number ends at the last digit, dot or space
     number, suffix = split.groups() if split else ("", value)
     size, unit = go_float(number.removesuffix(" "), what) if number else -1, suffix.lower()  # `1 g`: a space between
@@ -220,6 +226,9 @@ def compose_millis(value, what="cpus"):
     no limit (zero or less)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise QuantityError(f"{what} must be a number or a string, not {type(value).__name__}.")
+    plain = _PLAIN_CORES.fullmatch(value if isinstance(value, str) else repr(value))  # as Decimal(repr(a float))
+    if plain:
+        return int(plain[1]) * 1000 + int((plain[2] or "").ljust(3, "0")) or None
     number = _decimal(go_float(value, what) if isinstance(value, str) else value, what, negative=True)
     return _whole(number * 1000, what) if number > 0 else None
 

@@ -4,8 +4,8 @@ query string, so no password, token or cursor reaches the logs."""
 
 import logging
 import logging.config
+import os
 import re
-import uuid
 
 from flask import g, request
 
@@ -21,7 +21,7 @@ def request_id():
     in its log line, its problem body and its `X-Request-ID` header."""
     if "request_id" not in g:
         given = request.headers.get("X-Request-ID", "")
-        g.request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+        g.request_id = given if _REQUEST_ID.fullmatch(given) else os.urandom(16).hex()  # uuid4 at a third of the cost
     return g.request_id
 
 
