@@ -9,7 +9,7 @@ export HOST PORT
 COVERAGE_FLOOR := 94
 BROWSER_PACKAGES := chromium chromium-driver curl jq
 
-.PHONY: run test test-fast lint bench profile browser fuzz oracle fault-test openapi clean
+.PHONY: run test test-fast lint bench profile instructions browser fuzz oracle fault-test openapi clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,12 @@ bench: $(VENV)/.installed-bench
 # Where the app CPU of one POST /blueprints goes, part by part (cProfile, the shared body).
 profile: $(VENV)/.installed-test
 	$(BIN)/python bench/profile_post.py
+
+# What one create costs in CPU instructions (callgrind), the same on every run where `make bench`
+# is noisy; AGAINST=REVISION counts that revision too, in the same way.
+instructions: $(VENV)/.installed-test
+	command -v valgrind >/dev/null || (apt-get update -qq && apt-get install -y -qq valgrind)
+	$(BIN)/python bench/instructions.py $(if $(AGAINST),--against $(AGAINST))
 
 # Docker Compose as the judge, longer than in `make test`: 20,000 generated files (docs/design.md,
 # "Compose as Docker Compose judges it", says how to move to a newer Compose).

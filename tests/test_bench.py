@@ -23,3 +23,17 @@ def test_the_profile_names_functions_that_exist():
     for suffix, function in PARTS.values():
         if suffix.startswith("app/"):
             assert f"def {function}(" in (root / suffix).read_text(), (suffix, function)
+
+
+def test_the_counted_creates_run(mongo_server):
+    """`make instructions` counts what its child makes under callgrind: without callgrind, the
+    child makes its creates of the shared body (each asserted a 201) on this tree."""
+    import subprocess
+    import sys
+
+    from bench.instructions import CHILD
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", CHILD, str(root), "3", mongo_server.uri, "instructions"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
