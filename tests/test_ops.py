@@ -53,6 +53,16 @@ def test_metrics_count_requests_by_route_and_status(api):
     assert sample(api, "http_request_duration_seconds_bucket", le="10.0", **created) - fast == 3
 
 
+def test_a_method_of_the_clients_own_adds_no_label_value(api):
+    """Label values stay few whatever a client sends: a method HTTP does not define is "other"."""
+    other = {"method": "other", "route": "unmatched", "status": "405"}
+    before = sample(api, "http_requests_total", **other)
+    for method in ("BREW", "PROPFIND"):
+        assert api.request(method, "/profiles", user="alice").status == 405
+    assert sample(api, "http_requests_total", **other) - before == 2
+    assert "BREW" not in api.get("/metrics").body.decode()
+
+
 @pytest.mark.parametrize("path", ["/readyz", "/blueprints"])
 def test_every_database_failure_is_counted(app, api, monkeypatch, path):
     """The probe's ping and a request's own database call alike."""

@@ -120,24 +120,23 @@ def _construct(loader, root):
     built = {}
 
     def build(node):
-        tag = node.tag
-        if tag == STR and isinstance(node, yaml.ScalarNode):
-            return node.value  # first: most nodes are strings, and a string needs no sharing
         found = built.get(id(node))
         if found is not None:
             return found
+        tag = node.tag
         if tag == SEQ and isinstance(node, yaml.SequenceNode):
             value = built[id(node)] = []
-            value.extend([build(item) for item in node.value])
+            value.extend([item.value if item.tag == STR and isinstance(item, yaml.ScalarNode) else build(item)
+                          for item in node.value])  # fmt: skip
         elif tag == MAP and isinstance(node, yaml.MappingNode) and _plain_keys(node.value):
             value = built[id(node)] = {}
-            for key, item in node.value:
-                value[key.value] = build(item)
+            for key, item in node.value:  # a string (most nodes are) is its text: no call, no sharing
+                value[key.value] = item.value if item.tag == STR and isinstance(item, yaml.ScalarNode) else build(item)
         else:
             value = built[id(node)] = loader.construct_document(node)
         return value
 
-    return build(root)
+    return root.value if root.tag == STR and isinstance(root, yaml.ScalarNode) else build(root)
 
 
 def _plain_keys(pairs):

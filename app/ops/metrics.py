@@ -37,7 +37,16 @@ def route():
     return request.url_rule.rule if request.url_rule else "unmatched"
 
 
+# HTTP's methods; any other is counted as "other", so that no client can add label values at will
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+_children = {}  # labels -> (REQUESTS', LATENCY's): `labels()` checks and converts at every call
+
+
 def observe(response, elapsed):
-    labels = (request.method, route(), str(response.status_code))
-    REQUESTS.labels(*labels).inc()
-    LATENCY.labels(*labels).observe(elapsed)
+    method = request.method if request.method in METHODS else "other"
+    labels = (method, route(), str(response.status_code))
+    children = _children.get(labels)
+    if children is None:
+        children = _children[labels] = (REQUESTS.labels(*labels), LATENCY.labels(*labels))
+    children[0].inc()
+    children[1].observe(elapsed)
