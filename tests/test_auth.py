@@ -134,3 +134,14 @@ def test_unknown_users_cost_one_hash_check_like_known_ones(api, monkeypatch):
     api.get("/users/me", user="alice", password="wrong one")
     api.get("/users/me", user="nobody", password="wrong one")
     assert len(calls) == 2 and calls[1].split("$")[0] == calls[0].split("$")[0]
+
+
+def test_no_cookie_session_is_opened(app, api):
+    """Credentials come with every request: the session is Flask's null one, which refuses a
+    write, and no response sets a cookie."""
+    import flask
+
+    with app.test_request_context("/"), pytest.raises(RuntimeError):
+        flask.session["user"] = "alice"
+    for r in (api.get("/users/me", user="alice"), api.post("/tokens", user="alice"), api.get("/users/me")):
+        assert "set-cookie" not in r.headers

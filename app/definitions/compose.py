@@ -43,9 +43,9 @@ DECODED = (
 )  # fmt: skip
 MEASURED = 5  # DECODED's first: the variables they wait for are the requirements' `unresolved`
 LIMITS_MEMORY, LIMITS_CPUS = DECODED[0][0], DECODED[2][0]
-# A service's fields that hold a DECODED amount: a service without one has none to read
 NAMED_IN_ORDER = ("networks", "secrets", "configs", "models")  # service fields naming top-level ones
 NAMED = frozenset(NAMED_IN_ORDER)
+# A service's fields that hold a DECODED amount: a service without one has none to read
 HOLDERS = frozenset(
     {"deploy", "storage_opt", "healthcheck", *(key for _, group, key, _ in DECODED if group == "service")}
 )

@@ -19,10 +19,11 @@ _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 def request_id():
     """The caller's X-Request-ID when it is 1-128 safe characters, else a new one; one per request,
     in its log line, its problem body and its `X-Request-ID` header."""
-    if "request_id" not in g:
+    found = g.get("request_id")
+    if found is None:
         given = request.headers.get("X-Request-ID", "")
-        g.request_id = given if _REQUEST_ID.fullmatch(given) else os.urandom(16).hex()  # uuid4 at a third of the cost
-    return g.request_id
+        found = g.request_id = given if _REQUEST_ID.fullmatch(given) else os.urandom(16).hex()  # uuid4's randomness
+    return found
 
 
 def dict_config(level):

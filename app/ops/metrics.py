@@ -34,7 +34,8 @@ def render():
 
 def route():
     """The matched rule ("/profiles/<id>"), never the raw path: label values stay few."""
-    return request.url_rule.rule if request.url_rule else "unmatched"
+    rule = request.url_rule
+    return rule.rule if rule else "unmatched"
 
 
 # HTTP's methods; any other is counted as "other", so that no client can add label values at will
@@ -43,8 +44,8 @@ _children = {}  # labels -> (REQUESTS', LATENCY's): `labels()` checks and conver
 
 
 def observe(response, elapsed):
-    method = request.method if request.method in METHODS else "other"
-    labels = (method, route(), str(response.status_code))
+    method = request.method
+    labels = (method if method in METHODS else "other", route(), str(response.status_code))
     children = _children.get(labels)
     if children is None:
         children = _children[labels] = (REQUESTS.labels(*labels), LATENCY.labels(*labels))
