@@ -3,8 +3,11 @@ Compose refuses, naming the place, and accepts and measures what Compose accepts
 (support/compose_oracle.py) confirms every verdict."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app import definitions
+from app.definitions import compose_load
 from app.errors import Invalid
 from support import compose_oracle as oracle
 
@@ -167,3 +170,23 @@ def test_a_long_volume_spec_is_parsed_but_not_remembered():
     assert compose_load._parse_volume_cached.cache_info().currsize == 0
     assert compose_load.parse_volume("./short:/data") == ("bind", "./short", "/data")
     assert compose_load._parse_volume_cached.cache_info().currsize == 1
+
+
+def _port(read, spec):
+    try:
+        return read(spec)
+    except compose_load.LoadError as exc:
+        return str(exc)
+
+
+PORT = st.sampled_from(["0", "1", "080", "65535", "65536", "99999", "100000"]) | st.integers(0, 70000).map(str)
+PORTS = st.builds(lambda host, port, protocol: (host + ":" if host else "") + port + protocol,
+                  st.none() | PORT, PORT, st.sampled_from(["", "/tcp", "/udp", "/xyz"]))  # fmt: skip
+ODD_PORTS = st.from_regex(r"(([0-9]{1,6}|\[::1\]|1\.2\.3\.4):){0,2}[0-9]{0,6}(-[0-9]{1,5})?(/tcp)?", fullmatch=True)
+
+
+@settings(max_examples=500)
+@given(PORTS | ODD_PORTS)
+def test_ports_read_by_the_plain_pattern_as_by_docker(spec):
+    """`8080:80` and its kind take a shortcut; it must accept and refuse as ParsePortSpec's reading."""
+    assert _port(compose_load.port_spec, spec) == _port(compose_load._port_of_text, spec)

@@ -3,6 +3,8 @@
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.model import quantities as caps
 
@@ -167,6 +169,37 @@ def test_compose_bytes_are_read_as_docker_compose_reads_them(value, expected):
 def test_compose_bytes_refused(value):
     with pytest.raises(caps.QuantityError):
         caps.compose_bytes(value)
+
+
+def _read(read, value):
+    try:
+        return read(value, "it")
+    except caps.QuantityError as exc:
+        return str(exc)
+
+
+DIGITS = st.text("0123456789", min_size=1, max_size=17)
+
+
+@given(
+    DIGITS,
+    st.sampled_from(["", " ", "."]),
+    st.text("0123456789", max_size=4),
+    st.sampled_from(["", "b", "B", "k", "Kb", "kIB", "m", "MB", "g", "GiB", "t", "p", "ib", "bb", "e", "x"]),
+)
+def test_sizes_read_by_the_plain_pattern_as_by_the_grammar(number, dot, fraction, unit):
+    """`512m` and its kind take a shortcut (no float); it must read every value as go-units'
+    grammar reads it, or refuse it the same way."""
+    value = number + dot + fraction + unit
+    assert _read(caps.compose_bytes, value) == _read(caps._bytes_of_text, value)
+
+
+@given(DIGITS, st.sampled_from(["", ".", "e"]), st.text("0123456789", max_size=5))
+def test_cpus_read_by_the_plain_pattern_as_by_the_grammar(number, dot, fraction):
+    """`0.5` and its kind, as text or as a YAML float, take a shortcut (no Decimal); it must read
+    every value as Go's float grammar and the Decimal read it."""
+    for value in (number + dot + fraction, float(number + (dot + fraction if dot == "." else ""))):
+        assert _read(caps.compose_millis, value) == _read(caps._millis_of_number, value)
 
 
 @pytest.mark.parametrize("value, expected", [

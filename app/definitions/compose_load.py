@@ -206,6 +206,11 @@ def port_spec(spec):
     plain = _PLAIN_PORT.fullmatch(spec)  # `8080:80`, `5432`: nearly every port a file declares
     if plain and 0 < int(plain[2]) <= MAX_PORT and int(plain[1] or 0) <= MAX_PORT:
         return spec
+    return _port_of_text(spec)
+
+
+def _port_of_text(spec):
+    """port_spec of any text, as ParsePortSpec reads it."""
     parts = spec.split(":")
     ip, host = (":".join(parts[:-2]), parts[-2]) if len(parts) > 2 else ("", parts[0] if len(parts) == 2 else "")
     container, _, protocol = parts[-1].partition("/")

@@ -208,6 +208,11 @@ def compose_bytes(value, what="the size"):
     plain = _PLAIN_BYTES.fullmatch(value)
     if plain and (total := int(plain[1]) * 1024 ** _DOCKER_POWERS.get((plain[2] or "").lower(), 0)) < 2**63:
         return total or None
+    return _bytes_of_text(value, what)
+
+
+def _bytes_of_text(value, what):
+    """compose_bytes of any text, by go-units' grammar."""
     split = _SIZE.fullmatch(value)  # the number ends at the last digit, dot or space
     number, suffix = split.groups() if split else ("", value)
     size, unit = go_float(number.removesuffix(" "), what) if number else -1, suffix.lower()  # `1 g`: a space between
@@ -229,6 +234,11 @@ def compose_millis(value, what="cpus"):
     plain = _PLAIN_CORES.fullmatch(value if isinstance(value, str) else repr(value))  # as Decimal(repr(a float))
     if plain:
         return int(plain[1]) * 1000 + int((plain[2] or "").ljust(3, "0")) or None
+    return _millis_of_number(value, what)
+
+
+def _millis_of_number(value, what):
+    """compose_millis of any number or text, by Go's float grammar and a Decimal."""
     number = _decimal(go_float(value, what) if isinstance(value, str) else value, what, negative=True)
     return _whole(number * 1000, what) if number > 0 else None
 
