@@ -136,7 +136,7 @@ def _construct(loader, root):
             value = built[id(node)] = loader.construct_document(node)
         return value
 
-    return root.value if root.tag == STR and isinstance(root, yaml.ScalarNode) else build(root)
+    return build(root)
 
 
 def _plain_keys(pairs):

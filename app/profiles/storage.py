@@ -31,7 +31,7 @@ class Profiles(ResourceStore):
         that needed it fails on the unique index and comes back here."""
         if not changes.get("defaultProfile") or (stored or {}).get("defaultProfile"):
             return
-        current = self.coll().find_one({"owner": (stored or changes)["owner"], "defaultProfile": True})
+        current = self._default((stored or changes)["owner"])
         if current is None:
             return
         demoted = self.rekeyed(current, {"defaultProfile": False, "updatedAt": now()})
@@ -40,10 +40,14 @@ class Profiles(ResourceStore):
     def default_of(self, user):
         """The caller's own default profile (an admin's too: never another owner's); a 422 naming
         `profile` when there is none, since the caller then has to name one."""
-        doc = self.coll().find_one({"owner": user["username"], "defaultProfile": True})
+        doc = self._default(user["username"])
         if doc is None:
             raise Invalid({"profile": ["You have no default profile: name one."]})
         return doc
+
+    def _default(self, owner):
+        """`owner`'s default profile or None (the partial index serves it)."""
+        return self.coll().find_one({"owner": owner, "defaultProfile": True})
 
 
 store = Profiles()

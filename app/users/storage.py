@@ -10,9 +10,9 @@ from pymongo.errors import DuplicateKeyError
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from app.model.accounts import PASSWORD, ROLES
-from app.storage import pages
+from app.storage import database, pages
 from app.storage.cache import TtlCache
-from app.storage.database import get_db, now
+from app.storage.database import now
 from app.storage.list_keys import ListQuery
 from app.users.schemas import UserSchema
 
@@ -26,7 +26,7 @@ class NoSuchUser(Exception):
 
 
 def collection():
-    return get_db().users
+    return database.collection("users")
 
 
 def create_indexes(db):
