@@ -50,15 +50,23 @@ def visit(browser, url, mark):
 
 def largest(body):
     """`body` with a Compose definition of its services copied under new names, as many copies as
-    fit in MAX_BYTES. Each copy is dumped once, indented under `services:`."""
-    services = yaml.safe_load(body["yml"])["services"]
+    fit in MAX_BYTES, each copy depending on its own siblings, beside the body's top-level
+    volumes: a file the service (and Docker Compose) accepts. Each copy is dumped once, indented
+    under `services:`."""
+    definition = yaml.safe_load(body["yml"])
+    services, tail = definition["services"], yaml.safe_dump({"volumes": definition.get("volumes", {})})
     text = "services:\n"
     for copy in itertools.count():
-        more = yaml.safe_dump({f"{name}-{copy}": service for name, service in services.items()}, sort_keys=False)
-        more = textwrap.indent(more, "  ")
-        if len((text + more).encode()) > MAX_BYTES:
-            return {**body, "yml": text}
+        copies = {f"{name}-{copy}": {**service, **_siblings(service, copy)} for name, service in services.items()}
+        more = textwrap.indent(yaml.safe_dump(copies, sort_keys=False), "  ")
+        if len((text + more + tail).encode()) > MAX_BYTES:
+            return {**body, "yml": text + tail}
         text += more
+
+
+def _siblings(service, copy):
+    """The service's `depends_on` naming the services of its own copy."""
+    return {"depends_on": [f"{name}-{copy}" for name in service["depends_on"]]} if "depends_on" in service else {}
 
 
 def run(port, admin, profile, body, repetitions=10):

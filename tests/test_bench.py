@@ -37,3 +37,21 @@ def test_the_counted_creates_run(mongo_server):
     done = subprocess.run([sys.executable, "-c", CHILD, str(root), "3", mongo_server.uri, "instructions"],
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_largest_definition_is_one_the_service_and_compose_accept():
+    """`make bench` creates 50 blueprints of the largest definition the contract allows: the
+    service must store them (it refused copies that named the originals' services) and Docker
+    Compose accept them, at just under the limit."""
+    import json
+
+    from app import definitions
+    from app.model import yamlguard
+    from bench.web import largest
+    from support import compose_oracle
+
+    body = json.loads((BENCH / "blueprint.json").read_text())
+    text = largest(body)["yml"]
+    assert yamlguard.MAX_BYTES - 4096 < len(text.encode()) <= yamlguard.MAX_BYTES
+    assert definitions.requirements("compose", yamlguard.definition(text))["containers"] > 1000
+    assert compose_oracle.config(text)[0]
