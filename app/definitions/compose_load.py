@@ -10,6 +10,7 @@ import re
 from functools import lru_cache
 
 from app.definitions.placeholders import Unresolved
+from app.definitions.schemas import listed, mapping
 
 OVERRIDDEN = {"command", "entrypoint", "test"}  # lists `extends` replaces; it appends the others
 # A service's fields `extends` merges as mappings, a listed name given this value
@@ -138,10 +139,6 @@ class LoadError(ValueError):
     """An entry Compose cannot read while it loads the file (a malformed volume, a missing key)."""
 
 
-def mapping(value):
-    return value if isinstance(value, dict) else {}
-
-
 def _text(value):
     if isinstance(value, str):
         return value
@@ -188,6 +185,8 @@ def _mount(folder):
 
 
 def _port(entry):
+    if isinstance(entry, float):
+        raise LoadError("a port must be a whole number or text, not a float (Compose: invalid type float64 for port).")
     if isinstance(entry, int) and not isinstance(entry, bool):
         return port_spec(str(entry))
     if isinstance(entry, dict):
@@ -345,7 +344,7 @@ def volumes(service):
     them unique twice: as written, then with the short syntax's targets cleaned (`/data/` is
     `/data`); the last of a target wins, in the place of the first."""
     kept = {}
-    for index, entry in enumerate(service.get("volumes") or []):
+    for index, entry in enumerate(listed(service.get("volumes"))):
         if isinstance(entry, Unresolved) or not isinstance(entry, (str, dict)):
             continue
         try:
@@ -382,13 +381,13 @@ def dependencies(service):
 
 def _implied(service):
     implied = []
-    for link in service.get("links") or ():
+    for link in listed(service.get("links")):
         parts = _known(link).split(":")
         implied.append(parts[0] if len(parts) == 2 else ":".join(parts))
     for key in [key for key in NAMESPACES if key in service]:
         if _known(service[key]).startswith("service:"):
             implied.append(service[key][len("service:") :])
-    for one in service.get("volumes_from") or ():
+    for one in listed(service.get("volumes_from")):
         if not _known(one).startswith("container:"):
             implied.append(_known(one).split(":")[0])
     return implied

@@ -12,15 +12,15 @@ from importlib.resources import files
 import jsonschema_rs
 
 from app.definitions.placeholders import Unresolved
-from app.definitions.schemas import amount, compile_schema, place, problems
+from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
 from app.definitions.templates import Dialect
-from app.model import quantities
+from app.model import goyaml, quantities
 
 RELEASE = "1.37.0"
 # Manifests are deployed as they are (or through a tool that substitutes text): a `${` that is no
 # placeholder is text (shell scripts use `${#A[@]}`), and a plain scalar that is exactly one
 # variable's default is read as YAML reads that text (`replicas: ${REPLICAS:-3}` is 3).
-DIALECT = Dialect(strict=False, escape=False, typed_defaults=True)
+DIALECT = Dialect(strict=False, escape=False, typed_defaults=True, loader=goyaml.KubernetesLoader)
 # (kind, API group) -> (path of the pod count, default 1 when None; path of the pod spec)
 WORKLOADS = {
     ("Deployment", "apps"): (("spec", "replicas"), ("spec", "template", "spec")),
@@ -92,7 +92,23 @@ def _basics(manifest, label):
 
 def judge(documents, totals):
     """Every problem of the stream; without one, what it runs is added to `totals`."""
+    if getattr(documents, "odd", False):
+        documents, found = _decoded_types(documents)
+        if found:
+            return found
     return _check(documents) or _measure(documents, totals)
+
+
+def _decoded_types(documents):
+    """The manifests as Kubernetes' tools read them: every key made the string sigs.k8s.io/yaml
+    makes it on the way to JSON (`1`, `true`, `0.5`), which a null key cannot be."""
+    read, found = [], []
+    for index, manifest in enumerate(documents, start=1):
+        nulls = [path for path, what in goyaml.odd_places(manifest) if what == "key" and path[-1] is None]
+        found += [f"{place(path[:-1], _label(index, manifest))}: a null key; Kubernetes reads none (quote it)."
+                  for path in nulls]  # fmt: skip
+        read.append(None if nulls else goyaml.string_keys(manifest))
+    return read, found
 
 
 def _check(documents):
@@ -128,7 +144,7 @@ def _declared(resources, resource, where, found, totals):
     is unknown (the request is no bound of what the container may use)."""
     parse = quantities.kubernetes_bytes if resource == "memory" else quantities.kubernetes_millis
     for level in ("limits", "requests"):
-        value = (resources.get(level) or {}).get(resource)
+        value = mapping(resources.get(level)).get(resource)
         if value is not None:
             return amount(parse, value, f"{where}.resources.{level}.{resource}", found, totals)
     return None
@@ -145,7 +161,7 @@ def _measure(documents, totals):
         kind, name, group = manifest["kind"], manifest["metadata"]["name"], _group(manifest["apiVersion"])
         label = f"{kind}/{name}"
         if (kind, group) == ("PersistentVolumeClaim", ""):
-            totals.add_storage(_storage(manifest.get("spec") or {}, f"{label}: spec", found, totals), label, found)
+            totals.add_storage(_storage(mapping(manifest.get("spec")), f"{label}: spec", found, totals), label, found)
         if (kind, group) not in WORKLOADS:
             continue
         count_path, pod_path = WORKLOADS[(kind, group)]
@@ -157,15 +173,17 @@ def _measure(documents, totals):
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             found.append(f"{place(count_path, label)}: must be a whole number of pods, not {count!r}.")
             continue
-        pod = _get(manifest, pod_path) or {}
-        for position, container in enumerate(pod.get("containers") or []):
+        for position, container in enumerate(listed(mapping(_get(manifest, pod_path)).get("containers"))):
             where = f"{place([*pod_path, 'containers', position], label)}"
-            resources = container.get("resources") or {}
+            container = mapping(container)
+            resources = mapping(container.get("resources"))
             memory = _declared(resources, "memory", where, found, totals)
             cpu = _declared(resources, "cpu", where, found, totals)
             totals.add_containers(count, memory, cpu, f"{label}/{container.get('name')}", found)
         if kind == "StatefulSet":
-            for position, claim in enumerate(_get(manifest, ("spec", "volumeClaimTemplates")) or []):
+            for position, claim in enumerate(listed(_get(manifest, ("spec", "volumeClaimTemplates")))):
                 where = place(["spec", "volumeClaimTemplates", position, "spec"], label)
-                totals.add_storage(count * _storage(claim.get("spec") or {}, where, found, totals), label, found)
+                totals.add_storage(
+                    count * _storage(mapping(mapping(claim).get("spec")), where, found, totals), label, found
+                )
     return found

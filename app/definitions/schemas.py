@@ -28,6 +28,17 @@ def compile_schema(schema, registry=None):
     return Schema(jsonschema_rs.validator_for(schema, **options), schema)
 
 
+def mapping(value):
+    """A mapping, {} for anything else: a rule reads only what has the type it wants (the schema
+    names a value of another type)."""
+    return value if isinstance(value, dict) else {}
+
+
+def listed(value):
+    """A list, [] for anything else (as `mapping`)."""
+    return value if isinstance(value, list) else []
+
+
 def place(path, label=""):
     """Where in a document: `services.web`, or `Deployment/web: spec.replicas` with a label."""
     joined = ".".join(str(part) for part in path) or "(the document)"
@@ -40,9 +51,10 @@ def problems(schema, instance, label=""):
     try:  # `is_valid` first: half the cost of listing no error, and nearly every write is valid
         if schema.validator.is_valid(instance):
             return []
+        errors = list(schema.validator.iter_errors(instance))
     except (ValueError, TypeError):  # a YAML value JSON has no type for (a date, bytes, a set, Unresolved)
         instance = as_json(instance, unknown)
-    errors = list(schema.validator.iter_errors(instance))
+        errors = list(schema.validator.iter_errors(instance))
     found = []
     for error in errors:
         message = _unexpected(schema.document, error) if error.message.startswith("Unevaluated prop") else error.message

@@ -18,8 +18,9 @@ from app.model import yamlguard
 # strict: a malformed `${` is refused; escape: `$` in a value is written `$$` (the format
 # interpolates the result again); typed_defaults: a plain scalar that is exactly one variable's
 # default is read as YAML reads the default's text (a tool substitutes text there).
-Dialect = namedtuple("Dialect", "strict escape typed_defaults")
-LENIENT = Dialect(strict=False, escape=False, typed_defaults=False)  # formats the service does not know
+# loader: how the format's own tools read YAML (app/model/goyaml.py).
+Dialect = namedtuple("Dialect", "strict escape typed_defaults loader")
+LENIENT = Dialect(strict=False, escape=False, typed_defaults=False, loader=yamlguard.SafeLoader)  # formats unknown
 
 MAX_PLACEHOLDERS = 10_000
 MAX_RENDERED = 1024 * 1024
@@ -29,11 +30,14 @@ _RESOLVER = yaml.resolver.Resolver()
 _PROPERTIES = re.compile(r"(?:[&!]\S*(?:\s|#[^\n]*)*)*")  # an anchor and a tag before a scalar
 
 
-class _Loader(yamlguard.SafeLoader):
-    pass
+_UNRESOLVING = {}  # a format's loader -> the same taking a value that waits for a variable
 
 
-_Loader.add_constructor(UNRESOLVED, lambda loader, node: Unresolved(node.value))
+def _unresolving(loader):
+    if loader not in _UNRESOLVING:
+        _UNRESOLVING[loader] = type(f"Unresolving{loader.__name__}", (loader,), {})
+        _UNRESOLVING[loader].add_constructor(UNRESOLVED, lambda loader, node: Unresolved(node.value))
+    return _UNRESOLVING[loader]
 
 
 def value_scalars(node):
@@ -133,14 +137,14 @@ def render(text, values, dialect):
 def load(text, dialect, max_bytes=MAX_RENDERED):
     """The documents of a definition as its format's tools read them with no variable set."""
     if "$" not in text:
-        return yamlguard.load(text, max_bytes=max_bytes)
+        return yamlguard.load(text, dialect.loader, max_bytes=max_bytes)
     problems, counter = [], _Counter()
 
     def prepare(document):
         for node, _, _, parts in _templated_scalars(document, dialect, counter, problems):
             _resolve(node, parts, dialect)
 
-    documents = yamlguard.load(text, loader=_Loader, prepare=prepare, max_bytes=max_bytes)
+    documents = yamlguard.load(text, loader=_unresolving(dialect.loader), prepare=prepare, max_bytes=max_bytes)
     _refuse(problems)
     return documents
 
@@ -152,7 +156,7 @@ def _resolve(node, parts, dialect):
         return
     node.value = resolved
     if dialect.typed_defaults and not node.style and placeholders.sole(parts):  # plain: libyaml says "", PyYAML None
-        node.tag = _RESOLVER.resolve(yaml.ScalarNode, resolved, (True, False))
+        node.tag = dialect.loader.resolve(dialect.loader, yaml.ScalarNode, resolved, (True, False))
 
 
 # Values as text, and as YAML scalars

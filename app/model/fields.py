@@ -5,7 +5,7 @@ from datetime import UTC
 
 import marshmallow as ma
 
-from app.model import quantities, yamlguard
+from app.model import goyaml, quantities, yamlguard
 
 
 class Pattern(ma.validate.Regexp):
@@ -104,7 +104,7 @@ class Yaml(ma.fields.String):
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
         try:
-            return yamlguard.definition(text)
+            return yamlguard.definition(text, goyaml.ComposeLoader)  # read as most definitions are
         except yamlguard.YamlError as exc:
             raise ma.ValidationError(str(exc)) from None
 

@@ -270,6 +270,20 @@ def compose_count(value, what):
     return value
 
 
+def compose_unsigned(value, what="the number"):
+    """A number Compose decodes into an unsigned integer (retries, parallelism, max_attempts): not
+    below 0, a float truncated; None for text (cast to a number first, or reported there)."""
+    if isinstance(value, str):
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise QuantityError(f"{what} must be a whole number, not {str(value)[:40]!r}.")
+    if value < 0:
+        raise QuantityError(f"{what} must be greater than or equal to 0.")
+    if value >= 2**64:
+        raise QuantityError(f"{what} is larger than a 64-bit integer.")
+    return int(value)
+
+
 _K8S = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]{1,6})?")
 _K8S_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _K8S_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}

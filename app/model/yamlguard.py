@@ -19,16 +19,25 @@ SURELY_COMPOSABLE = 1_000  # nesting libyaml composes without risk (it crashed p
 
 
 class Definition(str):
-    """YAML text that passed `load`, with the documents it was loaded into."""
+    """YAML text that passed `load`, with the documents it was loaded into and the loader that
+    read them (each format's tools read scalars their own way: app/model/goyaml.py)."""
 
-    documents = None
+    documents = loader = None
 
 
-def definition(text):
-    """`text` as a Definition, or YamlError."""
+def definition(text, loader=SafeLoader):
+    """`text` as a Definition read by `loader`, or YamlError."""
     parsed = Definition(text)
-    parsed.documents = load(text)
+    parsed.documents, parsed.loader = load(text, loader), loader
     return parsed
+
+
+class Documents(list):
+    """The documents of a stream; `odd` when one holds a key that is not a plain string or a
+    timestamp, which a format's reading then looks for (the rest of a stream is never walked
+    for them)."""
+
+    odd = False
 
 
 class YamlError(ValueError):
@@ -108,7 +117,7 @@ def load(text, loader=SafeLoader, prepare=None, max_bytes=MAX_BYTES):
     return _read(text, loader, max_bytes, construct)
 
 
-STR, SEQ, MAP = (f"tag:yaml.org,2002:{kind}" for kind in ("str", "seq", "map"))
+STR, SEQ, MAP, TIMESTAMP = (f"tag:yaml.org,2002:{kind}" for kind in ("str", "seq", "map", "timestamp"))
 
 
 def _construct(loader, root):
@@ -118,6 +127,7 @@ def _construct(loader, root):
     loader. The document is checked first, so the depth this recurses to is bounded; an alias
     is built once, as the loader shares it."""
     built = {}
+    documents = loader.documents
 
     def build(node):
         found = built.get(id(node))
@@ -133,6 +143,8 @@ def _construct(loader, root):
             for key, item in node.value:  # a string (most nodes are) is its text: no call, no sharing
                 value[key.value] = item.value if item.tag == STR and isinstance(item, yaml.ScalarNode) else build(item)
         else:
+            if tag == TIMESTAMP or isinstance(node, yaml.MappingNode):
+                documents.odd = True
             value = built[id(node)] = loader.construct_document(node)
         return value
 
@@ -159,7 +171,7 @@ def _read(text, loader_class, max_bytes, each):
         surely_safe = bound <= MAX_DEPTH and "&" not in text and "*" not in text
         loader = loader_class(text)
         try:
-            documents = []
+            documents = loader.documents = Documents()
             while loader.check_node():
                 node = loader.get_node()
                 if not surely_safe:
