@@ -4,15 +4,19 @@ standard input. Its `config --format json` is the project Compose would start: t
 profile leaves out, their amounts normalized (memory in bytes, CPUs as a number of cores)."""
 
 import json
+import re
 import subprocess
 import tempfile
 from decimal import ROUND_CEILING, Decimal
 from pathlib import Path
 
 import compose
+import yaml
 
 TIMEOUT_S = 30
 PROJECT = "/project"
+VARIABLE = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+VALUES = {"UPLOAD_LOCATION": "./library", "DB_DATA_LOCATION": "./postgres", "MEM_LIMIT": "1g"}  # a user's .env
 
 
 def binary():
@@ -87,3 +91,29 @@ def requirements(project, storage_bytes):
         ]
     found["unbounded"].sort()
     return found
+
+
+def env_files(text):
+    """The env_file each service names inside the project's folder, empty (as a checkout would
+    hold them)."""
+    named, document = set(), yaml.safe_load(text)
+    services = document.get("services") if isinstance(document, dict) else None
+    for service in services.values() if isinstance(services, dict) else ():
+        listed = service.get("env_file") if isinstance(service, dict) else None
+        for one in [listed] if isinstance(listed, (str, dict)) else listed if isinstance(listed, list) else ():
+            named.add(one.get("path") if isinstance(one, dict) else one)
+    inside = [
+        name
+        for name in named
+        if isinstance(name, str) and name and ".." not in name and not name.startswith(("/", "~"))
+    ]
+    return dict.fromkeys(inside, "")
+
+
+def values_for(text):
+    """A value for each variable the file uses without a default ($NAME, ${NAME}, ${NAME:?err})."""
+    names = [braced or bare for braced, modifier, bare in VARIABLE.findall(text)
+             if (braced or bare) and not modifier.lstrip(":").startswith(("-", "+"))]  # fmt: skip
+    return {
+        name: VALUES.get(name, "10s" if name.endswith(("INTERVAL", "TIMEOUT", "PERIOD")) else "1") for name in names
+    }

@@ -6,6 +6,7 @@ as YAML reads them back: an int key stays an int, a date a timestamp), built fro
 
 import copy
 import datetime
+import json
 
 import yaml
 
@@ -138,3 +139,18 @@ def text(document):
 
 def text_stream(documents):
     return yaml.safe_dump_all(documents, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def _key(key):
+    if isinstance(key, (datetime.date, datetime.datetime)):
+        return key.isoformat()
+    return key if isinstance(key, str) else json.dumps(key)
+
+
+def as_json(node):
+    """A mutant as a JSON client sends it: every key a string, a date its ISO text."""
+    if isinstance(node, dict):
+        return {_key(key): as_json(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [as_json(value) for value in node]
+    return node.isoformat() if isinstance(node, (datetime.date, datetime.datetime)) else node

@@ -12,7 +12,6 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -29,8 +28,6 @@ EXCEPTIONS = {
     # Compose accepts a file with no service; a blueprint must start something.
     "invalid-no-services": "the service refuses a file without services",
 }
-VARIABLE = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
-VALUES = {"UPLOAD_LOCATION": "./library", "DB_DATA_LOCATION": "./postgres", "MEM_LIMIT": "1g"}  # a user's .env
 
 
 def ours(text):
@@ -54,25 +51,6 @@ def theirs(text, values=None, files=None):
     return accepted, oracle.requirements(found, storage_bytes) if accepted else found
 
 
-def env_files(text):
-    """The env_file each service names, empty (as a checkout would hold them)."""
-    named, services = set(), yaml.safe_load(text).get("services")
-    for service in services.values() if isinstance(services, dict) else ():
-        listed = (service or {}).get("env_file") or []
-        for one in [listed] if isinstance(listed, str) else listed:
-            named.add(one if isinstance(one, str) else one.get("path"))
-    return dict.fromkeys(named, "")
-
-
-def values_for(text):
-    """A value for each variable the file uses without a default ($NAME, ${NAME}, ${NAME:?err})."""
-    names = [braced or bare for braced, modifier, bare in VARIABLE.findall(text)
-             if (braced or bare) and not modifier.lstrip(":").startswith(("-", "+"))]  # fmt: skip
-    return {
-        name: VALUES.get(name, "10s" if name.endswith(("INTERVAL", "TIMEOUT", "PERIOD")) else "1") for name in names
-    }
-
-
 def corpus_files():
     return sorted(path.stem for path in corpus.folder().glob("compose/*.yml"))
 
@@ -80,8 +58,8 @@ def corpus_files():
 @pytest.mark.parametrize("name", corpus_files() if corpus.FOLDER.is_dir() else ["(the corpus folder is absent)"])
 def test_every_corpus_file_is_judged_as_docker_compose_judges_it(name):
     text = corpus.text(f"compose/{name}")
-    values = values_for(text)
-    compose_says = theirs(text, values, env_files(text))
+    values = oracle.values_for(text)
+    compose_says = theirs(text, values, oracle.env_files(text))
     service_says = ours(templates.render(text, values, compose.DIALECT) if values else text)
     if name in EXCEPTIONS:
         assert compose_says[0] and not service_says[0], EXCEPTIONS[name]
@@ -237,13 +215,13 @@ def test_a_rendered_template_reads_as_compose_reads_the_template_with_the_same_v
     """At the .env values, then at generated text (quotes, `$`, `#`, colons, newlines): Compose
     reads the service's rendered file as it reads the template with those variables set."""
     text = corpus.text(f"compose/{name}")
-    values = values_for(text)
+    values = oracle.values_for(text)
     if not values or name in EXCEPTIONS:
         return
-    free = [key for key in values if key not in VALUES]  # in places any text may go
+    free = [key for key in values if key not in oracle.VALUES]  # in places any text may go
     characters = st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]) | st.sampled_from("$#:'\"\n")
     values |= data.draw(st.fixed_dictionaries({key: st.text(characters, max_size=12) for key in free}))
-    files = env_files(text)
+    files = oracle.env_files(text)
     direct = oracle.config(text, values, files)
     rendered = oracle.config(templates.render(text, values, compose.DIALECT), {}, files)
     assert rendered[0] == direct[0], (rendered, direct)

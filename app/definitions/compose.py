@@ -209,7 +209,7 @@ def _service_rules(name, service, needs, top, running, resolved):
     """Compose's rules for one service it starts: what it names exists, what it declares agrees.
     Each rule looks only where the service declares something (this runs on every write)."""
     where, found = f"services.{name}", []
-    if not (service.get("image") or service.get("build") or service.get("provider")):
+    if not (service.get("image") or service.get("build") is not None or service.get("provider")):
         found.append(f"{where}: has neither an image nor a build context specified.")
     if "build" in service:
         found += _build_rules(where, mapping(service["build"]), service.get("platform"), top, running, resolved)
@@ -246,12 +246,13 @@ def _service_rules(name, service, needs, top, running, resolved):
 
 def _decoded_values(where, service):
     """Values the schema admits and Compose's decoding does not: a `storage_opt` value that is a
-    float or a boolean (it wants text), a ulimit written as a float (Compose 2.40.3 stops with a
+    float, a boolean, a mapping or a list (it wants text), a ulimit written as a float (Compose 2.40.3 stops with a
     panic on `1000.0`)."""
     found = []
     for key, value in mapping(service.get("storage_opt")).items():
-        if isinstance(value, (bool, float)):
-            found.append(f"{where}.storage_opt.{key}: must be text, not {goyaml.written(value)}.")
+        if isinstance(value, (bool, float, dict, list)):
+            shown = goyaml.written(value) if not isinstance(value, (dict, list)) else f"a {type(value).__name__}"
+            found.append(f"{where}.storage_opt.{key}: must be text, not {shown}.")
     for key, value in mapping(service.get("ulimits")).items():
         pairs = (
             [(key, value)] if not isinstance(value, dict) else [(f"{key}.{k}", value.get(k)) for k in ("soft", "hard")]
@@ -270,7 +271,7 @@ def _build_rules(where, build, platform, top, running, resolved):
     for missing in [one for one in _names(build.get("secrets")) if one not in top["secrets"]]:
         found.append(f"{where}: refers to undefined secret {missing[:60]!r}.")
     for other in _context_services(build.get("additional_contexts")):
-        if other not in running or not resolved[other].get("build"):
+        if other not in running or resolved[other].get("build") is None:
             found.append(f"{where}.build.additional_contexts: {other[:60]!r} is not a service with a build.")
     platforms = build.get("platforms")
     if isinstance(platforms, list) and platforms and platform and platform not in platforms:

@@ -97,13 +97,15 @@ def _parameters(entries, whole, found):
         if isinstance(entry.get("description"), str) and entry["description"]:
             schema["description"] = entry["description"][:2000]
         if entry.get("generate") == "expression":
+            expression = entry.get("from")
             try:
-                declared.generate(str(entry.get("from")))
+                if not isinstance(expression, str):
+                    raise ValueError("a generated parameter needs an expression (text)")
+                declared.generate(expression)
             except ValueError as exc:
-                shown = str(entry.get("from"))[:80]
-                found.problems.append(f"{where}.from: the service cannot generate {shown!r}: {exc}.")
+                found.problems.append(f"{where}.from: the service cannot generate {str(expression)[:80]!r}: {exc}.")
                 continue
-            schema["x-generate"] = entry["from"]
+            schema["x-generate"] = expression
         elif "value" in entry:
             kind, value = typed(str(entry["value"])) if name in whole else ("string", str(entry["value"]))
             schema.update({"type": kind, "default": value})

@@ -8,6 +8,7 @@ import yaml
 
 from app.definitions.compose_load import LoadError, parse_volume
 from app.definitions.placeholders import TemplateError
+from app.definitions.schemas import listed, mapping
 from app.imports import variables
 from app.imports.candidate import Candidate, checked_with, escaped, named, parameters
 from app.model.yamlguard import YamlError
@@ -29,7 +30,7 @@ def candidates(document, files):
     for index, template in enumerate(document["templates"]):
         candidate = _candidate(index, template, files)
         seen[candidate.key] = seen.get(candidate.key, 0) + 1
-        if seen[candidate.key] > 1 and "id" not in template:  # v2: titles may repeat (a Linux and a Windows image)
+        if seen[candidate.key] > 1 and "id" not in mapping(template):  # v2: titles may repeat (a Linux and a Windows image)
             candidate.key = f"{candidate.key} #{seen[candidate.key]}"
             candidate.notes.append(f"title: not the first of this title in the document; its key is {candidate.key!r}.")
         found.append(candidate)
@@ -74,7 +75,7 @@ def _env(env, found):
         for source, target in (("label", "title"), ("description", "description")):
             if isinstance(entry.get(source), str) and entry[source]:
                 schema[target] = entry[source][: 200 if target == "title" else 2000]
-        options = [option for option in entry.get("select") or [] if isinstance(option, dict) and "value" in option]
+        options = [option for option in listed(entry.get("select")) if isinstance(option, dict) and "value" in option]
         if options:
             schema["enum"] = [str(option["value"]) for option in options]
             chosen = [str(option["value"]) for option in options if option.get("default")]
@@ -94,15 +95,15 @@ def _container(template, properties, found):
         found.problems.append("image: a container template needs an image.")
     if isinstance(template.get("command"), str) and template["command"]:
         service["command"] = escaped(template["command"])
-    ports = [escaped(port) for port in template.get("ports") or [] if isinstance(port, str)]
+    ports = [escaped(port) for port in listed(template.get("ports")) if isinstance(port, str)]
     if ports:
         service["ports"] = ports
-    volumes = [_volume(volume) for volume in template.get("volumes") or [] if isinstance(volume, dict)]
+    volumes = [_volume(volume) for volume in listed(template.get("volumes")) if isinstance(volume, dict)]
     if [volume for volume in volumes if volume]:
         service["volumes"] = [volume for volume in volumes if volume]
     if properties:
         service["environment"] = {name: f"${{{name}}}" for name in properties}
-    labels = {str(label["name"]): escaped(str(label.get("value", ""))) for label in template.get("labels") or []
+    labels = {str(label["name"]): escaped(str(label.get("value", ""))) for label in listed(template.get("labels"))
               if isinstance(label, dict) and label.get("name")}  # fmt: skip
     if labels:
         service["labels"] = labels
@@ -186,5 +187,5 @@ def _description(template):
 
 
 def _tags(categories):
-    tags = [re.sub(r"[^a-z0-9_.-]+", "-", str(one).lower()).strip("-")[:64] for one in categories or []]
+    tags = [re.sub(r"[^a-z0-9_.-]+", "-", str(one).lower()).strip("-")[:64] for one in listed(categories)]
     return list(dict.fromkeys(tag for tag in tags if tag))[:20]

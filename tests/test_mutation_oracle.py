@@ -1,0 +1,127 @@
+"""Real files changed at one node, the way people mistype them (support/mutations.py): every Compose
+file of the corpus, mutated, is judged by the service (a dry-run create, and the import the web
+editor's "Declare the variables" asks for) and by Docker Compose itself, which must agree; every
+Kubernetes manifest and catalog (Portainer, OpenShift) of the corpus, mutated, gets a 4xx or a 2xx,
+never a 5xx. `make test` runs MUTANTS of each kind with a fixed seed; `make oracle` many thousands
+with a new seed, printed so that a failure can be run again (MUTATION_SEED)."""
+
+import os
+import random
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import yaml
+
+from app.definitions import compose, kubernetes, templates
+from support import compose_oracle as oracle
+from support import corpus, mutations
+from support.apps import make_app
+from support.http import FlaskClient
+
+pytestmark = pytest.mark.slow
+MUTANTS = int(os.environ.get("MUTANTS", "300"))
+SEED = int(os.environ.get("MUTATION_SEED", "40"))
+# Where the service and Compose differ on purpose (docs/design.md, "Compose as Docker Compose
+# judges it"): the service's problem, or Compose's message, that marks each
+KEPT = {
+    "services: the file defines no service": "a blueprint must start something; Compose accepts an empty project",
+    "storage_opt.size: the size": "Docker's storage driver refuses at `up` a size Compose passes as written",
+    "larger than a 64-bit integer": "amounts are counted in 64-bit integers; Compose keeps 2^64 as a float",
+}
+V3 = "portainer-templates-v3.json"
+BEYOND_THE_FILE = "env file "  # Compose reads the env files beside the file; a blueprint is one file
+
+
+@pytest.fixture(scope="module")
+def api():
+    return FlaskClient(make_app("mongomock"))
+
+
+def _rng(kind):
+    return random.Random(f"{SEED}:{kind}")
+
+
+def compose_mutants(count):
+    """(corpus file, what changed, the mutant's text) for `count` mutants of the corpus's valid
+    Compose files, each rendered first at the values a user's .env gives."""
+    rng, names = _rng("compose"), [name for name in corpus_names("compose") if not name.startswith("invalid")]
+    found = []
+    for _ in range(count):
+        name = rng.choice(names)
+        text = corpus.text(f"compose/{name}")
+        values = oracle.values_for(text)
+        rendered = templates.render(text, values, compose.DIALECT) if values else text
+        document, what = mutations.mutate(yaml.load(rendered, Loader=compose.DIALECT.loader), rng)  # noqa: S506
+        found.append((name, what, mutations.text(document)))
+    return found
+
+
+def corpus_names(folder):
+    return sorted(path.stem for path in corpus.folder().glob(f"{folder}/*.yml"))
+
+
+def kept(problems, message):
+    """Why the service and Compose may differ on this file, or None."""
+    if BEYOND_THE_FILE in message:
+        return "an env file beside the file"
+    return next((why for marker, why in KEPT.items() if any(marker in problem for problem in problems)), None)
+
+
+def test_mutated_compose_files_are_judged_as_docker_compose_judges_them(api):
+    mutants = compose_mutants(MUTANTS)
+    with ThreadPoolExecutor(2) as pool:
+        verdicts = list(pool.map(lambda mutant: oracle.config(mutant[2], {}, oracle.env_files(mutant[2])), mutants))
+    disagreements, agreed = [], 0
+    for (name, what, text), (compose_accepts, found) in zip(mutants, verdicts, strict=True):
+        body = {"name": "m", "blueprintType": "compose", "yml": text}
+        response = api.post("/blueprints?dryRun=true", json=body, user="alice")
+        assert response.status in (200, 422), (name, what, text, response.status, response.body[:300])
+        problems = [] if response.status == 200 else response.json["errors"]["yml"]
+        declared = api.post("/imports?dryRun=true", json={"format": "compose", "source": "m", "document": text},
+                            user="alice")  # fmt: skip
+        assert declared.status < 500, (name, what, text, declared.body[:300])
+        if (response.status == 200) == compose_accepts or kept(problems, "" if compose_accepts else found):
+            agreed += 1
+            continue
+        disagreements.append((name, what, problems or "accepted", "accepted" if compose_accepts else found[:200]))
+    print(f"seed {SEED}: {len(mutants)} Compose mutants, {agreed} verdicts as Docker Compose's")
+    assert not disagreements, disagreements[:5]
+
+
+def test_mutated_kubernetes_manifests_are_never_a_5xx(api):
+    rng, names = _rng("kubernetes"), corpus_names("kubernetes")
+    for _ in range(MUTANTS):
+        name = rng.choice(names)
+        try:
+            documents = list(yaml.load_all(corpus.text(f"kubernetes/{name}"), Loader=kubernetes.DIALECT.loader))  # noqa: S506
+        except yaml.YAMLError:
+            continue  # an invalid file of the corpus, refused as it is
+        index = rng.randrange(len(documents))
+        documents[index], what = mutations.mutate(documents[index], rng, fields={})
+        body = {"name": "m", "blueprintType": "kubernetes", "yml": mutations.text_stream(documents)}
+        response = api.post("/blueprints?dryRun=true", json=body, user="alice")
+        assert response.status in (200, 422), (name, what, body["yml"], response.body[:300])
+
+
+def catalogs():
+    """(format, name, document, files) of each catalog of the corpus."""
+    found = [("portainer", name, corpus.portainer_catalog(name), corpus.portainer_files())
+             for name in (V3, "portainer-templates-v2.json", "lissy93-templates.json")]  # fmt: skip
+    found += [("openshift", name, template, {}) for name, template in corpus.openshift_templates().items()]
+    return found
+
+
+def test_mutated_catalogs_are_never_a_5xx_as_json_nor_as_yaml(api):
+    """A catalog changed at one node, sent as JSON (keys become strings, a date its text) and, for
+    OpenShift, as the YAML text its users write (keys and dates as they are)."""
+    rng, every = _rng("catalogs"), catalogs()
+    for _ in range(max(MUTANTS // 3, 20)):
+        fmt, name, document, files = rng.choice(every)
+        mutant, what = mutations.mutate(document, rng, fields={})
+        sent = [mutations.as_json(mutant)]
+        if fmt == "openshift":
+            sent.append(mutations.text(mutant))
+        for one in sent:
+            body = {"format": fmt, "source": "m", "document": one, "files": files}
+            response = api.post("/imports?dryRun=true", json=body, user="alice")
+            assert response.status < 500, (name, what, response.body[:300])
