@@ -101,12 +101,8 @@ def env_files(text):
     for service in services.values() if isinstance(services, dict) else ():
         listed = service.get("env_file") if isinstance(service, dict) else None
         for one in [listed] if isinstance(listed, (str, dict)) else listed if isinstance(listed, list) else ():
-            named.add(one.get("path") if isinstance(one, dict) else one)
-    inside = [
-        name
-        for name in named
-        if isinstance(name, str) and name and ".." not in name and not name.startswith(("/", "~"))
-    ]
+            named.add(str(one.get("path") if isinstance(one, dict) else one))
+    inside = [name for name in named if name and ".." not in name and not name.startswith(("/", "~"))]
     return dict.fromkeys(inside, "")
 
 

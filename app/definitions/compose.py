@@ -224,6 +224,9 @@ def _service_rules(name, service, needs, top, running, resolved):
             if kind == "volume" and source and not isinstance(source, Unresolved) and source not in top["volumes"]:
                 found.append(f"{where}.volumes: refers to undefined volume {source[:60]!r}.")
         found += _mounted_twice(where, service.get("tmpfs"), mounted)
+        found += [f"{where}.volumes.{index}: a bind mount needs a source." for index, entry
+                  in enumerate(listed(service.get("volumes"))) if mapping(entry).get("type") == "bind"
+                  and "source" not in entry]  # fmt: skip
     if "healthcheck" in service:
         test = mapping(service["healthcheck"]).get("test")
         if isinstance(test, list) and test and test[0] not in ("CMD", "CMD-SHELL", "NONE"):

@@ -369,13 +369,12 @@ def dependencies(service):
     """The services a service depends on, each with whether it is required: `depends_on`, and the
     ones Compose adds for `links`, `service:NAME` namespaces and `volumes_from` (a name that waits
     for a variable is left out: it is unknown)."""
-    found = {} if IMPLYING.isdisjoint(service) else dict.fromkeys(_implied(service), True)
+    found = {} if IMPLYING.isdisjoint(service) else dict.fromkeys([one for one in _implied(service) if one], True)
     declared = service.get("depends_on")
     if isinstance(declared, dict):
         found |= {str(name): mapping(item).get("required", True) for name, item in declared.items()}
     elif isinstance(declared, list):
         found |= {str(name): True for name in declared if not isinstance(name, Unresolved)}
-    found.pop("", None)
     return found
 
 
