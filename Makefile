@@ -62,10 +62,13 @@ instructions: $(VENV)/.installed-test
 	command -v valgrind >/dev/null || (apt-get update -qq && apt-get install -y -qq valgrind)
 	$(BIN)/python bench/instructions.py $(if $(AGAINST),--against $(AGAINST))
 
-# Docker Compose as the judge, longer than in `make test`: 20,000 generated files (docs/design.md,
+# Docker Compose as the judge, longer than in `make test`: 20,000 generated files and 5,000 mutants
+# of each kind of real file, with a new seed each run (MUTATION_SEED=N runs one again; docs/design.md,
 # "Compose as Docker Compose judges it", says how to move to a newer Compose).
 oracle: $(VENV)/.installed-test
-	ORACLE_BATCHES=$${ORACLE_BATCHES:-400} $(BIN)/python -m pytest -q tests/test_compose_oracle.py tests/test_compose_rules.py
+	@seed=$${MUTATION_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; echo "mutation seed $$seed"; \
+	ORACLE_BATCHES=$${ORACLE_BATCHES:-400} MUTANTS=$${MUTANTS:-5000} MUTATION_SEED=$$seed \
+		$(BIN)/python -m pytest -q tests/test_compose_oracle.py tests/test_compose_rules.py tests/test_mutation_oracle.py
 
 # A longer contract-fuzzing run than the one in `make test`, with a random seed.
 fuzz: $(VENV)/.installed-test

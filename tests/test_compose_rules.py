@@ -13,7 +13,7 @@ from support import compose_oracle as oracle
 
 
 def judged(body):
-    return "services:\n" + body if not body.startswith(("services:", "volumes:", "secrets:")) else body
+    return "services:\n" + body if not body.startswith(("services:", "volumes:", "secrets:", "x-", "jobs:")) else body
 
 
 REFUSED = {
@@ -85,6 +85,49 @@ REFUSED = {
     "extends a file": ("  web: {image: x, extends: {file: other.yml, service: base}}", "services.web.extends.file"),
     "extends nothing": ("  web: {image: x, extends: base}", "services.web.extends: no service 'base'"),
     "negative scale": ("  web: {image: x, scale: -1}", "services.web.scale: "),
+    # YAML read as go-yaml v3 reads it (app/model/goyaml.py), found by tests/test_mutation_oracle.py
+    "a port mapping written as a mapping": ("  web: {image: x, ports: {80: 80}}",
+                                            "services.web.ports: the key 80 is not a string"),
+    "a service named by a number": ("  1: {image: x}", "services: the key 1 is not a string"),
+    "a number as an environment key": ("  web: {image: x, environment: {1: one}}",
+                                       "services.web.environment: the key 1 is not a string"),
+    "a boolean as a label key": ("  web: {image: x, labels: {true: x}}", "services.web.labels: the key true"),
+    "a null as an environment key": ("  web: {image: x, environment: {null: x}}", "services.web.environment: the key"),
+    "a number as an extra_hosts key": ("  web: {image: x, extra_hosts: {1: 1.2.3.4}}", "services.web.extra_hosts: "),
+    "a date as a key": ("  web: {image: x, ulimits: {2020-01-01: 1}}", "services.web.ulimits: the key 2020-01-01"),
+    "a number as a key in an extension": ("x-a: {1: 2}\nservices:\n  web: {image: x}", "x-a: the key 1"),
+    "a date as a label": ("  web: {image: x, labels: {built: 2020-01-01}}", "services.web.labels.built: a date"),
+    "a date as the grace period": ("  web: {image: x, stop_grace_period: 2020-01-01}",
+                                   "services.web.stop_grace_period: a date"),
+    "a date and time as a placement constraint": ("  web: {image: x, deploy: {placement: {constraints: "
+                                                  "[2020-01-01T10:00:00Z]}}}", "services.web.deploy.placement"),
+    "a date as a volume's name": ("volumes: {d: {name: 2020-01-01}}\nservices:\n  web: {image: x}", "volumes.d.name"),
+    "a float port": ("  web: {image: x, ports: [80.5]}", "services.web.ports.0: a port must be a whole number"),
+    "a whole float port": ("  web: {image: x, ports: [80.0]}", "services.web.ports.0: a port must be"),
+    "a number as the working_dir": ("  web: {image: x, working_dir: 1}", "services.web.working_dir: "),
+    "a number as the restart policy": ("  web: {image: x, restart: 1}", "services.web.restart: "),
+    "a number as the image": ("  web: {image: 1}", "services.web.image: "),
+    "a number in a command": ("  web: {image: x, command: [1, true]}", "services.web.command"),
+    "a number as a volume": ("  web: {image: x, volumes: [1]}", "services.web.volumes"),
+    "a number in the environment list": ("  web: {image: x, environment: [1]}", "services.web.environment"),
+    "a leading-zero octal in a command": ("  web: {image: x, command: [017]}", "services.web.command"),
+    "an unknown unit in a grace period": ("  web: {image: x, stop_grace_period: 10x}",
+                                          "services.web.stop_grace_period: "),
+    "an unknown unit in an update delay": ("  web: {image: x, deploy: {update_config: {delay: 5x}}}",
+                                           "services.web.deploy.update_config.delay: "),
+    "negative healthcheck retries": ("  web: {image: x, healthcheck: {retries: -0.5}}",
+                                     "services.web.healthcheck.retries: "),
+    "negative restart attempts": ("  web: {image: x, deploy: {restart_policy: {max_attempts: -1}}}",
+                                  "services.web.deploy.restart_policy.max_attempts: "),
+    "a float storage option": ("  web: {image: x, storage_opt: {size: 0.5}}", "services.web.storage_opt.size: must be"),
+    "a mapping as a storage option": ("  web: {image: x, storage_opt: {size: {a: 1}}}", "services.web.storage_opt"),
+    "a float ulimit (Compose panics)": ("  web: {image: x, ulimits: {nofile: {soft: 1, hard: 1000.0}}}",
+                                        "services.web.ulimits.nofile.hard: must be a whole number"),
+    "a bind mount without a source": ("  web: {image: x, volumes: [{type: bind, target: /a}]}",
+                                      "services.web.volumes.0: a bind mount needs a source"),
+    "a dependency on an empty name": ("  web: {image: x, depends_on: ['']}", "services.web.depends_on: "),
+    "what came after 2.40.3: jobs": ("jobs: {}\nservices:\n  web: {image: x}", "(the document): "),
+    "what came after 2.40.3: umask": ("  web: {image: x, umask: 18}", "services.web: "),
 }  # fmt: skip
 
 
@@ -119,6 +162,19 @@ ACCEPTED = {
                                       ' ports: [{target: "80"}], ulimits: {nofile: "5"}}', (1, 0, 0)),
     "a dependency on a service that runs": ("  web: {image: x, links: [db], volumes_from: ['db:ro'],"
                                             " ipc: 'service:db'}\n  db: {image: y}", (2, 0, 0)),
+    # YAML read as go-yaml v3 reads it, found by tests/test_mutation_oracle.py
+    "yes, on and 1:20 are text": ("  web: {image: x, labels: {yes: a, on: b}, command: [yes, '1', 1:20],"
+                                  " ports: [22:22], privileged: yes}", (1, 0, 0)),
+    "a date in an extension": ("x-built: 2020-01-01\nservices:\n  web: {image: x, x-at: 2020-01-01}", (1, 0, 0)),
+    "0o17 is a number": ("  web: {image: x, deploy: {replicas: 0o3}, mem_limit: 017}", (3, 3 * 15, 0)),
+    "a float memory limit means none": ("  web: {image: x, mem_limit: 0.5, shm_size: -0.5, memswap_limit: 1.5}",
+                                        (1, 0, 0)),
+    "an empty build is a build": ("  web: {build: {}}\n  db: {build: ''}", (2, 0, 0)),
+    "a bind mount with an empty source": ("  web: {image: x, volumes: [{type: bind, source: '', target: /a}]}",
+                                          (1, 0, 0)),
+    "a whole number as a storage option": ("  web: {image: x, storage_opt: {size: 10, other: null}}", (1, 0, 0)),
+    "pull_policy matched anywhere, as 2.40.3 does": ("  web: {image: x, pull_policy: xalwaysx}", (1, 0, 0)),
+    "a float retry count is truncated": ("  web: {image: x, healthcheck: {retries: 1.5}}", (1, 0, 0)),
 }  # fmt: skip
 
 
