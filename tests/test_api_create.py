@@ -79,11 +79,16 @@ def test_blueprint_with_every_field(api):
     }
 
 
-def test_a_text_is_trimmed_but_never_longer_than_its_published_maximum_as_sent(api):
-    trimmed = api.post("/blueprints", json={"name": "  web  ", "description": "  " + "x" * 9_998}, user="alice")
-    assert trimmed.status == 201 and trimmed.json["name"] == "web"
-    longer = api.post("/blueprints", json={"name": "web", "description": "  " + "x" * 9_999}, user="alice")
-    assert longer.status == 422 and "description" in longer.json["errors"]  # 10,001 as sent: maxLength says no
+def test_a_text_s_length_is_counted_after_trimming_as_the_published_pattern_says(api, app):
+    name, description = "  " + "n" * 200 + "  ", "\t" + "x" * 10_000 + "\n"
+    trimmed = api.post("/blueprints", json={"name": name, "description": description}, user="alice")
+    assert trimmed.status == 201 and trimmed.json["name"] == "n" * 200 and len(trimmed.json["description"]) == 10_000
+    longer = api.post("/blueprints", json={"name": " " + "n" * 201 + " "}, user="alice")
+    assert longer.status == 422 and longer.json["errors"]["name"] == ["Length must be between 1 and 200 after trimming."]
+    published = app.test_client().get("/openapi.json").json["components"]["schemas"]["Blueprint"]["properties"]["name"]
+    assert "maxLength" not in published
+    pattern = re.compile(published["pattern"])
+    assert pattern.search(name) and not pattern.search(" " + "n" * 201 + " ") and not pattern.search("   ")
 
 
 def test_second_default_demotes_the_first(api):

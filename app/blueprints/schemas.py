@@ -8,7 +8,7 @@ from app import definitions
 from app.definitions.parameters import Parameters
 from app.http.paging import ListArgs
 from app.model.accounts import Username
-from app.model.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Yaml
+from app.model.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Trimmed, Yaml
 from app.model.schemas import Schema
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
@@ -86,8 +86,8 @@ class SourceSchema(Schema):
 class BlueprintSchema(Schema):
     id = Id()
     name = Name()
-    version = Text(validate=ma.validate.Length(max=64))
-    description = Text(validate=ma.validate.Length(max=10_000))
+    version = Text(validate=Trimmed(max=64))
+    description = Text(validate=Trimmed(max=10_000))
     blueprintType = Text(validate=BLUEPRINT_TYPE)
     yml = Yaml()
     entitlementType = Entitlement()

@@ -10,7 +10,7 @@ from flask import current_app, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
 
 from app.model.accounts import Username
-from app.model.fields import Text
+from app.model.fields import Text, Trimmed
 from app.model.schemas import Schema
 from app.storage.list_keys import MAX_Q_WORDS, words
 from app.storage.pages import Position
@@ -58,13 +58,13 @@ class ListArgs(PageArgs):
     name = Text(
         allow_none=False,
         load_default=ma.missing,
-        validate=ma.validate.Length(1, 200),
+        validate=Trimmed(1, 200),
         metadata={"description": "Exact name."},
     )
     q = Text(
         allow_none=False,
         load_default=ma.missing,
-        validate=[ma.validate.Length(1, 200), _q_words],
+        validate=[Trimmed(1, 200), _q_words],
         metadata={
             "description": "Words (runs of letters and digits, at most 10): each must start a word of the "
             "name, description or tags, compared case-insensitively (Unicode case folding)."

@@ -6,7 +6,7 @@ from app.blueprints.schemas import BlueprintDraftSchema, BlueprintQuery, Entitle
 from app.imports.formats import FORMATS
 from app.imports.storage import OUTCOMES
 from app.model.accounts import Username
-from app.model.fields import StrictBoolean, Text
+from app.model.fields import StrictBoolean, Text, Trimmed
 from app.model.schemas import Schema
 
 MAX_FILES = 1000
@@ -33,7 +33,7 @@ class ImportDefaults(Schema):
     inactive = StrictBoolean()
     name = Text(
         load_default=ma.missing,
-        validate=ma.validate.Length(1, 200),
+        validate=Trimmed(1, 200),
         metadata={"description": "The blueprint's name, for a `compose` import."},
     )
 

@@ -20,25 +20,50 @@ class Pattern(ma.validate.Regexp):
         return value
 
 
+# What str.strip() trims, as a character class both Python's and ECMA's regular expressions read
+_SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+
+
+class Trimmed(ma.validate.Validator):
+    """A length counted after trimming (the contract's rule), published as the pattern that says
+    so: a maxLength would refuse the white space the field trims."""
+
+    def __init__(self, min=0, max=None):  # noqa: A002 (ma.validate.Length's names)
+        self.min, self.max = min, max
+
+    def __call__(self, value):
+        if len(value) < self.min or (self.max is not None and len(value) > self.max):
+            if self.min and self.max is not None:
+                raise ma.ValidationError(f"Length must be between {self.min} and {self.max} after trimming.")
+            raise ma.ValidationError(f"Longer than maximum length {self.max} after trimming." if self.max is not None
+                                     else f"Shorter than minimum length {self.min} after trimming.")  # fmt: skip
+        return value
+
+    @property
+    def pattern(self):
+        inner = f"[^{_SPACE}](?:[\\s\\S]{{0,{self.max - 2}}}[^{_SPACE}])?" if self.max else f"[^{_SPACE}][\\s\\S]*"
+        core = inner if self.min else f"(?:{inner})?"
+        return f"^[{_SPACE}]*{core}[{_SPACE}]*$" if self.max != 1 else f"^[{_SPACE}]*[^{_SPACE}]?[{_SPACE}]*$"
+
+
 class Text(ma.fields.String):
-    """A string stored trimmed; null (when allowed) means unset. Its most characters hold as
-    sent too, as the published maxLength says (trimming never lets a longer one in)."""
+    """A string stored trimmed; null (when allowed) means unset; its length (Trimmed) counted
+    after trimming."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("allow_none", True)
         kwargs.setdefault("load_default", None)
         super().__init__(**kwargs)
-        self.most = min((v.max for v in self.validators if isinstance(v, ma.validate.Length) and v.max), default=None)
+        lengths = [validator for validator in self.validators if isinstance(validator, Trimmed)]
+        if lengths:
+            self.metadata = {"pattern": lengths[0].pattern, **self.metadata}
 
     def _deserialize(self, value, attr, data, **kwargs):
-        text = super()._deserialize(value, attr, data, **kwargs)
-        if self.most is not None and len(text) > self.most:
-            raise ma.ValidationError(f"Longer than maximum length {self.most}.")
-        return text.strip()
+        return super()._deserialize(value, attr, data, **kwargs).strip()
 
 
 def Name():
-    return Text(validate=ma.validate.Length(1, 200))
+    return Text(validate=Trimmed(1, 200))
 
 
 class StrictBoolean(ma.fields.Boolean):
