@@ -118,3 +118,18 @@ def test_a_star_between_a_changes_read_and_write_is_kept_and_its_if_match_still_
     assert raced and r.json["stars"] == 1 and r.json["name"] == "after"
     assert [item["name"] for item in api.get("/blueprints?starred=true", user="bob").json["items"]] == ["after"]
     assert [item["name"] for item in api.get("/blueprints?name=after", user="bob").json["items"]] == ["after"]
+
+
+def test_following_the_link_keeps_every_repeated_filter(api):
+    """`?tag=a&tag=b` on the next page too: a Link that kept only `tag=a` listed blueprints without `b`."""
+    for index in range(3):
+        create(api, "blueprints", name=f"both{index}", tags=["a", "b"])
+        create(api, "blueprints", name=f"one{index}", tags=["a"])
+    seen, path = [], "/blueprints?tag=a&tag=b&limit=1"
+    while path:
+        page = api.get(path, user="alice")
+        seen += [item["name"] for item in page.json["items"]]
+        link = page.headers.get("link")
+        path = link[link.index("/blueprints") : link.index(">")] if link else None
+        assert path is None or ("tag=a" in path and "tag=b" in path), path
+    assert sorted(seen) == ["both0", "both1", "both2"]

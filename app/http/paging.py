@@ -90,10 +90,10 @@ def page_schema(item_schema):
 
 def respond(items, next_cursor):
     """The body of a page and its RFC 8288 `Link` to the next one (a signed cursor, or None),
-    keeping the request's other parameters."""
+    keeping the request's other parameters, each repeated one (`?tag=a&tag=b`) with all its values."""
     if next_cursor is None:
         return {"items": items, "next": None}, {}
-    params = {**(request.view_args or {}), **request.args.to_dict(), "cursor": next_cursor}
+    params = {**(request.view_args or {}), **request.args.to_dict(flat=False), "cursor": next_cursor}
     return {"items": items, "next": next_cursor}, {"Link": f'<{url_for(request.endpoint, **params)}>; rel="next"'}
 
 
