@@ -84,7 +84,9 @@ def test_a_text_s_length_is_counted_after_trimming_as_the_published_pattern_says
     trimmed = api.post("/blueprints", json={"name": name, "description": description}, user="alice")
     assert trimmed.status == 201 and trimmed.json["name"] == "n" * 200 and len(trimmed.json["description"]) == 10_000
     longer = api.post("/blueprints", json={"name": " " + "n" * 201 + " "}, user="alice")
-    assert longer.status == 422 and longer.json["errors"]["name"] == ["Length must be between 1 and 200 after trimming."]
+    assert longer.status == 422 and longer.json["errors"]["name"] == [
+        "Length must be between 1 and 200 after trimming."
+    ]
     published = app.test_client().get("/openapi.json").json["components"]["schemas"]["Blueprint"]["properties"]["name"]
     assert "maxLength" not in published
     pattern = re.compile(published["pattern"])

@@ -84,7 +84,7 @@ class SourceSchema(Schema):
 
 
 class BlueprintSchema(Schema):
-    id = Id()
+    id = Id(echoed=True)
     name = Name()
     version = Text(validate=Trimmed(max=64))
     description = Text(validate=Trimmed(max=10_000))

@@ -6,6 +6,7 @@ routes.py writes out its paths and says only what is its own."""
 from flask import Response, url_for
 
 from app.access.auth import current_user, login_required
+from app.errors import Invalid
 from app.http import idempotency, paging, preconditions
 from app.http.openapi import headers, problems
 from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
@@ -78,8 +79,17 @@ def deleting(blp, description):
     )
 
 
+def _without_echo(fields, id=None):
+    """The fields without the `id` a body may carry, which must be the path's (a create has none)."""
+    echoed = fields.pop("_id", None)
+    if echoed is not None and echoed != id:
+        raise Invalid({"id": ["Read-only field." if id is None else f"Must be the id of the path, {id}."]})
+    return fields
+
+
 def created(store, fields, dry_run, endpoint):
     """A create's answer: a dry run's 200, or the 201 (or its replay) with Location and ETag."""
+    fields = _without_echo(fields)
     if dry_run:
         return idempotency.dry_run(store, fields, current_user()), 200
     doc, replay = idempotency.create(store, fields, current_user())
@@ -101,5 +111,6 @@ def deleted(store, id):
 
 def changed(store, id, fields, dry_run):
     """A PATCH's or PUT's answer: the version written (or that a dry run would write) and its ETag."""
+    fields = _without_echo(fields, id)
     doc = store.update(id, current_user(), fields, preconditions.if_match(), dry_run=dry_run)
     return doc, {} if dry_run else {"ETag": etag(doc)}

@@ -16,7 +16,7 @@ class LimitsSchema(Schema):
 
 
 class ProfileSchema(Schema):
-    id = Id()
+    id = Id(echoed=True)
     name = Name()
     defaultProfile = StrictBoolean(load_default=False)
     memoryCap = Cap(quantities.MEMORY, "512Mi")
