@@ -81,6 +81,12 @@ class SourceSchema(Schema):
     format = ma.fields.String()
     name = ma.fields.String()
     key = ma.fields.String()
+    template = ma.fields.Dict(
+        metadata={
+            "description": "openshift: the template's displayName, iconClass, message and labels, which its "
+            "export gives back."
+        }  # fmt: skip
+    )
 
 
 class BlueprintSchema(Schema):

@@ -133,6 +133,22 @@ def _check(documents):
     return found
 
 
+def undefined_fields(manifest):
+    """(path, name) of each field of a manifest that its kind's schema does not define (which the
+    strict schema refuses and the API server drops); none for a kind this release does not define."""
+    kind, api_version = mapping(manifest).get("kind"), mapping(manifest).get("apiVersion")
+    validator = _validator(kind, api_version) if isinstance(kind, str) and isinstance(api_version, str) else None
+    if validator is None:
+        return []
+    try:
+        errors = list(validator.validator.iter_errors(manifest))
+    except (ValueError, TypeError):  # a value JSON has no type for: the definition's check names it
+        return []
+    return [(tuple(error.instance_path), name) for error in errors
+            if isinstance(error.kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties)
+            for name in error.kind.unexpected]  # fmt: skip
+
+
 def _get(mapping, path):
     for key in path:
         mapping = mapping.get(key) if isinstance(mapping, dict) else None

@@ -16,6 +16,7 @@ class Candidate:
     skipped: str | None = None  # why no blueprint is made of it
     problems: list = field(default_factory=list)  # why it is refused before any write
     notes: list = field(default_factory=list)
+    origin: dict = field(default_factory=dict)  # what the blueprint's `source` keeps beside format, name and key
 
 
 def named(entries, where, noun, found):

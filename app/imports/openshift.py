@@ -8,6 +8,7 @@ import re
 
 import yaml
 
+from app.definitions import kubernetes
 from app.definitions import parameters as declared
 from app.imports.candidate import Candidate, checked_with, named, parameters
 from app.imports.variables import typed
@@ -45,7 +46,8 @@ def _candidate(index, template):
         found.skipped = "no objects to deploy."
         return found
     whole = set()
-    objects = [_untyped(_labelled(item, template.get("labels")), whole) for item in objects]
+    objects = [_defined(index, _untyped(_labelled(item, template.get("labels")), whole), found.notes)
+               for index, item in enumerate(objects)]  # fmt: skip
     properties, required = _parameters(template.get("parameters"), whole, found)
     if found.problems:
         return found
@@ -58,9 +60,25 @@ def _candidate(index, template):
         "tags": list(dict.fromkeys(tag for tag in tags if re.fullmatch(r"[a-z0-9_.-]{1,64}", tag)))[:20],
         "parameters": parameters(properties, required),
     }
-    if template.get("message"):
-        found.notes.append("message: left out (shown by OpenShift after processing; a blueprint has no place for it).")
+    shown = {"displayName": annotations.get("openshift.io/display-name"), "iconClass": annotations.get("iconClass"),
+             "message": template.get("message"), "labels": template.get("labels")}  # fmt: skip
+    found.origin = {"template": {key: value for key, value in shown.items() if value}}
     return found
+
+
+def _defined(index, item, notes):
+    """The object without the fields Kubernetes' schema for its kind does not define, each named
+    in `notes`: the API server drops them when OpenShift instantiates the template."""
+    for path, name in kubernetes.undefined_fields(item):
+        parent = item
+        for key in path:
+            parent = parent[key]
+        if isinstance(parent, dict) and name in parent:
+            del parent[name]
+            at = ".".join(str(key) for key in (*path, name))
+            notes.append(f"objects.{index}.{at}: not a field of {item['kind']} in Kubernetes; dropped, as the API "
+                         "server drops it.")  # fmt: skip
+    return item
 
 
 def _labelled(item, labels):
@@ -128,18 +146,22 @@ def as_template(blueprint):
     properties = declared_schema.get("properties", {})
     typed_names = {name for name, schema in properties.items() if schema["type"] != "string"}
     objects = [_retyped(doc, typed_names) for doc in yaml.safe_load_all(blueprint.get("yml") or "") if doc is not None]
-    annotations = {"openshift.io/display-name": blueprint.get("name") or ""}
+    shown = ((blueprint.get("source") or {}).get("template") or {}) if blueprint.get("source") else {}
+    annotations = {"openshift.io/display-name": shown.get("displayName") or blueprint.get("name") or ""}
     if blueprint.get("description"):
         annotations["description"] = blueprint["description"]
     if blueprint.get("tags"):
         annotations["tags"] = ",".join(blueprint["tags"])
-    return {
+    if shown.get("iconClass"):
+        annotations["iconClass"] = shown["iconClass"]
+    template = {
         "apiVersion": API_VERSION,
         "kind": "Template",
         "metadata": {"name": _dns_name(blueprint.get("name")), "annotations": annotations},
         "objects": objects,
         "parameters": [_parameter(name, schema, declared_schema) for name, schema in properties.items()],
     }
+    return template | {key: shown[key] for key in ("message", "labels") if key in shown}
 
 
 def _retyped(value, typed_names):

@@ -38,7 +38,7 @@ def run(fmt, source, document, files, defaults, user, dry_run):
         elif candidate.problems:
             result["outcome"] = "refused"
         else:
-            origin = {"format": fmt, "name": source, "key": candidate.key}
+            origin = {"format": fmt, "name": source, "key": candidate.key, **candidate.origin}
             result.update(_write(_with_defaults(candidate.fields, defaults), origin, made.get(candidate.key),
                                  user, dry_run))  # fmt: skip
         results[index] = result
@@ -68,6 +68,8 @@ def _write(fields, origin, stored, user, dry_run):
             doc = store.create({**loaded, "source": origin}, user, dry_run=dry_run)
             return _made("created", None if dry_run else str(doc["_id"]), doc, dry_run)
         changes = {key: value for key, value in loaded.items() if not _same(stored.get(key), value)}
+        if stored.get("source") != origin:
+            changes["source"] = origin
         if not changes:
             return _made("unchanged", str(stored["_id"]), stored, dry_run)
         doc = store.update(str(stored["_id"]), user, changes, dry_run=dry_run)
