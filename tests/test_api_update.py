@@ -240,3 +240,15 @@ def test_a_change_may_carry_the_id_of_its_path_as_dchq_s_clients_send_it(api, co
     created = api.post(f"/{collection}", json={"id": made["id"], "name": "copy"}, user="alice")
     assert assert_problem(created, 422)["errors"] == {"id": ["Read-only field."]}
     assert api.get(path, user="alice").json["name"] == "again"
+
+
+def test_a_404_names_the_resource_it_could_not_find(api):
+    made = create(api, "blueprints", name="web", blueprintType="compose", yml="services: {web: {image: x}}").json
+    missing = "0" * 24
+    render = api.post(f"/blueprints/{made['id']}/render", json={"profile": missing}, user="alice")
+    assert assert_problem(render, 404)["detail"] == f"No profile '{missing}' that you may read."
+    assert assert_problem(api.get(f"/blueprints/{missing}", user="alice"), 404)["detail"] == (
+        f"No blueprint '{missing}' that you may read.")  # fmt: skip
+    hidden = create(api, "profiles", user="bob").json["id"]  # exists, but not for alice: the same words
+    fit = api.get(f"/blueprints/{made['id']}/fit?profile={hidden}", user="alice")
+    assert assert_problem(fit, 404)["detail"] == f"No profile '{hidden}' that you may read."

@@ -30,6 +30,7 @@ def entitlement_changes(changes, stored=None):
 
 class Blueprints(ResourceStore):
     collection = "blueprints"
+    noun = "blueprint"
     filters = {"name": "name", "owner": "owner", "blueprintType": "blueprintType",
                "entitlementType": "entitlementType", "inactive": "inactive", "tag": "tags"}  # fmt: skip
     public = True

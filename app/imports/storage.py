@@ -15,12 +15,15 @@ OUTCOMES = ("created", "updated", "unchanged", "skipped", "refused")
 SCHEMA = BlueprintSchema()  # built once: a template is loaded as a create's body is
 
 
+NAMED = {"portainer": "a Portainer", "openshift": "an OpenShift", "compose": "a Compose", "native": "a native"}
+
+
 def run(fmt, source, document, files, defaults, user, dry_run):
     """The report of importing `document`: one result per template, in order, and the counts."""
     try:
         found = formats.candidates(fmt, document, files, defaults)
     except ValueError as exc:
-        raise Invalid({"document": [f"Not a {fmt} document: {exc}"]}) from None
+        raise Invalid({"document": [f"Not {NAMED.get(fmt, fmt)} document: {exc}"]}) from None
     if len(found) > MAX_TEMPLATES:
         raise Invalid({"document": [f"{len(found)} templates; at most {MAX_TEMPLATES} are imported at once."]})
     made = made_by(source)

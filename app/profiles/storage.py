@@ -12,6 +12,7 @@ from app.storage.resource_store import ResourceStore
 
 class Profiles(ResourceStore):
     collection = "profiles"
+    noun = "profile"
     filters = {"name": "name", "owner": "owner", "defaultProfile": "defaultProfile"}
     retired_indexes = ("owner_newest", "newest")
 

@@ -27,18 +27,24 @@ class Collision(RuntimeError):
     """A write a unique index kept refusing: another write holds what it needs."""
 
 
-def object_id(text):
+def object_id(text, noun="resource"):
     """An id that is not 24 lowercase hex digits names nothing: 404, like an unknown one."""
     try:
         if len(text) == 24 and text == text.lower():
             return ObjectId(text)
     except InvalidId:
         pass
-    raise NotFound()
+    raise missing(noun, text)
+
+
+def missing(noun, id_text):
+    """The 404 of an id, the same whether nothing has it or the caller may not read it."""
+    return NotFound(f"No {noun} {str(id_text)[:40]!r} that you may read.")
 
 
 class ResourceStore:
     collection = None  # set by each resource
+    noun = "resource"  # what a 404 names
     filters = {"name": "name", "owner": "owner"}  # list parameter -> the field it compares
     public = False  # whether some documents are readable by everyone
     retired_indexes = ()  # indexes earlier versions made, dropped at start-up
@@ -78,9 +84,9 @@ class ResourceStore:
     # Reading
 
     def get(self, id_text, user):
-        doc = self.coll().find_one({"_id": object_id(id_text)})
+        doc = self.coll().find_one({"_id": object_id(id_text, self.noun)})
         if doc is None or not self.can_read(doc, user):
-            raise NotFound()
+            raise missing(self.noun, id_text)
         return doc
 
     def caller_scopes(self, user):
