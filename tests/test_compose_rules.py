@@ -246,3 +246,9 @@ ODD_PORTS = st.from_regex(r"(([0-9]{1,6}|\[::1\]|1\.2\.3\.4):){0,2}[0-9]{0,6}(-[
 def test_ports_read_by_the_plain_pattern_as_by_docker(spec):
     """`8080:80` and its kind take a shortcut; it must accept and refuse as ParsePortSpec's reading."""
     assert _port(compose_load.port_spec, spec) == _port(compose_load._port_of_text, spec)
+
+
+def test_a_count_beyond_64_bits_names_its_place_once():
+    with pytest.raises(Invalid) as info:
+        definitions.requirements("compose", "services:\n  web: {image: x, deploy: {replicas: 99999999999999999999}}")
+    assert info.value.errors["yml"] == ["services.web.deploy.replicas: the count is larger than a 64-bit integer."]

@@ -340,7 +340,7 @@ def _replicas(service, where, found, totals):
     deploy = mapping(service.get("deploy"))
     if "replicas" in deploy and "scale" in service and not isinstance(service["scale"], Unresolved):
         try:  # Compose reads both; their twin rule compares them
-            quantities.compose_count(service["scale"], f"{where}.scale")
+            quantities.compose_count(service["scale"], "the count")
         except QuantityError as exc:
             found.append(f"{where}.scale: {exc}")
     key, count = ("deploy.replicas", deploy["replicas"]) if "replicas" in deploy else ("scale", service.get("scale", 1))
@@ -348,7 +348,7 @@ def _replicas(service, where, found, totals):
         totals.unresolved |= count.names
         return 1
     try:
-        return quantities.compose_count(count, f"{where}.{key}")
+        return quantities.compose_count(count, "the count")
     except QuantityError as exc:
         found.append(f"{where}.{key}: {exc}")
         return 0
