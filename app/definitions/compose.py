@@ -240,7 +240,8 @@ def _service_rules(name, service, needs, top, running, resolved):
         count = _as_compose_holds("count", mapping(service.get("deploy")).get("replicas", service.get("scale")))
         if (count or 0) > 1:
             found.append(f"{where}: can't set container_name with more than one container (names must be unique).")
-    found += _decoded_values(where, service)
+    if "storage_opt" in service or "ulimits" in service:
+        found += _decoded_values(where, service)
     for watch in listed(mapping(service["develop"]).get("watch")) if "develop" in service else ():
         if not mapping(watch).get("target") and mapping(watch).get("action") not in ("rebuild", "restart"):
             found.append(f"{where}.develop.watch: a target is required for actions other than rebuild and restart.")
@@ -378,8 +379,9 @@ def _decoded(service, where, found, counted, scratch):
     groups = {"service": service, "limits": mapping(resources.get("limits")),
               "reservations": mapping(resources.get("reservations")),
               "storage_opt": mapping(service.get("storage_opt")),
-              "healthcheck": mapping(service.get("healthcheck")),
-              **{group: mapping(deploy.get(group)) for group in DEPLOY_GROUPS}}  # fmt: skip
+              "healthcheck": mapping(service.get("healthcheck"))}  # fmt: skip
+    for group in DEPLOY_GROUPS:
+        groups[group] = mapping(deploy.get(group)) if group in deploy else {}
     read = {}
     for index, (at, group, key, parse) in enumerate(DECODED):
         if key in groups[group]:

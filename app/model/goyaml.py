@@ -69,16 +69,13 @@ def _timestamp(text):
     return True
 
 
-def _go_tag(value, words, timestamps):
-    """go-yaml's resolve() for a plain scalar: the tag its value takes."""
-    found = words.get(value)
-    if found is not None:
-        return found
-    first = value[0]
-    if first == ".":
+_NUMERIC = frozenset("0123456789+-.")  # what go-yaml tries to read as a number or a time
+
+
+def _numeric_tag(value, timestamps):
+    """go-yaml's resolve() for a plain scalar that starts as a number may: the tag it takes."""
+    if value[0] == ".":
         return FLOAT if _GO_FLOAT.fullmatch(value) else STR
-    if not (first.isdigit() and first.isascii()) and first not in "+-":
-        return STR
     if timestamps and _timestamp(value):
         return TIMESTAMP
     if go_int(value) is not None:
@@ -94,9 +91,14 @@ class _GoResolver:
     WORDS, TIMESTAMPS = _V3_WORDS, True
 
     def resolve(self, kind, value, implicit):
-        if kind is yaml.ScalarNode:  # a quoted one is text (no path resolvers are set)
-            return _go_tag(value, self.WORDS, self.TIMESTAMPS) if implicit[0] else STR
-        return super().resolve(kind, value, implicit)
+        if kind is not yaml.ScalarNode:
+            return super().resolve(kind, value, implicit)
+        if not implicit[0]:  # quoted: text (no path resolvers are set)
+            return STR
+        found = self.WORDS.get(value)  # true, null, <<... ("" is null: value[0] exists below)
+        if found is not None:
+            return found
+        return _numeric_tag(value, self.TIMESTAMPS) if value[0] in _NUMERIC else STR
 
 
 def _construct_int(loader, node):
