@@ -433,10 +433,13 @@ def test_import_compose_with_its_env_file(bpctl, tmp_path):
     assert bpctl("import", str(tmp_path / "db.yml"), "--format", "portainer", "--name", "x", **ALICE).code == 2
 
 
-def test_import_refused_templates_are_exit_3_with_their_problems(bpctl):
-    template = corpus.folder() / "openshift" / "redis-persistent.json"
-    done = bpctl("import", str(template), "--format", "openshift", **ALICE)
-    assert done.code == 3 and "refused" in done.out and "capabilities" in done.err
+def test_import_refused_templates_are_exit_3_with_their_problems(bpctl, tmp_path):
+    template = corpus.openshift_templates()["redis-persistent.json"]
+    deployment = next(item for item in template["objects"] if item["kind"] == "Deployment")
+    deployment["spec"]["replicas"] = "two"  # what no Kubernetes takes
+    (tmp_path / "redis.json").write_text(json.dumps(template))
+    done = bpctl("import", str(tmp_path / "redis.json"), "--format", "openshift", **ALICE)
+    assert done.code == 3 and "refused" in done.out and "spec.replicas" in done.err
 
 
 def test_export_round_trips_and_an_openshift_template(bpctl, web, tmp_path):

@@ -6,6 +6,7 @@ from marshmallow.experimental.context import Context
 
 from app import definitions
 from app.definitions.parameters import Parameters
+from app.http.crud import EchoedId
 from app.http.paging import ListArgs
 from app.model.accounts import Username
 from app.model.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Trimmed, Yaml
@@ -89,8 +90,8 @@ class SourceSchema(Schema):
     )
 
 
-class BlueprintSchema(Schema):
-    id = Id(echoed=True)
+class BlueprintSchema(EchoedId):
+    id = Id()
     name = Name()
     version = Text(validate=Trimmed(max=64))
     description = Text(validate=Trimmed(max=10_000))

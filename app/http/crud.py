@@ -3,18 +3,31 @@ each operation's declarations (access, body and query, responses, problems) as o
 and its answer (a dry run, Location and ETag, a 304) as one function, so that each resource's
 routes.py writes out its paths and says only what is its own."""
 
-from flask import Response, url_for
+import marshmallow as ma
+from flask import Response, has_request_context, request, url_for
 
 from app.access.auth import current_user, login_required
-from app.errors import Invalid
 from app.http import idempotency, paging, preconditions
 from app.http.openapi import headers, problems
 from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
-from app.model.schemas import WRITE_PARAMETERS, WriteArgs
+from app.model.schemas import WRITE_PARAMETERS, Schema, WriteArgs
 
 DRY_RUN = "dryRun=true: the {} as it would be stored (id null); nothing is stored."
 NOT_MODIFIED = "Not modified: the If-None-Match tag is current."
 CREATED = ("Location", "ETag", "Idempotent-Replayed")
+
+
+class EchoedId(Schema):
+    """A resource's body, which may carry back the id of the path it is sent to, as DCHQ's clients
+    send it (its Node SDK's updateProfileById): that one is taken as not sent; any other `id` is
+    the read-only field it is."""
+
+    @ma.pre_load
+    def _path_id(self, data, **kwargs):
+        path_id = (request.view_args or {}).get("id") if has_request_context() else None
+        if isinstance(data, dict) and path_id is not None and data.get("id") == path_id:
+            return {key: value for key, value in data.items() if key != "id"}
+        return data
 
 
 def stacked(*decorators):
@@ -79,17 +92,8 @@ def deleting(blp, description):
     )
 
 
-def _without_echo(fields, id=None):
-    """The fields without the `id` a body may carry, which must be the path's (a create has none)."""
-    echoed = fields.pop("_id", None)
-    if echoed is not None and echoed != id:
-        raise Invalid({"id": ["Read-only field." if id is None else f"Must be the id of the path, {id}."]})
-    return fields
-
-
 def created(store, fields, dry_run, endpoint):
     """A create's answer: a dry run's 200, or the 201 (or its replay) with Location and ETag."""
-    fields = _without_echo(fields)
     if dry_run:
         return idempotency.dry_run(store, fields, current_user()), 200
     doc, replay = idempotency.create(store, fields, current_user())
@@ -111,6 +115,5 @@ def deleted(store, id):
 
 def changed(store, id, fields, dry_run):
     """A PATCH's or PUT's answer: the version written (or that a dry run would write) and its ETag."""
-    fields = _without_echo(fields, id)
     doc = store.update(id, current_user(), fields, preconditions.if_match(), dry_run=dry_run)
     return doc, {} if dry_run else {"ETag": etag(doc)}

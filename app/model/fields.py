@@ -152,17 +152,13 @@ class Timestamp(ma.fields.Field):
 
 
 class Id(ma.fields.Field):
-    """The ObjectId as 24 hex digits; `draft`: null too, for what a dry run would create. Read-only,
-    but, `echoed`, loaded as sent so that a change may carry the id of its path, as DCHQ's clients send it
-    back (app/http/crud.py compares them and stores neither)."""
+    """The ObjectId as 24 hex digits; `draft`: null too, for what a dry run would create."""
 
-    def __init__(self, draft=False, echoed=False, **kwargs):
+    def __init__(self, draft=False, **kwargs):
         kind = ["string", "null"] if draft else "string"
-        metadata = {"type": kind, "pattern": "^[0-9a-f]{24}$", "readOnly": True}
-        super().__init__(attribute="_id", dump_only=not echoed, metadata=metadata, **kwargs)
+        super().__init__(
+            attribute="_id", dump_only=True, metadata={"type": kind, "pattern": "^[0-9a-f]{24}$"}, **kwargs
+        )
 
     def _serialize(self, value, attr, obj, **kwargs):
         return None if value is None else str(value)
-
-    def _deserialize(self, value, attr, data, **kwargs):
-        return value

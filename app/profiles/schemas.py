@@ -2,6 +2,7 @@
 
 import marshmallow as ma
 
+from app.http.crud import EchoedId
 from app.http.paging import ListArgs
 from app.model import quantities
 from app.model.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
@@ -15,8 +16,8 @@ class LimitsSchema(Schema):
     storageBytes = ma.fields.Integer(allow_none=True)
 
 
-class ProfileSchema(Schema):
-    id = Id(echoed=True)
+class ProfileSchema(EchoedId):
+    id = Id()
     name = Name()
     defaultProfile = StrictBoolean(load_default=False)
     memoryCap = Cap(quantities.MEMORY, "512Mi")
