@@ -174,6 +174,8 @@ ACCEPTED = {
                                           (1, 0, 0)),
     "a whole number as a storage option": ("  web: {image: x, storage_opt: {size: 10, other: null}}", (1, 0, 0)),
     "pull_policy matched anywhere, as 2.40.3 does": ("  web: {image: x, pull_policy: xalwaysx}", (1, 0, 0)),
+    "a secret whose file is empty (the project's folder)": ("secrets: {s: {file: ''}}\nservices:\n  web: {image: x}",
+                                                             (1, 0, 0)),
     "a float retry count is truncated": ("  web: {image: x, healthcheck: {retries: 1.5}}", (1, 0, 0)),
 }  # fmt: skip
 

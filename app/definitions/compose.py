@@ -198,7 +198,7 @@ def _consistency(doc, resolved, running):
         found += _service_rules(name, resolved[name], needs[name], top, running, resolved)
     for name, secret in top["secrets"].items():
         secret = mapping(secret)
-        if not (secret.get("external") or secret.get("file") or secret.get("environment")):
+        if not (secret.get("external") or "file" in secret or secret.get("environment")):  # file: "" is the folder
             found.append(f"secrets.{name}: must declare either `file` or `environment`.")
     if cycle := _cycle({name: [other for other in needs[name] if other in running] for name in running}):
         found.append(f"services: dependency cycle detected: {' -> '.join(cycle)}.")
