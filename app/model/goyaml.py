@@ -57,7 +57,7 @@ def go_int(text):
 
 def _timestamp(text):
     """Whether go-yaml reads `text` as a time: one of its layouts, with a real date and time."""
-    found = _TIMESTAMP.fullmatch(text)
+    found = _TIMESTAMP.fullmatch(text) if text[4:5] == "-" else None
     if not found:
         return False
     year, month, day, *clock = (int(part) if part else 0 for part in found.groups())
@@ -74,6 +74,8 @@ _NUMERIC = frozenset("0123456789+-.")  # what go-yaml tries to read as a number 
 
 def _numeric_tag(value, timestamps):
     """go-yaml's resolve() for a plain scalar that starts as a number may: the tag it takes."""
+    if value.isdigit() and value.isascii() and len(value) < 19 and (value[0] != "0" or len(value) == 1):
+        return INT  # `3`, `8080`: nearly every one, at once (`017` is octal, `08` a float)
     if value[0] == ".":
         return FLOAT if _GO_FLOAT.fullmatch(value) else STR
     if timestamps and _timestamp(value):
@@ -102,7 +104,8 @@ class _GoResolver:
 
 
 def _construct_int(loader, node):
-    return go_int(node.value)
+    value = node.value
+    return int(value) if value.isdigit() and value.isascii() and value[0] != "0" and len(value) < 19 else go_int(value)
 
 
 def _construct_float(loader, node):
