@@ -17,7 +17,8 @@ from support import compose_oracle as oracle
 TOKEN = st.sampled_from(["0", "1", "08", "017", "0o17", "0x1F", "0b11", "-0b11", "1_000", "1__0", "_1", "+5", "-3",
                          ".5", "5.", "1e3", "1E-2", "-.5e1", "1:20", "22:22", "yes", "No", "on", "OFF", "y", "true",
                          "True", "TRUE", "tRUE", "false", "null", "Null", "NULL", "~", "2020-01-01", "2020-1-1",
-                         "2020-01-01T10:00:00Z", "2020-01-01 10:00:00", "2020-13-01", "2020-02-30", "1.2.3",
+                         "2020-01-01T10:00:00Z", "2020-01-01 10:00:00", "2020-1-2T3:04:05+02:30", "2020-13-01",
+                         "2020-02-30", "1.2.3",
                          "18446744073709551615", "18446744073709551616", "9223372036854775808", "1.2.3.4", "v1",
                          "1e", "--1", "+-1", "1_0.5", "0x", "12:30:45", "-0o7", "0O17"])  # fmt: skip
 SCALAR = st.one_of(TOKEN, st.from_regex(r"[-+]?[0-9_]{1,4}(\.[0-9_]{0,3})?([eE][-+]?[0-9]{1,2})?", fullmatch=True))
@@ -25,6 +26,8 @@ SCALAR = st.one_of(TOKEN, st.from_regex(r"[-+]?[0-9_]{1,4}(\.[0-9_]{0,3})?([eE][
 
 def as_compose_prints(value):
     """A value as `docker compose config --format json` prints it."""
+    if isinstance(value, datetime.datetime):
+        return value.isoformat().replace("+00:00", "Z")
     if isinstance(value, datetime.date):
         return f"{value.isoformat()}T00:00:00Z"
     return value

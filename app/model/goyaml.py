@@ -37,7 +37,7 @@ _YAML_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9
 _GO_FLOAT = re.compile(r"[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|(?i:inf|infinity|nan))")
 _TIMESTAMP = re.compile(
     r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
-    r"(?:[Tt]([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})"
+    r"(?:[Tt]([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})"
     r"| ([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:\.[0-9]+)?)?"
 )
 
@@ -60,8 +60,7 @@ def _timestamp(text):
     found = _TIMESTAMP.fullmatch(text) if text[4:5] == "-" else None
     if not found:
         return False
-    year, month, day, *clock = (int(part) if part else 0 for part in found.groups())
-    hour, minute, second = (clock[0:3] if found[4] else clock[3:6]) or (0, 0, 0)
+    year, month, day, hour, minute, second = _fields(found)
     try:
         datetime.datetime(year, month, day, hour, minute, second)
     except ValueError:
@@ -120,13 +119,24 @@ def _construct_bool(loader, node):
     return node.value in _TRUE
 
 
+def _fields(found):
+    """Year, month, day, hour, minute and second of a _TIMESTAMP match."""
+    parts = found.groups()
+    clock = parts[3:6] if parts[3] else parts[7:10]
+    return [int(part or 0) for part in (*parts[:3], *clock)]
+
+
 def _construct_timestamp(loader, node):
-    """The date a timestamp names (its time and zone matter to no rule: a timestamp is refused or
-    kept as it is written)."""
+    """The date, or the time in its zone (UTC when it names none), a timestamp names."""
     found = _TIMESTAMP.fullmatch(node.value)
     if found is None:  # an explicit !!timestamp tag on other text
         raise yaml.constructor.ConstructorError(None, None, "not a timestamp", node.start_mark)
-    return datetime.date(*(int(part) for part in found.groups()[:3]))
+    year, month, day, hour, minute, second = _fields(found)
+    if not (found[4] or found[8]):
+        return datetime.date(year, month, day)
+    zone = found[7] if found[7] and found[7] != "Z" else None
+    offset = datetime.timedelta(hours=int(zone[:3]), minutes=int(zone[0] + zone[4:])) if zone else datetime.timedelta()
+    return datetime.datetime(year, month, day, hour, minute, second, tzinfo=datetime.timezone(offset))
 
 
 class ComposeLoader(_GoResolver, SafeLoader):
