@@ -61,8 +61,12 @@ def _candidate(index, template):
         "parameters": parameters(properties, required),
     }
     shown = {"displayName": annotations.get("openshift.io/display-name"), "iconClass": annotations.get("iconClass"),
-             "message": template.get("message"), "labels": template.get("labels")}  # fmt: skip
-    found.origin = {"template": {key: value for key, value in shown.items() if value}}
+             "message": template.get("message")}  # fmt: skip
+    shown = {key: value[:10_000] for key, value in shown.items() if isinstance(value, str) and value}
+    labels = template.get("labels")
+    if isinstance(labels, dict) and labels and all(isinstance(v, str) for v in [*labels, *labels.values()]):
+        shown["labels"] = labels  # a Template's labels are text to text, as Kubernetes' are
+    found.origin = {"template": shown}
     return found
 
 
