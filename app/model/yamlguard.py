@@ -148,7 +148,10 @@ def _construct(loader, root):
             value = built[id(node)] = loader.construct_document(node)
         return value
 
-    return build(root)
+    try:
+        return build(root)
+    finally:  # `build` refers to itself: unlinked, the loader and its scratch go now, not at a collection
+        build = None
 
 
 def _plain_keys(pairs):
