@@ -231,11 +231,13 @@ def test_a_change_may_carry_the_id_of_its_path_as_dchq_s_clients_send_it(api, co
     made = create(api, collection, name="before").json
     path = f"/{collection}/{made['id']}"
     assert api.patch(path, json={"id": made["id"], "name": "after"}, user="alice").json["name"] == "after"
-    replaced = api.put(path, json={"id": made["id"], "name": "again"}, user="alice", headers={"If-Match": '"2"'})
+    sdk = f"{path}?id={made['id']}"  # the SDK also puts the URL's parameters in its query
+    replaced = api.put(sdk, json={"id": made["id"], "name": "again"}, user="alice", headers={"If-Match": '"2"'})
     assert replaced.status == 200 and replaced.json["name"] == "again"
     for other in ["0" * 24, 5, None, made["id"].upper()]:
         errors = assert_problem(api.patch(path, json={"id": other, "name": "x"}, user="alice"), 422)["errors"]
         assert errors == {"id": ["Read-only field."]}
+    assert "id" in assert_problem(api.put(f"{path}?id={'0' * 24}", json={}, user="alice"), 422)["errors"]
     created = api.post(f"/{collection}", json={"id": made["id"], "name": "copy"}, user="alice")
     assert assert_problem(created, 422)["errors"] == {"id": ["Read-only field."]}
     assert api.get(path, user="alice").json["name"] == "again"

@@ -3,6 +3,8 @@ each operation's declarations (access, body and query, responses, problems) as o
 and its answer (a dry run, Location and ETag, a 304) as one function, so that each resource's
 routes.py writes out its paths and says only what is its own."""
 
+from collections.abc import Mapping
+
 import marshmallow as ma
 from flask import Response, has_request_context, request, url_for
 
@@ -18,16 +20,20 @@ CREATED = ("Location", "ETag", "Idempotent-Replayed")
 
 
 class EchoedId(Schema):
-    """A resource's body, which may carry back the id of the path it is sent to, as DCHQ's clients
-    send it (its Node SDK's updateProfileById): that one is taken as not sent; any other `id` is
-    the read-only field it is."""
+    """A resource's body (or a change's query), which may carry back the id of the path it is sent
+    to, as DCHQ's clients send it (its Node SDK's updateProfileById, in the body and in the query):
+    that one is taken as not sent; any other `id` is the read-only or unknown field it is."""
 
     @ma.pre_load
     def _path_id(self, data, **kwargs):
         path_id = (request.view_args or {}).get("id") if has_request_context() else None
-        if isinstance(data, dict) and path_id is not None and data.get("id") == path_id:
-            return {key: value for key, value in data.items() if key != "id"}
+        if isinstance(data, Mapping) and path_id is not None and data.get("id") == path_id:
+            return {key: data[key] for key in data if key != "id"}  # a query's is webargs' proxy of a MultiDict
         return data
+
+
+class ChangeArgs(EchoedId, WriteArgs):
+    """A change's query: `dryRun`, and the path's own id where a client sends it again."""
 
 
 def stacked(*decorators):
@@ -76,7 +82,7 @@ def changing(blp, schema, description, example):
     return stacked(
         login_required(role="member"),
         blp.arguments(schema, example=example),
-        blp.arguments(WriteArgs(), location="query", as_kwargs=True),
+        blp.arguments(ChangeArgs(), location="query", as_kwargs=True),
         blp.response(200, type(schema), headers=headers("ETag"), description=description),
         blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS]),
         problems(blp, 400, 403, 404, 412, 413, 415, 422),
