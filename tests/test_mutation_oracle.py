@@ -1,9 +1,10 @@
 """Real files changed at one node, the way people mistype them (support/mutations.py): every Compose
 file of the corpus, mutated, is judged by the service (a dry-run create, and the import the web
 editor's "Declare the variables" asks for) and by Docker Compose itself, which must agree; every
-Kubernetes manifest and catalog (Portainer, OpenShift) of the corpus, mutated, gets a 4xx or a 2xx,
-never a 5xx. `make test` runs MUTANTS of each kind with a fixed seed; `make oracle` many thousands
-with a new seed, printed so that a failure can be run again (MUTATION_SEED)."""
+Kubernetes manifest and catalog (Portainer, OpenShift, an export) of the corpus, mutated, gets a 4xx
+or a 2xx, never a 5xx, and so do a template's parameters and a render's values changed likewise.
+`make test` runs MUTANTS of each kind with a fixed seed; `make oracle` many thousands with a new
+seed, printed so that a failure can be run again (MUTATION_SEED)."""
 
 import os
 import random
@@ -129,3 +130,28 @@ def test_mutated_catalogs_are_never_a_5xx_as_json_nor_as_yaml(api):
             body = {"format": fmt, "source": "m", "document": one, "files": files}
             response = api.post("/imports?dryRun=true", json=body, user="alice")
             assert response.status < 500, (name, what, response.body[:300])
+
+
+def test_mutated_parameters_and_values_are_never_a_5xx(api):
+    """A template's declared parameters, and the values a render is given, changed at one node."""
+    rng = _rng("parameters")
+    yml = (
+        "services:\n  web:\n    image: nginx:${TAG}\n    deploy:\n      replicas: ${REPLICAS}\n"
+        "    environment: {PW: '${PW}'}\n"
+    )
+    declared = {"type": "object", "required": ["TAG"], "properties": {
+        "REPLICAS": {"type": "integer", "default": 2, "minimum": 1, "maximum": 50},
+        "TAG": {"type": "string", "default": "1.27", "enum": ["1.27", "1.28"]},
+        "PW": {"type": "string", "writeOnly": True, "x-generate": "[a-z]{8}"}}}  # fmt: skip
+    made = api.post("/blueprints", json={"name": "t", "blueprintType": "compose", "yml": yml, "parameters": declared},
+                    user="alice").json  # fmt: skip
+    for _ in range(MUTANTS):
+        mutant, what = mutations.mutate(declared, rng, fields={})
+        body = {"name": "m", "blueprintType": "compose", "yml": yml, "parameters": mutations.as_json(mutant)}
+        response = api.post("/blueprints?dryRun=true", json=body, user="alice")
+        assert response.status in (200, 422), (what, response.body[:300])
+        values, what = mutations.mutate({"REPLICAS": 3, "TAG": "1.28", "PW": "x"}, rng, fields={})
+        rendered = api.post(
+            f"/blueprints/{made['id']}/render", json={"values": mutations.as_json(values)}, user="alice"
+        )
+        assert rendered.status in (200, 422), (what, rendered.body[:300])
