@@ -280,3 +280,23 @@ def test_without_the_corpus_folder_its_tests_skip_naming_it_or_fail_where_it_is_
     outcome = pytest.fail.Exception if required else pytest.skip.Exception
     with pytest.raises(outcome, match=str(tmp_path / "absent")):
         corpus.text("compose/minecraft")
+
+
+@pytest.mark.parametrize("metadata, place", [
+    ("{name: x, labels: [release=prometheus]}", "ServiceMonitor/x: metadata.labels: "),
+    ("{name: x, namespace: 1000.0}", "ServiceMonitor/x: metadata.namespace: "),
+])  # fmt: skip
+def test_a_custom_resource_s_metadata_is_kubernetes_own_as_kubectl_decodes_it(metadata, place):
+    """Found by tests/test_mutation_oracle.py: kubectl refuses these; the rest of a custom
+    resource is its definition's, which the service does not have."""
+    text = f"apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {metadata}\nspec: {{any: 1}}\n"
+    with pytest.raises(Invalid) as info:
+        definitions.requirements("kubernetes", text)
+    assert any(message.startswith(place) for message in info.value.errors["yml"]), info.value.errors
+    assert definitions.requirements("kubernetes", text.replace(metadata, "{name: x, labels: {a: b}}"))
+
+
+def test_an_empty_kind_is_refused_as_kubectl_refuses_it():
+    with pytest.raises(Invalid) as info:
+        definitions.requirements("kubernetes", "apiVersion: v1\nkind: ''\nmetadata: {name: x}\n")
+    assert info.value.errors["yml"] == ["/x: kind: must not be empty (kubectl: Object 'Kind' is missing)."]

@@ -8,6 +8,8 @@ seed, printed so that a failure can be run again (MUTATION_SEED)."""
 
 import os
 import random
+import shutil
+import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -89,9 +91,10 @@ def test_mutated_compose_files_are_judged_as_docker_compose_judges_them(api):
     assert not disagreements, disagreements[:5]
 
 
-def test_mutated_kubernetes_manifests_are_never_a_5xx(api):
-    rng, names = _rng("kubernetes"), corpus_names("kubernetes")
-    for _ in range(MUTANTS):
+def kubernetes_mutants(count):
+    """(corpus file, what changed, the mutated stream) for `count` mutants of the corpus's manifests."""
+    rng, names, found = _rng("kubernetes"), corpus_names("kubernetes"), []
+    for _ in range(count):
         name = rng.choice(names)
         try:
             documents = list(yaml.load_all(corpus.text(f"kubernetes/{name}"), Loader=kubernetes.DIALECT.loader))  # noqa: S506
@@ -99,9 +102,33 @@ def test_mutated_kubernetes_manifests_are_never_a_5xx(api):
             continue  # an invalid file of the corpus, refused as it is
         index = rng.randrange(len(documents))
         documents[index], what = mutations.mutate(documents[index], rng, fields={})
-        body = {"name": "m", "blueprintType": "kubernetes", "yml": mutations.text_stream(documents)}
-        response = api.post("/blueprints?dryRun=true", json=body, user="alice")
-        assert response.status in (200, 422), (name, what, body["yml"], response.body[:300])
+        found.append((name, what, mutations.text_stream(documents)))
+    return found
+
+
+def test_mutated_kubernetes_manifests_are_never_a_5xx(api):
+    for name, what, text in kubernetes_mutants(MUTANTS):
+        response = api.post("/blueprints?dryRun=true", json={"name": "m", "blueprintType": "kubernetes", "yml": text},
+                            user="alice")  # fmt: skip
+        assert response.status in (200, 422), (name, what, text, response.body[:300])
+
+
+KUBECTL = shutil.which("kubectl")
+
+
+@pytest.mark.skipif(not KUBECTL, reason="kubectl is not on this machine")
+def test_what_kubectl_cannot_decode_is_refused(api, tmp_path):
+    """kubectl decodes each object with Kubernetes' own Go types, offline (`label --local`): what it
+    refuses (a wrong type, a bad quantity), the service refuses too. The reverse is not asked: it
+    drops unknown fields silently, which the strict schemas refuse, as `kubectl apply` does."""
+    for index, (name, what, text) in enumerate(kubernetes_mutants(max(MUTANTS // 3, 10))):
+        (tmp_path / f"{index}.yml").write_text(text)
+        decoded = subprocess.run([KUBECTL, "label", "--local", "-f", str(tmp_path / f"{index}.yml"), "oracle=1",
+                                  "-o", "yaml"], capture_output=True, text=True, timeout=60)  # fmt: skip
+        if decoded.returncode:
+            body = {"name": "m", "blueprintType": "kubernetes", "yml": text}
+            response = api.post("/blueprints?dryRun=true", json=body, user="alice")
+            assert response.status == 422, (name, what, text, decoded.stderr[:300])
 
 
 def catalogs():

@@ -1,6 +1,7 @@
 """Kubernetes: a stream of manifests, each with string `apiVersion`, `kind` and `metadata.name`;
 the kinds Kubernetes defines checked against its published schemas for RELEASE (strict: an
-unknown field is refused), custom resources by those three fields. Measured as the contract
+unknown field is refused), custom resources by those three fields and their metadata (an ObjectMeta,
+as kubectl decodes it). Measured as the contract
 says (docs/api.md, "Measured"): workloads' replicas times their containers' limits, else
 requests, and the storage their claims request."""
 
@@ -84,6 +85,8 @@ def _basics(manifest, label):
         return [f"{label}: a manifest must be a mapping."]
     found = [f"{place([key], label)}: must be a string." for key in ("apiVersion", "kind")
              if not isinstance(manifest.get(key), str)]  # fmt: skip
+    if manifest.get("kind") == "":
+        found.append(f"{place(['kind'], label)}: must not be empty (kubectl: Object 'Kind' is missing).")
     metadata = manifest.get("metadata")
     if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str):
         found.append(f"{place(['metadata', 'name'], label)}: must be a string.")
@@ -130,7 +133,16 @@ def _check(documents):
             found += problems(validator, manifest, label)
         elif _built_in(_group(api_version)):
             found.append(f"{place(['kind'], label)}: Kubernetes {RELEASE} defines no {kind} in {api_version}.")
+        else:  # a custom resource: its metadata is still Kubernetes' own ObjectMeta, which kubectl decodes
+            found += problems(_custom_resource(), manifest, label)
     return found
+
+
+@cache
+def _custom_resource():
+    """What Kubernetes itself types in a custom resource: its `metadata`, an ObjectMeta."""
+    meta = "https://kubernetes.io/api/_definitions.json#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    return compile_schema({"type": "object", "properties": {"metadata": {"$ref": meta}}}, _registry())
 
 
 def undefined_fields(manifest):
