@@ -300,3 +300,16 @@ def test_an_empty_kind_is_refused_as_kubectl_refuses_it():
     with pytest.raises(Invalid) as info:
         definitions.requirements("kubernetes", "apiVersion: v1\nkind: ''\nmetadata: {name: x}\n")
     assert info.value.errors["yml"] == ["/x: kind: must not be empty (kubectl: Object 'Kind' is missing)."]
+
+
+@pytest.mark.parametrize("body, loader", [
+    ({"blueprintType": "k8s"}, "KubernetesLoader"),
+    ({"blueprintType": "docker-compose"}, "ComposeLoader"),
+    ({}, "ComposeLoader"),  # a change keeping the stored type: most are Compose
+])  # fmt: skip
+def test_a_body_s_definition_is_read_once_by_its_format_s_own_loader(body, loader):
+    from app.blueprints.schemas import BlueprintSchema
+
+    text = BlueprintSchema(partial=True).load({**body, "yml": "a: yes"})["yml"]
+    assert type(text).__name__ == "Definition" and text.loader.__name__ == loader
+    assert text.documents == [{"a": loader == "KubernetesLoader" or "yes"}]  # go-yaml v2's `yes`, v3's text

@@ -74,9 +74,10 @@ def test_the_definition_is_stored_returned_and_downloaded_byte_for_byte(api, tex
 
 
 def test_a_block_scalar_keeps_its_final_newlines_in_the_loaded_value():
-    from app.model.fields import Yaml
+    from app.blueprints.schemas import BlueprintSchema
 
-    assert Yaml().deserialize("x: |+\n  kept\n\n\n").documents == [{"x": "kept\n\n\n"}]
+    field = BlueprintSchema().fields["yml"]
+    assert field.deserialize("x: |+\n  kept\n\n\n").documents == [{"x": "kept\n\n\n"}]
 
 
 def test_the_yaml_alias_answers_like_yml(api):

@@ -96,7 +96,7 @@ class BlueprintSchema(EchoedId):
     version = Text(validate=Trimmed(max=64))
     description = Text(validate=Trimmed(max=10_000))
     blueprintType = Text(validate=BLUEPRINT_TYPE)
-    yml = Yaml()
+    yml = Yaml(definitions.loader_for, "blueprintType")
     entitlementType = Entitlement()
     entitledUsers = ma.fields.List(
         Username(), allow_none=True, load_default=None, validate=ma.validate.Length(max=MAX_ENTITLED_USERS)

@@ -29,6 +29,12 @@ def dialect_of(blueprint_type):
     return templates.LENIENT if fmt is None else fmt.DIALECT
 
 
+def loader_for(blueprint_type):
+    """What a body's `yml` is read with: its format's own loader, so that the definition is parsed
+    once; Compose's when the body names no type (a change keeping the stored one: most are Compose)."""
+    return compose.DIALECT.loader if blueprint_type is None else dialect_of(blueprint_type).loader
+
+
 def requirements(blueprint_type, text, declared=None):
     """The requirements of a definition (its `yml`, rendered at the defaults of the `declared`
     parameters), None for a type no format is known for; Invalid naming `yml` when the definition

@@ -250,8 +250,8 @@ def _service_rules(name, service, needs, top, running, resolved):
 
 def _decoded_values(where, service):
     """Values the schema admits and Compose's decoding does not: a `storage_opt` value that is a
-    float, a boolean, a mapping or a list (it wants text), a ulimit written as a float (Compose 2.40.3 stops with a
-    panic on `1000.0`)."""
+    float, a boolean, a mapping or a list (it wants text), a ulimit written as a float (Compose
+    2.40.3 stops with a panic on `1000.0`)."""
     found = []
     for key, value in mapping(service.get("storage_opt")).items():
         if isinstance(value, (bool, float, dict, list)):

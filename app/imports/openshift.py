@@ -150,7 +150,7 @@ def as_template(blueprint):
     properties = declared_schema.get("properties", {})
     typed_names = {name for name, schema in properties.items() if schema["type"] != "string"}
     objects = [_retyped(doc, typed_names) for doc in yaml.safe_load_all(blueprint.get("yml") or "") if doc is not None]
-    shown = ((blueprint.get("source") or {}).get("template") or {}) if blueprint.get("source") else {}
+    shown = (blueprint.get("source") or {}).get("template") or {}
     annotations = {"openshift.io/display-name": shown.get("displayName") or blueprint.get("name") or ""}
     if blueprint.get("description"):
         annotations["description"] = blueprint["description"]

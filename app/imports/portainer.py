@@ -30,9 +30,8 @@ def candidates(document, files):
     for index, template in enumerate(document["templates"]):
         candidate = _candidate(index, template, files)
         seen[candidate.key] = seen.get(candidate.key, 0) + 1
-        if seen[candidate.key] > 1 and "id" not in mapping(
-            template
-        ):  # v2: titles may repeat (a Linux and a Windows image)
+        # v2: titles may repeat (a Linux and a Windows image)
+        if seen[candidate.key] > 1 and "id" not in mapping(template):
             candidate.key = f"{candidate.key} #{seen[candidate.key]}"
             candidate.notes.append(f"title: not the first of this title in the document; its key is {candidate.key!r}.")
         found.append(candidate)

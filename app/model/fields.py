@@ -5,7 +5,7 @@ from datetime import UTC
 
 import marshmallow as ma
 
-from app.model import goyaml, quantities, yamlguard
+from app.model import quantities, yamlguard
 
 
 class Pattern(ma.validate.Regexp):
@@ -121,15 +121,18 @@ class Cap(ma.fields.Field):
 
 class Yaml(ma.fields.String):
     """YAML text, kept byte for byte (its white space is YAML: a block scalar's final newlines, a
-    document's indentation); loaded once, its documents travel with it."""
+    document's indentation); loaded once, by the loader `loader_for(type)` gives for the type the
+    body names (None when it names none), and its documents travel with it."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, loader_for, type_field, **kwargs):
         super().__init__(allow_none=True, load_default=None, **kwargs)
+        self.loader_for, self.type_field = loader_for, type_field
 
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
+        kind = data.get(self.type_field) if isinstance(data, dict) else None
         try:
-            return yamlguard.definition(text, goyaml.ComposeLoader)  # read as most definitions are
+            return yamlguard.definition(text, self.loader_for(kind if isinstance(kind, str) else None))
         except yamlguard.YamlError as exc:
             raise ma.ValidationError(str(exc)) from None
 

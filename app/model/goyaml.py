@@ -156,10 +156,6 @@ for _loader in (ComposeLoader, KubernetesLoader):
     _loader.add_constructor(TIMESTAMP, _construct_timestamp)
 
 
-def is_odd_key(key):
-    return not isinstance(key, str)
-
-
 def odd_places(document, allowed=lambda path: False):
     """(path, what) of each key that is not a string and each timestamp of `document`, but where
     `allowed(path)` (a place the format takes anything); walked only for a document the loader
@@ -169,7 +165,7 @@ def odd_places(document, allowed=lambda path: False):
         node, path = stack.pop()
         if isinstance(node, dict):
             for key, value in node.items():
-                if is_odd_key(key):
+                if not isinstance(key, str):
                     found.append(((*path, key), "key"))
                 stack.append((value, (*path, key)))
         elif isinstance(node, list):
