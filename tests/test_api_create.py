@@ -40,6 +40,9 @@ def test_profile_with_every_field(api):
         "cpuCap": 0.5,
         "containerCap": 10,
         "storageCap": "100",
+        "containerDefaults": {"memory": "256", "cpu": "100m"},
+        "containerMax": {"memory": "1Gi", "cpu": 1},
+        "entitledUsers": ["bob"],
     }
     r = api.post("/profiles", json=sent, user="alice")
     assert r.status == 201
@@ -52,7 +55,10 @@ def test_profile_with_every_field(api):
         "cpuMillis": 500,
         "containers": 10,
         "storageBytes": 100 * 1024**3,
+        "containerDefaults": {"memoryBytes": 256 * 1024**2, "cpuMillis": 100},
+        "containerMax": {"memoryBytes": 1024**3, "cpuMillis": 1000},
     }
+    assert body["containerMax"] == {"memory": "1Gi", "cpu": "1"} and body["entitledUsers"] == ["bob"]
 
 
 def test_blueprint_with_every_field(api):

@@ -3,26 +3,35 @@ two list filters (`GET /profiles?fits=` and `GET /blueprints?fitsProfile=`)."""
 
 import pytest
 
+from app import definitions
 from app.definitions.fit import fit
 from support.http import assert_problem, create
 from support.requirements import need
 
-Mi = 1024**2
+Mi, Gi = 1024**2, 1024**3
 WEB = "services:\n  web:\n    image: nginx\n    deploy:\n      replicas: 2\n      resources:\n        limits: {memory: 256m, cpus: '0.5'}\n"  # noqa: E501
 LOOSE = "services:\n  web:\n    image: nginx\n    mem_limit: 64m\n"  # no cpu declared
 
 
-def limits(memory=None, cpu=None, containers=None, storage=None):
-    return {"memoryBytes": memory, "cpuMillis": cpu, "containers": containers, "storageBytes": storage}
+def limits(memory=None, cpu=None, containers=None, storage=None, defaults=(None, None), most=(None, None)):
+    return {"memoryBytes": memory, "cpuMillis": cpu, "containers": containers, "storageBytes": storage,
+            "containerDefaults": {"memoryBytes": defaults[0], "cpuMillis": defaults[1]},
+            "containerMax": {"memoryBytes": most[0], "cpuMillis": most[1]}}  # fmt: skip
+
+
+def resource(required, cap, verdict, defaulted=(), over=()):
+    headroom = None if required is None or cap is None else cap - required
+    return {"required": required, "cap": cap, "headroom": headroom, "verdict": verdict,
+            "defaulted": list(defaulted), "overMax": list(over)}  # fmt: skip
 
 
 def test_each_verdict():
     result = fit(need(512, 500, 2, 0, ["web: cpu"]), limits(memory=512, cpu=1000, containers=1))
     assert result == {"fits": False, "resources": {
-        "memory": {"required": 512, "cap": 512, "headroom": 0, "verdict": "fits"},
-        "cpu": {"required": 500, "cap": 1000, "headroom": 500, "verdict": "unbounded"},
-        "containers": {"required": 2, "cap": 1, "headroom": -1, "verdict": "exceeds"},
-        "storage": {"required": 0, "cap": None, "headroom": None, "verdict": "uncapped"},
+        "memory": resource(512, 512, "fits"),
+        "cpu": resource(500, 1000, "unbounded"),
+        "containers": resource(2, 1, "exceeds"),
+        "storage": resource(0, None, "uncapped"),
     }}  # fmt: skip
     assert fit(need(1, 1, 1, 1), limits(memory=1, storage=1))["fits"] is True
 
@@ -31,7 +40,7 @@ def test_no_requirements_is_unknown():
     result = fit(None, limits(memory=1))
     assert result["fits"] is None
     assert {r["verdict"] for r in result["resources"].values()} == {"unknown"}
-    assert result["resources"]["memory"] == {"required": None, "cap": 1, "headroom": None, "verdict": "unknown"}
+    assert result["resources"]["memory"] == resource(None, 1, "unknown")
 
 
 def test_the_fit_endpoint(api):
@@ -41,8 +50,7 @@ def test_the_fit_endpoint(api):
     tight = create(api, "profiles", memoryCap="256Mi").json
     r = api.get(f"/blueprints/{blueprint['id']}/fit?profile={roomy['id']}", user="alice")
     assert r.status == 200 and r.json["fits"] is True
-    assert r.json["resources"]["memory"] == {"required": 512 * Mi, "cap": 1024 * Mi, "headroom": 512 * Mi,
-                                             "verdict": "fits"}  # fmt: skip
+    assert r.json["resources"]["memory"] == resource(512 * Mi, 1024 * Mi, "fits")
     r = api.get(f"/blueprints/{blueprint['id']}/fit?profile={tight['id']}", user="alice")
     assert r.json["fits"] is False and r.json["resources"]["memory"]["verdict"] == "exceeds"
     assert r.json["resources"]["cpu"]["verdict"] == "uncapped"
@@ -100,3 +108,107 @@ def test_the_list_filters(api):
 def test_fit_filters_name_resources_the_caller_may_read(api, collection):
     parameter = "fits" if collection == "profiles" else "fitsProfile"
     assert_problem(api.get(f"/{collection}?{parameter}={'0' * 24}", user="alice"), 404)
+
+
+# A profile's container defaults and maximum (docs/api.md, "Profiles as quotas")
+
+MIXED = """services:
+  web: {image: nginx, deploy: {replicas: 3}}
+  db: {image: postgres, mem_limit: 1g, cpus: 2}
+  cache: {image: redis, mem_reservation: 512m}
+"""
+
+
+def measured(text, kind="compose"):
+    return definitions.requirements(kind, text)
+
+
+def test_containers_that_declare_nothing_count_the_profiles_default():
+    result = fit(measured(MIXED), limits(memory=4 * Gi, cpu=4000, defaults=(256 * Mi, 250)))
+    memory, cpu = result["resources"]["memory"], result["resources"]["cpu"]
+    # web: 3 x 256Mi; cache reserves 512m, so its limit can be no lower; db declares 1g
+    assert memory == resource(3 * 256 * Mi + Gi + 512 * Mi, 4 * Gi, "fits", defaulted=["cache", "web"])
+    assert cpu == resource(3 * 250 + 2000 + 250, 4000, "fits", defaulted=["cache", "web"])
+    assert result["fits"] is True
+
+
+def test_without_a_default_for_a_resource_it_stays_unbounded():
+    result = fit(measured(MIXED), limits(memory=4 * Gi, cpu=4000, defaults=(256 * Mi, None)))
+    assert result["resources"]["memory"]["verdict"] == "fits"
+    assert result["resources"]["cpu"] == resource(2000, 4000, "unbounded")
+    assert result["fits"] is False
+
+
+def test_a_container_over_the_maximum_exceeds_whatever_the_totals():
+    result = fit(measured(MIXED), limits(defaults=(256 * Mi, 250), most=(768 * Mi, 2000)))
+    assert result["resources"]["memory"] == resource(3 * 256 * Mi + Gi + 512 * Mi, None, "exceeds",
+                                                     defaulted=["cache", "web"], over=["db: 1Gi > 768Mi"])  # fmt: skip
+    assert result["resources"]["cpu"]["verdict"] == "uncapped"  # db's 2 CPUs is the maximum itself
+    assert result["fits"] is False
+    defaulted_over = fit(measured(MIXED), limits(defaults=(None, 250), most=(None, 200)))["resources"]["cpu"]
+    assert defaulted_over["overMax"] == ["cache: 250m > 200m", "db: 2 > 200m", "web: 250m > 200m"]
+
+
+def test_kubernetes_containers_take_defaults_where_they_declare_neither_limit_nor_request():
+    text = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      initContainers: [{name: setup, image: busybox}]
+      containers:
+      - {name: api, image: example/api, resources: {requests: {memory: 100Mi}}}
+      - {name: sidecar, image: example/proxy}
+"""
+    result = fit(measured(text, "k8s"), limits(memory=Gi, cpu=1000, defaults=(64 * Mi, 100)))
+    assert result["resources"]["memory"] == resource(2 * 100 * Mi + 2 * 64 * Mi, Gi, "fits",
+                                                     defaulted=["Deployment/api/sidecar"])  # fmt: skip
+    both = ["Deployment/api/api", "Deployment/api/sidecar"]
+    assert result["resources"]["cpu"] == resource(4 * 100, 1000, "fits", defaulted=both)
+
+
+def test_an_amount_waiting_for_a_variable_is_unknown_before_defaults():
+    text = "services:\n  web: {image: x, mem_limit: '${MEM}'}\n  db: {image: y}\n"
+    result = fit(measured(text), limits(memory=Gi, cpu=1000, containers=1, defaults=(256 * Mi, 250)))
+    assert result["resources"]["memory"] == resource(None, Gi, "unknown")
+    assert result["resources"]["cpu"]["defaulted"] == ["db", "web"]
+    assert result["fits"] is False  # containers exceed: known whatever MEM is
+    assert fit(measured(text), limits(memory=Gi, defaults=(256 * Mi, 250)))["fits"] is None
+    replicas = "services:\n  web: {image: x, mem_limit: 1g, cpus: 1, scale: '${N}'}\n"
+    unknown = fit(measured(replicas), limits(memory=Gi))["resources"]
+    assert {name: r["verdict"] for name, r in unknown.items()} == dict.fromkeys(unknown, "unknown")
+
+
+def test_the_list_filters_apply_defaults_and_maximum(api):
+    create(api, "blueprints", name="web", blueprintType="compose", yml=WEB)
+    create(api, "blueprints", name="loose", blueprintType="compose", yml=LOOSE)  # 64m, no cpu
+    defaults = create(api, "profiles", name="defaults", memoryCap="1Gi", cpuCap="1",
+                      containerDefaults={"cpu": "100m"}).json  # fmt: skip
+    small = create(api, "profiles", name="small containers", containerMax={"memory": "128Mi"}).json
+
+    def names(profile):
+        found = api.get(f"/blueprints?fitsProfile={profile['id']}", user="alice").json["items"]
+        return sorted(item["name"] for item in found)
+
+    assert names(defaults) == ["loose", "web"]  # loose takes 100m of cpu
+    assert names(small) == ["loose"]  # web's containers have 256m each
+    loose = api.get("/blueprints?name=loose", user="alice").json["items"][0]
+    assert sorted(p["name"] for p in api.get(f"/profiles?fits={loose['id']}", user="alice").json["items"]) == [
+        "defaults", "small containers"]  # fmt: skip
+
+
+def test_a_profiles_defaults_and_maximum_are_checked_and_normalized(api):
+    r = create(api, "profiles", containerDefaults={"memory": "256Mi", "cpu": 0.25}, containerMax={"memory": "1g"})
+    assert r.status == 201, r.json
+    assert r.json["containerDefaults"] == {"memory": "256Mi", "cpu": "0.25"}
+    assert r.json["limits"]["containerDefaults"] == {"memoryBytes": 256 * Mi, "cpuMillis": 250}
+    assert r.json["limits"]["containerMax"] == {"memoryBytes": 1000**3, "cpuMillis": None}
+    over = api.patch(f"/profiles/{r.json['id']}", json={"containerMax": {"memory": "100Mi"}}, user="alice")
+    assert assert_problem(over, 422)["errors"] == {"containerDefaults.memory": ["Must not be more than containerMax."]}
+    for bad in ({"memory": "lots"}, {"disk": "1Gi"}, ["256Mi"], {"cpu": -1}, {"memory": {"a": 1}}):
+        problem = assert_problem(api.post("/profiles", json={"containerDefaults": bad}, user="alice"), 422)
+        assert any(key.startswith("containerDefaults") for key in problem["errors"]), problem

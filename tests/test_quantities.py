@@ -140,8 +140,10 @@ def test_patterns_are_ecma_compatible():
 
 
 def test_limits_of_a_document():
-    doc = {"memoryCap": "1Gi", "cpuCap": "500m", "containerCap": None}
-    assert caps.limits(doc) == {"memoryBytes": GiB, "cpuMillis": 500, "containers": None, "storageBytes": None}
+    doc = {"memoryCap": "1Gi", "cpuCap": "500m", "containerCap": None, "containerDefaults": {"memory": "256Mi"}}
+    assert caps.limits(doc) == {"memoryBytes": GiB, "cpuMillis": 500, "containers": None, "storageBytes": None,
+                                "containerDefaults": {"memoryBytes": GiB // 4, "cpuMillis": None},
+                                "containerMax": {"memoryBytes": None, "cpuMillis": None}}  # fmt: skip
 
 
 # Quantities in blueprint definitions

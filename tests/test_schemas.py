@@ -21,6 +21,9 @@ def test_empty_profile_gets_defaults():
         "cpuCap": None,
         "containerCap": None,
         "storageCap": None,
+        "containerDefaults": None,
+        "containerMax": None,
+        "entitledUsers": [],
     }
 
 

@@ -15,7 +15,7 @@ from app.definitions.compose import DIALECT as COMPOSE
 from app.definitions.kubernetes import DIALECT as KUBERNETES
 from app.definitions.placeholders import ESCAPED, MissingValue, Placeholder, TemplateError, parse
 from app.errors import Invalid
-from support.requirements import need
+from support.requirements import need, shown
 
 Mi, Gi = 1024**2, 1024**3
 
@@ -164,7 +164,7 @@ def compose(service):
     ("mem_limit: 1g\ncpus: 1\nenvironment: ['A=${A}', 'B=$$B']\nuser: '${UID}:0'", need(Gi, 1000, 1)),
 ])  # fmt: skip
 def test_undeclared_variables_are_measured_at_their_defaults_or_unresolved(service, expected):
-    assert definitions.requirements("compose", compose(service)) == expected
+    assert shown(definitions.requirements("compose", compose(service))) == expected
 
 
 def test_a_malformed_placeholder_in_compose_is_refused_with_its_place():
@@ -178,7 +178,7 @@ def test_a_kubernetes_replica_count_from_a_default_is_a_number():
            "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n" \
            "      containers: [{name: c, image: '${IMAGE}',\n" \
            "                    resources: {limits: {memory: '${M}', cpu: 100u}}}]\n"  # fmt: skip
-    assert definitions.requirements("k8s", text) == need(
+    assert shown(definitions.requirements("k8s", text)) == need(
         0, 4, 4, unbounded=["Deployment/d/c: memory"], unresolved=["M"]
     )
 

@@ -3,11 +3,11 @@ profile, the raw definition, stars."""
 
 from urllib.parse import quote
 
-from flask import Response, current_app
+from flask import Response
 from flask.views import MethodView
 
-from app import definitions
 from app.access.auth import current_user, login_required
+from app.blueprints import fitting
 from app.blueprints.schemas import (
     BlueprintDraftSchema,
     BlueprintQuery,
@@ -18,13 +18,9 @@ from app.blueprints.schemas import (
     RenderSchema,
 )
 from app.blueprints.storage import store
-from app.definitions import fit
-from app.definitions.render import render
-from app.errors import Conflict, NotFound
+from app.errors import NotFound
 from app.http import crud, paging
 from app.http.openapi import Blueprint, headers, problems
-from app.model import quantities
-from app.profiles.storage import store as profiles
 
 blp = Blueprint(
     "blueprints",
@@ -56,25 +52,7 @@ EXAMPLES = {
 }
 
 
-NO_STORE = {"Cache-Control": "no-store"}  # a render holds values, secrets among them
 RENDER_EXAMPLE = {"values": {"REPLICAS": 3}, "profile": "6740f1c2a9e3b1d2c3f4a5b6", "maximize": "REPLICAS"}
-
-
-def rendered(version, args, user):
-    """The render of `version` (a blueprint or a kept version of one) that `args` ask for."""
-    if version.get("yml") is None:
-        raise Conflict("This version of the blueprint has no definition to render.")
-    limits = quantities.limits(profiles.get(args["profile"], user)) if "profile" in args else None
-    seconds = current_app.config["RENDER_SECONDS"]
-    return render(version, args["values"], limits, args.get("maximize"), seconds), NO_STORE
-
-
-def fitting(args, user):
-    """The fit filter of a list's `fitsProfile`, None without one; the profile must be readable
-    (404 otherwise). The list and the export read it alike."""
-    if "fitsProfile" not in args:
-        return None
-    return fit.blueprints_fitting(quantities.limits(profiles.get(args["fitsProfile"], user)))
 
 
 def attachment(name, fallback):
@@ -94,7 +72,7 @@ class BlueprintCollection(MethodView):
     def get(self, args):
         """List the blueprints the caller may read"""
         user = current_user()
-        return paging.respond_page(*store.list(user, args, fitting(args, user)))
+        return paging.respond_page(*store.list(user, args, fitting.blueprints_fitting(args, user)))
 
     @crud.creating(blp, BlueprintSchema, BlueprintDraftSchema, "blueprint", examples=EXAMPLES)
     def post(self, fields, dryRun):
@@ -134,9 +112,7 @@ class BlueprintFit(MethodView):
     def get(self, args, id):
         """Check whether a blueprint fits a profile"""
         user = current_user()
-        requirements = definitions.requirements_of(store.get(id, user))
-        profile = profiles.get(args["profile"], user) if "profile" in args else profiles.default_of(user)
-        return fit.fit(requirements, quantities.limits(profile))
+        return fitting.fit_of(store.get(id, user), args.get("profile"), user)
 
 
 def rendering(blp, description):
@@ -155,7 +131,7 @@ class BlueprintRender(MethodView):
     def post(self, args, id):
         """Render a blueprint's template with values, measured and fitted to a profile"""
         user = current_user()
-        return rendered(store.get(id, user), args, user)
+        return fitting.rendered(store.get(id, user), args, user)
 
 
 @blp.route("/<id>/yml")

@@ -8,12 +8,11 @@ from app import definitions
 from app.definitions.parameters import Parameters
 from app.http.crud import EchoedId
 from app.http.paging import ListArgs
-from app.model.accounts import Username
+from app.model.accounts import EntitledUsers
 from app.model.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Trimmed, Yaml
 from app.model.schemas import Schema
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
-MAX_ENTITLED_USERS = 1000
 BLUEPRINT_TYPE = Pattern(r"[A-Za-z0-9_.-]{1,64}", error="1-64 characters of letters, digits, _ - .")
 TAG = Pattern(r"[A-Za-z0-9_.-]{1,64}", error="1-64 characters of letters, digits, _ - .")
 MAX_TAGS = 20
@@ -98,9 +97,7 @@ class BlueprintSchema(EchoedId):
     blueprintType = Text(validate=BLUEPRINT_TYPE)
     yml = Yaml(definitions.loader_for, "blueprintType")
     entitlementType = Entitlement()
-    entitledUsers = ma.fields.List(
-        Username(), allow_none=True, load_default=None, validate=ma.validate.Length(max=MAX_ENTITLED_USERS)
-    )
+    entitledUsers = EntitledUsers(load_default=None)
     inactive = StrictBoolean(load_default=False)
     tags = Tags()
     parameters = Parameters(
@@ -156,6 +153,14 @@ class ResourceFitSchema(Schema):
     cap = ma.fields.Integer(allow_none=True)
     headroom = ma.fields.Integer(allow_none=True, metadata={"description": "cap - required"})
     verdict = ma.fields.String(metadata={"enum": list(VERDICTS)})
+    defaulted = ma.fields.List(
+        ma.fields.String(),
+        metadata={"description": "Sorted: the containers that declare none of it and took the profile's default."},
+    )
+    overMax = ma.fields.List(
+        ma.fields.String(),
+        metadata={"description": "Sorted: `<container>: <amount> > <max>` for each over the profile's containerMax."},
+    )
 
 
 class FitResourcesSchema(Schema):

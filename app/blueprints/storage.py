@@ -95,12 +95,9 @@ class Blueprints(ResourceStore):
             changes["requirements"] = definitions.requirements(
                 merged.get("blueprintType"), merged.get("yml"), merged.get("parameters")
             )
-        elif "requirements" not in stored:  # stored before they existed; its definition unchanged
-            changes["requirements"] = definitions.requirements_of(stored)
-        named = changes.get("entitledUsers")
-        unknown = users.missing(named) if named else []  # no query when there is nobody to look up
-        if unknown:
-            raise Invalid({"entitledUsers": [f"No such user: {', '.join(unknown)}."]})
+        elif (current := definitions.requirements_of(stored)) is not stored.get("requirements"):
+            changes["requirements"] = current  # stored before they had their present shape
+        users.check_entitled(changes.get("entitledUsers"))
         return changes
 
 

@@ -65,10 +65,12 @@ def measure(fmt, text):
 
 
 def requirements_of(doc):
-    """A stored blueprint's requirements; for one stored before they existed, computed now (None
-    if its definition is not valid for its format: it was never checked)."""
-    if "requirements" in doc:
-        return doc["requirements"]
+    """A stored blueprint's requirements; for one stored before they existed, or before they were
+    kept container by container (`perContainer`), computed now (None if its definition is not
+    valid for its format: it was never checked)."""
+    stored = doc.get("requirements")
+    if "requirements" in doc and (stored is None or "perContainer" in stored):
+        return stored
     try:
         return requirements(doc.get("blueprintType"), doc.get("yml"), doc.get("parameters"))
     except (Invalid, yamlguard.YamlError):

@@ -11,7 +11,7 @@ from app.definitions.compose_load import cast, dependencies, services, started, 
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
 from app.definitions.templates import Dialect
-from app.definitions.totals import Totals
+from app.definitions.totals import PENDING, Totals
 from app.model import goyaml, quantities
 from app.model.quantities import QuantityError
 
@@ -52,7 +52,7 @@ DECODED = (
 )  # fmt: skip
 DEPLOY_GROUPS = ("update_config", "rollback_config", "restart_policy", "placement")
 MEASURED = 5  # DECODED's first: the variables they wait for are the requirements' `unresolved`
-LIMITS_MEMORY, LIMITS_CPUS = DECODED[0][0], DECODED[2][0]
+LIMITS_MEMORY, LIMITS_CPUS, RESERVATIONS_MEMORY = DECODED[0][0], DECODED[2][0], DECODED[8][0]
 NAMED_IN_ORDER = ("networks", "secrets", "configs", "models")  # service fields naming top-level ones
 NAMED = frozenset(NAMED_IN_ORDER)
 # A service's fields that hold a DECODED amount: a service without one has none to read
@@ -347,7 +347,7 @@ def _replicas(service, where, found, totals):
     key, count = ("deploy.replicas", deploy["replicas"]) if "replicas" in deploy else ("scale", service.get("scale", 1))
     if isinstance(count, Unresolved):
         totals.unresolved |= count.names
-        return 1
+        return PENDING
     try:
         return quantities.compose_count(count, "the count")
     except QuantityError as exc:
@@ -367,9 +367,16 @@ def _measure(resolved, running, totals):
         problems_of_count = []  # Compose casts every service's count, and refuses a negative one where it starts it
         count = _replicas(service, where, problems_of_count, counted)
         found += [one for one in problems_of_count if counted is totals or not one.endswith("or equal to 0.")]
-        counted.add_containers(count, memory, cpu, name, found)
-        counted.add_storage(count * (read.get("storage_opt.size") or 0), name, found)
+        counted.add_containers(count, memory, cpu, name, found, floor=_reserved(read) if memory is None else None)
+        size = read.get("storage_opt.size") or 0
+        counted.add_storage(PENDING if PENDING in (size, count) else count * size, name, found)
     return list(dict.fromkeys(found))
+
+
+def _reserved(read):
+    """The memory a service reserves (Docker starts no container whose limit is below it)."""
+    reserved = read.get(RESERVATIONS_MEMORY) if RESERVATIONS_MEMORY in read else read.get("mem_reservation")
+    return reserved if isinstance(reserved, int) else None
 
 
 def _decoded(service, where, found, counted, scratch):

@@ -1,46 +1,90 @@
 """Whether a blueprint fits a profile: its requirements against the profile's caps, resource by
-resource, in the units of `limits` (bytes, millicores, containers)."""
+resource, in the units of `limits` (bytes, millicores, containers), with the profile's container
+defaults counted for the containers that declare nothing and its container maximum applied to
+each, as a Kubernetes LimitRange does before its ResourceQuota counts."""
 
-from app import definitions
 from app.model import quantities
 
 # resource -> its key in both `requirements` and `limits`
 RESOURCES = {"memory": "memoryBytes", "cpu": "cpuMillis", "containers": "containers", "storage": "storageBytes"}
+PER_CONTAINER = ("memory", "cpu")
 FITTING = ("fits", "uncapped")
+SHOWN = {"memory": quantities.binary_text, "cpu": quantities.millis_text}
 
 
 def fit(requirements, limits):
     """`{"fits": ..., "resources": {...}}` as the contract defines it: each resource's required
-    amount, cap, headroom and verdict (fits, exceeds, uncapped, unbounded, or unknown when the
-    blueprint has no requirements)."""
-    resources = {}
-    unbounded = {entry.rsplit(": ", 1)[1] for entry in (requirements or {}).get("unbounded", ())}
-    for resource, key in RESOURCES.items():
-        cap = limits[key]
-        required = None if requirements is None else requirements[key]
-        if required is None:
-            verdict = "unknown"
-        elif cap is None:
-            verdict = "uncapped"
-        elif resource in unbounded:
-            verdict = "unbounded"
-        else:
-            verdict = "fits" if required <= cap else "exceeds"
-        headroom = None if required is None or cap is None else cap - required
-        resources[resource] = {"required": required, "cap": cap, "headroom": headroom, "verdict": verdict}
-    fits = None if requirements is None else all(r["verdict"] in FITTING for r in resources.values())
+    amount (the profile's defaults included), cap, headroom, verdict (fits, exceeds, uncapped,
+    unbounded, or unknown: no requirements, or an amount waiting for a variable), and the
+    containers that took a default (`defaulted`) or are over the maximum (`overMax`)."""
+    resources = {resource: _resource(resource, requirements, limits) for resource in RESOURCES}
+    verdicts = {r["verdict"] for r in resources.values()}
+    if "exceeds" in verdicts:
+        fits = False
+    elif "unknown" in verdicts:
+        fits = None
+    else:
+        fits = verdicts <= set(FITTING)
     return {"fits": fits, "resources": resources}
 
 
 def fits(requirements, limits):
+    """Whether the fit is true (the list filters' question)."""
     return fit(requirements, limits)["fits"] is True
 
 
-def blueprints_fitting(profile_limits):
-    """The list filter `fitsProfile`: a predicate of stored blueprints."""
-    return lambda blueprint: fits(definitions.requirements_of(blueprint), profile_limits)
+def _resource(resource, requirements, limits):
+    key, cap = RESOURCES[resource], limits[RESOURCES[resource]]
+    if requirements is None or resource in requirements.get("unknownResources", ()):
+        return {"required": None, "cap": cap, "headroom": None, "verdict": "unknown", "defaulted": [], "overMax": []}
+    required, defaulted, over = requirements[key], [], []
+    default = most = None
+    if resource in PER_CONTAINER:
+        default, most = limits["containerDefaults"][key], limits["containerMax"][key]
+    if default is not None or most is not None:
+        for _, entry, amount, is_default in _amounts(requirements, resource, default):
+            if is_default:
+                required += _count(entry) * amount
+                defaulted.append(entry["name"])
+            if most is not None and amount > most:
+                over.append(f"{entry['name']}: {SHOWN[resource](amount)} > {SHOWN[resource](most)}")
+    if over:
+        verdict = "exceeds"
+    elif cap is None:
+        verdict = "uncapped"
+    elif default is None and any(entry.endswith(f": {resource}") for entry in requirements["unbounded"]):
+        verdict = "unbounded"
+    else:
+        verdict = "fits" if required <= cap else "exceeds"
+    return {"required": required, "cap": cap, "headroom": None if cap is None else cap - required,
+            "verdict": verdict, "defaulted": sorted(set(defaulted)), "overMax": sorted(set(over))}  # fmt: skip
 
 
-def profiles_fitted_by(requirements):
-    """The list filter `fits`: a predicate of stored profiles."""
-    return lambda profile: fits(requirements, quantities.limits(profile))
+def _count(entry):
+    return 1 if entry["count"] == "unknown" else entry["count"]
+
+
+def _amounts(requirements, resource, default):
+    """(index, entry, amount, whether it is the default) of each container group of the requirements
+    that declares `resource` or takes the `default` (Compose's memory no lower than what the
+    service reserves: Docker starts no container whose limit is below its reservation)."""
+    for index, entry in enumerate(requirements.get("perContainer", ())):
+        declared = entry[resource]
+        if declared is None and default is not None:
+            yield index, entry, max(default, entry.get("floor", 0)) if resource == "memory" else default, True
+        elif isinstance(declared, int):
+            yield index, entry, declared, False
+
+
+def defaulted(requirements, limits):
+    """{index of a `perContainer` entry: {resource: amount}} for each container group that takes
+    a profile's default: what a render writes into the definition."""
+    written = {}
+    for resource in PER_CONTAINER if requirements is not None else ():
+        default = limits["containerDefaults"][RESOURCES[resource]]
+        if default is None:
+            continue
+        for index, _, amount, is_default in _amounts(requirements, resource, default):
+            if is_default:
+                written.setdefault(index, {})[resource] = amount
+    return written

@@ -15,6 +15,7 @@ import jsonschema_rs
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
 from app.definitions.templates import Dialect
+from app.definitions.totals import PENDING
 from app.model import goyaml, quantities
 
 RELEASE = "1.37.0"
@@ -178,14 +179,18 @@ def _declared(resources, resource, where, found, totals):
     return None
 
 
-def _storage(claim_spec, where, found, totals):
+def _storage(claim_spec, where, found, totals, count=1):
+    """What a claim requests, `count` times (PENDING where a variable stands in it)."""
     request = _get(claim_spec, ("resources", "requests", "storage"))
-    return amount(quantities.kubernetes_bytes, request, f"{where}.resources.requests.storage", found, totals) or 0
+    read = amount(quantities.kubernetes_bytes, request, f"{where}.resources.requests.storage", found, totals)
+    return read if read is PENDING else count * (read or 0)
 
 
 def _measure(documents, totals):
     found = []
-    for manifest in (doc for doc in documents if doc is not None):
+    for index, manifest in enumerate(documents):
+        if manifest is None:
+            continue
         kind, name, group = manifest["kind"], manifest["metadata"]["name"], _group(manifest["apiVersion"])
         label = f"{kind}/{name}"
         if (kind, group) == ("PersistentVolumeClaim", ""):
@@ -196,9 +201,9 @@ def _measure(documents, totals):
         count = 1 if count_path is None else _get(manifest, count_path)
         if isinstance(count, Unresolved):
             totals.unresolved |= count.names
-            count = 1
+            count = PENDING
         count = 1 if count is None else count
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        if count is not PENDING and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
             found.append(f"{place(count_path, label)}: must be a whole number of pods, not {count!r}.")
             continue
         for position, container in enumerate(listed(mapping(_get(manifest, pod_path)).get("containers"))):
@@ -207,11 +212,12 @@ def _measure(documents, totals):
             resources = mapping(container.get("resources"))
             memory = _declared(resources, "memory", where, found, totals)
             cpu = _declared(resources, "cpu", where, found, totals)
-            totals.add_containers(count, memory, cpu, f"{label}/{container.get('name')}", found)
+            at = (index, *pod_path, "containers", position)
+            totals.add_containers(count, memory, cpu, f"{label}/{container.get('name')}", found, at=at)
         if kind == "StatefulSet":
             for position, claim in enumerate(listed(_get(manifest, ("spec", "volumeClaimTemplates")))):
                 where = place(["spec", "volumeClaimTemplates", position, "spec"], label)
-                totals.add_storage(
-                    count * _storage(mapping(mapping(claim).get("spec")), where, found, totals), label, found
-                )
+                pods = 1 if count is PENDING else count
+                claimed = _storage(mapping(mapping(claim).get("spec")), where, found, totals, pods)
+                totals.add_storage(PENDING if count is PENDING else claimed, label, found)
     return found

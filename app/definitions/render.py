@@ -1,6 +1,6 @@
 """A render: a version of a blueprint filled in with a caller's values, checked and measured as
-its format requires, fitted to a profile, and (`maximize`) the most an integer parameter can be
-while the rendering still fits.
+its format requires, fitted to a profile (whose container defaults are then written in), and
+(`maximize`) the most an integer parameter can be while the rendering still fits.
 
 The most that fits is found by bisection, which assumes that a larger value never needs less
 (replicas, workers, shards); the answer always fits, having been rendered and fitted. A render
@@ -12,7 +12,7 @@ import math
 import time
 
 from app import definitions
-from app.definitions import fit, parameters, templates
+from app.definitions import compose, defaults, fit, parameters, templates
 from app.definitions.placeholders import MissingValue
 from app.errors import Invalid
 
@@ -30,11 +30,16 @@ def render(version, given, limits=None, maximize=None, seconds=10.0):
         text, requirements = _rendered(template, version, used)
     except Invalid as exc:
         raise Invalid(_redacted(exc.errors, declared, used)) from None
+    fitted = None if limits is None else fit.fit(requirements, limits)
+    if fitted is not None and (amounts := fit.defaulted(requirements, limits)):
+        fmt = definitions.format_of(version.get("blueprintType"))
+        text = defaults.write(text, fmt is compose, requirements, amounts)
+        requirements = definitions.measure(fmt, text)  # what the fit counted, now declared
     answer = {
         "yml": text,
         "values": parameters.shown(declared, used),
         "requirements": requirements,
-        "fit": None if limits is None else fit.fit(requirements, limits),
+        "fit": fitted,
     }
     if maximize is not None:
         deadline = time.monotonic() + seconds

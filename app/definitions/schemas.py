@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import jsonschema_rs
 
 from app.definitions.placeholders import Unresolved
+from app.definitions.totals import PENDING
 from app.model.quantities import QuantityError
 
 MAX_PROBLEMS = 20  # problems listed for one definition
@@ -119,14 +120,14 @@ def as_json(value, unknown, path=()):
 
 
 def amount(parse, value, where, found, totals):
-    """`parse(value)`, None for no value or an Unresolved one (its variables are noted in
-    `totals`); a malformed one is added to `found` at its place (and counts as 0, so that the
+    """`parse(value)`, None for no value, PENDING for an Unresolved one (its variables are noted
+    in `totals`); a malformed one is added to `found` at its place (and counts as 0, so that the
     other problems are found too)."""
     if value is None:
         return None
     if isinstance(value, Unresolved):
         totals.unresolved |= value.names
-        return None
+        return PENDING
     try:
         return parse(value)
     except QuantityError as exc:

@@ -1,27 +1,61 @@
-"""What the containers of a definition declare, summed as a format's `measure` reads them."""
+"""What the containers of a definition declare, summed as a format's `measure` reads them, and
+kept container by container for a fit with a profile's defaults and maximum (definitions.fit)."""
 
 from app.model.quantities import INT64
 
+RESOURCES = ("memory", "cpu", "containers", "storage")
+
+
+class Pending:
+    """An amount written as a variable without a default: declared, but not known until it is set."""
+
+    def __repr__(self):
+        return "PENDING"
+
+
+PENDING = Pending()
+
 
 class Totals:
-    """Sums of what the containers of a definition declare, and who declares nothing."""
+    """Sums of what the containers of a definition declare, who declares nothing, and each
+    container group as `perContainer` entries: {name, count, memory, cpu} (an amount null where
+    nothing is declared, "unknown" where a variable stands in it), with `floor` (the memory a
+    Compose service reserves: no limit below it starts) and `at` (where a Kubernetes container
+    stands: the document's index, then the path) where they apply."""
 
     def __init__(self):
         self.memory = self.cpu = self.containers = self.storage = 0
         self.unbounded = set()
         self.unresolved = set()  # variables without a default standing in an amount
+        self.unknown = set()  # resources an amount in them waits for such a variable
+        self.entries = []
 
-    def add_containers(self, count, memory, cpu, name, problems):
-        """`count` containers each declaring `memory` bytes and `cpu` millicores (None: nothing)."""
+    def add_containers(self, count, memory, cpu, name, problems, floor=None, at=None):
+        """`count` containers each declaring `memory` bytes and `cpu` millicores (None: nothing;
+        PENDING: a variable); a PENDING count is taken as 1 and makes every resource unknown."""
+        entry = {"name": name, "count": count, "memory": memory, "cpu": cpu}
+        if count is PENDING:
+            self.unknown.update(RESOURCES)
+            entry["count"], count = "unknown", 1
         self.containers += count
         for resource, amount in (("memory", memory), ("cpu", cpu)):
+            if amount is PENDING:
+                self.unknown.add(resource)
+                entry[resource], amount = "unknown", None
             if amount is None:
                 self.unbounded.add(f"{name}: {resource}")
-        self.memory += count * (memory or 0)
-        self.cpu += count * (cpu or 0)
+            setattr(self, resource, getattr(self, resource) + count * (amount or 0))
+        if floor:
+            entry["floor"] = floor
+        if at is not None:
+            entry["at"] = list(at)
+        self.entries.append(entry)
         self._check(name, problems)
 
     def add_storage(self, amount, name, problems):
+        if amount is PENDING:
+            self.unknown.add("storage")
+            amount = 0
         self.storage += amount
         self._check(name, problems)
 
@@ -30,6 +64,7 @@ class Totals:
             problems.append(f"{name}: the totals are larger than a 64-bit integer.")
 
     def as_dict(self):
+        """The requirements; `perContainer` and `unknownResources` are kept for fits, not shown."""
         return {
             "memoryBytes": self.memory,
             "cpuMillis": self.cpu,
@@ -37,4 +72,6 @@ class Totals:
             "storageBytes": self.storage,
             "unbounded": sorted(self.unbounded),
             "unresolved": sorted(self.unresolved),
+            "unknownResources": sorted(self.unknown),
+            "perContainer": self.entries,
         }

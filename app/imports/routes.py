@@ -5,7 +5,7 @@ from flask import Response, g, request, stream_with_context
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
-from app.blueprints.routes import fitting
+from app.blueprints.fitting import blueprints_fitting
 from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store
 from app.definitions import format_of, kubernetes
@@ -61,7 +61,8 @@ class Exports(MethodView):
     def get(self, args):
         """Export blueprints in the native format, which an import reads back"""
         user = current_user()
-        return Response(stream_with_context(_exported(user, args, fitting(args, user))), mimetype="application/json")
+        exported = _exported(user, args, blueprints_fitting(args, user))
+        return Response(stream_with_context(exported), mimetype="application/json")
 
 
 @blp.route("/blueprints/<id>/export")

@@ -5,7 +5,7 @@ import marshmallow as ma
 from app.blueprints.schemas import BlueprintDraftSchema, BlueprintQuery, Entitlement, Tags
 from app.imports.formats import FORMATS
 from app.imports.storage import OUTCOMES
-from app.model.accounts import Username
+from app.model.accounts import EntitledUsers
 from app.model.fields import StrictBoolean, Text, Trimmed
 from app.model.schemas import Schema
 
@@ -28,7 +28,7 @@ def _at_most_files(files):
 
 class ImportDefaults(Schema):
     entitlementType = Entitlement(load_default=ma.missing)
-    entitledUsers = ma.fields.List(Username(), validate=ma.validate.Length(max=1000))
+    entitledUsers = EntitledUsers(allow_none=False)
     tags = Tags(load_default=ma.missing)
     inactive = StrictBoolean()
     name = Text(

@@ -11,8 +11,17 @@ USERNAME = Pattern(r"[A-Za-z0-9_.@-]{3,64}", error="3-64 characters of letters, 
 PASSWORD = ma.validate.Length(8, 1024)
 
 
+MAX_ENTITLED_USERS = 1000
+
+
 def Username(**kwargs):
     return ma.fields.String(validate=USERNAME, **kwargs)
+
+
+def EntitledUsers(**kwargs):
+    """The users a resource is shared with, beside its owner (they must exist: users.storage)."""
+    kwargs.setdefault("allow_none", True)
+    return ma.fields.List(Username(), validate=ma.validate.Length(max=MAX_ENTITLED_USERS), **kwargs)
 
 
 def is_admin(user):

@@ -138,12 +138,23 @@ def from_json(value):
     return text
 
 
+# what one container declares, in a profile's `containerDefaults` and `containerMax`:
+# member -> (name in `limits`, grammar)
+PER_CONTAINER = {"memory": ("memoryBytes", MEMORY), "cpu": ("cpuMillis", CPU)}
+
+
 def limits(doc):
-    """The normalized values of a stored profile's caps (null where a cap is unset)."""
-    return {
+    """The normalized values of a stored profile's caps (null where a cap is unset), and of its
+    container defaults and maximum (each member null where unset)."""
+    normalized = {
         key: (grammar.parse(doc[field]) if doc.get(field) is not None else None)
         for field, (key, grammar) in CAPS.items()
     }
+    for field in ("containerDefaults", "containerMax"):
+        given = doc.get(field) or {}
+        normalized[field] = {key: (grammar.parse(given[member]) if given.get(member) is not None else None)
+                             for member, (key, grammar) in PER_CONTAINER.items()}  # fmt: skip
+    return normalized
 
 
 # Quantities in blueprint definitions
@@ -309,3 +320,31 @@ def kubernetes_bytes(value, what="memory"):
 
 def kubernetes_millis(value, what="cpu"):
     return _whole(kubernetes_quantity(value, what) * 1000, what)
+
+
+# Amounts written out: in a fit's words, in a rendered definition, in an export
+
+
+def binary_text(count, units=("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")):
+    """Bytes in the largest power-of-1024 unit that holds them exactly (`units`: a format's names
+    for 1, 1024, 1024**2...): `268435456` is `256Mi`, `1000` is `1000`."""
+    power = 0
+    while count and count % 1024 == 0 and power < len(units) - 1:
+        count //= 1024
+        power += 1
+    return f"{count}{units[power]}"
+
+
+def compose_bytes_text(count):
+    """Bytes as Compose writes them (Docker's units: k, m, g are powers of 1024)."""
+    return binary_text(count, ("b", "k", "m", "g"))
+
+
+def cpus_text(millis):
+    """Millicores as a decimal number of CPUs, as Compose's `cpus` takes it: `250` is `0.25`."""
+    return format(Decimal(millis) / 1000, "f").rstrip("0").rstrip(".") if millis % 1000 else str(millis // 1000)
+
+
+def millis_text(millis):
+    """Millicores as Kubernetes writes them: `250m`, `2` for 2000."""
+    return str(millis // 1000) if millis % 1000 == 0 else f"{millis}m"

@@ -2,10 +2,9 @@
 
 from flask.views import MethodView
 
-from app import definitions
 from app.access.auth import current_user
+from app.blueprints.fitting import profiles_fitted_by
 from app.blueprints.storage import store as blueprints
-from app.definitions import fit
 from app.http import crud, paging
 from app.http.openapi import Blueprint
 from app.profiles.schemas import ProfileDraftSchema, ProfileQuery, ProfileSchema
@@ -34,7 +33,7 @@ class ProfileCollection(MethodView):
         """List the profiles the caller may read"""
         user, fitting = current_user(), None
         if "fits" in args:  # the blueprint must be readable: 404 otherwise
-            fitting = fit.profiles_fitted_by(definitions.requirements_of(blueprints.get(args["fits"], user)))
+            fitting = profiles_fitted_by(blueprints.get(args["fits"], user))
         return paging.respond_page(*store.list(user, args, fitting))
 
     @crud.creating(blp, ProfileSchema, ProfileDraftSchema, "profile", example=EXAMPLE)

@@ -5,8 +5,21 @@ import marshmallow as ma
 from app.http.crud import EchoedId
 from app.http.paging import ListArgs
 from app.model import quantities
+from app.model.accounts import EntitledUsers
 from app.model.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
 from app.model.schemas import Schema
+
+
+class PerContainerSchema(Schema):
+    """What one container counts (defaults) or may declare (maximum), in the caps' grammars."""
+
+    memory = Cap(quantities.MEMORY, "256Mi")
+    cpu = Cap(quantities.CPU, "250m")
+
+
+class PerContainerLimitsSchema(Schema):
+    memoryBytes = ma.fields.Integer(allow_none=True)
+    cpuMillis = ma.fields.Integer(allow_none=True)
 
 
 class LimitsSchema(Schema):
@@ -14,6 +27,8 @@ class LimitsSchema(Schema):
     cpuMillis = ma.fields.Integer(allow_none=True)
     containers = ma.fields.Integer(allow_none=True)
     storageBytes = ma.fields.Integer(allow_none=True)
+    containerDefaults = ma.fields.Nested(PerContainerLimitsSchema)
+    containerMax = ma.fields.Nested(PerContainerLimitsSchema)
 
 
 class ProfileSchema(EchoedId):
@@ -24,6 +39,25 @@ class ProfileSchema(EchoedId):
     cpuCap = Cap(quantities.CPU, "500m")
     containerCap = Cap(quantities.CONTAINERS, "10")
     storageCap = Cap(quantities.STORAGE, "20Gi")
+    containerDefaults = ma.fields.Nested(
+        PerContainerSchema,
+        allow_none=True,
+        load_default=None,
+        metadata={
+            "description": "What a container that declares no memory (or cpu) counts in a fit, and is "
+            "given in a render, as a Kubernetes LimitRange's `default`."
+        },  # fmt: skip
+    )
+    containerMax = ma.fields.Nested(
+        PerContainerSchema,
+        allow_none=True,
+        load_default=None,
+        metadata={"description": "The most one container may declare (or be defaulted to), as a LimitRange's `max`."},
+    )
+    entitledUsers = EntitledUsers(
+        load_default=list,
+        metadata={"description": "Users who may read the profile and deploy against it, beside its owner."},
+    )
     limits = ma.fields.Nested(LimitsSchema, dump_only=True)
     owner = ma.fields.String(dump_only=True)
     createdAt = Timestamp()
@@ -31,7 +65,9 @@ class ProfileSchema(EchoedId):
 
     @ma.pre_dump
     def _add_limits(self, doc, **kwargs):
-        return {**doc, "limits": quantities.limits(doc)}
+        """`limits`, and the fields a profile stored before them lacks."""
+        return {"containerDefaults": None, "containerMax": None, "entitledUsers": [], **doc,
+                "limits": quantities.limits(doc)}  # fmt: skip
 
 
 class ProfileDraftSchema(ProfileSchema):

@@ -1,4 +1,6 @@
-"""Profiles in MongoDB. The single default per owner is held by the database itself: a partial
+"""Profiles in MongoDB: read by their owner, admins and the users they are shared with
+(`entitledUsers`); a container default never above the container maximum. The single
+default per owner is held by the database itself: a partial
 unique index on owner among defaults, and an atomic demotion of the old default before the new
 one is written. A write that loses that race to another default demotes again and retries, so
 it still succeeds."""
@@ -6,8 +8,11 @@ it still succeeds."""
 from pymongo import ASCENDING
 
 from app.errors import Invalid
+from app.model import quantities
+from app.storage import list_keys
 from app.storage.database import now
 from app.storage.resource_store import ResourceStore
+from app.users import storage as users
 
 
 class Profiles(ResourceStore):
@@ -24,6 +29,27 @@ class Profiles(ResourceStore):
             partialFilterExpression={"defaultProfile": True},
         )
         super().create_indexes()
+
+    def scopes(self, doc):
+        """Its owner and admins, and the users it is shared with."""
+        named = doc.get("entitledUsers") or ()
+        return [list_keys.ADMINS, doc["owner"]], [user for user in named if user != doc["owner"]]
+
+    def apply_rules(self, changes, stored):
+        """`entitledUsers` kept once each, in order, and existing; no default over the maximum (a
+        LimitRange with one is refused too)."""
+        if "entitledUsers" in changes:
+            changes["entitledUsers"] = list(dict.fromkeys(changes["entitledUsers"] or []))
+            users.check_entitled(changes["entitledUsers"])
+        if {"containerDefaults", "containerMax"} & set(changes):
+            merged = quantities.limits({**(stored or {}), **changes})
+            over = [member for member, (key, _) in quantities.PER_CONTAINER.items()
+                    if None not in (merged["containerDefaults"][key], merged["containerMax"][key])
+                    and merged["containerDefaults"][key] > merged["containerMax"][key]]  # fmt: skip
+            if over:
+                raise Invalid({f"containerDefaults.{member}": ["Must not be more than containerMax."]
+                               for member in over})  # fmt: skip
+        return changes
 
     def before_write(self, stored, changes):
         """A profile becoming the default demotes its owner's current default first (found through

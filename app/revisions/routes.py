@@ -4,7 +4,8 @@ history, readable by whoever may read the blueprint; restoring is a change (owne
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
-from app.blueprints.routes import rendered, rendering
+from app.blueprints.fitting import rendered
+from app.blueprints.routes import rendering
 from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store
 from app.http import preconditions

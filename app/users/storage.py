@@ -9,6 +9,7 @@ from pymongo import ASCENDING
 from pymongo.errors import DuplicateKeyError
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from app.errors import Invalid
 from app.model.accounts import PASSWORD, ROLES
 from app.storage import database, pages
 from app.storage.cache import TtlCache
@@ -128,6 +129,13 @@ def missing(usernames):
     """The names among `usernames` that no user has."""
     found = {d["username"] for d in collection().find({"username": {"$in": list(usernames)}}, {"username": 1})}
     return [name for name in usernames if name not in found]
+
+
+def check_entitled(named):
+    """A 422 naming `entitledUsers` when a name in it is no user's (no query for nobody)."""
+    unknown = missing(named) if named else []
+    if unknown:
+        raise Invalid({"entitledUsers": [f"No such user: {', '.join(unknown)}."]})
 
 
 def ensure_admin(username, password):
