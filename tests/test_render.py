@@ -255,3 +255,62 @@ def test_the_values_the_most_that_fits_searches(schema, expected):
     found = _candidates(schema)
     assert list(found[:5]) == list(expected[:5]) and len(found) == len(expected) and found[-1:] == expected[-1:]
     assert len(found) <= 2 ** (RENDERS - 3)  # the bisection's steps, with the three other renders, stay within 64
+
+
+# A profile's container defaults written into the render (docs/api.md, "Profiles as quotas")
+
+DEFAULTS = {"containerDefaults": {"memory": "256Mi", "cpu": "0.25"}}
+UNDECLARED = """# the shop
+services:
+  web:
+    image: nginx   # the front
+    deploy:
+      replicas: ${REPLICAS}
+  db: {image: postgres, mem_limit: 1g}
+  cache:
+    image: redis
+    deploy:
+      resources:
+        limits:
+          cpus: '0.5'
+"""
+
+
+def test_a_render_with_a_profile_writes_the_defaults_it_counted_and_nothing_else(api):
+    blueprint = create(api, "blueprints", blueprintType="compose", yml=UNDECLARED, user="bob", parameters={
+        "type": "object", "properties": {"REPLICAS": {"type": "integer", "default": 2}}}).json  # fmt: skip
+    r = render(api, blueprint, values={"REPLICAS": 3}, profile=profile(api, memoryCap="2Gi", **DEFAULTS))
+    assert r.status == 200, r.json
+    assert r.json["yml"] == UNDECLARED.replace("${REPLICAS}", "3").replace(
+        "    deploy:\n      replicas", "    deploy:\n      resources: {limits: {memory: 256m, cpus: 0.25}}\n      replicas"
+    ).replace("{image: postgres, mem_limit: 1g}", "{cpus: 0.25, image: postgres, mem_limit: 1g}").replace(
+        "        limits:\n          cpus", "        limits:\n          memory: 256m\n          cpus")  # fmt: skip
+    memory = r.json["fit"]["resources"]["memory"]
+    assert memory["defaulted"] == ["cache", "web"] and memory["verdict"] == "fits"
+    assert memory["required"] == 3 * 256 * Mi + 1024 * Mi + 256 * Mi == r.json["requirements"]["memoryBytes"]
+    assert r.json["fit"]["resources"]["cpu"]["required"] == r.json["requirements"]["cpuMillis"] == 3 * 250 + 250 + 500
+    assert r.json["requirements"]["unbounded"] == []
+    plain = render(api, blueprint, values={"REPLICAS": 3}, profile=profile(api, memoryCap="2Gi"))
+    assert plain.json["yml"] == UNDECLARED.replace("${REPLICAS}", "3")  # no defaults, nothing written
+    assert plain.json["fit"]["resources"]["cpu"]["verdict"] == "uncapped"
+
+
+def test_kubernetes_defaults_go_into_the_containers_resources_limits(api):
+    text = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+            "  - name: a  # first\n    image: x\n    resources:\n      requests: {cpu: 100m}\n"
+            "  - {name: b, image: busybox}\n")  # fmt: skip
+    blueprint = create(api, "blueprints", blueprintType="kubernetes", yml=text, user="bob").json
+    r = render(api, blueprint, profile=profile(api, **DEFAULTS))
+    assert r.status == 200, r.json
+    assert r.json["yml"] == text.replace("    resources:\n      requests", "    resources:\n      limits: {memory: 256Mi}\n"
+                                         "      requests").replace("{name: b", "{resources: {limits: {memory: 256Mi, "
+                                                                    "cpu: 250m}}, name: b")  # fmt: skip
+    assert r.json["fit"]["resources"]["cpu"]["defaulted"] == ["Pod/p/b"]  # a's request is what it declares
+    assert r.json["requirements"]["cpuMillis"] == 350 and r.json["requirements"]["memoryBytes"] == 512 * Mi
+
+
+def test_an_amount_over_the_maximum_is_named_in_the_render_and_maximize_stops_below_it(api, template):
+    most = profile(api, containerMax={"memory": "128Mi"})
+    r = render(api, template, values={"API_KEY": "long-enough"}, profile=most, maximize="REPLICAS")
+    assert r.json["fit"]["resources"]["memory"]["overMax"] == ["web: 256Mi > 128Mi"]
+    assert r.json["fit"]["fits"] is False and r.json["maximized"] == {"REPLICAS": None}

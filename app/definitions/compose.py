@@ -50,6 +50,7 @@ DECODED = (
       for group, key in (("update_config", "parallelism"), ("rollback_config", "parallelism"),
                          ("restart_policy", "max_attempts"), ("placement", "max_replicas_per_node"))),
 )  # fmt: skip
+SHORT_TWINS = ("cpus", "mem_limit", "pids_limit")  # the twins of deploy.resources.limits
 DEPLOY_GROUPS = ("update_config", "rollback_config", "restart_policy", "placement")
 MEASURED = 5  # DECODED's first: the variables they wait for are the requirements' `unresolved`
 LIMITS_MEMORY, LIMITS_CPUS, RESERVATIONS_MEMORY = DECODED[0][0], DECODED[2][0], DECODED[8][0]
@@ -333,7 +334,7 @@ def judge(documents, totals):
     if not declared:
         found.append("services: the file defines no service; a blueprint needs at least one.")
     found += loading + _consistency(mapping(doc), resolved, running)
-    measured = _measure(resolved, running, Totals() if found else totals)
+    measured = _measure(resolved, running, Totals() if found else totals, _short_form(declared, resolved))
     return found + [problem for problem in measured if problem not in found]
 
 
@@ -355,7 +356,33 @@ def _replicas(service, where, found, totals):
         return 0
 
 
-def _measure(resolved, running, totals):
+def _short_form(declared, resolved):
+    """The services whose limits are written in the short form (`mem_limit`, `cpus`,
+    `pids_limit`) and not under `deploy.resources.limits`: Compose refuses the two mixed, so an
+    amount added to one goes in the same form. A service and those it extends, or that extend it,
+    take one form: what a base holds, the services extending it inherit."""
+    short = {name for name, service in resolved.items() if any(key in service for key in SHORT_TWINS)
+             and not mapping(mapping(mapping(service.get("deploy")).get("resources")).get("limits"))}  # fmt: skip
+    bases = {name: _base(service) for name, service in mapping(declared).items() if "extends" in mapping(service)}
+    if not short or not bases:
+        return short
+    family = {}
+    for name in resolved:  # each service's root: the base at the top of its chain
+        top, seen = name, set()
+        while top in bases and bases[top] in resolved and top not in seen:
+            seen.add(top)
+            top = bases[top]
+        family[name] = top
+    roots = {family[name] for name in short}
+    return {name for name, root in family.items() if root in roots}
+
+
+def _base(service):
+    extends = service["extends"]
+    return extends if isinstance(extends, str) else mapping(extends).get("service")
+
+
+def _measure(resolved, running, totals, short_form):
     """The requirements of the services `docker compose up` starts (`running`), added to `totals`;
     the amounts Compose cannot read in any service, as problems."""
     found, scratch = [], Totals()
@@ -367,7 +394,8 @@ def _measure(resolved, running, totals):
         problems_of_count = []  # Compose casts every service's count, and refuses a negative one where it starts it
         count = _replicas(service, where, problems_of_count, counted)
         found += [one for one in problems_of_count if counted is totals or not one.endswith("or equal to 0.")]
-        counted.add_containers(count, memory, cpu, name, found, floor=_reserved(read) if memory is None else None)
+        floor = _reserved(read) if memory is None else None
+        counted.add_containers(count, memory, cpu, name, found, floor=floor, short_form=name in short_form)
         size = read.get("storage_opt.size") or 0
         counted.add_storage(PENDING if PENDING in (size, count) else count * size, name, found)
     return list(dict.fromkeys(found))

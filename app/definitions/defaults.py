@@ -15,7 +15,6 @@ from app.model import quantities, yamlguard
 COMPOSE = {"memory": ("memory", quantities.compose_bytes_text), "cpu": ("cpus", quantities.cpus_text)}
 COMPOSE_SHORT = {"memory": ("mem_limit", quantities.compose_bytes_text), "cpu": ("cpus", quantities.cpus_text)}
 KUBERNETES = {"memory": ("memory", quantities.binary_text), "cpu": ("cpu", quantities.millis_text)}
-SHORT_TWINS = ("cpus", "mem_limit", "pids_limit")  # a service's fields Compose mirrors in deploy.resources.limits
 
 
 def write(text, compose, requirements, amounts):
@@ -30,7 +29,10 @@ def write(text, compose, requirements, amounts):
         if compose:
             service = _get(_get(next(doc for doc in documents if isinstance(doc, yaml.MappingNode)), "services"),
                            entry["name"])  # fmt: skip
-            edit = _compose_edit(text, service, written)
+            names, path = (
+                (COMPOSE_SHORT, ()) if entry.get("shortForm") else (COMPOSE, ("deploy", "resources", "limits"))
+            )
+            edit = _add(text, service, path, _pairs(names, written))
         else:
             container = documents[entry["at"][0]]
             for step in entry["at"][1:]:
@@ -42,14 +44,6 @@ def write(text, compose, requirements, amounts):
         out += [text[at:start], inserted]
         at = end
     return "".join(out) + text[at:]
-
-
-def _compose_edit(text, service, written):
-    limits = _get(_get(_get(service, "deploy"), "resources"), "limits")
-    short = limits is None and any(_get(service, key) is not None for key in SHORT_TWINS)
-    if short:
-        return _add(text, service, (), _pairs(COMPOSE_SHORT, written))
-    return _add(text, service, ("deploy", "resources", "limits"), _pairs(COMPOSE, written))
 
 
 def _pairs(names, written):

@@ -20,8 +20,10 @@ class Totals:
     """Sums of what the containers of a definition declare, who declares nothing, and each
     container group as `perContainer` entries: {name, count, memory, cpu} (an amount null where
     nothing is declared, "unknown" where a variable stands in it), with `floor` (the memory a
-    Compose service reserves: no limit below it starts) and `at` (where a Kubernetes container
-    stands: the document's index, then the path) where they apply."""
+    Compose service reserves: no limit below it starts), `shortForm` (a Compose service that
+    writes its limits as `mem_limit`, `cpus` or `pids_limit` only: amounts added there stay in
+    that form) and `at` (where a Kubernetes container stands: the document's index, then the
+    path) where they apply."""
 
     def __init__(self):
         self.memory = self.cpu = self.containers = self.storage = 0
@@ -30,7 +32,7 @@ class Totals:
         self.unknown = set()  # resources an amount in them waits for such a variable
         self.entries = []
 
-    def add_containers(self, count, memory, cpu, name, problems, floor=None, at=None):
+    def add_containers(self, count, memory, cpu, name, problems, floor=None, short_form=False, at=None):
         """`count` containers each declaring `memory` bytes and `cpu` millicores (None: nothing;
         PENDING: a variable); a PENDING count is taken as 1 and makes every resource unknown."""
         entry = {"name": name, "count": count, "memory": memory, "cpu": cpu}
@@ -47,6 +49,8 @@ class Totals:
             setattr(self, resource, getattr(self, resource) + count * (amount or 0))
         if floor:
             entry["floor"] = floor
+        if short_form:
+            entry["shortForm"] = True
         if at is not None:
             entry["at"] = list(at)
         self.entries.append(entry)
