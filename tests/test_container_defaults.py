@@ -31,9 +31,12 @@ def judged(text, values=None, files=None):
     return accepted, oracle.requirements(project, storage_bytes) if accepted else project
 
 
+COUNTED = {"memoryBytes": "memory", "cpuMillis": "cpu", "containers": "containers"}
+
+
 def counted(fit):
-    return {key: fit["resources"][resource]["required"]
-            for key, resource in (("memoryBytes", "memory"), ("cpuMillis", "cpu"), ("containers", "containers"))}  # fmt: skip
+    """What a fit counted, keyed as requirements are."""
+    return {key: fit["resources"][resource]["required"] for key, resource in COUNTED.items()}
 
 
 @pytest.mark.parametrize("app", ["mongomock"], indirect=True)
@@ -96,7 +99,7 @@ def test_every_corpus_manifest_rendered_with_defaults_declares_what_the_fit_coun
     answer = render.render({"yml": corpus.text(f"kubernetes/{name}"), "blueprintType": "kubernetes"}, {}, LIMITS)
     assert {key: answer["requirements"][key] for key in counted(answer["fit"])} == counted(answer["fit"])
     assert answer["requirements"]["unbounded"] == []
-    if shutil.which("kubectl"):  # Kubernetes' own types decode what was written
-        done = subprocess.run(["kubectl", "label", "--local", "-f", "-", "checked=yes", "-o", "yaml"],
+    if kubectl := shutil.which("kubectl"):  # Kubernetes' own types decode what was written
+        done = subprocess.run([kubectl, "label", "--local", "-f", "-", "checked=yes", "-o", "yaml"],
                               input=answer["yml"].encode(), capture_output=True, timeout=60)  # fmt: skip
         assert done.returncode == 0, done.stderr.decode()

@@ -281,10 +281,25 @@ def test_a_render_with_a_profile_writes_the_defaults_it_counted_and_nothing_else
         "type": "object", "properties": {"REPLICAS": {"type": "integer", "default": 2}}}).json  # fmt: skip
     r = render(api, blueprint, values={"REPLICAS": 3}, profile=profile(api, memoryCap="2Gi", **DEFAULTS))
     assert r.status == 200, r.json
-    assert r.json["yml"] == UNDECLARED.replace("${REPLICAS}", "3").replace(
-        "    deploy:\n      replicas", "    deploy:\n      resources: {limits: {memory: 256m, cpus: 0.25}}\n      replicas"
-    ).replace("{image: postgres, mem_limit: 1g}", "{cpus: 0.25, image: postgres, mem_limit: 1g}").replace(
-        "        limits:\n          cpus", "        limits:\n          memory: 256m\n          cpus")  # fmt: skip
+    assert (
+        r.json["yml"]
+        == """# the shop
+services:
+  web:
+    image: nginx   # the front
+    deploy:
+      resources: {limits: {memory: 256m, cpus: 0.25}}
+      replicas: 3
+  db: {cpus: 0.25, image: postgres, mem_limit: 1g}
+  cache:
+    image: redis
+    deploy:
+      resources:
+        limits:
+          memory: 256m
+          cpus: '0.5'
+"""
+    )
     memory = r.json["fit"]["resources"]["memory"]
     assert memory["defaulted"] == ["cache", "web"] and memory["verdict"] == "fits"
     assert memory["required"] == 3 * 256 * Mi + 1024 * Mi + 256 * Mi == r.json["requirements"]["memoryBytes"]
@@ -302,9 +317,9 @@ def test_kubernetes_defaults_go_into_the_containers_resources_limits(api):
     blueprint = create(api, "blueprints", blueprintType="kubernetes", yml=text, user="bob").json
     r = render(api, blueprint, profile=profile(api, **DEFAULTS))
     assert r.status == 200, r.json
-    assert r.json["yml"] == text.replace("    resources:\n      requests", "    resources:\n      limits: {memory: 256Mi}\n"
-                                         "      requests").replace("{name: b", "{resources: {limits: {memory: 256Mi, "
-                                                                    "cpu: 250m}}, name: b")  # fmt: skip
+    assert r.json["yml"] == text.replace("      requests:", "      limits: {memory: 256Mi}\n      requests:").replace(
+        "{name: b", "{resources: {limits: {memory: 256Mi, cpu: 250m}}, name: b"
+    )
     assert r.json["fit"]["resources"]["cpu"]["defaulted"] == ["Pod/p/b"]  # a's request is what it declares
     assert r.json["requirements"]["cpuMillis"] == 350 and r.json["requirements"]["memoryBytes"] == 512 * Mi
 
