@@ -1,10 +1,10 @@
 """The formats an import reads, each a function from (document, files, defaults) to Candidates:
-`portainer` and `openshift` (their own modules), `compose` (one file and its `.env`) and
-`native` (what an export gives). A document that is not of its format is a ValueError, which
+`portainer`, `openshift` and `kubernetes-quota` (a profile; their own modules), `compose` (one
+file and its `.env`) and `native` (what an export gives). A document that is not of its format is a ValueError, which
 the route answers as a 422 naming `document`."""
 
 from app.definitions.placeholders import TemplateError
-from app.imports import openshift, portainer, variables
+from app.imports import openshift, portainer, quota, variables
 from app.imports.candidate import Candidate, parameters
 from app.model import yamlguard
 from app.model.yamlguard import YamlError
@@ -68,7 +68,8 @@ def _native(document, files, defaults):
     return found
 
 
-FORMATS = {"portainer": _portainer, "openshift": _openshift, "compose": _compose, "native": _native}
+FORMATS = {"portainer": _portainer, "openshift": _openshift, "compose": _compose, "native": _native,
+           "kubernetes-quota": quota.candidates}  # fmt: skip
 
 
 def candidates(fmt, document, files, defaults):

@@ -11,10 +11,11 @@ from app.blueprints.storage import store
 from app.definitions import format_of, kubernetes
 from app.errors import Conflict
 from app.http.openapi import Blueprint, problems
-from app.imports import openshift, storage
+from app.imports import openshift, quota, storage
 from app.imports.formats import NATIVE_VERSION, WRITABLE
-from app.imports.schemas import ExportFormat, ExportQuery, ImportReportSchema, ImportSchema
+from app.imports.schemas import ExportFormat, ExportQuery, ImportReportSchema, ImportSchema, ProfileExportFormat
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
+from app.profiles.storage import store as profiles
 
 blp = Blueprint("imports", __name__, description="Other tools' catalogs brought in as blueprints; the catalog out.")
 MAX_IMPORT_BYTES = 16 * 1024 * 1024
@@ -77,6 +78,19 @@ class BlueprintExport(MethodView):
         if format_of(doc.get("blueprintType")) is not kubernetes or doc.get("yml") is None:
             raise Conflict("Only a Kubernetes blueprint with a definition exports as an OpenShift Template.")
         return openshift.as_template(doc)
+
+
+@blp.route("/profiles/<id>/export")
+class ProfileExport(MethodView):
+    @login_required(role="viewer")
+    @blp.arguments(ProfileExportFormat(), location="query", as_kwargs=True)
+    @blp.response(200, description="The profile as a Kubernetes ResourceQuota and LimitRange (YAML), which a "
+                  "`kubernetes-quota` import reads back.", content_type="application/yaml")  # fmt: skip
+    @problems(blp, 404, 422)
+    def get(self, id, format, namespace=None):
+        """Export a profile as Kubernetes' own quota objects"""
+        profile = profiles.get(id, current_user())
+        return Response(quota.as_objects(profile, namespace), mimetype="application/yaml")
 
 
 def _exported(user, args, fits):

@@ -6,7 +6,7 @@ from app.blueprints.schemas import BlueprintDraftSchema, BlueprintQuery, Entitle
 from app.imports.formats import FORMATS
 from app.imports.storage import OUTCOMES
 from app.model.accounts import EntitledUsers
-from app.model.fields import StrictBoolean, Text, Trimmed
+from app.model.fields import Pattern, StrictBoolean, Text, Trimmed
 from app.model.schemas import Schema
 
 MAX_FILES = 1000
@@ -92,3 +92,11 @@ class ExportQuery(BlueprintQuery):
 
 class ExportFormat(Schema):
     format = ma.fields.String(required=True, validate=ma.validate.OneOf(["openshift"]))
+
+
+class ProfileExportFormat(Schema):
+    format = ma.fields.String(required=True, validate=ma.validate.OneOf(["kubernetes"]))
+    namespace = ma.fields.String(
+        validate=Pattern(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", error="A namespace name: an RFC 1123 label."),
+        metadata={"description": "The namespace the objects name (none: the one they are applied in)."},
+    )

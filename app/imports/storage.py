@@ -1,21 +1,41 @@
 """An import's writes: each template its own create or update through the blueprint store (the
-same rules, history and requirements as a request's), found again by its `source`, so that a
-refused one never undoes another and a re-import updates what the last one made."""
+same rules, history and requirements as a request's; a `kubernetes-quota` import's profile
+through the profile store), found again by its `source`, so that a refused one never undoes
+another and a re-import updates what the last one made."""
+
+from dataclasses import dataclass
 
 import marshmallow as ma
 
 from app.blueprints.schemas import BlueprintSchema
-from app.blueprints.storage import store
+from app.blueprints.storage import store as blueprints
 from app.errors import Forbidden, Invalid, NotFound
 from app.imports import formats
+from app.profiles.schemas import ProfileSchema
+from app.profiles.storage import store as profiles
 from app.storage.resource_store import Collision
 
 MAX_TEMPLATES = 1000
 OUTCOMES = ("created", "updated", "unchanged", "skipped", "refused")
-SCHEMA = BlueprintSchema()  # built once: a template is loaded as a create's body is
+NAMED = {"portainer": "a Portainer", "openshift": "an OpenShift", "compose": "a Compose", "native": "a native",
+         "kubernetes-quota": "a Kubernetes quota"}  # fmt: skip
 
 
-NAMED = {"portainer": "a Portainer", "openshift": "an OpenShift", "compose": "a Compose", "native": "a native"}
+@dataclass(frozen=True)
+class Target:
+    """What an import makes: the store it writes through, the schema a template is loaded with
+    (as a create's body is), the import `defaults` that apply to it, and the fields a re-import
+    leaves as their owner set them unless the document or the defaults give them."""
+
+    store: object
+    schema: object
+    defaults: tuple
+    kept: tuple = ()
+
+
+BLUEPRINTS = Target(blueprints, BlueprintSchema(), ("entitlementType", "entitledUsers", "inactive", "tags"))
+TARGETS = {"kubernetes-quota": Target(profiles, ProfileSchema(), ("entitledUsers",),
+                                      kept=("defaultProfile", "entitledUsers"))}  # fmt: skip
 
 
 def run(fmt, source, document, files, defaults, user, dry_run):
@@ -26,7 +46,8 @@ def run(fmt, source, document, files, defaults, user, dry_run):
         raise Invalid({"document": [f"Not {NAMED.get(fmt, fmt)} document: {exc}"]}) from None
     if len(found) > MAX_TEMPLATES:
         raise Invalid({"document": [f"{len(found)} templates; at most {MAX_TEMPLATES} are imported at once."]})
-    made = made_by(source)
+    target = TARGETS.get(fmt, BLUEPRINTS)
+    made = made_by(source, target.store)
     keys = [candidate.key for candidate in found]
     for index, candidate in enumerate(found):
         if candidate.key in keys[:index]:
@@ -42,35 +63,37 @@ def run(fmt, source, document, files, defaults, user, dry_run):
             result["outcome"] = "refused"
         else:
             origin = {"format": fmt, "name": source, "key": candidate.key, **candidate.origin}
-            result.update(_write(_with_defaults(candidate.fields, defaults), origin, made.get(candidate.key),
-                                 user, dry_run))  # fmt: skip
+            fields = _with_defaults(candidate.fields, defaults, target.defaults)
+            result.update(_write(target, fields, origin, made.get(candidate.key), user, dry_run))
         results[index] = result
     counts = {outcome: sum(result["outcome"] == outcome for result in results) for outcome in OUTCOMES}
     return {"source": source, "results": results, "counts": counts}
 
 
-def made_by(source):
-    """{key: blueprint} of what earlier imports of `source` made (the source index serves it)."""
+def made_by(source, store=blueprints):
+    """{key: document} of what earlier imports of `source` made (the source index serves it)."""
     return {doc["source"]["key"]: doc for doc in store.coll().find({"source.name": source})}
 
 
-def _with_defaults(fields, defaults):
-    """The import's `defaults` over a template's fields (its tags added to the template's)."""
-    fields = {**fields, **{key: defaults[key] for key in ("entitlementType", "entitledUsers", "inactive")
-                           if key in defaults}}  # fmt: skip
-    if defaults.get("tags"):
+def _with_defaults(fields, defaults, applying):
+    """The import's `defaults` (those `applying` to what it makes) over a template's fields (its
+    tags added to the template's)."""
+    fields = {**fields, **{key: defaults[key] for key in applying if key in defaults}}
+    if defaults.get("tags") and "tags" in applying:
         fields["tags"] = [*(fields.get("tags") or []), *defaults["tags"]]
     return fields
 
 
-def _write(fields, origin, stored, user, dry_run):
+def _write(target, fields, origin, stored, user, dry_run):
     """{outcome, id, problems} of writing one template: created, updated, unchanged or refused."""
+    store = target.store
     try:
-        loaded = SCHEMA.load(fields)
+        loaded = target.schema.load(fields)
         if stored is None:
             doc = store.create({**loaded, "source": origin}, user, dry_run=dry_run)
             return _made("created", None if dry_run else str(doc["_id"]), doc, dry_run)
-        changes = {key: value for key, value in loaded.items() if not _same(stored.get(key), value)}
+        changes = {key: value for key, value in loaded.items()
+                   if not _same(stored.get(key), value) and (key in fields or key not in target.kept)}  # fmt: skip
         if stored.get("source") != origin:
             changes["source"] = origin
         if not changes:
@@ -86,7 +109,7 @@ def _write(fields, origin, stored, user, dry_run):
         return {"outcome": "refused", "problems": [problem]}
     except (Forbidden, NotFound):
         owner = "another user's" if stored["owner"] != user["username"] else "a"
-        problem = f"source: {owner} blueprint an earlier import of this source made, which the caller may not change."
+        problem = f"source: {owner} {store.noun} an earlier import of this source made, which you may not change."
         return {"outcome": "refused", "problems": [problem]}
 
 

@@ -348,3 +348,11 @@ def cpus_text(millis):
 def millis_text(millis):
     """Millicores as Kubernetes writes them: `250m`, `2` for 2000."""
     return str(millis // 1000) if millis % 1000 == 0 else f"{millis}m"
+
+
+def cap_text(grammar, amount):
+    """A normalized amount (bytes, millicores) as the text of a cap of `grammar`, in its own units
+    (`256Mi`, `1000B`, `250m`); QuantityError where the grammar cannot hold it."""
+    text = millis_text(amount) if grammar is CPU else binary_text(amount, ("B", "Ki", "Mi", "Gi", "Ti"))
+    grammar.parse(text)
+    return text

@@ -22,6 +22,10 @@ class Profiles(ResourceStore):
     retired_indexes = ("owner_newest", "newest")
 
     def create_indexes(self):
+        """One default per owner; one profile per import source and key (sparse, as for blueprints)."""
+        self.coll().create_index(
+            [("source.name", ASCENDING), ("source.key", ASCENDING)], unique=True, sparse=True, name="one_per_source"
+        )
         self.coll().create_index(
             [("owner", ASCENDING)],
             unique=True,

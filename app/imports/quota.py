@@ -1,0 +1,148 @@
+"""Kubernetes' own quota objects and profiles, both ways. A ResourceQuota's `spec.hard` gives the
+caps (`limits.memory`, else `memory`, else `requests.memory`; likewise for cpu;
+`requests.storage`), a LimitRange's `Container` item its `default` (else `defaultRequest`) and
+`max` the container defaults and maximum; what has no counterpart is named in the notes. An
+export writes the same objects back, with what Kubernetes has no field for (the profile's name,
+its container cap: Kubernetes counts pods) in annotations, so that importing it gives the same
+profile back."""
+
+import re
+
+import yaml
+
+from app.definitions import kubernetes
+from app.definitions.totals import Totals
+from app.imports.candidate import Candidate
+from app.model import quantities
+from app.model.quantities import QuantityError
+
+NAME_ANNOTATION = "blueprints/profile-name"
+CONTAINERS_ANNOTATION = "blueprints/container-cap"
+# cap -> (the hard keys that give it, first found wins; its grammar; how Kubernetes reads it)
+HARD = {
+    "memoryCap": (("limits.memory", "memory", "requests.memory"), quantities.MEMORY, quantities.kubernetes_bytes),
+    "cpuCap": (("limits.cpu", "cpu", "requests.cpu"), quantities.CPU, quantities.kubernetes_millis),
+    "storageCap": (("requests.storage",), quantities.STORAGE, quantities.kubernetes_bytes),
+}
+EXPORTED = {"limits.memory": "memoryBytes", "limits.cpu": "cpuMillis", "requests.storage": "storageBytes"}
+PER_CONTAINER = {"memory": (quantities.MEMORY, quantities.kubernetes_bytes),
+                 "cpu": (quantities.CPU, quantities.kubernetes_millis)}  # fmt: skip
+
+
+def _objects(document):
+    """The objects of a stream (a `List`'s items among them)."""
+    objects = document if isinstance(document, list) else [document]
+    found = []
+    for one in objects:
+        if isinstance(one, dict) and one.get("kind") == "List" and isinstance(one.get("items"), list):
+            found += one["items"]
+        else:
+            found.append(one)
+    return found
+
+
+def candidates(document, files, defaults):
+    """The one profile a ResourceQuota (and at most one LimitRange) make."""
+    objects = _objects(document)
+    quotas = [one for one in objects if isinstance(one, dict) and one.get("kind") == "ResourceQuota"]
+    ranges = [one for one in objects if isinstance(one, dict) and one.get("kind") == "LimitRange"]
+    if len(quotas) != 1 or len(ranges) > 1:
+        raise ValueError(f"must hold one ResourceQuota and at most one LimitRange, not {len(quotas)} and "
+                         f"{len(ranges)}.")  # fmt: skip
+    quota, metadata = quotas[0], quotas[0].get("metadata") if isinstance(quotas[0].get("metadata"), dict) else {}
+    key = str(metadata.get("namespace") or metadata.get("name") or "")
+    found = Candidate(key or "(unnamed)", key)
+    found.problems += kubernetes.judge([*quotas, *ranges], Totals())  # Kubernetes' own schemas, strictly
+    found.notes += [f"{one.get('kind') if isinstance(one, dict) else type(one).__name__}: not a quota object, "
+                    "left out." for one in objects if one not in quotas and one not in ranges]  # fmt: skip
+    if found.problems:
+        return [found]
+    annotations = metadata.get("annotations") or {}
+    fields = {"name": annotations.get(NAME_ANNOTATION, key)}
+    _caps(quota.get("spec") or {}, fields, found)
+    if CONTAINERS_ANNOTATION in annotations:
+        fields["containerCap"] = annotations[CONTAINERS_ANNOTATION]
+    if ranges:
+        _limit_range(ranges[0].get("spec") or {}, fields, found)
+    found.fields = fields
+    return [found]
+
+
+def _amount(text, grammar, read, where, found):
+    try:
+        return quantities.cap_text(grammar, read(text, where))
+    except QuantityError as exc:
+        found.problems.append(f"{where}: {exc}")
+        return None
+
+
+def _caps(spec, fields, found):
+    hard = dict(spec.get("hard") or {})
+    for cap, (keys, grammar, read) in HARD.items():
+        given = [key for key in keys if key in hard]
+        if given:
+            fields[cap] = _amount(hard.pop(given[0]), grammar, read, f"spec.hard.{given[0]}", found)
+            found.notes += [f"spec.hard.{key}: {given[0]} gives {cap}; left out." for key in given[1:]]
+            for key in given[1:]:
+                hard.pop(key)
+    found.notes += [f"spec.hard.{key}: no counterpart in a profile (it counts containers, memory, cpu and "
+                    "storage); left out." for key in hard]  # fmt: skip
+    found.notes += [f"spec.{key}: a profile has no scopes; left out." for key in ("scopes", "scopeSelector")
+                    if spec.get(key)]  # fmt: skip
+
+
+def _limit_range(spec, fields, found):
+    for index, item in enumerate(spec.get("limits") or []):
+        where = f"LimitRange: spec.limits.{index}"
+        if item.get("type") != "Container":
+            found.notes.append(f"{where}: type {item.get('type')}: no counterpart in a profile; left out.")
+            continue
+        default = "default" if item.get("default") else "defaultRequest"
+        for field, source in (("containerDefaults", default), ("containerMax", "max")):
+            given = item.get(source) or {}
+            amounts = {member: _amount(given[member], grammar, read, f"{where}.{source}.{member}", found)
+                       for member, (grammar, read) in PER_CONTAINER.items() if member in given}  # fmt: skip
+            if amounts:
+                fields[field] = amounts
+            found.notes += [f"{where}.{source}.{key}: no counterpart in a profile; left out." for key in given
+                            if key not in PER_CONTAINER]  # fmt: skip
+        found.notes += [f"{where}.{key}: no counterpart in a profile; left out." for key in item
+                        if key not in ("type", "default", "defaultRequest", "max")
+                        or key == "defaultRequest" and default == "default"]  # fmt: skip
+
+
+def _quantity(amount, key):
+    """An amount of `limits` (bytes or millicores) as a Kubernetes quantity."""
+    return quantities.millis_text(amount) if key == "cpuMillis" else quantities.binary_text(amount)
+
+
+def _object_name(profile):
+    """A DNS subdomain (RFC 1123) from the profile's name, as an object's name must be."""
+    name = re.sub(r"[^a-z0-9.-]+", "-", (profile.get("name") or "").lower()).strip("-.")[:253].strip("-.")
+    return name or f"profile-{profile['_id']}"
+
+
+def as_objects(profile, namespace=None):
+    """The profile as a ResourceQuota and, where it has container defaults or a maximum, a
+    LimitRange: YAML text, with a comment on what Kubernetes counts otherwise."""
+    limits = quantities.limits(profile)
+    metadata = {"name": _object_name(profile), **({"namespace": namespace} if namespace else {})}
+    annotations = {NAME_ANNOTATION: profile.get("name") or ""}
+    hard = {key: _quantity(limits[cap], cap) for key, cap in EXPORTED.items() if limits[cap] is not None}
+    comment = ""
+    if profile.get("containerCap") is not None:
+        annotations[CONTAINERS_ANNOTATION] = profile["containerCap"]
+        comment = (f"# containerCap {profile['containerCap']}: a ResourceQuota counts pods, not containers, so it is "
+                   f"kept in the annotation {CONTAINERS_ANNOTATION}.\n")  # fmt: skip
+    objects = [{"apiVersion": "v1", "kind": "ResourceQuota",
+                "metadata": {**metadata, "annotations": annotations}, "spec": {"hard": hard}}]  # fmt: skip
+    item = {"type": "Container"}
+    for field, into in (("containerDefaults", "default"), ("containerMax", "max")):
+        amounts = {member: _quantity(limits[field][key], key) for member, (key, _) in quantities.PER_CONTAINER.items()
+                   if limits[field][key] is not None}  # fmt: skip
+        if amounts:
+            item[into] = amounts
+    if len(item) > 1:
+        objects.append({"apiVersion": "v1", "kind": "LimitRange", "metadata": metadata, "spec": {"limits": [item]}})
+    header = f"# The profile {profile.get('name') or profile['_id']!s}, as Kubernetes' own quota objects.\n"
+    return header + comment + yaml.safe_dump_all(objects, sort_keys=False)
