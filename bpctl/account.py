@@ -7,7 +7,7 @@ import click
 from click.shell_completion import get_completion_class
 
 from bpctl import show, tokens
-from bpctl.common import OUTPUT, cli, connect, given_url, note
+from bpctl.common import OUTPUT, cli, connect, given, given_url, note
 from bpctl.errors import Refused
 from bpctl.session import Session, basic, bearer
 
@@ -50,7 +50,7 @@ def logout():
 
 @cli.group()
 def profile():
-    """Profiles: list yours, create one."""
+    """Profiles: list them, create one, export one as Kubernetes' quota objects."""
 
 
 @profile.command("ls")
@@ -69,6 +69,8 @@ def list_profiles(name, output):
             "NAME": "name",
             "DEFAULT": "defaultProfile",
             **{resource.upper(): _cap(resource, key) for resource, key in show.RESOURCES.items()},
+            "CONTAINER DEFAULT": _per_container("containerDefaults"),
+            "CONTAINER MAX": _per_container("containerMax"),
             "OWNER": "owner",
         },
     )
@@ -78,23 +80,58 @@ def _cap(resource, key):
     return lambda item: show.amount(resource, (item.get("limits") or {}).get(key))
 
 
+def _per_container(field):
+    """A profile's container defaults (or maximum): `256Mi/250m`, `-` for a member not set."""
+
+    def cell(item):
+        given = (item.get("limits") or {}).get(field) or {}
+        shown = [show.amount(resource, given.get(show.RESOURCES[resource])) or "-" for resource in ("memory", "cpu")]
+        return None if shown == ["-", "-"] else "/".join(shown)
+
+    return cell
+
+
 @profile.command("create")
 @click.argument("name")
 @click.option("--memory", help="The memory cap: 2Gi, 512Mi...")
 @click.option("--cpu", help="The CPU cap: 2, 0.5, 500m...")
 @click.option("--containers", help="The most containers.")
 @click.option("--storage", help="The storage cap: 10Gi...")
+@click.option("--default-memory", help="What a container that declares no memory counts (and is given): 256Mi...")
+@click.option("--default-cpu", help="What a container that declares no CPU counts (and is given): 250m...")
+@click.option("--max-memory", help="The most memory one container may have.")
+@click.option("--max-cpu", help="The most CPU one container may have.")
+@click.option("--share", "shared", multiple=True, metavar="USER", help="A user who may read it and fit to it (repeat).")
 @click.option("--default", "default", is_flag=True, help="Make it your default profile.")
 @OUTPUT
-def create_profile(name, memory, cpu, containers, storage, default, output):
+def create_profile(name, memory, cpu, containers, storage, default_memory, default_cpu, max_memory, max_cpu, shared,
+                   default, output):  # fmt: skip
     """Create a profile."""
     caps = {"memoryCap": memory, "cpuCap": cpu, "containerCap": containers, "storageCap": storage}
     body = {"name": name, "defaultProfile": default, **{key: value for key, value in caps.items() if value}}
+    for field, amounts in (("containerDefaults", given(memory=default_memory, cpu=default_cpu)),
+                           ("containerMax", given(memory=max_memory, cpu=max_cpu))):  # fmt: skip
+        if amounts:
+            body[field] = amounts
+    if shared:
+        body["entitledUsers"] = list(shared)
     made = connect().send("POST", "/profiles", body)
     if output == "json":
         show.as_json(made)
     else:
         click.echo(f"{made['name']}: created ({made['id']}){', your default' if made['defaultProfile'] else ''}")
+
+
+@profile.command("export")
+@click.argument("name")
+@click.option("--namespace", help="The namespace the objects name (default: none, the one they are applied in).")
+def export_profile(name, namespace):
+    """Write a profile (its id or name) as a Kubernetes ResourceQuota and LimitRange, for
+    `kubectl apply -f -`; `bpctl import FILE --format kubernetes-quota` reads them back."""
+    session = connect()
+    found = session.profile(name)
+    session.stream(f"/profiles/{found['id']}/export", {"format": "kubernetes", "namespace": namespace},
+                   click.get_binary_stream("stdout"))  # fmt: skip
 
 
 @cli.command(short_help="Print the shell code for completion.")

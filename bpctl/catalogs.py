@@ -18,7 +18,7 @@ from bpctl.errors import Misused
 @click.option(
     "--format",
     "kind",
-    type=click.Choice(["portainer", "openshift", "compose", "native"]),
+    type=click.Choice(["portainer", "openshift", "compose", "native", "kubernetes-quota"]),
     required=True,
     help="What SOURCE holds.",
 )
@@ -49,6 +49,8 @@ def import_(source, kind, source_name, files_from, raw_base, env_file, name, dry
         document = text
         files = {".env": fetch.read(env_file)} if env_file else {}
         defaults["name"] = name or (Path(source).stem if not url and source != "-" else None)
+    elif kind == "kubernetes-quota":
+        document = text  # a YAML stream: the service reads every object of it
     else:
         if name:
             raise click.BadParameter("names the blueprint of a Compose import only.", param_hint="--name")

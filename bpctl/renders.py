@@ -18,13 +18,15 @@ def fit(blueprint, owner, profile, output):
     """Whether a blueprint fits a profile's caps; exit 1 when it does not (or cannot be told)."""
     session = connect()
     found = session.blueprint(blueprint, owner)
-    params = {"profile": session.profile(profile)["id"]} if profile else None
-    result = session.get(f"/blueprints/{found['id']}/fit", params)
+    named = session.profile(profile) if profile else None
+    result = session.get(f"/blueprints/{found['id']}/fit", {"profile": named["id"]} if named else None)
     if output == "json":
         show.as_json(result)
     else:
         show.fit(result)
-        click.echo({True: "fits", False: "does not fit"}.get(result["fits"], "unknown: it has no requirements"))
+        show.explained(result, named or session.default_profile(), (found["requirements"] or {}).get("unresolved"))
+        unknown = "unknown: it has no requirements" if found["requirements"] is None else "unknown"
+        click.echo({True: "fits", False: "does not fit"}.get(result["fits"], unknown))
     if result["fits"] is not True:
         sys.exit(1)
 

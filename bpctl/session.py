@@ -141,6 +141,11 @@ class Session:
         """The profile `ref` names: its id, else its exact name among the caller's."""
         return self._named("profiles", "profile", ref, None)
 
+    def default_profile(self):
+        """The caller's default profile, None when they have none."""
+        me = self.get("/users/me")["username"]
+        return next(iter(self.items("/profiles", {"defaultProfile": True, "owner": me}, limit=1)), None)
+
     def _named(self, collection, kind, ref, owner):
         if ID.fullmatch(ref):
             try:

@@ -68,3 +68,24 @@ def fit(result, err=False):
         },
         err=err,
     )
+
+
+def explained(result, profile, unresolved):
+    """What a fit's verdicts mean, in words: which containers took the profile's default (and how
+    much), which are over its maximum, what is unbounded and why, what waits for a variable."""
+    limits = (profile or {}).get("limits") or {}
+    for name, resource in result["resources"].items():
+        if resource["defaulted"]:
+            default = amount(name, (limits.get("containerDefaults") or {}).get(RESOURCES[name]))
+            count, each = len(resource["defaulted"]), f" ({default} each)" if default else ""
+            click.echo(f"{name}: {count} declaring none took the profile's default{each}: "
+                       f"{', '.join(resource['defaulted'])}.")  # fmt: skip
+        if resource["overMax"]:
+            click.echo(f"{name}: over the profile's per-container maximum: {'; '.join(resource['overMax'])}.")
+        if resource["verdict"] == "unbounded":
+            click.echo(
+                f"{name}: unbounded: a container declares no {name} limit and the profile gives no default, "
+                "so a capped profile cannot count it; declare one, or give the profile a container default."
+            )
+        if resource["verdict"] == "unknown" and unresolved:
+            click.echo(f"{name}: unknown until {', '.join(unresolved)} {'is' if len(unresolved) == 1 else 'are'} set.")

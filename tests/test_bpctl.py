@@ -466,11 +466,42 @@ def test_profiles(bpctl):
     done = bpctl("profile", "create", "team", "--memory", "2Gi", "--cpu", "500m", "--default", **ALICE)
     assert done.code == 0 and "your default" in done.out
     listed = bpctl("profile", "ls", **ALICE).out.splitlines()
-    assert listed[0].split() == ["ID", "NAME", "DEFAULT", "MEMORY", "CPU", "CONTAINERS", "STORAGE", "OWNER"]
-    assert listed[1].split()[1:] == ["team", "yes", "2Gi", "500m", "-", "-", "alice"]
+    assert listed[0].split() == ["ID", "NAME", "DEFAULT", "MEMORY", "CPU", "CONTAINERS", "STORAGE", "CONTAINER",
+                                 "DEFAULT", "CONTAINER", "MAX", "OWNER"]  # fmt: skip
+    assert listed[1].split()[1:] == ["team", "yes", "2Gi", "500m", "-", "-", "-", "-", "alice"]
     assert bpctl("profile", "create", **ALICE).code == 2
     done = bpctl("profile", "create", "bad", "--memory", "lots", **ALICE)
     assert done.code == 3 and "memoryCap" in done.err
+
+
+def test_a_profile_with_container_defaults_a_maximum_and_users_it_is_shared_with(bpctl, web, tmp_path):
+    done = bpctl("profile", "create", "quota", "--memory", "2Gi", "--cpu", "2", "--default-memory", "256Mi",
+                 "--default-cpu", "250m", "--max-memory", "1Gi", "--share", "bob", "-o", "json", **ALICE)  # fmt: skip
+    made = json.loads(done.out)
+    assert made["containerDefaults"] == {"memory": "256Mi", "cpu": "250m"} and made["entitledUsers"] == ["bob"]
+    assert made["containerMax"] == {"memory": "1Gi", "cpu": None}
+    listed = {line.split()[1]: line.split() for line in bpctl("profile", "ls", **BOB).out.splitlines()[1:]}
+    assert set(listed) == {"quota"} and listed["quota"][7:9] == ["256Mi/250m", "1Gi/-"]  # shared with bob
+    exported = bpctl.run("profile", "export", "quota", "--namespace", "team-a", **ALICE)
+    assert exported.returncode == 0 and exported.stdout.decode().count("kind: ") == 2
+    (tmp_path / "quota.yaml").write_bytes(exported.stdout)
+    done = bpctl("import", str(tmp_path / "quota.yaml"), "--format", "kubernetes-quota", **ALICE)
+    assert done.code == 0 and "1 created" in done.err
+
+
+def test_fit_says_in_words_what_took_a_default_and_what_is_unbounded(bpctl, tmp_path):
+    (tmp_path / "loose.yml").write_text("services:\n  app: {image: nginx}\n  db: {image: postgres, mem_limit: 1g}\n")
+    assert bpctl("push", str(tmp_path / "loose.yml"), **ALICE).code == 0
+    assert bpctl("profile", "create", "capped", "--memory", "2Gi", "--cpu", "2", **ALICE).code == 0
+    done = bpctl("fit", "loose", "--profile", "capped", **ALICE)
+    assert done.code == 1 and "cpu: unbounded: a container declares no cpu limit and the profile gives no default" \
+        in done.out  # fmt: skip
+    assert bpctl("profile", "create", "defaults", "--memory", "2Gi", "--cpu", "2", "--default-memory", "256Mi",
+                 "--default-cpu", "0.25", "--default", **ALICE).code == 0  # fmt: skip
+    done = bpctl("fit", "loose", **ALICE)  # the default profile: its defaults are named too
+    assert done.code == 0 and done.out.splitlines()[-1] == "fits"
+    assert "memory: 1 declaring none took the profile's default (256Mi each): app." in done.out
+    assert "cpu: 2 declaring none took the profile's default (250m each): app, db." in done.out
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
