@@ -226,7 +226,13 @@ def seed(app):
     profiles = {}
     for name, caps in {
         "team": {"memoryCap": "4Gi", "cpuCap": "4"},
-        "roomy": {"containerCap": "10"},
+        "roomy": {
+            "containerCap": "10",
+            "memoryCap": "8Gi",
+            "cpuCap": "8",
+            "containerDefaults": {"memory": "256Mi", "cpu": "0.25"},
+            "containerMax": {"memory": "2Gi"},
+        },
         "tiny": {"containerCap": "4"},
     }.items():
         profiles[name] = client.post(
@@ -294,6 +300,12 @@ def walk(w, client, template, profiles):
     w.control("Type").clear()
     assert client.patch(f"/blueprints/{oldest}", json={"inactive": False}, user="alice").status == 200
     w.control("Tags (all of them)").clear()
+    w.view(lambda: Select(w.control("Profile to fit")).select_by_visible_text("roomy"))
+    w.wait(lambda: "profile=" in w.browser.current_url and len(w.cards()) == 50)
+    w.wait(lambda: all(c.find_elements(By.CSS_SELECTOR, ".badge") for c in w.cards()))
+    with_defaults = "with the profile's defaults of 256 MiB for 3 containers and 0.25 CPU for 3 containers"
+    assert w.card(TEMPLATE["name"]).find_element(By.CSS_SELECTOR, ".fit").text == f"fits {with_defaults}"
+    w.check_page("catalog-defaults")
     w.view(lambda: Select(w.control("Profile to fit")).select_by_visible_text("tiny"))
     w.wait(lambda: "profile=" in w.browser.current_url and len(w.cards()) == 50)
     w.wait(lambda: all(c.find_elements(By.CSS_SELECTOR, ".badge") for c in w.cards()))
@@ -339,7 +351,9 @@ def walk(w, client, template, profiles):
     fits = w.one("section[aria-label='Fit to your profiles']")
     headings = [h.text for h in fits.find_elements(By.CSS_SELECTOR, "h3")]
     # the default first (fitted with no profile named: the service's default), then newest first
-    assert headings == ["team (your default) does not fit", "tiny does not fit", "roomy fits"]
+    with_defaults = "with the profile's defaults of 256 MiB for 3 containers and 0.25 CPU for 3 containers"
+    assert headings == ["team (your default) does not fit", "tiny does not fit", f"roomy fits {with_defaults}"]
+    assert "memory: cache, db, worker — declare none and count the profile's container default" in fits.text
     asked = w.browser.execute_script("return performance.getEntriesByType('resource').map((e) => e.name)")
     assert any(url.endswith(f"/blueprints/{template['id']}/fit") for url in asked)
     assert "exceeds" in fits.text and "unbounded" in fits.text
@@ -380,6 +394,7 @@ def walk(w, client, template, profiles):
     w.wait(lambda: len(w.all("ol[aria-label='Rendered definition'] li")) > 10)
     rendered = "\n".join(li.text for li in w.all("ol[aria-label='Rendered definition'] li"))
     assert "replicas: 3" in rendered and "${WEB_REPLICAS}" not in rendered
+    assert rendered.count("deploy: {resources: {limits: {memory: 256m, cpus: 0.25}}}") == 3  # roomy's defaults
     password = re.search(r"POSTGRES_PASSWORD=([A-Za-z0-9]{24})", rendered).group(1)
     kept = w.browser.execute_script(
         "return JSON.stringify(sessionStorage) + JSON.stringify(localStorage) + location.href"
@@ -450,8 +465,19 @@ def walk(w, client, template, profiles):
     w.one("button[aria-label='Edit browser-profile']").click()
     w.wait(lambda: w.control("Name").get_attribute("value") == "browser-profile")
     w.fill("CPU cap", "3")
+    w.fill("Default memory per container", "128Mi")
+    w.fill("Most CPU per container", "2")
+    w.fill("Shared with (usernames)", "bob")
     w.view(lambda: w.button("Save").click())
-    w.wait(lambda: "2 GiB memory, 3 CPUs" in w.one("ul[aria-label=Profiles]").text)
+    w.wait(
+        lambda: (
+            "2 GiB memory, 3 CPUs, a container declaring none counts 128 MiB, at most per container 2 CPUs"
+            in w.one("ul[aria-label=Profiles]").text
+            and "shared with bob" in w.one("ul[aria-label=Profiles]").text
+        )
+    )
+    saved = client.get("/profiles?name=browser-profile", user="bob").json["items"][0]
+    assert saved["containerDefaults"] == {"memory": "128Mi", "cpu": None} and saved["containerMax"]["cpu"] == "2"
     w.view(lambda: w.one("button[aria-label='Make browser-profile the default']").click())
     w.wait(lambda: not w.all("button[aria-label='Make browser-profile the default']"))
     defaults = [p["name"] for p in client.get("/profiles?defaultProfile=true", user="alice").json["items"]]

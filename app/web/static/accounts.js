@@ -1,7 +1,17 @@
 /* Profiles (`#/profiles`) and, for admins, users (`#/users`). */
-import { api, caps, checkbox, el, everything, field, problemList, refresh, say, select, session, when } from './core.js';
+import { api, canChange, caps, checkbox, el, everything, field, problemList, refresh, say, select, session, when } from './core.js';
 
 const CAPS = [['memoryCap', 'Memory cap', '2Gi, 512M'], ['cpuCap', 'CPU cap', '2, 0.5, 500m'], ['containerCap', 'Container cap', '10'], ['storageCap', 'Storage cap', '20Gi']];
+// a container's defaults and maximum: [field, member, label, hint]
+const PER_CONTAINER = [['containerDefaults', 'memory', 'Default memory per container', '256Mi'], ['containerDefaults', 'cpu', 'Default CPU per container', '250m'],
+  ['containerMax', 'memory', 'Most memory per container', '1Gi'], ['containerMax', 'cpu', 'Most CPU per container', '1']];
+const NOTE = 'What a container that declares no limit counts, and is given in a render; a container over the most does not fit.';
+
+/** `{memory, cpu}` of a profile's defaults (or maximum) from the form, null when both are empty. */
+function perContainer(inputs, field) {
+  const given = Object.fromEntries(PER_CONTAINER.filter(([f]) => f === field).map(([, member]) => [member, inputs[`${field}.${member}`].value.trim() || null]));
+  return Object.values(given).some((v) => v !== null) ? given : null;
+}
 
 export async function profilesPage() {
   const profiles = await everything('/profiles');
@@ -9,13 +19,17 @@ export async function profilesPage() {
   let editing = null;
   let editingTag = null;
   const inputs = Object.fromEntries([['name', 'Name', ''], ...CAPS].map(([key, , hint]) => [key, el('input', { name: key, placeholder: hint })]));
+  for (const [f, member, , hint] of PER_CONTAINER) inputs[`${f}.${member}`] = el('input', { name: `${f}.${member}`, placeholder: hint });
+  const shared = el('input', { name: 'entitledUsers', placeholder: 'bob, carol', autocomplete: 'off' });
   const isDefault = checkbox('The default profile', false);
   const title = el('h2', { class: 'wide' }, 'New profile');
   const problems = el('div', { 'aria-live': 'polite' });
   const submit = el('button', { type: 'submit' }, 'Create');
   const cancel = el('button', { type: 'button', class: 'quiet', hidden: true }, 'Cancel');
   const form = el('form', { class: 'grid2' }, title,
-    [['name', 'Name'], ...CAPS].map(([key, label]) => field(label, inputs[key])), isDefault.node,
+    el('div', { class: 'wide' }, field('Name', inputs.name)), CAPS.map(([key, label]) => field(label, inputs[key])),
+    el('p', { class: 'wide note' }, NOTE), PER_CONTAINER.map(([f, member, label]) => field(label, inputs[`${f}.${member}`])),
+    el('div', { class: 'wide' }, field('Shared with (usernames)', shared, 'They may read it and fit to it; only you and admins change it.')), isDefault.node,
     el('div', { class: 'wide actions' }, submit, cancel), el('div', { class: 'wide' }, problems));
 
   function edit(profile, tag) {
@@ -24,7 +38,11 @@ export async function profilesPage() {
     title.textContent = profile ? `Edit ${profile.name || '(unnamed)'}` : 'New profile';
     submit.textContent = profile ? 'Save' : 'Create';
     cancel.hidden = !profile;
-    for (const key of Object.keys(inputs)) inputs[key].value = (profile && profile[key]) || '';
+    for (const key of Object.keys(inputs)) {
+      const [f, member] = key.split('.');
+      inputs[key].value = (profile && (member ? (profile[f] || {})[member] : profile[key])) || '';
+    }
+    shared.value = profile ? (profile.entitledUsers || []).join(', ') : '';
     isDefault.box.checked = Boolean(profile && profile.defaultProfile);
     problems.replaceChildren();
     if (profile) inputs.name.focus();
@@ -32,7 +50,10 @@ export async function profilesPage() {
   cancel.addEventListener('click', () => edit(null));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const body = Object.fromEntries(Object.entries(inputs).map(([key, input]) => [key, input.value.trim() || null]));
+    const body = Object.fromEntries([['name'], ...CAPS].map(([key]) => [key, inputs[key].value.trim() || null]));
+    body.containerDefaults = perContainer(inputs, 'containerDefaults');
+    body.containerMax = perContainer(inputs, 'containerMax');
+    body.entitledUsers = shared.value.split(',').map((u) => u.trim()).filter(Boolean);
     body.defaultProfile = isDefault.box.checked;
     try {
       if (editing) await api('PUT', `/profiles/${editing.id}`, { body, headers: { 'If-Match': editingTag } });
@@ -53,10 +74,11 @@ export async function profilesPage() {
   const rows = profiles.map((p) => el('li', { class: 'card' },
     el('div', { class: 'top' }, el('h3', {}, p.name || '(unnamed)', ' ', p.defaultProfile ? el('span', { class: 'badge fits' }, 'default') : null)),
     el('p', { class: 'needs' }, caps(p.limits)),
-    admin ? el('p', { class: 'meta' }, `owner ${p.owner}`) : null,
+    admin || p.owner !== session.user.username ? el('p', { class: 'meta' }, `owner ${p.owner}`) : null,
+    p.entitledUsers.length ? el('p', { class: 'meta' }, `shared with ${p.entitledUsers.join(', ')}`) : null,
     el('div', { class: 'actions' },
-      el('button', { type: 'button', class: 'quiet', 'aria-label': `Edit ${p.name || 'profile'}`, onclick: async () => { const { data, etag } = await api('GET', `/profiles/${p.id}`); edit(data, etag); } }, 'Edit'),
-      p.defaultProfile ? null : el('button', { type: 'button', class: 'quiet', 'aria-label': `Make ${p.name || 'profile'} the default`,
+      canChange(p) ? el('button', { type: 'button', class: 'quiet', 'aria-label': `Edit ${p.name || 'profile'}`, onclick: async () => { const { data, etag } = await api('GET', `/profiles/${p.id}`); edit(data, etag); } }, 'Edit') : null,
+      p.defaultProfile || !canChange(p) ? null : el('button', { type: 'button', class: 'quiet', 'aria-label': `Make ${p.name || 'profile'} the default`,
         onclick: () => act(p, (etag) => api('PATCH', `/profiles/${p.id}`, { body: { defaultProfile: true }, headers: { 'If-Match': etag } })) }, 'Make default'),
       el('a', { class: 'button quiet', href: `#/?profile=${p.id}&fitsOnly=true` }, 'What fits'))));
   return el('section', {}, el('h1', {}, 'Profiles'),

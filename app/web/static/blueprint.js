@@ -4,8 +4,10 @@ import { AMOUNT, api, canChange, caps, codeView, diffView, el, everything, myPro
 import { fitBadge, starButton } from './catalog.js';
 
 const EXPLAIN = {
-  unbounded: 'These containers declare no limit or request for that resource: a profile that caps it cannot be shown to hold them, so they do not fit it.',
+  unbounded: 'These containers declare no limit or request for that resource: a profile that caps it counts its container default for each, and without one cannot hold them.',
   unresolved: 'These variables have no value and no default here, and stand in an amount that is measured: set them (Parameters) to measure it.',
+  defaulted: 'declare none and count the profile\'s container default',
+  overMax: 'over the profile\'s per-container maximum',
 };
 
 export function requirementsView(requirements) {
@@ -19,7 +21,7 @@ export function requirementsView(requirements) {
 }
 
 export function fitTable(fit, caption) {
-  if (fit.fits === null) return el('p', { class: 'note' }, 'Not measured, so it cannot be fitted.');
+  if (RESOURCES.every((name) => fit.resources[name].required === null)) return el('p', { class: 'note' }, 'Not measured, so it cannot be fitted.');
   return el('div', { class: 'scroll' }, el('table', {},
     el('caption', { class: 'note' }, caption),
     el('thead', {}, el('tr', {}, ['Resource', 'Required', 'Cap', 'Headroom', 'Verdict'].map((h) => el('th', { scope: 'col' }, h)))),
@@ -29,7 +31,9 @@ export function fitTable(fit, caption) {
       return el('tr', {}, el('th', { scope: 'row' }, name), el('td', {}, show(r.required)), el('td', {}, r.cap === null ? 'none' : show(r.cap)),
         el('td', {}, r.headroom === null ? '—' : r.headroom < 0 ? `−${show(-r.headroom)}` : show(r.headroom)),
         el('td', {}, el('span', { class: `badge ${r.verdict}` }, r.verdict)));
-    }))));
+    })),
+    el('tfoot', {}, RESOURCES.flatMap((name) => ['defaulted', 'overMax'].filter((kind) => fit.resources[name][kind].length)
+      .map((kind) => el('tr', {}, el('td', { colspan: '5', class: 'note' }, `${name}: ${fit.resources[name][kind].join(', ')} — ${EXPLAIN[kind]}`)))))));
 }
 
 /** The fit to each of the caller's profiles, the default first: its fit is asked with no profile
@@ -41,7 +45,7 @@ async function fitsView(bp) {
   const fitOf = (p) => api('GET', `/blueprints/${bp.id}/fit${p.defaultProfile ? '' : `?profile=${p.id}`}`).then((r) => r.data);
   const fits = await Promise.all(profiles.map(fitOf));
   return el('div', {}, profiles.map((p, i) => el('div', {},
-    el('h3', {}, `${p.name || '(unnamed)'}${p.defaultProfile ? ' (your default)' : ''} `, fitBadge(fits[i])),
+    el('h3', {}, `${p.name || '(unnamed)'}${p.defaultProfile ? ' (your default)' : ''} `, fitBadge(fits[i], p.limits)),
     fitTable(fits[i], `Against ${p.name || 'the profile'}: ${caps(p.limits)}`))));
 }
 

@@ -1,11 +1,17 @@
 /* The catalog (`#/`): blueprints newest first, search and filters kept in the URL, a fit badge on
    each entry, and "More". */
-import { api, checkbox, el, everything, field, FIT_FETCHES, myProfiles, needs, PAGE, refresh, say, select } from './core.js';
+import { api, checkbox, defaultsApplied, el, everything, field, FIT_FETCHES, myProfiles, needs, PAGE, refresh, say, select } from './core.js';
 
-export function fitBadge(fit) {
+/** A fit as a badge; where containers took the profile's defaults (`limits`), it says so. */
+export function fitBadge(fit, limits) {
   if (!fit) return el('span', { class: 'badge unknown' }, 'fit unknown');
-  if (fit.fits === null) return el('span', { class: 'badge unknown' }, 'not measured');
-  return el('span', { class: `badge ${fit.fits ? 'fits' : 'no'}` }, fit.fits ? 'fits' : 'does not fit');
+  if (fit.fits === null) {
+    const measured = fit.resources && Object.values(fit.resources).some((r) => r.required !== null);
+    return el('span', { class: 'badge unknown' }, measured ? 'unknown until its variables are set' : 'not measured');
+  }
+  const badge = el('span', { class: `badge ${fit.fits ? 'fits' : 'no'}` }, fit.fits ? 'fits' : 'does not fit');
+  const applied = limits ? defaultsApplied(fit, limits) : null;
+  return applied ? el('span', { class: 'verdict' }, badge, el('span', { class: 'note' }, ` ${applied}`)) : badge;
 }
 
 export function starButton(bp) {
@@ -47,7 +53,7 @@ function card(bp, profile, fitsOnly) {
     el('div', { class: 'row' }, el('p', { class: 'needs' }, needs(bp.requirements)), badge));
   let load = null;
   if (profile && fitsOnly) badge.append(fitBadge({ fits: true }));
-  else if (profile) load = async () => badge.append(fitBadge((await api('GET', `/blueprints/${bp.id}/fit?profile=${profile}`)).data));
+  else if (profile) load = async () => badge.append(fitBadge((await api('GET', `/blueprints/${bp.id}/fit?profile=${profile.id}`)).data, profile.limits));
   return { node, load };
 }
 
@@ -86,6 +92,7 @@ export async function catalog(_, params) {
   for (const tag of params.getAll('tag')) query.append('tag', tag);
   const chosenProfile = params.get('profile');
   const onlyFitting = Boolean(chosenProfile && params.get('fitsOnly') === 'true');
+  const chosen = chosenProfile ? profiles.find((p) => p.id === chosenProfile) || { id: chosenProfile, limits: null } : null;
   if (onlyFitting) query.set('fitsProfile', chosenProfile);
 
   const list = el('ul', { class: 'cards', 'aria-label': 'Blueprints' });
@@ -96,7 +103,7 @@ export async function catalog(_, params) {
     const page = new URLSearchParams(query);
     if (cursor) page.set('cursor', cursor);
     const { data } = await api('GET', `/blueprints?${page}`);
-    const cards = data.items.map((bp) => card(bp, chosenProfile, onlyFitting));
+    const cards = data.items.map((bp) => card(bp, chosen, onlyFitting));
     list.append(...cards.map((c) => c.node));
     shown += data.items.length;
     count.textContent = shown ? `${shown} shown${data.next ? ', more below' : ''}` : 'No blueprint matches.';

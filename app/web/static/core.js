@@ -110,12 +110,31 @@ export function needs(requirements) {
   return parts.join(', ');
 }
 
+/** How a fit used the profile's container defaults, in words ("with the profile's default of
+    256 MiB for 3 containers"), or null where no container took one. */
+export function defaultsApplied(fit, limits) {
+  const defaults = (limits && limits.containerDefaults) || {};
+  const parts = [['memory', 'memoryBytes'], ['cpu', 'cpuMillis']]
+    .filter(([name]) => fit.resources && fit.resources[name].defaulted.length)
+    .map(([name, key]) => {
+      const count = containers(fit.resources[name].defaulted.length);
+      return defaults[key] === null || defaults[key] === undefined ? `its ${name} default for ${count}` : `${AMOUNT[name](defaults[key])} for ${count}`;
+    });
+  if (!parts.length) return null;
+  return `with the profile's default${parts.length > 1 ? 's' : ''} of ${parts.join(' and ')}`;
+}
+
 export function caps(limits) {
   const parts = [];
   if (limits.memoryBytes !== null) parts.push(`${bytes(limits.memoryBytes)} memory`);
   if (limits.cpuMillis !== null) parts.push(cpus(limits.cpuMillis));
   if (limits.containers !== null) parts.push(containers(limits.containers));
   if (limits.storageBytes !== null) parts.push(`${bytes(limits.storageBytes)} storage`);
+  for (const [field, words] of [['containerDefaults', 'a container declaring none counts'], ['containerMax', 'at most per container']]) {
+    const given = limits[field] || {};
+    const amounts = [given.memoryBytes ? bytes(given.memoryBytes) : null, given.cpuMillis ? cpus(given.cpuMillis) : null].filter(Boolean);
+    if (amounts.length) parts.push(`${words} ${amounts.join(' and ')}`);
+  }
   return parts.length ? parts.join(', ') : 'No caps';
 }
 

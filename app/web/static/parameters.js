@@ -54,7 +54,8 @@ export async function parametersPage([id]) {
       }
       // The rendered text may hold secrets: it lives in this view only, never in storage or the URL.
       output.replaceChildren(...shown, el('h2', {}, 'Requirements of the render'), requirementsView(data.requirements),
-        data.fit ? el('div', {}, el('h3', {}, 'Fit ', fitBadge(data.fit)), fitTable(data.fit, 'Against the chosen profile')) : null,
+        data.fit ? el('div', {}, el('h3', {}, 'Fit ', fitBadge(data.fit, (profiles.find((p) => p.id === profile.value) || {}).limits)),
+          fitTable(data.fit, 'Against the chosen profile; its container defaults are written into the rendered definition')) : null,
         el('h2', {}, 'Rendered definition'), codeView(data.yml, new Set(), 'Rendered definition'));
     } catch (error) {
       output.replaceChildren(problemList(error));
