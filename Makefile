@@ -50,7 +50,7 @@ test-fast: $(VENV)/.installed-test
 # wrk from Debian drives the load; installed when missing (CI and developer machines run as root).
 bench: $(VENV)/.installed-bench
 	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/run.py $(if $(AGAINST),--against $(AGAINST))
 
 # Where the app CPU of one POST /blueprints goes, part by part (cProfile, the shared body).
 profile: $(VENV)/.installed-test

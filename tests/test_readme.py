@@ -11,6 +11,7 @@ from pathlib import Path
 import docutils.core
 import docutils.utils
 import pytest
+import yaml
 
 from app import config
 from app.users import storage as users
@@ -94,20 +95,29 @@ def test_the_curl_tour_runs_as_written(served, tmp_path):
         cwd=tmp_path, capture_output=True, timeout=120, env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr.decode()
-    answers = [json.loads(part) for part in _json_values(done.stdout.decode())]
-    requirements, fits, names, render_fits, maximized, rev, fields = answers
+    parts, rendered = _json_values(done.stdout.decode())
+    requirements, fits, names, render_fits, maximized, rev, fields, imported_fits, defaulted = map(json.loads, parts)
     assert (requirements["containers"], requirements["memoryBytes"], requirements["cpuMillis"]) == (2, 512 * 2**20, 500)
     assert (fits, names, render_fits, maximized, rev) == (True, "web", True, {"REPLICAS": 8}, 2)
     assert fields == {"version": {"from": None, "to": "1.1"}}
+    assert (imported_fits, defaulted) == (True, ["db", "wordpress"])
+    services = yaml.safe_load(rendered)["services"]
+    assert [services[name]["deploy"] for name in ("wordpress", "db")] == [
+        {"resources": {"limits": {"memory": "256m", "cpus": 0.25}}}] * 2  # fmt: skip
+    assert rendered.count("deploy: {resources: {limits: {memory: 256m, cpus: 0.25}}}") == 2
 
 
 def _json_values(text):
-    """The JSON values jq printed one after another (each pretty-printed over several lines)."""
+    """The JSON values jq printed one after another (each pretty-printed over several lines),
+    and the text after them (a definition jq printed raw)."""
     decoder, position, values = json.JSONDecoder(), 0, []
     while position < len(text.rstrip()):
         while text[position].isspace():
             position += 1
-        _, end = decoder.raw_decode(text, position)
+        try:
+            _, end = decoder.raw_decode(text, position)
+        except ValueError:
+            break
         values.append(text[position:end])
         position = end
-    return values
+    return values, text[position:]
