@@ -1,7 +1,7 @@
 """Real files changed at one node, the way people mistype them (support/mutations.py): every Compose
 file of the corpus, mutated, is judged by the service (a dry-run create, and the import the web
 editor's "Declare the variables" asks for) and by Docker Compose itself, which must agree; every
-Kubernetes manifest and catalog (Portainer, OpenShift, an export) of the corpus, mutated, gets a 4xx
+Kubernetes manifest and catalog (Portainer, OpenShift, an export, Kubernetes' quota objects) of the corpus, mutated, gets a 4xx
 or a 2xx, never a 5xx, and so do a template's parameters and a render's values changed likewise.
 `make test` runs MUTANTS of each kind with a fixed seed; `make oracle` many thousands with a new
 seed, printed so that a failure can be run again (MUTATION_SEED)."""
@@ -20,6 +20,7 @@ from support import compose_oracle as oracle
 from support import corpus, mutations
 from support.apps import make_app
 from support.http import FlaskClient
+from tests.test_quota_objects import QUOTA
 
 pytestmark = pytest.mark.slow
 MUTANTS = int(os.environ.get("MUTANTS", "300"))
@@ -140,6 +141,7 @@ def catalogs():
     exported = {"name": "web", "blueprintType": "compose", "yml": text, "tags": ["web"], "entitlementType": "PUBLIC",
                 "parameters": {"type": "object", "properties": {"TAG": {"type": "string"}}}}  # fmt: skip
     found.append(("native", "an export", {"format": "native", "version": 1, "blueprints": [exported]}, {}))
+    found.append(("kubernetes-quota", "a quota and a limit range", list(yaml.safe_load_all(QUOTA)), {}))
     return found
 
 
@@ -153,6 +155,8 @@ def test_mutated_catalogs_are_never_a_5xx_as_json_nor_as_yaml(api):
         sent = [mutations.as_json(mutant)]
         if fmt == "openshift":
             sent.append(mutations.text(mutant))
+        elif fmt == "kubernetes-quota" and isinstance(mutant, list):
+            sent.append(mutations.text_stream(mutant))
         for one in sent:
             body = {"format": fmt, "source": "m", "document": one, "files": files}
             response = api.post("/imports?dryRun=true", json=body, user="alice")

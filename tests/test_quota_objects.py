@@ -149,6 +149,13 @@ def test_an_object_kubernetes_or_a_profile_refuses_is_refused_with_its_place(api
     assert api.get("/profiles", user="alice").json["items"] == []
 
 
+def test_what_kubernetes_admits_but_means_nothing_is_left_out_not_a_5xx(api):
+    """Kubernetes' schemas admit a null item (the mutation oracle found a 5xx on it)."""
+    document = QUOTA.replace("  - type: PersistentVolumeClaim\n    max: {storage: 50Gi}\n", "  - null\n")
+    [result] = quota_import(api, document)["results"]
+    assert result["outcome"] == "created" and "LimitRange: spec.limits.1: not an object" in "\n".join(result["notes"])
+
+
 def test_the_export_checks_its_query_and_who_reads_the_profile(api):
     mine = create(api, "profiles", memoryCap="1Gi").json
     for query in ("format=helm", "", "format=kubernetes&namespace=Not_A_Label"):

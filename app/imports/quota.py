@@ -11,6 +11,7 @@ import re
 import yaml
 
 from app.definitions import kubernetes
+from app.definitions.schemas import listed, mapping
 from app.definitions.totals import Totals
 from app.imports.candidate import Candidate
 from app.model import quantities
@@ -49,7 +50,7 @@ def candidates(document, files, defaults):
     if len(quotas) != 1 or len(ranges) > 1:
         raise ValueError(f"must hold one ResourceQuota and at most one LimitRange, not {len(quotas)} and "
                          f"{len(ranges)}.")  # fmt: skip
-    quota, metadata = quotas[0], quotas[0].get("metadata") if isinstance(quotas[0].get("metadata"), dict) else {}
+    quota, metadata = quotas[0], mapping(quotas[0].get("metadata"))
     key = str(metadata.get("namespace") or metadata.get("name") or "")
     found = Candidate(key or "(unnamed)", key)
     found.problems += kubernetes.judge([*quotas, *ranges], Totals())  # Kubernetes' own schemas, strictly
@@ -57,13 +58,13 @@ def candidates(document, files, defaults):
                     "left out." for one in objects if one not in quotas and one not in ranges]  # fmt: skip
     if found.problems:
         return [found]
-    annotations = metadata.get("annotations") or {}
+    annotations = mapping(metadata.get("annotations"))
     fields = {"name": annotations.get(NAME_ANNOTATION, key)}
-    _caps(quota.get("spec") or {}, fields, found)
+    _caps(mapping(quota.get("spec")), fields, found)
     if CONTAINERS_ANNOTATION in annotations:
         fields["containerCap"] = annotations[CONTAINERS_ANNOTATION]
     if ranges:
-        _limit_range(ranges[0].get("spec") or {}, fields, found)
+        _limit_range(mapping(ranges[0].get("spec")), fields, found)
     found.fields = fields
     return [found]
 
@@ -77,7 +78,7 @@ def _amount(text, grammar, read, where, found):
 
 
 def _caps(spec, fields, found):
-    hard = dict(spec.get("hard") or {})
+    hard = dict(mapping(spec.get("hard")))
     for cap, (keys, grammar, read) in HARD.items():
         given = [key for key in keys if key in hard]
         if given:
@@ -92,14 +93,17 @@ def _caps(spec, fields, found):
 
 
 def _limit_range(spec, fields, found):
-    for index, item in enumerate(spec.get("limits") or []):
+    for index, item in enumerate(listed(spec.get("limits"))):
         where = f"LimitRange: spec.limits.{index}"
+        if not isinstance(item, dict):
+            found.notes.append(f"{where}: not an object; left out.")
+            continue
         if item.get("type") != "Container":
             found.notes.append(f"{where}: type {item.get('type')}: no counterpart in a profile; left out.")
             continue
         default = "default" if item.get("default") else "defaultRequest"
         for field, source in (("containerDefaults", default), ("containerMax", "max")):
-            given = item.get(source) or {}
+            given = mapping(item.get(source))
             amounts = {member: _amount(given[member], grammar, read, f"{where}.{source}.{member}", found)
                        for member, (grammar, read) in PER_CONTAINER.items() if member in given}  # fmt: skip
             if amounts:
