@@ -1,8 +1,9 @@
 """Real files changed at one node, the way people mistype them (support/mutations.py): every Compose
 file of the corpus, mutated, is judged by the service (a dry-run create, and the import the web
 editor's "Declare the variables" asks for) and by Docker Compose itself, which must agree; every
-Kubernetes manifest and catalog (Portainer, OpenShift, an export, Kubernetes' quota objects) of the corpus, mutated, gets a 4xx
-or a 2xx, never a 5xx, and so do a template's parameters and a render's values changed likewise.
+Kubernetes manifest and catalog (Portainer, OpenShift, an export, Kubernetes' quota objects) of
+the corpus, mutated, gets a 4xx or a 2xx, never a 5xx, and so do a template's parameters and a
+render's values changed likewise.
 `make test` runs MUTANTS of each kind with a fixed seed; `make oracle` many thousands with a new
 seed, printed so that a failure can be run again (MUTATION_SEED)."""
 
