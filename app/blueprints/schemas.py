@@ -89,6 +89,17 @@ class SourceSchema(Schema):
     )
 
 
+def Source():
+    """Where an import found a resource (blueprints and profiles alike); null otherwise."""
+    return ma.fields.Nested(
+        SourceSchema,
+        dump_only=True,
+        allow_none=True,
+        dump_default=None,
+        metadata={"description": "Where an import found it (its format, the import's source, its key); else null."},
+    )
+
+
 class BlueprintSchema(EchoedId):
     id = Id()
     name = Name()
@@ -104,13 +115,7 @@ class BlueprintSchema(EchoedId):
         metadata={"description": "The template's variables, as a JSON Schema (2020-12) of an object."}
     )
     requirements = ma.fields.Nested(RequirementsSchema, dump_only=True, allow_none=True)
-    source = ma.fields.Nested(
-        SourceSchema,
-        dump_only=True,
-        allow_none=True,
-        dump_default=None,
-        metadata={"description": "Where an import found it (its format, the import's source, its key); else null."},
-    )
+    source = Source()
     stars = ma.fields.Integer(dump_only=True, metadata={"description": "How many users starred it."})
     starred = ma.fields.Boolean(dump_only=True, metadata={"description": "Whether the caller starred it."})
     rev = ma.fields.Integer(dump_only=True, metadata={"description": "1 on create, +1 per change; the ETag."})

@@ -2,7 +2,7 @@
 
 import marshmallow as ma
 
-from app.blueprints.schemas import SourceSchema
+from app.blueprints.schemas import Source
 from app.http.crud import EchoedId
 from app.http.paging import ListArgs
 from app.model import quantities
@@ -60,13 +60,7 @@ class ProfileSchema(EchoedId):
         metadata={"description": "Users who may read the profile and deploy against it, beside its owner."},
     )
     limits = ma.fields.Nested(LimitsSchema, dump_only=True)
-    source = ma.fields.Nested(
-        SourceSchema,
-        dump_only=True,
-        allow_none=True,
-        dump_default=None,
-        metadata={"description": "Where an import found it (kubernetes-quota, its source, its key); else null."},
-    )
+    source = Source()
     owner = ma.fields.String(dump_only=True)
     createdAt = Timestamp()
     updatedAt = Timestamp()
