@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from support import compose_oracle as oracle
 from support.http import assert_problem, create
 from support.requirements import need
 
@@ -305,6 +306,8 @@ services:
     assert memory["required"] == 3 * 256 * Mi + 1024 * Mi + 256 * Mi == r.json["requirements"]["memoryBytes"]
     assert r.json["fit"]["resources"]["cpu"]["required"] == r.json["requirements"]["cpuMillis"] == 3 * 250 + 250 + 500
     assert r.json["requirements"]["unbounded"] == []
+    accepted, project = oracle.config(r.json["yml"])  # Docker Compose counts what the fit counted
+    assert accepted and oracle.requirements(project, int)["memoryBytes"] == memory["required"], project
     plain = render(api, blueprint, values={"REPLICAS": 3}, profile=profile(api, memoryCap="2Gi"))
     assert plain.json["yml"] == UNDECLARED.replace("${REPLICAS}", "3")  # no defaults, nothing written
     assert plain.json["fit"]["resources"]["cpu"]["verdict"] == "uncapped"
