@@ -20,6 +20,7 @@ from app.definitions import compose, templates
 from app.errors import Invalid
 from support import compose_oracle as oracle
 from support import corpus
+from support.requirements import shown
 
 pytestmark = pytest.mark.slow
 # 2,000 generated files a run (`make oracle`: 20,000), judged 50 to one `docker compose config` while they agree
@@ -36,7 +37,7 @@ def ours(text):
         found = definitions.measure(compose, text)
     except Invalid as exc:
         return False, exc.errors["yml"]
-    return True, {key: value for key, value in found.items() if key != "unresolved"}
+    return True, {key: value for key, value in shown(found).items() if key != "unresolved"}
 
 
 def storage_bytes(size):
