@@ -7,6 +7,8 @@ import re
 
 import pytest
 
+from app.definitions import render as rendering
+from app.model import quantities
 from support import compose_oracle as oracle
 from support.http import assert_problem, create
 from support.requirements import need
@@ -332,3 +334,65 @@ def test_an_amount_over_the_maximum_is_named_in_the_render_and_maximize_stops_be
     r = render(api, template, values={"API_KEY": "long-enough"}, profile=most, maximize="REPLICAS")
     assert r.json["fit"]["resources"]["memory"]["overMax"] == ["web: 256Mi > 128Mi"]
     assert r.json["fit"]["fits"] is False and r.json["maximized"] == {"REPLICAS": None}
+
+
+EDGES = """x-base: &base
+  image: nginx
+  deploy:
+    resources:
+      limits: {cpus: '1'}
+services:
+  a:
+    <<: *base
+  c:
+    image: y
+    deploy:
+  d:
+    extends: c
+    pids_limit: 10
+  e:
+    image: z
+    deploy: ~
+  f:
+    image: w
+    deploy: {}
+"""
+EDGES_WRITTEN = """x-base: &base
+  image: nginx
+  deploy:
+    resources:
+      limits: {memory: 256m, cpus: '1'}
+services:
+  a:
+    <<: *base
+  c:
+    mem_limit: 256m
+    cpus: 0.25
+    image: y
+    deploy:
+  d:
+    mem_limit: 256m
+    cpus: 0.25
+    extends: c
+    pids_limit: 10
+  e:
+    image: z
+    deploy: {resources: {limits: {memory: 256m, cpus: 0.25}}}
+  f:
+    image: w
+    deploy: {resources: {limits: {memory: 256m, cpus: 0.25}}}
+"""
+
+
+def test_defaults_go_where_compose_reads_them_through_anchors_extends_and_empty_mappings():
+    """A merge key's amount goes into the anchored mapping; a service that extends one writing
+    `pids_limit` (a short-form twin) and its base take the short form, or Compose would refuse
+    the two forms mixed; an empty or null `deploy` takes the levels it lacks."""
+    limits = quantities.limits({"containerDefaults": {"memory": "256Mi", "cpu": "0.25"}})
+    answer = rendering.render({"yml": EDGES, "blueprintType": "compose"}, {}, limits)
+    assert answer["yml"] == EDGES_WRITTEN
+    assert answer["requirements"]["memoryBytes"] == answer["fit"]["resources"]["memory"]["required"] == 5 * 256 * Mi
+    assert answer["requirements"]["cpuMillis"] == answer["fit"]["resources"]["cpu"]["required"] == 1000 + 4 * 250
+    accepted, project = oracle.config(answer["yml"])
+    assert accepted, project
+    assert oracle.requirements(project, int)["memoryBytes"] == 5 * 256 * Mi
