@@ -90,6 +90,6 @@ def _first(text, mapping, pairs):
     if mapping.flow_style or not mapping.value:
         at = text.index("{", mapping.start_mark.index) + 1
         return at, at, ", ".join(pairs) + (", " if mapping.value else "")
-    first = mapping.value[0][0]
-    return first.start_mark.index, first.start_mark.index, "".join(f"{pair}\n{' ' * first.start_mark.column}"
+    first, newline = mapping.value[0][0], "\r\n" if "\r\n" in text else "\n"  # the file's own line ends
+    return first.start_mark.index, first.start_mark.index, "".join(f"{pair}{newline}{' ' * first.start_mark.column}"
                                                                    for pair in pairs)  # fmt: skip
