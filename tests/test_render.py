@@ -396,6 +396,6 @@ def test_defaults_go_where_compose_reads_them_through_anchors_extends_and_empty_
     accepted, project = oracle.config(answer["yml"])
     assert accepted, project
     assert oracle.requirements(project, int)["memoryBytes"] == 5 * 256 * Mi
-    windows = rendering.render({"yml": "services:\r\n  web:\r\n    image: nginx\r\n", "blueprintType": "compose"}, {},
-                               limits)["yml"]  # fmt: skip
-    assert windows == "services:\r\n  web:\r\n    deploy: {resources: {limits: {memory: 256m, cpus: 0.25}}}\r\n    image: nginx\r\n"
+    crlf = "services:\r\n  web:\r\n    image: nginx\r\n"
+    written = rendering.render({"yml": crlf, "blueprintType": "compose"}, {}, limits)["yml"]
+    assert written == crlf.replace("    image", "    deploy: {resources: {limits: {memory: 256m, cpus: 0.25}}}\r\n    image")
