@@ -398,4 +398,5 @@ def test_defaults_go_where_compose_reads_them_through_anchors_extends_and_empty_
     assert oracle.requirements(project, int)["memoryBytes"] == 5 * 256 * Mi
     crlf = "services:\r\n  web:\r\n    image: nginx\r\n"
     written = rendering.render({"yml": crlf, "blueprintType": "compose"}, {}, limits)["yml"]
-    assert written == crlf.replace("    image", "    deploy: {resources: {limits: {memory: 256m, cpus: 0.25}}}\r\n    image")
+    limited = "deploy: {resources: {limits: {memory: 256m, cpus: 0.25}}}"
+    assert written == crlf.replace("    image", f"    {limited}\r\n    image")
