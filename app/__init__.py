@@ -1,11 +1,11 @@
-"""The application factory: settings, the database, the API with its four resources, operations,
+"""The application factory: settings, the database, the API with its resources, operations,
 the web page.
 
 The tree reads from the bottom up, each layer importing only from itself and the layers below
 (tests/test_layers.py): errors.py and config.py; model/ (the contract's values); definitions/
 (a blueprint's content); storage/ (the database); access/ (credentials, roles, throttles);
 ops/ (probes, metrics, logs); http/ (the API's plumbing); the resources (profiles/, blueprints/,
-revisions/, users/); and on top web/, cli.py, gunicorn_worker.py and this factory."""
+revisions/, instances/, users/); and on top web/, cli.py, gunicorn_worker.py and this factory."""
 
 import logging
 
@@ -20,6 +20,8 @@ from app.blueprints.storage import store as blueprints_store
 from app.http import docs, idempotency, openapi, problems, response_headers
 from app.http.json_provider import OrjsonProvider
 from app.imports.routes import blp as imports_blp
+from app.instances.routes import blp as instances_blp
+from app.instances.storage import store as instances_store
 from app.ops import logs
 from app.profiles.routes import blp as profiles_blp
 from app.profiles.storage import store as profiles_store
@@ -46,7 +48,7 @@ def create_app(settings=None, mongo_client=None):
     users.init_app(app)
 
     api = openapi.Api(app)
-    for blp in (profiles_blp, blueprints_blp, revisions_blp, users_blp, imports_blp):
+    for blp in (profiles_blp, blueprints_blp, revisions_blp, instances_blp, users_blp, imports_blp):
         api.register_blueprint(blp)
     problems.init_app(app)
     app.register_blueprint(docs.blp)
@@ -87,7 +89,7 @@ def _prepare_database(app):
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
     for module in (users, tokens, login_throttle, request_quota, idempotency, revisions):
         module.create_indexes(db)
-    for store in (profiles_store, blueprints_store):
+    for store in (profiles_store, blueprints_store, instances_store):
         store.create_indexes()
         backfill.start(app, store)
     if app.config["ADMIN_USERNAME"] and app.config["ADMIN_PASSWORD"]:

@@ -12,6 +12,7 @@ class Problem(Exception):
     status = 500
     errors = None
     current = None  # a 412's version as stored: its problem body says it
+    members = None  # more members of the problem body (a 409's `quota`)
 
     def __init__(self, detail=None, headers=None):
         super().__init__(detail)
@@ -39,6 +40,15 @@ class NotFound(Problem):
 
 class Conflict(Problem):
     status = 409
+
+
+class NoRoom(Conflict):
+    """A 409: a profile has no room for an admission; `quota` says, per resource the profile caps,
+    what is required, used, capped and available (the problem body carries it)."""
+
+    def __init__(self, detail, quota):
+        super().__init__(detail)
+        self.members = {"quota": quota}
 
 
 class PreconditionFailed(Problem):

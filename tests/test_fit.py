@@ -19,15 +19,17 @@ def limits(memory=None, cpu=None, containers=None, storage=None, defaults=(None,
             "containerMax": {"memoryBytes": most[0], "cpuMillis": most[1]}}  # fmt: skip
 
 
-def resource(required, cap, verdict, defaulted=(), over=()):
-    headroom = None if required is None or cap is None else cap - required
-    return {"required": required, "cap": cap, "headroom": headroom, "verdict": verdict,
-            "defaulted": list(defaulted), "overMax": list(over)}  # fmt: skip
+def resource(required, cap, verdict, defaulted=(), over=(), used=0):
+    """A resource of a fit; `used` by the profile's instances (none by default)."""
+    available = None if cap is None else cap - used
+    headroom = None if required is None or cap is None else available - required
+    return {"required": required, "cap": cap, "headroom": headroom, "verdict": verdict, "used": used,
+            "available": available, "defaulted": list(defaulted), "overMax": list(over)}  # fmt: skip
 
 
 def test_each_verdict():
     result = fit(need(512, 500, 2, 0, ["web: cpu"]), limits(memory=512, cpu=1000, containers=1))
-    assert result == {"fits": False, "resources": {
+    assert result == {"fits": False, "more": 0, "resources": {
         "memory": resource(512, 512, "fits"),
         "cpu": resource(500, 1000, "unbounded"),
         "containers": resource(2, 1, "exceeds"),

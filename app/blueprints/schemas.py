@@ -156,7 +156,9 @@ VERDICTS = ("fits", "exceeds", "uncapped", "unbounded", "unknown")
 class ResourceFitSchema(Schema):
     required = ma.fields.Integer(allow_none=True)
     cap = ma.fields.Integer(allow_none=True)
-    headroom = ma.fields.Integer(allow_none=True, metadata={"description": "cap - required"})
+    headroom = ma.fields.Integer(allow_none=True, metadata={"description": "available - required"})
+    used = ma.fields.Integer(metadata={"description": "What the profile's instances use."})
+    available = ma.fields.Integer(allow_none=True, metadata={"description": "cap - used; null where uncapped."})
     verdict = ma.fields.String(metadata={"enum": list(VERDICTS)})
     defaulted = ma.fields.List(
         ma.fields.String(),
@@ -178,6 +180,10 @@ class FitResourcesSchema(Schema):
 class FitSchema(Schema):
     fits = ma.fields.Boolean(
         allow_none=True, metadata={"description": "true when every verdict is fits or uncapped; null: unknown"}
+    )
+    more = ma.fields.Integer(
+        allow_none=True,
+        metadata={"description": "How many instances of it fit in the room left; null when nothing caps it."},
     )
     resources = ma.fields.Nested(FitResourcesSchema)
 

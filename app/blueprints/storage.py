@@ -8,9 +8,10 @@ and keep them from their next write on: no start-up migration, no downtime."""
 from pymongo import ASCENDING
 
 from app import definitions
-from app.errors import Invalid
+from app.errors import Conflict, Invalid
 from app.revisions import storage as history
 from app.storage import list_keys
+from app.storage.database import collection
 from app.storage.resource_store import MAX_ATTEMPTS, ResourceStore
 from app.users import storage as users
 
@@ -83,6 +84,15 @@ class Blueprints(ResourceStore):
         if stored is not None:
             history.keep(stored)
 
+    def deletable(self, doc):
+        """A blueprint no instance was made from (a 409 naming how many, at most MAX_NAMED)."""
+        made = list(collection("instances").find({"blueprint": str(doc["_id"])}, {"_id": 1}).limit(MAX_NAMED))
+        if made:
+            many = len(made) > 1
+            count = f"{len(made)}{'+' if len(made) == MAX_NAMED else ''} instance{'s' if many else ''}"
+            raise Conflict(f"{count} of this blueprint {'exist' if many else 'exists'}: delete them first.")
+        return {}
+
     def after_delete(self, doc):
         history.forget(doc["_id"])
 
@@ -100,5 +110,7 @@ class Blueprints(ResourceStore):
         users.check_entitled(changes.get("entitledUsers"))
         return changes
 
+
+MAX_NAMED = 1000  # instances a refused delete counts
 
 store = Blueprints()

@@ -12,12 +12,14 @@ FITTING = ("fits", "uncapped")
 SHOWN = {"memory": quantities.binary_text, "cpu": quantities.millis_text}
 
 
-def fit(requirements, limits):
-    """`{"fits": ..., "resources": {...}}` as the contract defines it: each resource's required
-    amount (the profile's defaults included), cap, headroom, verdict (fits, exceeds, uncapped,
-    unbounded, or unknown: no requirements, or an amount waiting for a variable), and the
-    containers that took a default (`defaulted`) or are over the maximum (`overMax`)."""
-    resources = {resource: _resource(resource, requirements, limits) for resource in RESOURCES}
+def fit(requirements, limits, usage=None):
+    """`{"fits": ..., "more": ..., "resources": {...}}` as the contract defines it: each
+    resource's required amount (the profile's defaults included), what the profile's instances use
+    (`usage`, None: nothing) and the room left, the headroom after it, the verdict (fits, exceeds,
+    uncapped, unbounded, or unknown: no requirements, or an amount waiting for a variable), and
+    the containers that took a default (`defaulted`) or are over the maximum (`overMax`); `more`,
+    how many instances of it fit in the room left."""
+    resources = {resource: _resource(resource, requirements, limits, usage or {}) for resource in RESOURCES}
     verdicts = {r["verdict"] for r in resources.values()}
     if "exceeds" in verdicts:
         fits = False
@@ -25,18 +27,33 @@ def fit(requirements, limits):
         fits = None
     else:
         fits = verdicts <= set(FITTING)
-    return {"fits": fits, "resources": resources}
+    return {"fits": fits, "more": _more(fits, resources), "resources": resources}
 
 
-def fits(requirements, limits):
+def fits(requirements, limits, usage=None):
     """Whether the fit is true (the list filters' question)."""
-    return fit(requirements, limits)["fits"] is True
+    return fit(requirements, limits, usage)["fits"] is True
 
 
-def _resource(resource, requirements, limits):
+def _more(fits, resources):
+    """How many instances fit in the room left: the fewest any capped resource holds (0 when one
+    does not fit; None when it is not known, or nothing caps what it needs)."""
+    if fits is None:
+        return None
+    if not fits:
+        return 0
+    held = [r["available"] // r["required"] for r in resources.values() if r["available"] is not None and r["required"]]
+    return min(held) if held else None
+
+
+def _resource(resource, requirements, limits, usage):
     key, cap = RESOURCES[resource], limits[RESOURCES[resource]]
+    used = usage.get(key, 0)
+    available = None if cap is None else cap - used
+    room = {"used": used, "available": available}
     if requirements is None or resource in requirements.get("unknownResources", ()):
-        return {"required": None, "cap": cap, "headroom": None, "verdict": "unknown", "defaulted": [], "overMax": []}
+        return {"required": None, "cap": cap, "headroom": None, "verdict": "unknown", **room, "defaulted": [],
+                "overMax": []}  # fmt: skip
     required, defaulted, over = requirements[key], [], []
     default = most = None
     if resource in PER_CONTAINER:
@@ -55,9 +72,9 @@ def _resource(resource, requirements, limits):
     elif default is None and any(entry.endswith(f": {resource}") for entry in requirements["unbounded"]):
         verdict = "unbounded"
     else:
-        verdict = "fits" if required <= cap else "exceeds"
-    return {"required": required, "cap": cap, "headroom": None if cap is None else cap - required,
-            "verdict": verdict, "defaulted": sorted(set(defaulted)), "overMax": sorted(set(over))}  # fmt: skip
+        verdict = "fits" if required <= available else "exceeds"
+    return {"required": required, "cap": cap, "headroom": None if cap is None else available - required,
+            "verdict": verdict, **room, "defaulted": sorted(set(defaulted)), "overMax": sorted(set(over))}  # fmt: skip
 
 
 def _count(entry):

@@ -20,9 +20,11 @@ RENDERS = 64
 MOST = 1_000_000  # the top of an integer parameter's range when it sets no maximum
 
 
-def render(version, given, limits=None, maximize=None, seconds=10.0):
+def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None):
     """The body of a render of `version` (a blueprint as stored) with the values `given`, fitted
-    to a profile's `limits` (None: no profile); `maximize` searches for `seconds` at most."""
+    to a profile's `limits` (None: no profile) in the room its `usage` leaves; `maximize` searches
+    for `seconds` at most. `used` (not shown) holds every value used, generated ones included,
+    which an instance keeps."""
     declared = version.get("parameters") or {}
     used = parameters.values(declared, given)
     template = templates.Template(version["yml"], definitions.dialect_of(version.get("blueprintType")))
@@ -30,7 +32,7 @@ def render(version, given, limits=None, maximize=None, seconds=10.0):
         text, requirements = _rendered(template, version, used)
     except Invalid as exc:
         raise Invalid(_redacted(exc.errors, declared, used)) from None
-    fitted = None if limits is None else fit.fit(requirements, limits)
+    fitted = None if limits is None else fit.fit(requirements, limits, usage)
     if fitted is not None and (amounts := fit.defaulted(requirements, limits)):
         fmt = definitions.format_of(version.get("blueprintType"))
         text = defaults.write(text, fmt is compose, requirements, amounts)
@@ -40,10 +42,11 @@ def render(version, given, limits=None, maximize=None, seconds=10.0):
         "values": parameters.shown(declared, used),
         "requirements": requirements,
         "fit": fitted,
+        "used": used,
     }
     if maximize is not None:
         deadline = time.monotonic() + seconds
-        answer["maximized"] = {maximize: _most(template, version, declared, used, maximize, limits, deadline)}
+        answer["maximized"] = {maximize: _most(template, version, declared, used, maximize, (limits, usage), deadline)}
     return answer
 
 
@@ -94,7 +97,7 @@ def _candidates(schema):
     return range(first * step, last * step + 1, step) if first <= last else range(0)
 
 
-def _most(template, version, declared, used, name, limits, deadline):
+def _most(template, version, declared, used, name, profile, deadline):
     schema = declared.get("properties", {}).get(name)
     if schema is None or schema["type"] != "integer":
         raise Invalid({"maximize": ["Must name an integer parameter of this blueprint."]})
@@ -107,7 +110,7 @@ def _most(template, version, declared, used, name, limits, deadline):
             requirements = _rendered(template, version, {**used, name: candidates[index]})[1]
         except Invalid:  # the format refuses that value (a negative count): it does not fit
             return False
-        return fit.fit(requirements, limits)["fits"] is True
+        return fit.fits(requirements, *profile)
 
     top = len(candidates) - 1
     if top < 0 or not fits(0):

@@ -45,6 +45,12 @@ class ProblemSchema(ma.Schema):
     rev = ma.fields.Integer(metadata={"description": "412 only: the current revision."})
     updatedBy = ma.fields.String(metadata={"description": "412 only: who saved the current revision."})
     updatedAt = ma.fields.String(metadata={"description": "412 only: when it was saved (RFC 3339)."})
+    quota = ma.fields.Dict(
+        metadata={
+            "description": "409 of an admission only: per resource the profile caps, its required, used, cap "
+            "and available amounts."
+        }  # fmt: skip
+    )
     requestId = ma.fields.String()
 
 
@@ -112,7 +118,8 @@ def _refused(exc):
     if current is not None:
         headers = {**headers, "ETag": etag(current)}
         current = {**current, "updatedAt": current["updatedAt"] and rfc3339(current["updatedAt"])}
-    return problem(exc.status, exc.detail, exc.errors and _flatten(exc.errors), headers, current)
+    return problem(exc.status, exc.detail, exc.errors and _flatten(exc.errors), headers, {**(current or {}),
+                   **(exc.members or {})})  # fmt: skip
 
 
 def _database_error(exc):

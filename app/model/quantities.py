@@ -356,3 +356,17 @@ def cap_text(grammar, amount):
     text = millis_text(amount) if grammar is CPU else binary_text(amount, ("B", "Ki", "Mi", "Gi", "Ti"))
     grammar.parse(text)
     return text
+
+
+def spoken(key, amount):
+    """An amount of `limits` (its key) as a person reads it: `1.5 GiB`, `0.5 CPU`, `3 containers`."""
+    if key in ("memoryBytes", "storageBytes"):
+        value, unit = amount, "B"
+        for next_unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+            if abs(value) < 1024:
+                break
+            value, unit = value / 1024, next_unit
+        return f"{value:.4g} {unit}"
+    if key == "cpuMillis":
+        return f"{amount / 1000:g} CPU{'' if amount == 1000 else 's'}" if amount % 1000 == 0 else f"{amount}m CPU"
+    return f"{amount} container{'' if amount == 1 else 's'}"

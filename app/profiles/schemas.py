@@ -9,6 +9,7 @@ from app.model import quantities
 from app.model.accounts import EntitledUsers
 from app.model.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
 from app.model.schemas import Schema
+from app.profiles import usage
 
 
 class PerContainerSchema(Schema):
@@ -30,6 +31,14 @@ class LimitsSchema(Schema):
     storageBytes = ma.fields.Integer(allow_none=True)
     containerDefaults = ma.fields.Nested(PerContainerLimitsSchema)
     containerMax = ma.fields.Nested(PerContainerLimitsSchema)
+
+
+class UsageSchema(Schema):
+    memoryBytes = ma.fields.Integer()
+    cpuMillis = ma.fields.Integer()
+    containers = ma.fields.Integer()
+    storageBytes = ma.fields.Integer()
+    instances = ma.fields.Integer()
 
 
 class ProfileSchema(EchoedId):
@@ -60,6 +69,9 @@ class ProfileSchema(EchoedId):
         metadata={"description": "Users who may read the profile and deploy against it, beside its owner."},
     )
     limits = ma.fields.Nested(LimitsSchema, dump_only=True)
+    usage = ma.fields.Nested(
+        UsageSchema, dump_only=True, metadata={"description": "What its instances use: their requirements, summed."}
+    )
     source = Source()
     owner = ma.fields.String(dump_only=True)
     createdAt = Timestamp()
@@ -69,7 +81,7 @@ class ProfileSchema(EchoedId):
     def _add_limits(self, doc, **kwargs):
         """`limits`, and the fields a profile stored before them lacks."""
         return {"containerDefaults": None, "containerMax": None, "entitledUsers": [], **doc,
-                "limits": quantities.limits(doc)}  # fmt: skip
+                "limits": quantities.limits(doc), "usage": usage.of(doc)}  # fmt: skip
 
 
 class ProfileDraftSchema(ProfileSchema):

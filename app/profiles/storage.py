@@ -7,8 +7,9 @@ it still succeeds."""
 
 from pymongo import ASCENDING
 
-from app.errors import Invalid
+from app.errors import Conflict, Invalid
 from app.model import quantities
+from app.profiles import usage
 from app.storage import list_keys
 from app.storage.database import now
 from app.storage.resource_store import ResourceStore
@@ -39,9 +40,24 @@ class Profiles(ResourceStore):
         named = doc.get("entitledUsers") or ()
         return [list_keys.ADMINS, doc["owner"]], [user for user in named if user != doc["owner"]]
 
+    def get(self, id_text, user):
+        """A profile the user may read, its usage settled where a crashed request left it unsettled."""
+        return usage.repair(super().get(id_text, user))
+
+    def deletable(self, doc):
+        """A profile no instance spends from (its usage counts them, in flight ones included)."""
+        return {"usage.instances": {"$in": [0, None]}}
+
+    def refused_delete(self, doc):
+        count = usage.of(doc)["instances"]
+        return Conflict(f"{count} instance{'s' if count != 1 else ''} spend{'s' if count == 1 else ''} from this "
+                        "profile: delete them first.")  # fmt: skip
+
     def apply_rules(self, changes, stored):
         """`entitledUsers` kept once each, in order, and existing; no default over the maximum (a
-        LimitRange with one is refused too)."""
+        LimitRange with one is refused too); a new profile's usage starts at zero."""
+        if stored is None:
+            changes["usage"] = usage.ZERO
         if "entitledUsers" in changes:
             changes["entitledUsers"] = list(dict.fromkeys(changes["entitledUsers"] or []))
             users.check_entitled(changes["entitledUsers"])

@@ -1,7 +1,8 @@
 """Kept versions of blueprints, one document per (blueprint, rev). The version a write replaces is
 kept (an idempotent upsert) before the write, which is conditional on that version's `rev`: no
-change loses its predecessor, without transactions. The newest REVISIONS_KEPT are kept, and all
-go with their blueprint."""
+change loses its predecessor, without transactions. The newest REVISIONS_KEPT are kept, and
+older ones that instances were rendered at (an instance upgrades or rolls back from them); all go
+with their blueprint."""
 
 import contextlib
 import difflib
@@ -36,8 +37,11 @@ def keep(stored):
                                {"$setOnInsert": {"version": version}}, upsert=True)  # fmt: skip
     oldest_kept = stored["rev"] + 2 - current_app.config["REVISIONS_KEPT"]  # the new current is rev + 1
     if oldest_kept > 1:
-        revisions().delete_many({"blueprint": stored["_id"],
-                                 "rev": {"$gte": oldest_kept - 1 - PRUNE_SLACK, "$lt": oldest_kept}})  # fmt: skip
+        pruned = range(max(oldest_kept - 1 - PRUNE_SLACK, 1), oldest_kept)
+        used = [rev for rev in pruned if get_db().instances.find_one(
+            {"blueprint": str(stored["_id"]), "blueprintRev": rev}, {"_id": 1})]  # fmt: skip
+        revisions().delete_many({"blueprint": stored["_id"], "rev": {"$gte": pruned.start, "$lt": pruned.stop,
+                                                                     "$nin": used}})  # fmt: skip
 
 
 def forget(blueprint_id):

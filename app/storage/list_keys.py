@@ -17,10 +17,10 @@ SEP = "\x1f"  # between scope and term: a character no username or value here co
 EVERYONE, ADMINS, INCOMPLETE = "*", "!", "~"
 STARS = "+"  # `+<SEP>alice`: a blueprint alice starred
 CODES = {"name": "n", "owner": "o", "blueprintType": "t", "entitlementType": "e", "inactive": "i",
-         "defaultProfile": "d", "tags": "g"}  # fmt: skip
+         "defaultProfile": "d", "tags": "g", "blueprint": "b", "profile": "p"}  # fmt: skip
 # The key a list reads: the first kind of these among its filters, rarest first (names are nearly
 # unique, defaults one per owner; a true `inactive` is rarer than a false one).
-RAREST_FIRST = ("n", "d", "starred", "w", "g", "o", "i:1", "t", "e", "i:0")
+RAREST_FIRST = ("n", "d", "starred", "w", "g", "b", "p", "o", "i:1", "t", "e", "i:0")
 PREFIXES = (3, 5)
 MAX_WORD_KEYS = 4_000  # a description of 10,000 characters holds at most 3,334 (2 per 6 characters)
 MAX_KEYS = 4_096

@@ -15,7 +15,7 @@ from bson.errors import InvalidId
 from flask import current_app
 from pymongo.errors import DuplicateKeyError
 
-from app.errors import Forbidden, NotFound, PreconditionFailed
+from app.errors import Conflict, Forbidden, NotFound, PreconditionFailed
 from app.model.accounts import is_admin
 from app.storage import backfill, ids, list_keys, pages
 from app.storage.database import collection, now
@@ -76,6 +76,15 @@ class ResourceStore:
         """Runs before every attempt to write `changes` over `stored` (None on create, when
         `changes` is the whole new document). A write that hits a unique index a concurrent one
         has just filled runs it again, then retries."""
+
+    def deletable(self, doc):
+        """The condition the document must still meet when it is deleted (a 409 otherwise): by
+        default none."""
+        return {}
+
+    def refused_delete(self, doc):
+        """The 409 of a delete the `deletable` condition refused."""
+        return Conflict(f"This {self.noun} cannot be deleted now.")
 
     def after_delete(self, doc):
         """Runs once the document is gone (what belonged to it goes after it: a crash in between
@@ -167,13 +176,15 @@ class ResourceStore:
 
     def delete(self, id_text, user, if_match=None):
         doc = self._checked(id_text, user, if_match)
-        condition = {"_id": doc["_id"]}
+        condition = {"_id": doc["_id"], **self.deletable(doc)}
         if if_match is not None:
             condition["rev"] = doc["rev"]
         if self.coll().delete_one(condition).deleted_count:
             self.after_delete(doc)
-        elif if_match is not None:  # changed or deleted since it was read
-            raise PreconditionFailed(self.get(id_text, user))
+        elif if_match is not None and self.coll().find_one({"_id": doc["_id"], "rev": doc["rev"]}) is None:
+            raise PreconditionFailed(self.get(id_text, user))  # changed or deleted since it was read
+        elif condition.keys() - {"_id", "rev"} and self.coll().find_one({"_id": doc["_id"]}) is not None:
+            raise self.refused_delete(self.coll().find_one({"_id": doc["_id"]}))
 
     def _insert(self, doc):
         coll = self.coll()

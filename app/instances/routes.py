@@ -1,0 +1,96 @@
+"""/instances and its sub-resources: list, admit (create), read, delete; the rendered definition;
+an upgrade (or a rollback) to another revision of the blueprint."""
+
+from flask import Response
+from flask.views import MethodView
+
+from app.access.auth import current_user, login_required
+from app.blueprints.storage import store as blueprints
+from app.errors import NotFound
+from app.http import crud, paging, preconditions
+from app.http.openapi import Blueprint, headers, problems
+from app.http.preconditions import IF_MATCH, etag
+from app.instances.schemas import InstanceDraftSchema, InstanceQuery, InstanceSchema, UpgradeArgs, UpgradeSchema
+from app.instances.storage import store
+from app.model.schemas import WRITE_PARAMETERS, WriteArgs
+from app.storage.resource_store import object_id
+
+blp = Blueprint(
+    "instances",
+    __name__,
+    url_prefix="/instances",
+    description="What was deployed from a blueprint: admitted against a profile's room, counted in its usage.",
+)
+EXAMPLE = {"name": "shop", "blueprint": "6740f1c2a9e3b1d2c3f4a5b6", "profile": "6740f1c2a9e3b1d2c3f4a5b7",
+           "values": {"REPLICAS": 3}}  # fmt: skip
+NO_STORE = {"Cache-Control": "no-store"}  # the definition holds the instance's secrets
+
+
+def behind(args):
+    """The list filter `behind`: instances rendered at an older revision than their blueprint's
+    current one (true), or at it (false); each blueprint read once a request."""
+    if "behind" not in args:
+        return None
+    current = {}
+
+    def rev_of(blueprint_id):
+        if blueprint_id not in current:
+            found = blueprints.coll().find_one({"_id": object_id(blueprint_id)}, {"rev": 1})
+            current[blueprint_id] = found["rev"] if found else None
+        return current[blueprint_id]
+
+    return lambda doc: (rev_of(doc["blueprint"]) not in (None, doc["blueprintRev"])) == args["behind"]
+
+
+@blp.route("")
+class InstanceCollection(MethodView):
+    @crud.listing(blp, InstanceQuery(), InstanceSchema, "A page of instances, newest first.")
+    def get(self, args):
+        """List the instances the caller may read"""
+        return paging.respond_page(*store.list(current_user(), args, behind(args)))
+
+    @crud.creating(blp, InstanceSchema, InstanceDraftSchema, "instance", example=EXAMPLE)
+    def post(self, fields, dryRun):
+        """Admit an instance of a blueprint against a profile's room"""
+        return crud.created(store, fields, dryRun, "instances.InstanceItem")
+
+
+@blp.route("/<id>")
+class InstanceItem(MethodView):
+    @crud.reading(blp, InstanceSchema, "The instance.")
+    def get(self, id):
+        """Read one instance"""
+        return crud.read(store.get(id, current_user()))
+
+    @crud.deleting(blp, "The instance is gone; its profile's usage is freed.")
+    def delete(self, id):
+        """Delete an instance, freeing its usage"""
+        crud.deleted(store, id)
+
+
+@blp.route("/<id>/yml")
+class InstanceDefinition(MethodView):
+    @crud.reading(blp, None, "The rendered definition, the same bytes every time.", content_type="application/yaml",
+                  more=["Cache-Control"])  # fmt: skip
+    def get(self, id):
+        """Download an instance's rendered definition (its owner and admins)"""
+        user = current_user()
+        doc = store.get(id, user)
+        if not store.can_read_definition(doc, user):
+            raise NotFound("Only the instance's owner and admins read its definition: it holds its secrets.")
+        return crud.read(doc, Response(doc["yml"], mimetype="application/yaml"), NO_STORE)
+
+
+@blp.route("/<id>/upgrade")
+class InstanceUpgrade(MethodView):
+    @login_required(role="member")
+    @blp.arguments(UpgradeArgs(), example={"rev": 3, "values": {"REPLICAS": 4}})
+    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
+    @blp.response(200, UpgradeSchema, headers=headers("ETag"), description="The instance as upgraded, and the diff.")
+    @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
+    @problems(blp, 400, 403, 404, 409, 412, 413, 415, 422)
+    def post(self, args, id, dryRun):
+        """Render an instance again at a revision (newer: an upgrade; older: a rollback)"""
+        doc, diff = store.upgrade(id, current_user(), args.get("rev"), args["values"], preconditions.if_match(),
+                                  dry_run=dryRun)  # fmt: skip
+        return {**doc, "diff": diff}, {} if dryRun else {"ETag": etag(doc)}

@@ -1,0 +1,65 @@
+"""The instance body, an upgrade's body and answer, and the instance list's filters."""
+
+import marshmallow as ma
+
+from app.blueprints.schemas import RequirementsSchema
+from app.http.paging import ListArgs
+from app.model.fields import Id, Pattern, QueryBoolean, Timestamp
+from app.model.schemas import Schema
+
+NAME = Pattern(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?",
+               error="1-63 lowercase letters, digits and -, starting and ending with a letter or digit.")  # fmt: skip
+VALUES = {"keys": ma.fields.String(), "values": ma.fields.Raw(allow_none=True)}
+
+
+class InstanceSchema(Schema):
+    id = Id()
+    name = ma.fields.String(
+        required=True,
+        validate=NAME,
+        metadata={"description": "A Compose project name and a Kubernetes namespace alike; unique per owner."},
+    )
+    blueprint = ma.fields.String(required=True, metadata={"description": "The id of a blueprint you may read."})
+    rev = ma.fields.Integer(
+        attribute="blueprintRev",
+        load_default=None,
+        validate=ma.validate.Range(min=1),
+        metadata={"description": "The blueprint's revision rendered; on create, the current one unless given."},
+    )
+    profile = ma.fields.String(required=True, metadata={"description": "The id of a profile you may read."})
+    values = ma.fields.Dict(
+        load_default=dict,
+        **VALUES,
+        metadata={"description": "The values given, checked as a render checks them; writeOnly ones shown as null."},
+    )
+    requirements = ma.fields.Nested(RequirementsSchema, dump_only=True)
+    owner = ma.fields.String(dump_only=True)
+    createdAt = Timestamp()
+    updatedAt = Timestamp()
+    updatedBy = ma.fields.String(dump_only=True)
+
+
+class InstanceDraftSchema(InstanceSchema):
+    id = Id(draft=True)
+
+
+class UpgradeArgs(Schema):
+    rev = ma.fields.Integer(
+        validate=ma.validate.Range(min=1),
+        metadata={"description": "The revision to render; omitted, the blueprint's current one (older: a rollback)."},
+    )
+    values = ma.fields.Dict(
+        load_default=dict, **VALUES, metadata={"description": "Values replacing the kept ones of the same names."}
+    )
+
+
+class UpgradeSchema(InstanceSchema):
+    diff = ma.fields.String(metadata={"description": "The unified diff of the rendered definitions, old to new."})
+
+
+class InstanceQuery(ListArgs):
+    profile = ma.fields.String(metadata={"description": "Only the instances that spend from this profile."})
+    blueprint = ma.fields.String(metadata={"description": "Only the instances of this blueprint."})
+    behind = QueryBoolean(
+        metadata={"description": "true: only those rendered at a revision older than their blueprint's current one."}
+    )

@@ -1,0 +1,103 @@
+"""A profile's `usage`: the sum of its instances' requirements and their count, kept on the profile
+itself, so that reading it and admitting against it cost one document whatever the number of
+instances.
+
+The embedded server has no multi-document transactions, so a change of usage and the instance
+write it pays for are two writes, joined by a ledger on the profile. An operation first reserves:
+one conditional update of the profile that checks the room left (for every capped resource the
+change grows, `usage <= cap - change`, the caps as read), adds the change to `usage` and records
+it under `ledger.<instance id>` (one operation per instance at a time). Then the instance is
+written, then the entry is removed. A crash in between leaves the entry; once it is older than
+LEASE, `repair` settles it by looking at the instance: a create that made its instance, an
+upgrade that wrote its version, stay counted; one that did not is taken back; a delete is carried
+through. Until then the usage counts the change, so a crash can only make room look smaller, for a
+minute, never larger (docs/design.md, "Instances and usage")."""
+
+from datetime import timedelta
+
+from bson import ObjectId
+
+from app.storage.database import collection, now
+
+COUNTED = ("memoryBytes", "cpuMillis", "containers", "storageBytes")  # a requirement's amounts
+FIELDS = (*COUNTED, "instances")
+LIMITS = {"memoryBytes": "memoryBytes", "cpuMillis": "cpuMillis", "containers": "containers",
+          "storageBytes": "storageBytes"}  # fmt: skip
+LEASE = timedelta(seconds=60)  # longer than a request may run (gunicorn's REQUEST_TIMEOUT is 30 s)
+ZERO = dict.fromkeys(FIELDS, 0)
+
+
+def of(profile):
+    """A profile's usage (zero for one stored before usage existed)."""
+    return {**ZERO, **(profile.get("usage") or {})}
+
+
+def change(new=None, old=None):
+    """What replacing `old` requirements with `new` (None: no instance) changes in usage."""
+    new_amounts = {**{key: (new or {}).get(key, 0) for key in COUNTED}, "instances": 1 if new is not None else 0}
+    old_amounts = {**{key: (old or {}).get(key, 0) for key in COUNTED}, "instances": 1 if old is not None else 0}
+    return {key: new_amounts[key] - old_amounts[key] for key in FIELDS}
+
+
+def reserve(profile, instance_id, delta, limits, entry):
+    """Add `delta` to the profile's usage and record `entry` (the operation) in its ledger, if no
+    other operation of this instance is in flight and, for each capped resource `delta` grows, the
+    room is there; the caps must still be those of `limits` (read with `profile`). The entry as
+    recorded, or None."""
+    condition = {"_id": profile["_id"], f"ledger.{instance_id}": {"$exists": False}}
+    for cap in ("memoryCap", "cpuCap", "containerCap", "storageCap"):
+        condition[cap] = profile.get(cap)  # a cap changed meanwhile: decide again
+    for key in COUNTED:
+        if delta[key] > 0 and limits[LIMITS[key]] is not None:
+            condition[f"usage.{key}"] = {"$lte": limits[LIMITS[key]] - delta[key]}
+    recorded = {**entry, "delta": delta, "at": now()}
+    written = collection("profiles").update_one(
+        condition,
+        {"$inc": {f"usage.{key}": value for key, value in delta.items()}, "$set": {f"ledger.{instance_id}": recorded}},
+    )
+    return recorded if written.matched_count == 1 else None
+
+
+def settle(profile_id, instance_id):
+    """The operation is done: its ledger entry goes."""
+    collection("profiles").update_one({"_id": profile_id}, {"$unset": {f"ledger.{instance_id}": ""}})
+
+
+def take_back(profile_id, instance_id, entry):
+    """The operation did not happen: its change leaves usage with its entry (once: on the
+    condition that the entry is still the one read)."""
+    collection("profiles").update_one(
+        {"_id": profile_id, f"ledger.{instance_id}.at": entry["at"]},
+        {"$inc": {f"usage.{key}": -value for key, value in entry["delta"].items()},
+         "$unset": {f"ledger.{instance_id}": ""}},
+    )  # fmt: skip
+
+
+def ensure(profile):
+    """A profile stored before usage existed gets zero usage (an admission's condition reads it)."""
+    if "usage" not in profile:
+        unset = {"_id": profile["_id"], "usage": {"$exists": False}}
+        collection("profiles").update_one(unset, {"$set": {"usage": ZERO}})
+        profile = {**profile, "usage": ZERO}
+    return profile
+
+
+def repair(profile):
+    """Settle each ledger entry of `profile` older than LEASE (its request is gone) by what its
+    instance says: a create that made its instance and an upgrade that wrote its version stay
+    counted, others are taken back; a delete is carried through. The profile as it then is."""
+    oldest = now() - LEASE
+    stale = [(key, entry) for key, entry in ((profile or {}).get("ledger") or {}).items() if entry["at"] < oldest]
+    if not stale:
+        return profile
+    instances = collection("instances")
+    for instance_id, entry in stale:
+        instance = instances.find_one({"_id": ObjectId(instance_id)}, {"rev": 1})
+        if entry["op"] == "delete":
+            instances.delete_one({"_id": ObjectId(instance_id)})
+            settle(profile["_id"], instance_id)
+        elif instance is not None and (entry["op"] == "create" or instance["rev"] >= entry["rev"]):
+            settle(profile["_id"], instance_id)
+        else:
+            take_back(profile["_id"], instance_id, entry)
+    return collection("profiles").find_one({"_id": profile["_id"]})

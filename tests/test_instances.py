@@ -1,0 +1,239 @@
+"""Instances: admitted against a profile's room (with its container defaults and maximum), counted
+exactly in its usage under concurrent admissions, their rendered definition the same bytes every
+time, upgraded and rolled back with the diff, listed (`behind`), deleted, and what they use kept
+(profiles, blueprints, revisions)."""
+
+import threading
+from datetime import timedelta
+
+import pytest
+import yaml
+from bson import ObjectId
+
+from app.storage.database import get_db, now
+from support import compose_oracle as oracle
+from support.http import assert_problem, create
+
+Mi, Gi = 1024**2, 1024**3
+# a template as people publish them: no limits, a replica count and a generated password
+WEB = """services:
+  web:
+    image: nginx:${TAG}
+    deploy:
+      replicas: ${REPLICAS}
+    environment:
+      DB_PASSWORD: ${DB_PASSWORD}
+"""
+PARAMETERS = {"type": "object", "properties": {
+    "TAG": {"type": "string", "default": "1.27"},
+    "REPLICAS": {"type": "integer", "default": 1, "minimum": 0, "maximum": 50},
+    "DB_PASSWORD": {"type": "string", "writeOnly": True, "x-generate": "[A-Za-z0-9]{24}"}}}  # fmt: skip
+TEAM = {"name": "team", "memoryCap": "1Gi", "cpuCap": "1", "containerCap": "10",
+        "containerDefaults": {"memory": "256Mi", "cpu": "100m"}}  # fmt: skip
+
+
+@pytest.fixture
+def web(api):
+    made = create(api, "blueprints", name="web", blueprintType="compose", yml=WEB, parameters=PARAMETERS,
+                  entitlementType="PUBLIC")  # fmt: skip
+    assert made.status == 201, made.json
+    return made.json
+
+
+@pytest.fixture
+def team(api):
+    return create(api, "profiles", **TEAM).json
+
+
+def deploy(api, blueprint, profile, name, user="alice", **body):
+    return api.post("/instances", json={"name": name, "blueprint": blueprint["id"], "profile": profile["id"], **body},
+                    user=user)  # fmt: skip
+
+
+def usage(api, profile, user="alice"):
+    return api.get(f"/profiles/{profile['id']}", user=user).json["usage"]
+
+
+def test_an_admission_counts_the_render_with_the_profiles_defaults_and_keeps_its_bytes(api, web, team):
+    r = deploy(api, web, team, "shop", values={"REPLICAS": 2})
+    assert r.status == 201, r.json
+    shop = r.json
+    assert shop["rev"] == 1 and shop["values"] == {"TAG": "1.27", "REPLICAS": 2, "DB_PASSWORD": None}
+    assert shop["requirements"]["memoryBytes"] == 2 * 256 * Mi and shop["requirements"]["cpuMillis"] == 200
+    assert usage(api, team) == {"memoryBytes": 512 * Mi, "cpuMillis": 200, "containers": 2, "storageBytes": 0,
+                                "instances": 1}  # fmt: skip
+    first = api.get(f"/instances/{shop['id']}/yml", user="alice")
+    assert first.status == 200 and first.headers["cache-control"] == "no-store"
+    assert first.headers["content-type"].startswith("application/yaml")
+    assert api.get(f"/instances/{shop['id']}/yml", user="alice").body == first.body  # the same password again
+    definition = yaml.safe_load(first.body)["services"]["web"]
+    assert definition["deploy"] == {"resources": {"limits": {"memory": "256m", "cpus": 0.1}}, "replicas": 2}
+    accepted, project = oracle.config(first.body.decode())
+    assert accepted and oracle.requirements(project, int)["memoryBytes"] == 512 * Mi, project
+    assert len(definition["environment"]["DB_PASSWORD"]) == 24
+    assert definition["environment"]["DB_PASSWORD"] not in str(api.get(f"/instances/{shop['id']}", user="alice").json)
+
+
+def test_no_room_is_a_409_naming_each_resource_short_of_it(api, web, team):
+    assert deploy(api, web, team, "big", values={"REPLICAS": 3}).status == 201  # 768 MiB of 1 GiB
+    dry = api.post("/instances?dryRun=true", json={"name": "more", "blueprint": web["id"], "profile": team["id"],
+                                                    "values": {"REPLICAS": 2}}, user="alice")  # fmt: skip
+    problem = assert_problem(dry, 409)
+    assert problem["detail"] == ("The profile has no room for it: memory: requires 512 MiB, 768 MiB of 1 GiB used, "
+                                 "256 MiB available.")  # fmt: skip
+    assert problem["quota"]["memory"] == {"required": 512 * Mi, "used": 768 * Mi, "cap": Gi, "available": 256 * Mi}
+    assert problem["quota"]["cpu"] == {"required": 200, "used": 300, "cap": 1000, "available": 700}
+    assert assert_problem(deploy(api, web, team, "more", values={"REPLICAS": 2}), 409)["quota"] == problem["quota"]
+    fitting = api.post("/instances?dryRun=true", json={"name": "one", "blueprint": web["id"], "profile": team["id"]},
+                       user="alice")  # fmt: skip
+    assert fitting.status == 200 and fitting.json["id"] is None
+    assert usage(api, team)["instances"] == 1 and api.get("/instances", user="alice").json["items"][0]["name"] == "big"
+
+
+def test_unbounded_and_over_the_maximum_are_refused_where_the_profile_caps_them(api, web):
+    plain = create(api, "profiles", name="no defaults", memoryCap="1Gi").json
+    problem = assert_problem(deploy(api, web, plain, "a"), 409)
+    assert "memory: a container declares none and the profile gives no container default" in problem["detail"]
+    most = create(api, "profiles", name="small", containerMax={"memory": "128Mi"}).json
+    declared = create(api, "blueprints", name="declared", blueprintType="compose",
+                      yml="services:\n  app: {image: x, mem_limit: 256m}\n").json  # fmt: skip
+    assert "over the profile's per-container maximum (app: 256Mi > 128Mi)" in assert_problem(
+        deploy(api, declared, most, "b"), 409)["detail"]  # fmt: skip
+    uncapped = create(api, "profiles", name="uncapped").json
+    assert deploy(api, web, uncapped, "c").status == 201  # nothing capped: nothing to refuse
+
+
+def test_the_body_is_checked_and_names_what_it_refers_to(api, web, team):
+    for body, field in (({"name": "Shop"}, "name"), ({"name": "-a"}, "name"), ({"name": "a" * 64}, "name"),
+                        ({"blueprint": "0" * 24}, "blueprint"), ({"profile": "nope"}, "profile"),
+                        ({"values": {"REPLICAS": "3"}}, "values.REPLICAS"), ({"rev": 7}, "rev"),
+                        ({"values": {"NOPE": 1}}, "values.NOPE"), ({"rev": 0}, "rev")):  # fmt: skip
+        sent = {"name": "shop", "blueprint": web["id"], "profile": team["id"], **body}
+        assert field in assert_problem(api.post("/instances", json=sent, user="alice"), 422)["errors"], body
+    bobs = create(api, "profiles", user="bob").json
+    assert "profile" in assert_problem(deploy(api, web, bobs, "shop"), 422)["errors"]  # not alice's to read
+    assert deploy(api, web, team, "shop").status == 201
+    assert "already" in assert_problem(deploy(api, web, team, "shop"), 409)["detail"]  # unique per owner
+    assert_problem(deploy(api, web, team, "viewer", user="victor"), 403)
+    assert usage(api, team)["instances"] == 1
+
+
+def test_upgrade_renders_again_admits_the_difference_and_answers_the_diff(api, web, team):
+    shop = deploy(api, web, team, "shop", values={"REPLICAS": 2}).json
+    password = yaml.safe_load(api.get(f"/instances/{shop['id']}/yml", user="alice").body)["services"]["web"][
+        "environment"]["DB_PASSWORD"]  # fmt: skip
+    assert api.patch(f"/blueprints/{web['id']}", json={"yml": WEB.replace("nginx:", "nginx-new:")},
+                     user="alice").status == 200  # fmt: skip
+    behind = api.get("/instances?behind=true", user="alice").json["items"]
+    assert [item["name"] for item in behind] == ["shop"]
+    assert api.get("/instances?behind=false", user="alice").json["items"] == []
+    r = api.post(f"/instances/{shop['id']}/upgrade", json={"values": {"REPLICAS": 3}}, user="alice")
+    assert r.status == 200, r.json
+    assert r.json["rev"] == 2 and r.json["values"]["REPLICAS"] == 3
+    assert "-    image: nginx:1.27\n+    image: nginx-new:1.27\n" in r.json["diff"]
+    assert r.json["diff"].startswith("--- rev 1\n+++ rev 2\n")
+    assert usage(api, team)["memoryBytes"] == 3 * 256 * Mi and usage(api, team)["instances"] == 1
+    text = api.get(f"/instances/{shop['id']}/yml", user="alice").body.decode()
+    assert f"DB_PASSWORD: {password}" in text  # the generated value is kept
+    too_many = api.post(f"/instances/{shop['id']}/upgrade", json={"values": {"REPLICAS": 5}}, user="alice")
+    assert assert_problem(too_many, 409)["quota"]["memory"]["used"] == 0  # its own usage is given back first
+    back = api.post(f"/instances/{shop['id']}/upgrade", json={"rev": 1}, user="alice")  # a rollback
+    assert back.status == 200 and back.json["rev"] == 1 and "+    image: nginx:1.27\n" in back.json["diff"]
+    assert usage(api, team)["memoryBytes"] == 3 * 256 * Mi
+    etag = api.get(f"/instances/{shop['id']}", user="alice").headers["etag"]
+    stale = api.post(f"/instances/{shop['id']}/upgrade", json={}, headers={"If-Match": '"1"'}, user="alice")
+    assert_problem(stale, 412)
+    dry = api.post(f"/instances/{shop['id']}/upgrade?dryRun=true", json={}, headers={"If-Match": etag}, user="alice")
+    assert dry.status == 200 and dry.json["rev"] == 2
+    assert api.get(f"/instances/{shop['id']}", user="alice").json["rev"] == 1  # a dry run writes nothing
+
+
+def test_who_reads_what(api, web, team):
+    shop = deploy(api, web, team, "shop").json
+    shared = create(api, "profiles", name="shared", entitledUsers=["bob"], **{k: v for k, v in TEAM.items()
+                                                                              if k != "name"}).json  # fmt: skip
+    bobs = deploy(api, web, shared, "bobs", user="bob")
+    assert bobs.status == 201, bobs.json
+    assert api.get(f"/instances/{bobs.json['id']}", user="alice").status == 200  # alice owns the profile
+    assert api.get(f"/instances/{bobs.json['id']}/yml", user="alice").status == 404  # its secrets are bob's
+    assert api.get(f"/instances/{shop['id']}", user="bob").status == 404
+    assert api.get(f"/instances/{shop['id']}/yml", user="admin").status == 200
+    assert_problem(api.delete(f"/instances/{bobs.json['id']}", user="alice"), 403)
+    assert [i["name"] for i in api.get(f"/instances?profile={shared['id']}", user="alice").json["items"]] == ["bobs"]
+    assert [i["name"] for i in api.get(f"/instances?blueprint={web['id']}&owner=alice", user="admin").json[
+        "items"]] == ["shop"]  # fmt: skip
+
+
+def test_what_instances_use_is_kept(api, web, team, app):
+    shop = deploy(api, web, team, "shop").json
+    assert "1 instance spends from this profile" in assert_problem(api.delete(f"/profiles/{team['id']}",
+                                                                              user="alice"), 409)["detail"]  # fmt: skip
+    assert "1 instance of this blueprint exists" in assert_problem(api.delete(f"/blueprints/{web['id']}",
+                                                                              user="alice"), 409)["detail"]  # fmt: skip
+    app.config["REVISIONS_KEPT"] = 3
+    for i in range(6):  # revision 1 is the instance's; five newer ones push it past the kept three
+        assert api.patch(f"/blueprints/{web['id']}", json={"version": str(i)}, user="alice").status == 200
+    assert api.get(f"/blueprints/{web['id']}/revisions/1", user="alice").status == 200
+    assert api.get(f"/blueprints/{web['id']}/revisions/2", user="alice").status == 404
+    lowered = api.patch(f"/profiles/{team['id']}", json={"memoryCap": "1Mi"}, user="alice")
+    assert lowered.status == 200 and lowered.json["usage"]["memoryBytes"] == 256 * Mi  # nothing running is undone
+    assert_problem(deploy(api, web, team, "more"), 409)
+    assert api.delete(f"/instances/{shop['id']}", user="alice").status == 204
+    assert usage(api, team) == dict.fromkeys(("memoryBytes", "cpuMillis", "containers", "storageBytes", "instances"), 0)
+    assert api.delete(f"/profiles/{team['id']}", user="alice").status == 204
+
+
+def test_a_fit_says_what_is_used_available_and_how_many_more_fit(api, web, team):
+    deploy(api, web, team, "shop", values={"REPLICAS": 2})
+    fit = api.get(f"/blueprints/{web['id']}/fit?profile={team['id']}", user="alice").json
+    assert fit["fits"] is True and fit["more"] == 2  # 512 MiB used of 1 GiB: two more of 256 MiB
+    assert fit["resources"]["memory"] | {"defaulted": []} == {
+        "required": 256 * Mi, "cap": Gi, "used": 512 * Mi, "available": 512 * Mi, "headroom": 256 * Mi,
+        "verdict": "fits", "defaulted": [], "overMax": []}  # fmt: skip
+    assert fit["resources"]["storage"]["available"] is None
+    uncapped = create(api, "profiles", name="uncapped").json
+    assert api.get(f"/blueprints/{web['id']}/fit?profile={uncapped['id']}", user="alice").json["more"] is None
+
+
+@pytest.mark.parametrize("app", ["socket"], indirect=True)
+def test_twenty_concurrent_admissions_into_room_for_ten_admit_ten(api, web, app):
+    defaults = {"memory": "1Mi", "cpu": "1m"}
+    room = create(api, "profiles", name="room", containerCap="10", containerDefaults=defaults).json
+    statuses = []
+
+    def admit(i):
+        statuses.append(deploy(api, web, room, f"i{i}").status)
+
+    threads = [threading.Thread(target=admit, args=(i,)) for i in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [201] * 10 + [409] * 10
+    assert usage(api, room) == {"memoryBytes": 10 * Mi, "cpuMillis": 10, "containers": 10, "storageBytes": 0,
+                                "instances": 10}  # fmt: skip
+    assert ledger(app, room) == {}
+
+
+def ledger(app, profile):
+    with app.app_context():
+        return get_db().profiles.find_one({"_id": ObjectId(profile["id"])}).get("ledger") or {}
+
+
+def test_what_a_crashed_request_left_is_settled_by_what_its_instance_says(api, web, team, app):
+    """A reservation whose request died (a ledger entry older than the lease): a create without its
+    instance is taken back, one with it stays; a delete is carried through."""
+    shop = deploy(api, web, team, "shop").json
+    with app.app_context():
+        profiles = get_db().profiles
+        old = now() - timedelta(minutes=5)
+        ghost, gone = str(ObjectId()), shop["id"]
+        delta = {"memoryBytes": Gi, "cpuMillis": 1, "containers": 1, "storageBytes": 0, "instances": 1}
+        profiles.update_one({"_id": ObjectId(team["id"])}, {
+            "$inc": {f"usage.{key}": value for key, value in delta.items()},
+            "$set": {f"ledger.{ghost}": {"op": "create", "delta": delta, "at": old},
+                     f"ledger.{gone}": {"op": "delete", "delta": {}, "at": old}}})  # fmt: skip
+    settled = usage(api, team)  # a read repairs
+    assert settled == {"memoryBytes": 256 * Mi, "cpuMillis": 100, "containers": 1, "storageBytes": 0, "instances": 1}
+    assert api.get(f"/instances/{gone}", user="alice").status == 404  # the delete went through
+    assert ledger(app, team) == {}
