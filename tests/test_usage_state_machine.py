@@ -1,0 +1,86 @@
+"""A profile's usage under random sequences of concurrent admissions, upgrades and deletes, over a
+real socket on the embedded database (a hypothesis state machine): after every step, `usage` is
+the sum of what its instances' requirements say and their count, no cap is exceeded, and the
+ledger is empty."""
+
+import threading
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+
+from support.http import create
+
+pytestmark = pytest.mark.slow
+TEMPLATE = "services:\n  app:\n    image: nginx\n    deploy:\n      replicas: ${REPLICAS}\n"
+PARAMETERS = {"type": "object", "properties": {"REPLICAS": {"type": "integer", "default": 1, "minimum": 0,
+                                                            "maximum": 6}}}  # fmt: skip
+CAPS = {"memoryCap": "1Gi", "cpuCap": "1", "containerCap": "12", "containerDefaults": {"memory": "128Mi", "cpu": "50m"}}
+COUNTED = ("memoryBytes", "cpuMillis", "containers", "storageBytes")
+
+
+def concurrently(calls):
+    """Run the calls at once, each in its thread; their answers, in order."""
+    answers = [None] * len(calls)
+
+    def run(index, call):
+        answers[index] = call()
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers
+
+
+@pytest.mark.parametrize("app", ["socket"], indirect=True)
+def test_usage_is_the_sum_of_the_instances_whatever_the_interleaving(api):
+    blueprint = create(api, "blueprints", name="app", blueprintType="compose", yml=TEMPLATE, parameters=PARAMETERS).json
+    profile = create(api, "profiles", name="team", **CAPS).json
+    names = iter(range(10**6))
+
+    class Usage(RuleBasedStateMachine):
+        @rule(replicas=st.lists(st.integers(0, 6), min_size=1, max_size=6))
+        def admit(self, replicas):
+            calls = [lambda n=n: api.post("/instances", json={"name": f"i{next(names)}", "blueprint": blueprint["id"],
+                                                               "profile": profile["id"], "values": {"REPLICAS": n}},
+                                          user="alice") for n in replicas]  # fmt: skip
+            assert {r.status for r in concurrently(calls)} <= {201, 409}
+
+        @rule(data=st.data())
+        def upgrade_and_delete(self, data):
+            items = instances()
+            if not items:
+                return
+            chosen = data.draw(st.lists(st.sampled_from(items), min_size=1, max_size=4, unique_by=lambda i: i["id"]))
+            calls = []
+            for item in chosen:
+                if data.draw(st.booleans()):
+                    calls.append(lambda i=item: api.delete(f"/instances/{i['id']}", user="alice"))
+                else:
+                    n = data.draw(st.integers(0, 6))
+                    calls.append(lambda i=item, n=n: api.post(f"/instances/{i['id']}/upgrade",
+                                                              json={"values": {"REPLICAS": n}}, user="alice"))  # fmt: skip
+            assert {r.status for r in concurrently(calls)} <= {200, 204, 409}
+
+        @invariant()
+        def usage_is_the_sum(self):
+            stored = api.get(f"/profiles/{profile['id']}", user="alice").json
+            items = instances()
+            summed = {key: sum(item["requirements"][key] for item in items) for key in COUNTED}
+            assert stored["usage"] == {**summed, "instances": len(items)}
+            limits = stored["limits"]
+            assert summed["memoryBytes"] <= limits["memoryBytes"] and summed["cpuMillis"] <= limits["cpuMillis"]
+            assert summed["containers"] <= limits["containers"]
+
+        def teardown(self):
+            for item in instances():
+                assert api.delete(f"/instances/{item['id']}", user="alice").status == 204
+
+    def instances():
+        return api.get(f"/instances?profile={profile['id']}&limit=200", user="alice").json["items"]
+
+    run_state_machine_as_test(Usage, settings=settings(max_examples=15, stateful_step_count=8, deadline=None,
+                                                       suppress_health_check=list(HealthCheck)))  # fmt: skip
