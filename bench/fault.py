@@ -1,14 +1,16 @@
 """`make fault-test`: under a steady write load, kill -9 the database, then the service; restart
 both; retry every create that got no 201 with its Idempotency-Key; then check that every id ever
 acknowledged is readable and that no retry made a duplicate. Then the same kill -9 under
-concurrent PATCHes: every blueprint must still have each of its earlier versions kept. Loopback
-only, bounded in time.
+concurrent PATCHes: every blueprint must still have each of its earlier versions kept. Then under
+admissions, upgrades and deletes of instances: once the ledger's lease has passed, a profile's
+usage must be the sum of its instances. Loopback only, bounded in time.
 """
 
 import argparse
 import http.client
 import json
 import os
+import random
 import sys
 import tempfile
 import threading
@@ -179,6 +181,91 @@ def history_run(seconds_before=3.0, writers=4, log=print):
     return report
 
 
+USAGE_TEMPLATE = "services:\n  app:\n    image: nginx\n    deploy:\n      replicas: ${REPLICAS}\n"
+USAGE_PARAMETERS = {"type": "object", "properties": {"REPLICAS": {"type": "integer", "default": 1, "minimum": 0,
+                                                                  "maximum": 4}}}  # fmt: skip
+COUNTED = ("memoryBytes", "cpuMillis", "containers", "storageBytes")
+
+
+def usage_run(seconds_before=3.0, writers=4, log=print):
+    """Admissions, upgrades and deletes of instances of one profile under load, kill -9 of the
+    database and then of the service, both restarted; once the ledger's lease has passed, the
+    profile's usage must be the sum of the instances that exist, and every acknowledged admission
+    that no delete was sent for must exist."""
+    data = os.path.join(tempfile.mkdtemp(prefix="fault-usage-"), "data")
+    db_port = free_port()
+    database, uri = embedded.launch(data, db_port)
+    settings = {"MONGO_URI": uri, "MONGO_DB": "usage", "WEB_CONCURRENCY": 2, "ADMIN_USERNAME": ADMIN[0],
+                "ADMIN_PASSWORD": ADMIN[1], "REQUEST_TIMEOUT": REQUEST_TIMEOUT, "RATE_LIMIT": "1000000 per minute",
+                "LOG_LEVEL": "error"}  # fmt: skip
+    service = Gunicorn(**settings).start()
+    headers, client = {"Authorization": AUTH}, SocketClient(service.port)
+    template = {"name": "app", "blueprintType": "compose", "yml": USAGE_TEMPLATE, "parameters": USAGE_PARAMETERS}
+    blueprint = client.post("/blueprints", json=template, headers=headers).json["id"]
+    profile = client.post("/profiles", json={"name": "team", "containerCap": "40", "memoryCap": "4Gi", "cpuCap": "4",
+                                             "containerDefaults": {"memory": "128Mi", "cpu": "100m"}},
+                          headers=headers).json["id"]  # fmt: skip
+    stop, lock = threading.Event(), threading.Lock()
+    admitted, deleted, answers = set(), set(), Counter()
+
+    def work(writer):
+        rng, i = random.Random(writer), 0
+        while not stop.is_set():
+            i += 1
+            try:
+                session = SocketClient(service.port, timeout=10)
+                mine = sorted(admitted - deleted)
+                if mine and rng.random() < 0.4:
+                    target = rng.choice(mine)
+                    if rng.random() < 0.5:
+                        with lock:
+                            deleted.add(target)  # a delete that gets no answer may have happened
+                        r = session.delete(f"/instances/{target}", headers=headers)
+                    else:
+                        values = {"values": {"REPLICAS": rng.randint(0, 4)}}
+                        r = session.post(f"/instances/{target}/upgrade", json=values, headers=headers)
+                else:
+                    body = {"name": f"w{writer}-{i}", "blueprint": blueprint, "profile": profile,
+                            "values": {"REPLICAS": rng.randint(0, 4)}}  # fmt: skip
+                    r = session.post("/instances", json=body, headers=headers)
+                    with lock:
+                        admitted.update([r.json["id"]] if r.status == 201 else [])
+                answers[r.status] += 1
+            except (OSError, http.client.HTTPException):
+                answers["no answer"] += 1
+                time.sleep(0.05)
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(writers)]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds_before)
+    database.kill()  # kill -9, then the service, mid-write
+    database.wait()
+    time.sleep(0.5)
+    database, _ = embedded.launch(data, db_port)
+    time.sleep(seconds_before)
+    service.kill()
+    stop.set()
+    for thread in threads:
+        thread.join()
+    service.start()
+    time.sleep(2 * REQUEST_TIMEOUT + 1)  # the ledger's lease: what the killed requests left is settled now
+    stored = SocketClient(service.port).get(f"/profiles/{profile}", headers=headers).json
+    db = MongoClient(uri).usage
+    instances = list(db.instances.find({"profile": profile}, {"requirements": 1}))
+    summed = {key: sum(doc["requirements"][key] for doc in instances) for key in COUNTED}
+    existing = {str(doc["_id"]) for doc in instances}
+    report = {"answers": dict(answers), "instances": len(instances), "usage": stored["usage"], "summed": summed,
+              "usage_is_the_sum": stored["usage"] == {**summed, "instances": len(instances)},
+              "acknowledged_but_lost": len((admitted - deleted) - existing),
+              "ledger_left": len(db.profiles.find_one({"name": "team"}).get("ledger") or {})}  # fmt: skip
+    log(f"usage under kill -9: {report}")
+    service.stop()
+    database.terminate()
+    database.wait()
+    return report
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds-before", type=float, default=10)
@@ -186,8 +273,10 @@ def main():
     args = parser.parse_args()
     report = run(args.seconds_before, writers=args.writers)
     history = history_run(writers=args.writers)
-    print(json.dumps({"creates": report, "history": history}, indent=2))
+    usage = usage_run(writers=args.writers)
+    print(json.dumps({"creates": report, "history": history, "usage": usage}, indent=2, default=str))
     failed = report["lost"] or report["duplicates"] or history["missing_versions"] or history["acknowledged_but_lost"]
+    failed = failed or not usage["usage_is_the_sum"] or usage["acknowledged_but_lost"] or usage["ledger_left"]
     sys.exit(1 if failed else 0)
 
 

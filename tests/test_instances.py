@@ -232,7 +232,7 @@ def test_what_a_crashed_request_left_is_settled_by_what_its_instance_says(api, w
         profiles.update_one({"_id": ObjectId(team["id"])}, {
             "$inc": {f"usage.{key}": value for key, value in delta.items()},
             "$set": {f"ledger.{ghost}": {"op": "create", "delta": delta, "at": old},
-                     f"ledger.{gone}": {"op": "delete", "delta": {}, "at": old}}})  # fmt: skip
+                     f"ledger.{gone}": {"op": "delete", "rev": 1, "delta": {}, "at": old}}})  # fmt: skip
     settled = usage(api, team)  # a read repairs
     assert settled == {"memoryBytes": 256 * Mi, "cpuMillis": 100, "containers": 1, "storageBytes": 0, "instances": 1}
     assert api.get(f"/instances/{gone}", user="alice").status == 404  # the delete went through

@@ -60,9 +60,9 @@ def test_usage_is_the_sum_of_the_instances_whatever_the_interleaving(api):
                 if data.draw(st.booleans()):
                     calls.append(lambda i=item: api.delete(f"/instances/{i['id']}", user="alice"))
                 else:
-                    n = data.draw(st.integers(0, 6))
-                    calls.append(lambda i=item, n=n: api.post(f"/instances/{i['id']}/upgrade",
-                                                              json={"values": {"REPLICAS": n}}, user="alice"))  # fmt: skip
+                    values = {"values": {"REPLICAS": data.draw(st.integers(0, 6))}}
+                    path = f"/instances/{item['id']}/upgrade"
+                    calls.append(lambda p=path, v=values: api.post(p, json=v, user="alice"))
             assert {r.status for r in concurrently(calls)} <= {200, 204, 409}
 
         @invariant()

@@ -62,19 +62,16 @@ class Instances(ResourceStore):
         return super().create(doc, user, id=id, dry_run=dry_run)
 
     def _insert(self, doc):
-        """Reserve the room on the profile, insert, settle; a reservation the insert cannot use is
-        taken back."""
+        """Reserve the room on the profile, insert, settle; a reservation for a name taken is taken
+        back."""
         profile_id = object_id(doc["profile"])
         entry = _reserve(profiles.coll().find_one({"_id": profile_id}), doc["_id"], usage.change(doc["requirements"]),
                          {"op": "create"})  # fmt: skip
         try:
             super()._insert(doc)
-        except DuplicateKeyError:
+        except DuplicateKeyError:  # surely not inserted; any other failure may have inserted it: `repair` will tell
             usage.take_back(profile_id, str(doc["_id"]), entry)
             raise Conflict(f"You have an instance named {doc['name']!r} already.") from None
-        except BaseException:
-            usage.take_back(profile_id, str(doc["_id"]), entry)
-            raise
         usage.settle(profile_id, str(doc["_id"]))
         return doc
 
@@ -106,21 +103,23 @@ class Instances(ResourceStore):
         return {**doc, **changes, "rev": doc["rev"] + 1}, diff
 
     def delete(self, id_text, user, if_match=None):
-        """Free its usage (recorded first, so that a crash carries the delete through), then go."""
-        doc = self._checked(id_text, user, if_match)
-        profile = usage.repair(profiles.coll().find_one({"_id": object_id(doc["profile"])}))
-        if profile is None:  # its profile was deleted under it (it cannot be while this is counted)
-            self.coll().delete_one({"_id": doc["_id"]})
-            return
-        delta = usage.change(None, doc["requirements"])
+        """Free its usage (recorded first, so that a crash carries the delete through), then go;
+        on the condition that it is still the version whose requirements were given back."""
         for _ in range(MAX_ATTEMPTS):
-            if usage.reserve(profile, str(doc["_id"]), delta, quantities.limits(profile), {"op": "delete"}):
-                break
-            profile = usage.repair(profiles.coll().find_one({"_id": profile["_id"]}))
-        else:
-            raise Conflict("Another change of this instance is under way: try again.")
-        self.coll().delete_one({"_id": doc["_id"]})
-        usage.settle(profile["_id"], str(doc["_id"]))
+            doc = self._checked(id_text, user, if_match)
+            profile = usage.repair(profiles.coll().find_one({"_id": object_id(doc["profile"])}))
+            if profile is None:  # its profile was deleted under it (it cannot be while this is counted)
+                self.coll().delete_one({"_id": doc["_id"]})
+                return
+            entry = usage.reserve(profile, str(doc["_id"]), usage.change(None, doc["requirements"]),
+                                  quantities.limits(profile), {"op": "delete", "rev": doc["rev"]})  # fmt: skip
+            if entry is None:  # another change of this instance is under way, or the caps changed
+                continue
+            if self.coll().delete_one({"_id": doc["_id"], "rev": doc["rev"]}).deleted_count:
+                usage.settle(profile["_id"], str(doc["_id"]))
+                return
+            usage.take_back(profile["_id"], str(doc["_id"]), entry)  # upgraded meanwhile: decide again
+        raise Conflict("Another change of this instance kept going on: try again.")
 
     def can_read_definition(self, doc, user):
         return is_admin(user) or doc["owner"] == user["username"]

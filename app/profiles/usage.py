@@ -8,14 +8,16 @@ one conditional update of the profile that checks the room left (for every cappe
 change grows, `usage <= cap - change`, the caps as read), adds the change to `usage` and records
 it under `ledger.<instance id>` (one operation per instance at a time). Then the instance is
 written, then the entry is removed. A crash in between leaves the entry; once it is older than
-LEASE, `repair` settles it by looking at the instance: a create that made its instance, an
-upgrade that wrote its version, stay counted; one that did not is taken back; a delete is carried
-through. Until then the usage counts the change, so a crash can only make room look smaller, for a
-minute, never larger (docs/design.md, "Instances and usage")."""
+twice REQUEST_TIMEOUT (gunicorn kills a request running past it), `repair` settles it by looking
+at the instance: a create that made its instance, an upgrade that wrote its version, stay
+counted; one that did not is taken back; a delete is carried through. Until then the usage counts
+the change, so a crash can only make room look smaller for a while, never larger
+(docs/design.md, "Instances and usage")."""
 
 from datetime import timedelta
 
 from bson import ObjectId
+from flask import current_app
 
 from app.storage.database import collection, now
 
@@ -23,7 +25,6 @@ COUNTED = ("memoryBytes", "cpuMillis", "containers", "storageBytes")  # a requir
 FIELDS = (*COUNTED, "instances")
 LIMITS = {"memoryBytes": "memoryBytes", "cpuMillis": "cpuMillis", "containers": "containers",
           "storageBytes": "storageBytes"}  # fmt: skip
-LEASE = timedelta(seconds=60)  # longer than a request may run (gunicorn's REQUEST_TIMEOUT is 30 s)
 ZERO = dict.fromkeys(FIELDS, 0)
 
 
@@ -83,21 +84,31 @@ def ensure(profile):
 
 
 def repair(profile):
-    """Settle each ledger entry of `profile` older than LEASE (its request is gone) by what its
-    instance says: a create that made its instance and an upgrade that wrote its version stay
-    counted, others are taken back; a delete is carried through. The profile as it then is."""
-    oldest = now() - LEASE
+    """Settle each ledger entry of `profile` older than twice REQUEST_TIMEOUT (its request is gone)
+    by what its instance says: a create that made its instance and an upgrade that wrote its
+    version stay counted, others are taken back; a delete is carried through (unless its instance
+    changed before it: then it is taken back). The profile as it then is."""
+    oldest = now() - timedelta(seconds=2 * current_app.config["REQUEST_TIMEOUT"])
     stale = [(key, entry) for key, entry in ((profile or {}).get("ledger") or {}).items() if entry["at"] < oldest]
     if not stale:
         return profile
     instances = collection("instances")
     for instance_id, entry in stale:
         instance = instances.find_one({"_id": ObjectId(instance_id)}, {"rev": 1})
-        if entry["op"] == "delete":
-            instances.delete_one({"_id": ObjectId(instance_id)})
+        if entry["op"] == "delete" and instance is not None and instance["rev"] == entry["rev"]:
+            instances.delete_one({"_id": ObjectId(instance_id), "rev": entry["rev"]})  # carried through
             settle(profile["_id"], instance_id)
-        elif instance is not None and (entry["op"] == "create" or instance["rev"] >= entry["rev"]):
+        elif _happened(entry, instance):
             settle(profile["_id"], instance_id)
         else:
             take_back(profile["_id"], instance_id, entry)
     return collection("profiles").find_one({"_id": profile["_id"]})
+
+
+def _happened(entry, instance):
+    """Whether the operation of a ledger entry took effect on its instance (None: there is none)."""
+    if entry["op"] == "create":
+        return instance is not None
+    if entry["op"] == "upgrade":
+        return instance is not None and instance["rev"] >= entry["rev"]
+    return instance is None  # a delete
