@@ -11,7 +11,7 @@ class Refused(click.ClickException):
 
     def __init__(self, message, lines=(), status=None):
         super().__init__(message)
-        self.lines, self.status = list(lines), status
+        self.lines, self.status, self.problem = list(lines), status, {}
 
     def show(self, file=None):
         click.echo(f"bpctl: {self.message}", err=True)

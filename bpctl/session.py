@@ -97,7 +97,9 @@ class Session:
         if status >= 500:
             lines.append(f"request id: {problem.get('requestId', response.headers.get('X-Request-ID', '?'))}")
             return Unreachable(message, lines, status)
-        return Refused(message, lines, status)
+        refused = Refused(message, lines, status)
+        refused.problem = problem
+        return refused
 
     def _expired(self):
         if self.stored and datetime.fromisoformat(self.stored["expiresAt"]) <= datetime.now(UTC):
@@ -145,6 +147,17 @@ class Session:
         """The caller's default profile, None when they have none."""
         me = self.get("/users/me")["username"]
         return next(iter(self.items("/profiles", {"defaultProfile": True, "owner": me}, limit=1)), None)
+
+    def instance(self, ref):
+        """The instance `ref` names: its id, else its name among the caller's own."""
+        if ID.fullmatch(ref):
+            with contextlib.suppress(Refused):
+                return self.get(f"/instances/{ref}")
+        me = self.get("/users/me")["username"]
+        found = list(self.items("/instances", {"name": ref, "owner": me}, limit=1))
+        if not found:
+            raise Refused(f"you have no instance named {ref!r}.")
+        return found[0]
 
     def _named(self, collection, kind, ref, owner):
         if ID.fullmatch(ref):

@@ -37,6 +37,7 @@ def _cell(value):
 
 # a resource of a fit -> its key in `requirements` and in a profile's `limits`
 RESOURCES = {"memory": "memoryBytes", "cpu": "cpuMillis", "containers": "containers", "storage": "storageBytes"}
+ROOM = {"REQUIRED": "required", "USED": "used", "CAP": "cap", "AVAILABLE": "available"}  # a 409's `quota`
 UNITS = ((1024**4, "Ti"), (1024**3, "Gi"), (1024**2, "Mi"), (1024, "Ki"))
 
 

@@ -459,6 +459,36 @@ def test_export_round_trips_and_an_openshift_template(bpctl, web, tmp_path):
     assert bpctl("export", web["id"], "--format", "openshift", **ALICE).code == 3  # a Compose blueprint: 409
 
 
+# instances
+
+
+def test_deploy_pipes_into_docker_compose_and_an_instance_is_upgraded_and_undeployed(bpctl, web):
+    compose = compose_oracle.binary()
+    piped = subprocess.run(
+        [shutil.which("bash"), "-c", f"set -o pipefail; '{PROGRAM}' deploy web shop --profile team --set REPLICAS=3"
+                                     f" | '{compose}' -p shop -f - config --format json"],
+        capture_output=True, env=bpctl.environ(**ALICE), timeout=60,
+    )  # fmt: skip
+    assert piped.returncode == 0, piped.stderr.decode()
+    project = json.loads(piped.stdout)
+    assert project["name"] == "shop" and project["services"]["web"]["deploy"]["replicas"] == 3
+    assert b"shop: admitted" in piped.stderr
+    again = bpctl.run("deploy", "web", "shop", "--profile", "team", **ALICE)
+    assert again.returncode == 3 and b"already" in again.stderr  # a name is taken once
+    full = bpctl.run("deploy", "web", "big", "--profile", "team", "--set", "REPLICAS=6", **ALICE)
+    assert full.returncode == 1 and full.stdout == b""  # 3 + 6 replicas of 256 MiB: over 2 GiB
+    assert b"memory: requires 1.5 GiB, 768 MiB of 2 GiB used, 1.25 GiB available" in full.stderr
+    listed = bpctl("instances", **ALICE).out.splitlines()
+    assert listed[0].split()[:2] == ["NAME", "REV"] and listed[1].split()[:2] == ["shop", "1"]
+    used = {line.split()[0]: line.split()[1:] for line in bpctl("usage", **ALICE).out.splitlines()[1:5]}
+    assert used["memory"] == ["768Mi", "2Gi", "1.25Gi"] and used["containers"] == ["3", "10", "7"]
+    upgraded = bpctl.run("upgrade", "shop", "--set", "REPLICAS=4", **ALICE)
+    assert upgraded.returncode == 0 and b"-      replicas: 3\n+      replicas: 4\n" in upgraded.stderr
+    assert yaml.safe_load(upgraded.stdout)["services"]["web"]["deploy"]["replicas"] == 4
+    assert bpctl("undeploy", "shop", **ALICE).code == 0
+    assert json.loads(bpctl("usage", "team", "-o", "json", **ALICE).out)["instances"] == 0
+
+
 # profiles and completion
 
 

@@ -1,0 +1,150 @@
+"""deploy, instances, upgrade, undeploy, usage: instances admitted against a profile's room, their
+rendered definition written to standard output and nothing else (exit 1, with the shortfall on
+standard error, when the profile has no room)."""
+
+import contextlib
+import sys
+
+import click
+
+from bpctl import show, values
+from bpctl.common import OUTPUT, OWNER, cli, connect, note
+from bpctl.errors import Refused
+
+SETTINGS = (
+    click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="A value (repeat; the last wins)."),
+    click.option("-f", "--values", "files", type=click.File("r"), multiple=True, help="A YAML file of values."),
+    click.option("--rev", type=click.IntRange(1), help="Render this revision of the blueprint."),
+)
+
+
+def with_settings(command):
+    for option in reversed(SETTINGS):
+        command = option(command)
+    return command
+
+
+@contextlib.contextmanager
+def room_or_exit():
+    """A refusal for want of room is "does not fit": exit 1, the shortfall on standard error."""
+    try:
+        yield
+    except Refused as exc:
+        if exc.status != 409 or "quota" not in exc.problem:
+            raise
+        note(exc.problem["detail"])
+        show.table([{"resource": name, **room} for name, room in exc.problem["quota"].items()],
+                   {"RESOURCE": "resource", **{heading: _amount(key) for heading, key in show.ROOM.items()}},
+                   err=True)  # fmt: skip
+        sys.exit(1)
+
+
+def _amount(key):
+    return lambda row: show.amount(row["resource"], row[key])
+
+
+def _parameters(session, blueprint, rev):
+    version = session.get(f"/blueprints/{blueprint['id']}/revisions/{rev}") if rev else blueprint
+    return (version.get("parameters") or {}).get("properties", {})
+
+
+def _definition(session, instance):
+    """The instance's rendered definition, byte for byte, to standard output."""
+    response = session.request("GET", f"/instances/{instance['id']}/yml")
+    click.get_binary_stream("stdout").write(response.content)
+
+
+@cli.command(short_help="Admit an instance; write its definition, nothing else.")
+@click.argument("blueprint")
+@click.argument("name")
+@click.option("--profile", required=True, help="The profile it spends from (id or name).")
+@with_settings
+@OWNER
+def deploy(blueprint, name, profile, settings, files, rev, owner):
+    """Admit an instance NAME of BLUEPRINT against PROFILE's room and write its rendered
+    definition to standard output: `bpctl deploy web shop --profile team | docker compose -p shop
+    -f - up -d`. No room: exit 1, the shortfall on standard error, nothing written."""
+    session = connect()
+    found = session.blueprint(blueprint, owner)
+    body = {"name": name, "blueprint": found["id"], "profile": session.profile(profile)["id"],
+            "values": values.gather(files, settings, _parameters(session, found, rev))}  # fmt: skip
+    if rev:
+        body["rev"] = rev
+    with room_or_exit():
+        made = session.send("POST", "/instances", body)
+    note(f"{made['name']}: admitted ({made['id']}), rev {made['rev']}")
+    _definition(session, made)
+
+
+@cli.command("instances", short_help="The instances you may read.")
+@click.option("--profile", help="Only those spending from this profile (id or name).")
+@click.option("--blueprint", help="Only those of this blueprint (id or name).")
+@click.option("--behind", is_flag=True, default=None, help="Only those behind their blueprint's current revision.")
+@OUTPUT
+def list_instances(profile, blueprint, behind, output):
+    """List the instances you may read, newest first."""
+    session = connect()
+    query = {"profile": profile and session.profile(profile)["id"], "behind": behind,
+             "blueprint": blueprint and session.blueprint(blueprint)["id"]}  # fmt: skip
+    items = list(session.items("/instances", query))
+    if output == "json":
+        show.as_json(items)
+        return
+    show.table(items, {"NAME": "name", "REV": "rev", "BLUEPRINT": "blueprint", "PROFILE": "profile",
+                       "MEMORY": lambda i: show.amount("memory", i["requirements"]["memoryBytes"]),
+                       "CPU": lambda i: show.amount("cpu", i["requirements"]["cpuMillis"]),
+                       "CONTAINERS": lambda i: i["requirements"]["containers"], "OWNER": "owner"})  # fmt: skip
+
+
+@cli.command(short_help="Render an instance again (diff on stderr, definition on stdout).")
+@click.argument("instance")
+@with_settings
+@click.option("--dry-run", is_flag=True, help="Show the diff and the definition; change nothing.")
+def upgrade(instance, settings, files, rev, dry_run):
+    """Render INSTANCE (its name or id) again at a revision (default: its blueprint's current one;
+    an older one rolls back) with its kept values and those given: the diff goes to standard
+    error, the new definition to standard output. No room: exit 1, nothing written."""
+    session = connect()
+    found = session.instance(instance)
+    blueprint = session.get(f"/blueprints/{found['blueprint']}")
+    body = {"values": values.gather(files, settings, _parameters(session, blueprint, rev))}
+    if rev:
+        body["rev"] = rev
+    with room_or_exit():
+        path = f"/instances/{found['id']}/upgrade"
+        upgraded = session.send("POST", path, body, {"dryRun": True} if dry_run else None)
+    click.echo(upgraded["diff"] or "(no change)", err=True, nl=not upgraded["diff"])
+    if dry_run:
+        return
+    _definition(session, upgraded)
+
+
+@cli.command(short_help="Delete an instance, freeing its profile's room.")
+@click.argument("instance")
+def undeploy(instance):
+    """Delete INSTANCE (its name or id); its profile's usage is freed. (Stop what runs yourself:
+    `docker compose -p NAME down`.)"""
+    session = connect()
+    found = session.instance(instance)
+    session.send("DELETE", f"/instances/{found['id']}")
+    note(f"{found['name']}: deleted; its usage is freed")
+
+
+@cli.command(short_help="A profile's usage against each cap.")
+@click.argument("profile", required=False)
+@OUTPUT
+def usage(profile, output):
+    """What PROFILE's instances use against each cap (default: your default profile)."""
+    session = connect()
+    found = session.profile(profile) if profile else session.default_profile()
+    if found is None:
+        raise Refused("you have no default profile: name one.")
+    if output == "json":
+        show.as_json(found["usage"])
+        return
+    rows = [{"resource": name, "used": found["usage"][key], "cap": found["limits"][key],
+             "available": None if found["limits"][key] is None else found["limits"][key] - found["usage"][key]}
+            for name, key in show.RESOURCES.items()]  # fmt: skip
+    show.table(rows, {"RESOURCE": "resource", "USED": _amount("used"), "CAP": _amount("cap"),
+                      "AVAILABLE": _amount("available")})  # fmt: skip
+    click.echo(f"{found['usage']['instances']} instance{'s' if found['usage']['instances'] != 1 else ''}")
