@@ -1,7 +1,8 @@
 """`make bench`: the service under gunicorn on the embedded database, driven by wrk on loopback,
 beside the stack's floor (bench/baseline.py) and its peer, Python-Eve (bench/eve_app.py), then
-the scale scenario (bench/scale.py) and the lists of what fits a profile (bench/fits.py, against
-the --against revision too); the web page (bench/web.py) and imports (bench/imports.py).
+the scale scenario (bench/scale.py), admissions at 1 and 100,000 instances (bench/instances.py)
+and the lists of what fits a profile (bench/fits.py, against the --against revision too); the web
+page (bench/web.py) and imports (bench/imports.py).
 
 Every throughput scenario runs for a few seconds per round, rounds interleaved with the floor's,
 all bounded in time; the table gives the median round's requests/s, latency percentiles, and the
@@ -27,7 +28,7 @@ from pymongo import MongoClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app.storage import embedded  # noqa: E402
-from bench import fits, imports, scale, web  # noqa: E402
+from bench import fits, imports, instances, scale, web  # noqa: E402
 from support.http import SocketClient, basic  # noqa: E402
 from support.processes import Gunicorn, cpu_seconds  # noqa: E402
 
@@ -232,7 +233,7 @@ def main():
             peers.append((args.against[:8], servers[-1]))
         parts = args.only.split(",") if args.only else []
         names = [name for name in targets[app] if not parts or any(part in name for part in parts)]
-        if not names and not {"web", "imports", "scale", "fits"} & set(parts):
+        if not names and not {"web", "imports", "scale", "fits", "instances"} & set(parts):
             raise SystemExit(f"no scenario name contains {args.only!r}")
         results = {(server, name): [] for server in targets for name in names if name in targets[server]}
         floors = []
@@ -282,6 +283,8 @@ def main():
             sizes = tuple(int(n) for n in args.sizes.split(","))
             if not parts or "scale" in parts:
                 scale.run(mongo_uri, ADMIN, BLUEPRINT, PROFILE, sizes=sizes)
+            if not parts or "instances" in parts:
+                instances.run(mongo_uri, ADMIN, BLUEPRINT, lambda db: service(mongo_uri, args.workers, db=db))
             if not parts or "fits" in parts:
                 start = lambda db, cwd: service(mongo_uri, args.workers, cwd=cwd or ROOT, db=db)  # noqa: E731
                 fits.run(mongo_uri, ADMIN, BLUEPRINT, start, sizes=sizes, against=worktree)

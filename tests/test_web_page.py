@@ -414,6 +414,27 @@ def walk(w, client, template, profiles):
     assert w.control("WEB_REPLICAS").get_attribute("value") == str(expected)
     w.console()
 
+    # Deploy an instance from the render form into roomy's room, then upgrade it, the diff shown first
+    Select(w.control("Profile to fit")).select_by_visible_text("roomy")
+    w.fill("WEB_REPLICAS", "2")
+    w.fill("Instance name", "acme-shop")
+    w.button("Deploy").click()
+    w.wait(lambda: "acme-shop admitted at revision" in w.one("main").text)
+    [made] = client.get("/instances?name=acme-shop", user="alice").json["items"]
+    assert made["values"]["WEB_REPLICAS"] == 2 and made["profile"] == profiles["roomy"]["id"]
+    w.view(lambda: w.browser.refresh())
+    w.wait(lambda: w.all("section[aria-label=Deploy] select"))
+    w.fill("WEB_REPLICAS", "3")
+    w.button("Show the changes").click()
+    w.wait(lambda: w.all("pre[aria-label='Definition diff']"))
+    assert "replicas: 3" in w.one("pre[aria-label='Definition diff']").text
+    assert client.get(f"/instances/{made['id']}", user="alice").json["values"]["WEB_REPLICAS"] == 2  # not yet
+    w.check_page("deploy-upgrade")
+    w.button("Upgrade").click()
+    w.wait(lambda: "acme-shop upgraded to revision" in w.one("main").text)
+    assert client.get(f"/instances/{made['id']}", user="alice").json["values"]["WEB_REPLICAS"] == 3
+    w.console()
+
     # The editor: problems as one types, with their line marked; then a create
     w.view(lambda: w.one("#nav-new").click())
     w.wait(lambda: w.heading() == "New blueprint")
@@ -451,7 +472,12 @@ def walk(w, client, template, profiles):
 
     # Profiles: create (a bad cap is named), edit, make default, what fits
     w.view(lambda: w.go("#/profiles"))
-    w.wait(lambda: w.heading() == "Profiles" and len(w.all("ul[aria-label=Profiles] li")) == 3)
+    w.wait(lambda: w.heading() == "Profiles" and len(w.all("ul[aria-label=Profiles] > li")) == 3)
+    cards = w.all("ul[aria-label=Profiles] > li")
+    roomy = next(c for c in cards if c.find_element(By.CSS_SELECTOR, "h3").text == "roomy")
+    bars = roomy.find_elements(By.CSS_SELECTOR, "ul.usage li")
+    assert [b.text for b in bars][2] == "containers: 6 containers of 10 containers"
+    assert "1 instance" in roomy.text
     w.fill("Name", "browser-profile")
     w.fill("Memory cap", "lots")
     w.button("Create").click()
@@ -499,7 +525,7 @@ def walk(w, client, template, profiles):
         w.sign_in("alice")
 
     w.view(expire_and_sign_in_again)
-    w.wait(lambda: w.heading() == "Profiles" and len(w.all("ul[aria-label=Profiles] li")) == 4)
+    w.wait(lambda: w.heading() == "Profiles" and len(w.all("ul[aria-label=Profiles] > li")) == 4)
     w.console(401)
 
     # Sign out revokes the token; an admin gets the users page

@@ -1,5 +1,6 @@
 /* Profiles (`#/profiles`) and, for admins, users (`#/users`). */
-import { api, canChange, caps, checkbox, el, everything, field, problemList, refresh, say, select, session, when } from './core.js';
+import { AMOUNT, api, canChange, caps, checkbox, el, everything, field, problemList, refresh, RESOURCE_KEYS, RESOURCES, say, select, session, when } from './core.js';
+import { instanceTable } from './blueprint.js';
 
 const CAPS = [['memoryCap', 'Memory cap', '2Gi, 512M'], ['cpuCap', 'CPU cap', '2, 0.5, 500m'], ['containerCap', 'Container cap', '10'], ['storageCap', 'Storage cap', '20Gi']];
 // a container's defaults and maximum: [field, member, label, hint]
@@ -71,9 +72,14 @@ export async function profilesPage() {
     refresh();
   }
 
+  const instances = await everything('/instances');
   const rows = profiles.map((p) => el('li', { class: 'card' },
     el('div', { class: 'top' }, el('h3', {}, p.name || '(unnamed)', ' ', p.defaultProfile ? el('span', { class: 'badge fits' }, 'default') : null)),
     el('p', { class: 'needs' }, caps(p.limits)),
+    usageBars(p),
+    instances.some((i) => i.profile === p.id)
+      ? el('details', {}, el('summary', {}, `${p.usage.instances} ${p.usage.instances === 1 ? 'instance' : 'instances'}`),
+        instanceTable(instances.filter((i) => i.profile === p.id))) : null,
     admin || p.owner !== session.user.username ? el('p', { class: 'meta' }, `owner ${p.owner}`) : null,
     p.entitledUsers.length ? el('p', { class: 'meta' }, `shared with ${p.entitledUsers.join(', ')}`) : null,
     el('div', { class: 'actions' },
@@ -83,6 +89,20 @@ export async function profilesPage() {
       el('a', { class: 'button quiet', href: `#/?profile=${p.id}&fitsOnly=true` }, 'What fits'))));
   return el('section', {}, el('h1', {}, 'Profiles'),
     rows.length ? el('ul', { class: 'cards', 'aria-label': 'Profiles' }, rows) : el('p', { class: 'note' }, 'No profile yet.'), form);
+}
+
+/** A profile's usage against each cap it sets: a bar per resource. */
+function usageBars(p) {
+  const capped = RESOURCES.filter((name) => p.limits[RESOURCE_KEYS[name]] !== null);
+  if (!capped.length) return null;
+  return el('ul', { class: 'usage', 'aria-label': `Usage of ${p.name || 'the profile'}` }, capped.map((name) => {
+    const key = RESOURCE_KEYS[name];
+    const used = p.usage[key];
+    const cap = p.limits[key];
+    const show = AMOUNT[name];
+    return el('li', {}, el('span', {}, `${name}: ${show(used)} of ${show(cap)}`),
+      el('meter', { min: '0', max: String(Math.max(cap, 1)), value: String(Math.min(used, cap)), high: String(cap * 0.9), 'aria-label': `${name} used` }));
+  }));
 }
 
 export async function usersPage() {

@@ -105,11 +105,30 @@ async function restoreTo(bp, rev, etag) {
   refresh();
 }
 
+/** The instances of a blueprint the caller may read, and how many are behind its current revision. */
+async function instancesView(bp) {
+  const items = await everything(`/instances?blueprint=${bp.id}`);
+  if (!items.length) return el('p', { class: 'note' }, 'No instance yet: deploy one from the render form.');
+  const behind = items.filter((i) => i.rev < bp.rev).length;
+  return el('div', {},
+    el('p', { class: behind ? 'note' : 'ok' }, `${items.length} ${items.length === 1 ? 'instance' : 'instances'}, ${behind} behind revision ${bp.rev}.`),
+    instanceTable(items));
+}
+
+/** Instances as a table: name, revision, what they use, owner. */
+export function instanceTable(items) {
+  return el('div', { class: 'scroll' }, el('table', { 'aria-label': 'Instances' },
+    el('thead', {}, el('tr', {}, ['Name', 'Rev', 'Needs', 'Owner', 'Since'].map((h) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, items.map((i) => el('tr', {}, el('td', {}, i.name), el('td', {}, String(i.rev)), el('td', {}, needs(i.requirements)),
+      el('td', {}, i.owner), el('td', {}, when(i.createdAt)))))));
+}
+
 export async function blueprintPage([id]) {
   const { data: bp, etag } = await api('GET', `/blueprints/${id}`);
   const sections = [
     ['Requirements', async () => requirementsView(bp.requirements)],
     ['Fit to your profiles', () => fitsView(bp)],
+    ['Instances', () => instancesView(bp)],
     ['Definition', async () => (bp.yml === null ? el('p', { class: 'note' }, 'No definition.') : codeView(bp.yml))],
     ['History', () => historyView(bp, etag)],
   ];

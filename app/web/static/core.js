@@ -7,6 +7,8 @@ export const PAGE = 50;
 export const DEBOUNCE_MS = 400;
 export const FIT_FETCHES = 6; // at once, the browser's connections per host
 export const RESOURCES = ['memory', 'cpu', 'containers', 'storage'];
+// a resource -> its key in `requirements`, a profile's `limits` and its `usage`
+export const RESOURCE_KEYS = { memory: 'memoryBytes', cpu: 'cpuMillis', containers: 'containers', storage: 'storageBytes' };
 
 export let session = JSON.parse(sessionStorage.getItem(SESSION) || 'null');
 export const main = document.getElementById('main');

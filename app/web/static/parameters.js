@@ -1,6 +1,6 @@
 /* A template's render form (`#/blueprints/ID/parameters`): a control per parameter; the rendered
    definition measured and fitted, and the most of an integer parameter that fits. */
-import { api, codeView, el, everything, field, myProfiles, problemList, say, select } from './core.js';
+import { api, codeView, diffView, el, everything, field, myProfiles, needs, problemList, say, select, session } from './core.js';
 import { fitBadge } from './catalog.js';
 import { fitTable, requirementsView } from './blueprint.js';
 
@@ -77,6 +77,55 @@ export async function parametersPage([id]) {
   return el('section', {}, el('h1', {}, `Render ${bp.name || '(unnamed)'}`),
     el('p', {}, el('a', { href: `#/blueprints/${id}` }, 'Back to the blueprint')),
     rows.length ? null : el('p', { class: 'note' }, 'This blueprint declares no parameters: the render is its definition, measured and fitted.'),
-    form, output);
+    form, output, await deployView(bp, profile, values));
+}
+
+/** Deploy these values as an instance in the chosen profile's room, or upgrade one of your
+    instances of this blueprint to its current revision with them, the diff shown first. */
+async function deployView(bp, profile, values) {
+  const mine = (await everything(`/instances?blueprint=${bp.id}&owner=${encodeURIComponent(session.user.username)}`));
+  const output = el('div', { 'aria-live': 'polite' });
+  const name = el('input', { name: 'instance', placeholder: 'shop', autocomplete: 'off', maxlength: '63' });
+  const deploy = el('form', { class: 'grid2' }, el('h2', { class: 'wide' }, 'Deploy'),
+    field('Instance name', name, 'Lowercase letters, digits and -: the Compose project or namespace.'),
+    el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Deploy')));
+  deploy.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (!profile.value) { say('Choose a profile first: an instance spends from one.'); return; }
+    try {
+      const { data } = await api('POST', '/instances', { body: { name: name.value.trim(), blueprint: bp.id, profile: profile.value, values: values() } });
+      output.replaceChildren(el('p', { class: 'ok' }, `${data.name} admitted at revision ${data.rev}: ${needs(data.requirements)}.`));
+    } catch (error) {
+      output.replaceChildren(problemList(error));
+    }
+  });
+  if (!mine.length) return el('section', { 'aria-label': 'Deploy' }, deploy, output);
+  const chosen = select(mine.map((i) => [i.id, `${i.name} (revision ${i.rev})`]), mine[0].id);
+  const confirm = el('button', { type: 'button', hidden: true }, 'Upgrade');
+  const upgrade = el('form', { class: 'grid2' }, el('h2', { class: 'wide' }, 'Upgrade an instance'),
+    field('Instance', chosen, `To revision ${bp.rev} with these values; the changes are shown before anything is changed.`),
+    el('div', { class: 'actions' }, el('button', { type: 'submit', class: 'quiet' }, 'Show the changes'), confirm));
+  let etag = null;
+  upgrade.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      ({ etag } = await api('GET', `/instances/${chosen.value}`));
+      const { data } = await api('POST', `/instances/${chosen.value}/upgrade?dryRun=true`, { body: { values: values() }, headers: { 'If-Match': etag } });
+      output.replaceChildren(el('h3', {}, `Changes to ${data.name}`), data.diff ? diffView(data.diff) : el('p', { class: 'note' }, 'Nothing changes.'));
+      confirm.hidden = false;
+    } catch (error) {
+      output.replaceChildren(problemList(error));
+    }
+  });
+  confirm.addEventListener('click', async () => {
+    try {
+      const { data } = await api('POST', `/instances/${chosen.value}/upgrade`, { body: { values: values() }, headers: { 'If-Match': etag } });
+      output.replaceChildren(el('p', { class: 'ok' }, `${data.name} upgraded to revision ${data.rev}: ${needs(data.requirements)}.`));
+      confirm.hidden = true;
+    } catch (error) {
+      output.replaceChildren(error.status === 412 ? el('p', { class: 'error' }, 'It changed since the changes were shown: show them again.') : problemList(error));
+    }
+  });
+  return el('section', { 'aria-label': 'Deploy' }, deploy, upgrade, output);
 }
 
