@@ -92,3 +92,9 @@ def test_kill_9_under_concurrent_changes_loses_no_earlier_version():
     report = fault.history_run(seconds_before=2.0, writers=3, log=lambda line: None)
     assert report["acknowledged_changes"] > 0 and report["versions_checked"] >= report["acknowledged_changes"]
     assert report["missing_versions"] == 0 and report["acknowledged_but_lost"] == 0
+
+
+def test_kill_9_under_admissions_leaves_usage_the_sum_of_the_instances():
+    report = fault.usage_run(seconds_before=1.5, writers=3, log=lambda line: None)
+    assert report["answers"].get(201) and report["usage_is_the_sum"], report
+    assert report["acknowledged_but_lost"] == 0 and report["ledger_left"] == 0, report
