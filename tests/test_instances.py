@@ -33,13 +33,10 @@ TEAM = {"name": "team", "memoryCap": "1Gi", "cpuCap": "1", "containerCap": "10",
 
 
 @pytest.fixture(autouse=True)
-def every_definition_is_one_compose_accepts(request):
+def every_definition_is_one_compose_accepts(api):
     """After each test, every instance's rendered definition it made is read as Docker Compose
-    reads it (a test that uses no `api` makes none)."""
+    reads it."""
     yield
-    if "api" not in request.fixturenames:
-        return
-    api = request.getfixturevalue("api")
     for item in api.get("/instances?limit=200", user="admin").json["items"]:
         text = api.get(f"/instances/{item['id']}/yml", user="admin").body.decode()
         accepted, project = oracle.config(text)
