@@ -252,14 +252,15 @@ def usage_run(seconds_before=3.0, writers=4, log=print):
     time.sleep(2 * REQUEST_TIMEOUT + 1)  # the ledger's lease: what the killed requests left is settled now
     stored = SocketClient(service.port).get(f"/profiles/{profile}", headers=headers).json
     db = MongoClient(uri).usage
-    instances = list(db.instances.find({"profile": profile}, {"requirements": 1}))
+    instances = list(db.instances.find({"profile": profile}, {"requirements": 1, "yml": 1}))
     summed = {key: sum(doc["requirements"][key] for doc in instances) for key in COUNTED}
     existing = {str(doc["_id"]) for doc in instances}
     report = {"answers": dict(answers), "instances": len(instances), "usage": stored["usage"], "summed": summed,
               "usage_is_the_sum": stored["usage"] == {**summed, "instances": len(instances)},
               "acknowledged_but_lost": len((admitted - deleted) - existing),
-              "ledger_left": len(db.profiles.find_one({"name": "team"}).get("ledger") or {})}  # fmt: skip
-    log(f"usage under kill -9: {report}")
+              "ledger_left": len(db.profiles.find_one({"name": "team"}).get("ledger") or {}),
+              "definitions": sorted({doc["yml"] for doc in instances})}  # fmt: skip
+    log(f"usage under kill -9: { {key: value for key, value in report.items() if key != 'definitions'} }")
     service.stop()
     database.terminate()
     database.wait()

@@ -31,8 +31,8 @@ def _seed(db, blueprint, profile, count, owner):
     batch, now = [], datetime.now(UTC)
     for i in range(count):
         moment = now - timedelta(seconds=random.uniform(0, 30 * 86400))
-        doc = {"_id": ids.new_id(moment), "name": f"seeded-{count}-{i}", "blueprint": blueprint["id"], "blueprintRev": 1,
-               "profile": profile["id"], "profileOwner": owner, "values": {}, "kept": {},
+        doc = {"_id": ids.new_id(moment), "name": f"seeded-{count}-{i}", "blueprint": blueprint["id"],
+               "blueprintRev": 1, "profile": profile["id"], "profileOwner": owner, "values": {}, "kept": {},
                "requirements": requirements, "yml": blueprint["yml"], "owner": owner, "createdAt": moment,
                "updatedAt": moment, "updatedBy": owner, "rev": 1}  # fmt: skip
         batch.append({**doc, "keys": store.keys(doc)})

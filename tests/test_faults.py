@@ -9,6 +9,7 @@ import pytest
 from app import create_app
 from app.storage import embedded
 from bench import fault
+from support import compose_oracle
 from support.apps import add_users, serving, settings
 from support.http import SocketClient, assert_problem
 
@@ -98,3 +99,6 @@ def test_kill_9_under_admissions_leaves_usage_the_sum_of_the_instances():
     report = fault.usage_run(seconds_before=1.5, writers=3, log=lambda line: None)
     assert report["answers"].get(201) and report["usage_is_the_sum"], report
     assert report["acknowledged_but_lost"] == 0 and report["ledger_left"] == 0, report
+    for text in report["definitions"]:  # each distinct rendered definition, as Docker Compose reads it
+        accepted, project = compose_oracle.config(text)
+        assert accepted, project

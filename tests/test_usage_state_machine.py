@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
+from support import compose_oracle
 from support.http import create
 
 pytestmark = pytest.mark.slow
@@ -77,6 +78,8 @@ def test_usage_is_the_sum_of_the_instances_whatever_the_interleaving(api):
 
         def teardown(self):
             for item in instances():
+                text = api.get(f"/instances/{item['id']}/yml", user="alice").body.decode()
+                assert compose_oracle.config(text)[0], text
                 assert api.delete(f"/instances/{item['id']}", user="alice").status == 204
 
     def instances():

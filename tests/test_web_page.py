@@ -17,7 +17,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from support import corpus
+from support import compose_oracle, corpus
 from support.browser import OUTPUT, chromium, screenshot
 from support.http import PASSWORD, FlaskClient
 
@@ -433,6 +433,7 @@ def walk(w, client, template, profiles):
     w.button("Upgrade").click()
     w.wait(lambda: "acme-shop upgraded to revision" in w.one("main").text)
     assert client.get(f"/instances/{made['id']}", user="alice").json["values"]["WEB_REPLICAS"] == 3
+    assert compose_oracle.config(client.get(f"/instances/{made['id']}/yml", user="alice").body.decode())[0]
     w.console()
 
     # The editor: problems as one types, with their line marked; then a create
