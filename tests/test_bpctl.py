@@ -623,5 +623,7 @@ def test_the_readme_tour(bpctl, tmp_path):
     assert "\nfits\n" in out and "REPLICAS=8: the most that fits" in err
     assert "replicas: 8\n" in (tmp_path / "web-8.yml").read_text()
     assert "68 created, 1 skipped" in err and "revoked" in err
-    backup = json.loads((tmp_path / "backup.json").read_text())
-    assert [(b["name"], b["version"]) for b in backup["blueprints"]] == [("web", "1.1")]
+    assert "memory: 1 declaring none took the profile's default (256Mi each): registry." in out  # Portainer's
+    assert "shop: admitted" in err and "memory      512Mi  2Gi  1.5Gi" in out  # the deploy, then the usage
+    assert "-      replicas: 2\n+      replicas: 3\n" in err and "replicas: 3\n" in (tmp_path / "shop.yml").read_text()
+    assert "kind: LimitRange" in (tmp_path / "quota.yaml").read_text()

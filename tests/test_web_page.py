@@ -435,6 +435,11 @@ def walk(w, client, template, profiles):
     assert client.get(f"/instances/{made['id']}", user="alice").json["values"]["WEB_REPLICAS"] == 3
     assert compose_oracle.config(client.get(f"/instances/{made['id']}/yml", user="alice").body.decode())[0]
     w.console()
+    w.view(lambda: w.go(f"#/blueprints/{template['id']}"))
+    w.wait(lambda: w.all("section[aria-label=Instances] table"))
+    current = client.get(f"/blueprints/{template['id']}", user="alice").json["rev"]
+    assert f"1 instance, 0 behind revision {current}." in w.one("section[aria-label=Instances]").text
+    assert "acme-shop" in w.one("section[aria-label=Instances] table").text
 
     # The editor: problems as one types, with their line marked; then a create
     w.view(lambda: w.one("#nav-new").click())
