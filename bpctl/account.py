@@ -8,7 +8,7 @@ from click.shell_completion import get_completion_class
 
 from bpctl import show, tokens
 from bpctl.common import OUTPUT, cli, connect, given, given_url, note
-from bpctl.errors import Refused
+from bpctl.errors import Misused, Refused
 from bpctl.session import Session, basic, bearer
 
 
@@ -23,8 +23,13 @@ def login(username, password_stdin):
     """
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
+    elif os.environ.get("BPCTL_PASSWORD"):
+        password = os.environ["BPCTL_PASSWORD"]
     else:
-        password = os.environ.get("BPCTL_PASSWORD") or click.prompt("Password", hide_input=True)
+        try:
+            password = click.prompt("Password", hide_input=True)
+        except click.Abort:  # no terminal, and nothing on standard input: a script
+            raise Misused("no password: set BPCTL_PASSWORD, or pipe it in with --password-stdin.") from None
     url = given_url()
     signed_in = Session(url, basic(username, password)).send("POST", "/tokens")
     tokens.save(url, {"token": signed_in["token"], "expiresAt": signed_in["expiresAt"], "username": username})
@@ -50,7 +55,7 @@ def logout():
 
 @cli.group()
 def profile():
-    """Profiles: list them, create one, export one as Kubernetes' quota objects."""
+    """Profiles: list, show, create, change, delete; export one as Kubernetes' quota objects."""
 
 
 @profile.command("ls")
@@ -91,35 +96,100 @@ def _per_container(field):
     return cell
 
 
-@profile.command("create")
-@click.argument("name")
-@click.option("--memory", help="The memory cap: 2Gi, 512Mi...")
-@click.option("--cpu", help="The CPU cap: 2, 0.5, 500m...")
-@click.option("--containers", help="The most containers.")
-@click.option("--storage", help="The storage cap: 10Gi...")
-@click.option("--default-memory", help="What a container that declares no memory counts (and is given): 256Mi...")
-@click.option("--default-cpu", help="What a container that declares no CPU counts (and is given): 250m...")
-@click.option("--max-memory", help="The most memory one container may have.")
-@click.option("--max-cpu", help="The most CPU one container may have.")
-@click.option("--share", "shared", multiple=True, metavar="USER", help="A user who may read it and fit to it (repeat).")
-@click.option("--default", "default", is_flag=True, help="Make it your default profile.")
-@OUTPUT
-def create_profile(name, memory, cpu, containers, storage, default_memory, default_cpu, max_memory, max_cpu, shared,
-                   default, output):  # fmt: skip
-    """Create a profile."""
-    caps = {"memoryCap": memory, "cpuCap": cpu, "containerCap": containers, "storageCap": storage}
-    body = {"name": name, "defaultProfile": default, **{key: value for key, value in caps.items() if value}}
+PROFILE_OPTIONS = (
+    click.option("--memory", help="The memory cap: 2Gi, 512Mi..."),
+    click.option("--cpu", help="The CPU cap: 2, 0.5, 500m..."),
+    click.option("--containers", help="The most containers."),
+    click.option("--storage", help="The storage cap: 10Gi..."),
+    click.option("--default-memory", help="What a container that declares no memory counts (and is given): 256Mi..."),
+    click.option("--default-cpu", help="What a container that declares no CPU counts (and is given): 250m..."),
+    click.option("--max-memory", help="The most memory one container may have."),
+    click.option("--max-cpu", help="The most CPU one container may have."),
+    click.option("--share", "shared", multiple=True, metavar="USER", help="A user who may read it and fit to it."),
+    click.option("--default", "default", is_flag=True, default=None, help="Make it your default profile."),
+    OUTPUT,
+)
+
+
+def profile_options(command):
+    for option in reversed(PROFILE_OPTIONS):
+        command = option(command)
+    return command
+
+
+def _profile_body(memory, cpu, containers, storage, default_memory, default_cpu, max_memory, max_cpu, shared,
+                  default):  # fmt: skip
+    """The fields the options give (a change sends only those; a member of the container defaults
+    or maximum not given keeps its value)."""
+    body = given(memoryCap=memory, cpuCap=cpu, containerCap=containers, storageCap=storage, defaultProfile=default)
     for field, amounts in (("containerDefaults", given(memory=default_memory, cpu=default_cpu)),
                            ("containerMax", given(memory=max_memory, cpu=max_cpu))):  # fmt: skip
         if amounts:
             body[field] = amounts
     if shared:
         body["entitledUsers"] = list(shared)
-    made = connect().send("POST", "/profiles", body)
+    return body
+
+
+def _shown(found, output, words):
     if output == "json":
-        show.as_json(made)
+        show.as_json(found)
     else:
-        click.echo(f"{made['name']}: created ({made['id']}){', your default' if made['defaultProfile'] else ''}")
+        click.echo(f"{found['name']}: {words} ({found['id']}){', your default' if found['defaultProfile'] else ''}")
+
+
+@profile.command("create")
+@click.argument("name")
+@profile_options
+def create_profile(name, output, **options):
+    """Create a profile."""
+    _shown(connect().send("POST", "/profiles", {"name": name, **_profile_body(**options)}), output, "created")
+
+
+@profile.command("get")
+@click.argument("name")
+@OUTPUT
+def get_profile(name, output):
+    """Show a profile (its id or name): caps, container defaults and maximum, usage, who shares it."""
+    found = connect().profile(name)
+    if output == "json":
+        show.as_json(found)
+        return
+    limits = found["limits"]
+    show.fields([
+        ("id", found["id"]), ("name", found["name"]), ("owner", found["owner"]), ("default", found["defaultProfile"]),
+        *((resource, show.amount(resource, limits[key])) for resource, key in show.RESOURCES.items()),
+        ("container default", _per_container("containerDefaults")(found)),
+        ("container max", _per_container("containerMax")(found)),
+        ("shared with", found["entitledUsers"]), ("instances", found["usage"]["instances"]),
+    ])  # fmt: skip
+
+
+@profile.command("change")
+@click.argument("name")
+@profile_options
+def change_profile(name, output, **options):
+    """Change the fields the options give of a profile (its id or name), on the version read."""
+    session = connect()
+    found = session.profile(name)
+    body = _profile_body(**options)
+    if not body:
+        raise click.UsageError("nothing to change: give at least one option.")
+    for field in ("containerDefaults", "containerMax"):  # the service replaces the object whole
+        if field in body:
+            body[field] = {**(found[field] or {}), **body[field]}
+    current = session.request("GET", f"/profiles/{found['id']}").headers["ETag"]
+    _shown(session.send("PATCH", f"/profiles/{found['id']}", body, headers={"If-Match": current}), output, "changed")
+
+
+@profile.command("delete")
+@click.argument("name")
+def delete_profile(name):
+    """Delete a profile (its id or name); refused while instances spend from it."""
+    session = connect()
+    found = session.profile(name)
+    session.send("DELETE", f"/profiles/{found['id']}")
+    note(f"{found['name']}: deleted")
 
 
 @profile.command("export")

@@ -133,6 +133,8 @@ def test_login_refused_and_misused(bpctl):
     assert done.code == 3 and "401" in done.err and "wrong password" not in done.out + done.err
     assert not (bpctl.home / "bpctl" / "tokens.json").exists()
     assert bpctl("login", "--no-such-option").code == 2
+    scripted = bpctl.run("login", "-u", "alice", input=b"")  # no terminal, no BPCTL_PASSWORD: a usage error
+    assert scripted.returncode == 2 and b"set BPCTL_PASSWORD, or pipe it in with --password-stdin" in scripted.stderr
 
 
 def test_a_token_file_others_may_read_is_not_used(bpctl):
@@ -517,6 +519,23 @@ def test_a_profile_with_container_defaults_a_maximum_and_users_it_is_shared_with
     (tmp_path / "quota.yaml").write_bytes(exported.stdout)
     done = bpctl("import", str(tmp_path / "quota.yaml"), "--format", "kubernetes-quota", **ALICE)
     assert done.code == 0 and "1 created" in done.err
+
+
+def test_a_profile_is_shown_changed_and_deleted(bpctl, web):
+    shown = bpctl("profile", "get", "team", **ALICE)
+    assert shown.code == 0 and "memory:            2Gi" in shown.out and "instances:         0" in shown.out
+    changed = bpctl("profile", "change", "team", "--memory", "4Gi", "--default-memory", "128Mi", "-o", "json", **ALICE)
+    assert changed.code == 0, changed.err
+    assert json.loads(changed.out)["memoryCap"] == "4Gi" and json.loads(changed.out)["cpuCap"] == "2"  # the rest kept
+    assert json.loads(changed.out)["containerDefaults"] == {"memory": "128Mi", "cpu": None}
+    assert bpctl("profile", "change", "team", **ALICE).code == 2  # nothing to change
+    assert bpctl("profile", "change", "team", "--memory", "lots", **ALICE).code == 3
+    assert bpctl("deploy", "web", "shop", "--profile", "team", **ALICE).code == 0
+    refused = bpctl("profile", "delete", "team", **ALICE)
+    assert refused.code == 3 and "1 instance spends from this profile" in refused.err
+    assert bpctl("undeploy", "shop", **ALICE).code == 0
+    assert bpctl("profile", "delete", "team", **ALICE).code == 0
+    assert bpctl("profile", "get", "team", **ALICE).code == 3
 
 
 def test_fit_says_in_words_what_took_a_default_and_what_is_unbounded(bpctl, tmp_path):

@@ -18,6 +18,11 @@ class PerContainerSchema(Schema):
     memory = Cap(quantities.MEMORY, "256Mi")
     cpu = Cap(quantities.CPU, "250m")
 
+    @ma.post_load
+    def _both_members(self, data, **kwargs):
+        """The object is replaced whole, in a PATCH too: a member not sent is unset."""
+        return {"memory": None, "cpu": None, **data}
+
 
 class PerContainerLimitsSchema(Schema):
     memoryBytes = ma.fields.Integer(allow_none=True)
