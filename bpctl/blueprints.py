@@ -47,6 +47,7 @@ def get(blueprint, owner, output):
         show.as_json(found)
         return
     needs = found.get("requirements")
+    show.warn_unresolved(needs)
     parameters = (found.get("parameters") or {}).get("properties", {})
     show.fields(
         [

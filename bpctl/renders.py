@@ -66,6 +66,7 @@ def render(blueprint, owner, settings, files, profile, maximize, rev, output):
         maximized = rendered["maximized"]
         rendered = session.send("POST", path, {**body, "values": {**body["values"], maximize: most}})
         rendered["maximized"] = maximized
+    show.warn_unresolved(rendered["requirements"])
     fits = rendered["fit"] is None or rendered["fit"]["fits"] is True
     if output == "json":
         show.as_json(rendered)

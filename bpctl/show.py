@@ -90,3 +90,13 @@ def explained(result, profile, unresolved):
             )
         if resource["verdict"] == "unknown" and unresolved:
             click.echo(f"{name}: unknown until {', '.join(unresolved)} {'is' if len(unresolved) == 1 else 'are'} set.")
+
+
+def warn_unresolved(requirements):
+    """On standard error: the variables a definition uses without a value here, which Compose will
+    take from the environment it deploys in (and the amounts they stand in are not known)."""
+    names = (requirements or {}).get("unresolved") or []
+    if names:
+        click.echo(f"warning: {', '.join(names)} {'has' if len(names) == 1 else 'have'} no value here: Docker Compose "
+                   "takes them from the environment it deploys in, and what they stand in is not measured.",
+                   err=True)  # fmt: skip

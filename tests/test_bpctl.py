@@ -521,6 +521,18 @@ def test_a_profile_with_container_defaults_a_maximum_and_users_it_is_shared_with
     assert done.code == 0 and "1 created" in done.err
 
 
+def test_undeclared_variables_are_warned_of_and_their_fit_is_unknown(bpctl, web, tmp_path):
+    (tmp_path / "loose.yml").write_text("services:\n  app: {image: nginx, deploy: {replicas: '${REPLICAS}'}}\n")
+    assert bpctl("push", str(tmp_path / "loose.yml"), **ALICE).code == 0
+    shown = bpctl("get", "loose", **ALICE)
+    assert "warning: REPLICAS has no value here: Docker Compose takes them from the environment" in shown.err
+    fit = bpctl("fit", "loose", **ALICE)
+    assert fit.code == 1 and fit.out.splitlines()[-1] == "unknown"
+    assert "memory: unknown until REPLICAS is set." in fit.out
+    rendered = bpctl("render", "loose", **ALICE)
+    assert rendered.code == 0 and "replicas: '${REPLICAS}'" in rendered.out and "warning: REPLICAS" in rendered.err
+
+
 def test_a_profile_is_shown_changed_and_deleted(bpctl, web):
     shown = bpctl("profile", "get", "team", **ALICE)
     assert shown.code == 0 and "memory:            2Gi" in shown.out and "instances:         0" in shown.out
