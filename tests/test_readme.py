@@ -15,6 +15,7 @@ import yaml
 
 from app import config
 from app.users import storage as users
+from support import tours
 from support.apps import make_app, serving
 from support.http import FlaskClient
 
@@ -85,9 +86,7 @@ def test_the_curl_tour_runs_as_written(served, tmp_path):
     if missing and not os.environ.get("REQUIRE_BROWSER"):  # CI installs them with the browser
         pytest.skip(f"{missing} missing: make test installs them when run as root")
     assert missing == []
-    text = README.read_text()
-    block = text[text.index("A tour with curl\n") :].split("::\n\n", 1)[1].split("\n\n", 1)[0]
-    script = "\n".join(line.removeprefix("    ") for line in block.splitlines())
+    script = tours.script("A tour with curl")
     assert script.startswith("API=http://127.0.0.1:8000; AUTH=admin:change-me-now")
     script = script.replace("http://127.0.0.1:8000", served)
     done = subprocess.run(
