@@ -63,7 +63,7 @@ def import_(source, kind, source_name, files_from, raw_base, env_file, name, dry
     if output == "json":
         show.as_json(report)
     else:
-        show.table(report["results"], {"KEY": "key", "TITLE": "title", "OUTCOME": "outcome", "ID": "id"})
+        show.table(report["results"], {"KEY": "key", "TITLE": "title", "OUTCOME": "outcome", "ID": "id", "WHY": _why})
         for result in report["results"]:
             for line in result["problems"]:
                 note(f"{result['key']}: {line}")
@@ -71,6 +71,13 @@ def import_(source, kind, source_name, files_from, raw_base, env_file, name, dry
         note(("would be: " if dry_run else "") + (counts or "nothing"))
     if report["counts"].get("refused"):
         sys.exit(3)
+
+
+def _why(result):
+    """Why a template was skipped or refused, in the report's own words (the first problem)."""
+    if result["outcome"] == "skipped":
+        return result["notes"][-1]
+    return result["problems"][0] if result["outcome"] == "refused" and result["problems"] else None
 
 
 def _parsed(text, source):

@@ -49,6 +49,10 @@ def fetch(url):
                     raise Unreachable(f"could not fetch {url}: larger than {MAX_BYTES // 1024**2} MiB.")
                 if time.monotonic() > deadline:
                     raise Unreachable(f"could not fetch {url}: it took longer than {SECONDS} s.")
+    except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+        failure = Unreachable(f"could not fetch {url}: {exc}.")
+        failure.offline = True  # no connection at all: the network, or the host, is not there
+        raise failure from None
     except httpx.HTTPError as exc:
         raise Unreachable(f"could not fetch {url}: {exc}.") from None
     return text(bytes(data), url)
@@ -65,8 +69,9 @@ def text(data, where):
 def stack_files(catalog, files_from=None, raw_base=None, warn=print):
     """{repository.stackfile: text} for the stack templates (types 2 and 3) of a Portainer catalog:
     read under `files_from`, else fetched from `raw_base` + path, else from the raw files of the
-    template's GitHub repository. One that cannot be had is left out with a warning; the service
-    then reports its template as skipped, naming it."""
+    template's GitHub repository. Those that cannot be had are left out, said in one warning that
+    counts them (the service then reports their templates as skipped); when the first fetch finds
+    no connection at all, the rest are not tried."""
     wanted = {}
     for template in catalog.get("templates", []) if isinstance(catalog, dict) else []:
         repository = template.get("repository") if isinstance(template, dict) else None
@@ -77,12 +82,31 @@ def stack_files(catalog, files_from=None, raw_base=None, warn=print):
     if files_from is not None:
         return {path: text for path in wanted if (text := _local(Path(files_from), path, warn)) is not None}
     sources = {path: _raw_url(url, path, raw_base) for path, url in wanted.items()}
-    for path, source in sources.items():
-        if source is None:
-            warn(f"not fetched: {path} of {wanted[path]} (not a GitHub repository; give --files-from or --raw-base)")
+    failures = {path: f"{wanted[path]} is not on GitHub" for path, source in sources.items() if source is None}
+    fetched = _fetched_all([(path, source) for path, source in sources.items() if source is not None], failures)
+    if failures:
+        reasons = sorted(set(failures.values()))
+        others = f" (and {len(reasons) - 1} other reasons)" if len(reasons) > 1 else ""
+        warn(f"not fetched: {len(failures)} stack file{'s' if len(failures) > 1 else ''} of {len(wanted)}; "
+             f"{reasons[0]}{others}; give --files-from DIR or --raw-base URL")  # fmt: skip
+    return fetched
+
+
+def _fetched_all(sources, failures):
+    """{path: text} of the (path, URL) `sources` that could be fetched, eight at a time; why the
+    others could not goes into `failures`. The first is fetched alone: when it finds no connection
+    at all, the rest would wait and fail alike, and are not tried."""
+    if not sources:
+        return {}
+    first = _fetched(sources[0][1])
+    if getattr(first[1], "offline", False):
+        failures.update(dict.fromkeys((path for path, _ in sources), f"no connection ({first[1].message})"))
+        return {}
     with ThreadPoolExecutor(max_workers=8) as pool:
-        fetched = dict(zip(sources, pool.map(lambda source: _fetched(source, warn), sources.values()), strict=True))
-    return {path: text for path, text in fetched.items() if text is not None}
+        answers = [first, *pool.map(lambda one: _fetched(one[1]), sources[1:])]
+    failures.update({path: failure.message for (path, _), (_, failure) in zip(sources, answers, strict=True)
+                     if failure is not None})  # fmt: skip
+    return {path: got for (path, _), (got, _) in zip(sources, answers, strict=True) if got is not None}
 
 
 def _local(root, path, warn):
@@ -106,11 +130,9 @@ def _raw_url(repository, path, raw_base):
     return f"https://raw.githubusercontent.com/{match[1]}/{match[2]}/HEAD/{path.lstrip('/')}"
 
 
-def _fetched(source, warn):
-    if source is None:
-        return None
+def _fetched(source):
+    """(text, None), or (None, the failure)."""
     try:
-        return fetch(source)
+        return fetch(source), None
     except (Unreachable, Misused) as exc:
-        warn(f"not fetched: {exc.message}")
-        return None
+        return None, exc

@@ -407,6 +407,21 @@ def test_import_fetches_urls_and_stack_files(bpctl, tmp_path):
     assert report["counts"]["created"] == 68
 
 
+def test_without_a_network_an_import_says_so_once_and_why_each_template_is_skipped(bpctl, monkeypatch):
+    """The community catalog's stacks live in other repositories: with no connection, one line
+    counts them (the first fetch found no connection; the others are not tried), and the table
+    says why each is skipped."""
+    tried = []
+    monkeypatch.setattr(fetch, "fetch", lambda url, real=fetch.fetch: tried.append(url) or real(url))
+    catalog = corpus.folder() / "portainer" / "lissy93-templates.json"
+    done = bpctl("import", str(catalog), "--format", "portainer", "--raw-base", "http://127.0.0.1:9", "--dry-run",
+                 **ALICE)  # fmt: skip
+    warnings = [line for line in done.err.splitlines() if line.startswith("not fetched")]
+    assert len(warnings) == 1 and "no connection" in warnings[0] and len(tried) == 1, warnings
+    skipped = [line for line in done.out.splitlines() if " skipped " in line]
+    assert skipped and all("is not among the files given" in line or "an Edge stack" in line for line in skipped)
+
+
 def test_fetching_is_limited_in_size_and_time(tmp_path, monkeypatch):
     monkeypatch.setattr(fetch, "SECONDS", 1)
     with local_server(streaming(b" ", 50, pause=0.1)) as url:  # each byte in time, the whole not
