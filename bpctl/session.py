@@ -172,12 +172,19 @@ class Session:
         if not found:
             whose = f" of {owner}" if owner else ""
             raise Refused(f"no {kind}{whose} named {ref!r} that you may read.")
-        lines = [f"{item['id']}  owner {item['owner']}" for item in found]
-        hint = "name it by its id" if owner or collection == "profiles" else "give --owner, or name it by its id"
+        lines = [f"{item['id']}  owner {item['owner']}{_source(item.get('source'))}" for item in found]
+        owners = {item["owner"] for item in found}
+        hint = "give --owner, or name it by its id" if len(owners) > 1 and not owner else "name it by its id"
         raise Misused(f"{len(found)} {kind}s are named {ref!r}: {hint}.", lines)
 
 
 ID = re.compile(r"[0-9a-f]{24}")
+
+
+def _source(source):
+    """Where an import found it, to tell apart what shares a name: `  source portainer
+    templates.json 57`; nothing for what no import made."""
+    return f"  source {source['format']} {source['name']} {source['key']}" if source else ""
 
 
 def _query(params):

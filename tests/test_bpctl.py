@@ -220,6 +220,12 @@ def test_get_by_name_or_id_and_where_names_repeat(bpctl, web):
     assert done.code == 3 and "no blueprint named 'nope'" in done.err
     private = bpctl.api.post("/blueprints", json={"name": "mine"}, user="bob").json
     assert bpctl("get", private["id"], **ALICE).code == 3  # not hers to read: as if absent
+    catalog = {"version": "3", "templates": [{"id": 1, "type": 1, "title": "twin", "image": "nginx"},
+                                             {"id": 2, "type": 1, "title": "twin", "image": "httpd"}]}  # fmt: skip
+    bpctl.api.post("/imports", json={"format": "portainer", "source": "v3", "document": catalog}, user="alice")
+    done = bpctl("get", "twin", **ALICE)  # one owner, one name: --owner cannot tell them apart, their sources do
+    assert done.code == 2 and "name it by its id" in done.err and "--owner" not in done.err
+    assert "source portainer v3 1" in done.err and "source portainer v3 2" in done.err
 
 
 def test_pull_is_byte_for_byte(bpctl, web):
