@@ -412,7 +412,12 @@ def walk(w, client, template, profiles):
     expected = most.json["maximized"]["WEB_REPLICAS"]
     w.wait(lambda: f"At most WEB_REPLICAS = {expected} fits this profile." in w.one("main").text)
     assert w.control("WEB_REPLICAS").get_attribute("value") == str(expected)
-    w.console()
+    shown = "\n".join(li.text for li in w.all("ol[aria-label='Rendered definition'] li"))
+    assert f"replicas: {expected}" in shown  # the render shown is the one at the most that fits
+    w.fill("WEB_REPLICAS", "1000")  # over its maximum: the service says so, and the old result goes
+    w.button("Render").click()
+    w.wait(lambda: "values.WEB_REPLICAS" in w.one("main").text and not w.all("ol[aria-label='Rendered definition']"))
+    w.console(422)
 
     # Deploy an instance from the render form into roomy's room, then upgrade it, the diff shown first
     Select(w.control("Profile to fit")).select_by_visible_text("roomy")

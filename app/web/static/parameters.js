@@ -45,11 +45,14 @@ export async function parametersPage([id]) {
     if (profile.value) body.profile = profile.value;
     if (maximize) body.maximize = maximize;
     try {
-      const { data } = await api('POST', `/blueprints/${id}/render`, { body });
+      let { data } = await api('POST', `/blueprints/${id}/render`, { body });
       const shown = [];
       if (data.maximized) {
         const [name, most] = Object.entries(data.maximized)[0];
-        if (most !== null) controls[name].value = String(most);
+        if (most !== null) { // what is shown is the render at that value
+          controls[name].value = String(most);
+          ({ data } = await api('POST', `/blueprints/${id}/render`, { body: { values: values(), profile: profile.value } }));
+        }
         shown.push(el('p', { class: 'ok' }, most === null ? `No value of ${name} fits this profile.` : `At most ${name} = ${most} fits this profile.`));
       }
       // The rendered text may hold secrets: it lives in this view only, never in storage or the URL.
@@ -71,7 +74,8 @@ export async function parametersPage([id]) {
       ? el('button', { type: 'button', class: 'quiet', onclick: () => (profile.value ? render(name) : say('Choose a profile first.')) }, `Most ${name} that fits`) : null;
     return el('div', { class: 'field' }, field(schema.title || name, controls[name], notes), most);
   });
-  const form = el('form', { class: 'grid2' }, rows, field('Profile to fit', profile),
+  // the service checks the values (a refused one clears the last result and says why), not the browser
+  const form = el('form', { class: 'grid2', novalidate: '' }, rows, field('Profile to fit', profile),
     el('div', { class: 'actions wide' }, el('button', { type: 'submit' }, 'Render')));
   form.addEventListener('submit', (event) => { event.preventDefault(); render(null); });
   return el('section', {}, el('h1', {}, `Render ${bp.name || '(unnamed)'}`),
