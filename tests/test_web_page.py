@@ -450,7 +450,12 @@ def walk(w, client, template, profiles):
     w.view(lambda: w.one("#nav-new").click())
     w.wait(lambda: w.heading() == "New blueprint")
     w.fill("Name", "made-in-the-browser")
-    w.fill("Type", "compose")
+    assert Select(w.control("Type")).first_selected_option.text == "Compose"  # a choice, Compose first
+    Select(w.control("Type")).select_by_visible_text("Another type (not checked)")
+    w.fill("Definition (YAML)", "services:\n  web:\n    imagez: nginx\n")
+    w.wait(lambda: w.one("#checks").text.startswith("Not checked"))
+    assert not w.all("#checks .ok")  # what was not checked is never shown green
+    Select(w.control("Type")).select_by_visible_text("Compose")
     w.fill("Definition (YAML)", "services:\n  web:\n    imagez: nginx\n")
     w.wait(lambda: "imagez" in w.one("#checks").text)
     marked = [i + 1 for i, li in enumerate(w.all(".gutter li")) if li.get_attribute("class") == "bad"]
@@ -604,7 +609,7 @@ def walk(w, client, template, profiles):
     w.view(lambda: w.one("#nav-new").click())
     w.wait(lambda: w.heading() == "New blueprint")
     w.fill("Name", "declared")
-    w.fill("Type", "compose")
+    Select(w.control("Type")).select_by_visible_text("Compose")
     w.fill("Definition (YAML)", IMPORTED)
     w.button("Declare the variables").click()
     parameters = "Parameters (a JSON Schema of type object; empty for none)"

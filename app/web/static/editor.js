@@ -24,6 +24,21 @@ function lineOf(text, place, message) {
   return found;
 }
 
+const KNOWN = ['compose', 'docker-compose', 'docker_compose', 'kubernetes', 'k8s']; // the formats checked, as the contract names them
+
+/** The type as a choice (Compose, Kubernetes, another), the stored spelling of a known one kept,
+    and a field for another's name; `value()` is what is sent. */
+function typeChoice(stored) {
+  const known = stored && KNOWN.includes(stored.toLowerCase());
+  const options = [['compose', 'Compose'], ['kubernetes', 'Kubernetes'], ['other', 'Another type (not checked)']];
+  if (known && !['compose', 'kubernetes'].includes(stored)) options.unshift([stored, stored]);
+  const choice = select(options, known ? stored : stored ? 'other' : 'compose');
+  const name = el('input', { name: 'otherType', value: known ? '' : stored || '', maxlength: '64', placeholder: 'helm', 'aria-label': 'The other type' });
+  const other = el('div', { hidden: choice.value !== 'other' }, name);
+  choice.addEventListener('change', () => { other.hidden = choice.value !== 'other'; });
+  return { choice, other, value: () => (choice.value === 'other' ? name.value.trim() || null : choice.value) };
+}
+
 export async function editor([id] = []) {
   let loaded = null;
   let etag = null;
@@ -32,7 +47,7 @@ export async function editor([id] = []) {
   const input = (name, attrs = {}) => el('input', { name, value: doc[name] || '', ...attrs });
   const name = input('name', { maxlength: '200' });
   const version = input('version', { maxlength: '64' });
-  const type = input('blueprintType', { list: 'types', maxlength: '64' });
+  const type = typeChoice(doc.blueprintType);
   const description = el('textarea', { name: 'description', rows: '3', maxlength: '10000' }, doc.description || '');
   const entitlement = select([['OWNER', 'Owner only'], ['PUBLIC', 'Everyone'], ['CUSTOM', 'The users named']], doc.entitlementType);
   const entitled = el('input', { name: 'entitledUsers', value: (doc.entitledUsers || []).join(', '), placeholder: 'alice, bob' });
@@ -57,7 +72,7 @@ export async function editor([id] = []) {
     }
     const sent = {
       name: name.value || null, version: version.value || null, description: description.value || null,
-      blueprintType: type.value || null, yml: yml.value === '' ? null : yml.value, entitlementType: entitlement.value,
+      blueprintType: type.value(), yml: yml.value === '' ? null : yml.value, entitlementType: entitlement.value,
       inactive: inactive.box.checked, tags: list(tags.value), parameters: parsed,
     };
     if (entitlement.value === 'CUSTOM') sent.entitledUsers = list(entitled.value);
@@ -97,14 +112,17 @@ export async function editor([id] = []) {
       const { data } = id ? await api('PUT', `/blueprints/${id}?dryRun=true`, { body: sent }) : await api('POST', '/blueprints?dryRun=true', { body: sent });
       if (mine !== checking) return;
       mark(new Set());
-      checks.replaceChildren(el('p', { class: 'ok' }, 'No problems. ', needs(data.requirements)));
+      checks.replaceChildren(data.requirements === null // only safe YAML was asked of it: nothing to show green
+        ? el('p', { class: 'note' }, 'Not checked: a definition of another type is only read as safe YAML. Choose Compose or Kubernetes to check and measure it.')
+        : el('p', { class: 'ok' }, 'No problems. ', needs(data.requirements)));
     } catch (error) {
       if (mine === checking) showProblems(error);
     }
   }
 
   const form = el('form', { class: 'grid2', novalidate: '' },
-    field('Name', name), field('Version', version), field('Type', type, 'compose and kubernetes definitions are checked and measured'),
+    field('Name', name), field('Version', version),
+    el('div', { class: 'field' }, field('Type', type.choice, 'Compose and Kubernetes definitions are checked and measured'), type.other),
     field('Who may read it', entitlement), field('Users who may read it (with "The users named")', entitled), field('Tags', tags, 'Comma-separated'),
     el('div', { class: 'wide' }, field('Description', description)), inactive.node,
     el('div', { class: 'wide field' }, el('label', { for: 'yml-input' }, 'Definition (YAML)'), el('div', { class: 'editor' }, gutter, yml)),
@@ -112,8 +130,7 @@ export async function editor([id] = []) {
     el('div', { class: 'wide' }, field('Parameters (a JSON Schema of type object; empty for none)', parameters),
       el('div', { class: 'actions' }, declare, el('small', { class: 'note' }, 'Compose: each ${VARIABLE} of the definition, typed from its default'))),
     el('div', { class: 'wide actions' }, save, el('a', { class: 'button quiet', href: id ? `#/blueprints/${id}` : '#/' }, 'Cancel')),
-    el('div', { class: 'wide' }, conflict),
-    el('datalist', { id: 'types' }, ['compose', 'docker-compose', 'kubernetes', 'k8s'].map((t) => el('option', { value: t }))));
+    el('div', { class: 'wide' }, conflict));
   yml.id = 'yml-input';
   form.addEventListener('input', () => { clearTimeout(timer); mark(new Set()); timer = setTimeout(check, DEBOUNCE_MS); });
   yml.addEventListener('scroll', () => { gutter.scrollTop = yml.scrollTop; });
