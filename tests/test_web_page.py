@@ -591,12 +591,21 @@ def walk(w, client, template, profiles):
     assert made["parameters"]["properties"]["REPLICAS"] == {"type": "integer", "default": 1}
     w.check_page("import-done")
 
-    # A Portainer catalog chosen as a file, with the folder of the stack files it names
+    assert w.one("main form div[aria-live] p.ok").text == "Imported."  # said where the report is
+
+    # A Portainer catalog chosen as a file (Source takes its name), with the folder of its stack files
     Select(w.control("Format")).select_by_value("portainer")
-    w.fill("Source", "portainer/templates")
+    w.control("Source").clear()
     w.control("File").send_keys(str(corpus.folder() / "portainer" / "portainer-templates-v3.json"))
     catalog = "Catalog or Compose file (paste it, or choose its file)"
     w.wait(lambda: w.control(catalog).get_attribute("value").startswith("{"))
+    assert w.control("Source").get_attribute("value") == "portainer-templates-v3.json"
+    w.control("Source").clear()  # left empty, the field at fault is marked and the problem in view
+    w.button("Preview").click()
+    w.wait(lambda: w.control("Source").get_attribute("aria-invalid") == "true")
+    assert "source:" in w.one("main form ul.problems").text
+    w.console(422)
+    w.fill("Source", "portainer/templates")
     folder = w.control("Stack files: the folder of the catalog repository")
     folder.send_keys(str(corpus.folder() / "portainer" / "portainer-templates"))
     w.button("Preview").click()

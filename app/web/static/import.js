@@ -1,6 +1,6 @@
 /* The Import page (`#/import`): a catalog or a Compose file and its .env, previewed as a dry run,
    then imported. */
-import { api, el, field, problemList, say, select } from './core.js';
+import { api, el, field, problemList, select } from './core.js';
 
 const IMPORT_FORMATS = [['portainer', 'Portainer app templates (v2, v3)'], ['openshift', 'OpenShift templates'],
   ['compose', 'A Compose file and its .env'], ['native', 'An export of this catalog']];
@@ -68,10 +68,19 @@ export async function importPage() {
   }
 
   async function send(dryRun) {
-    const { data } = await api('POST', `/imports${dryRun ? '?dryRun=true' : ''}`, { body: body() });
-    out.replaceChildren(importReport(data, dryRun));
-    run.disabled = !dryRun;
-    if (!dryRun) say('Imported.');
+    source.removeAttribute('aria-invalid');
+    try {
+      const { data } = await api('POST', `/imports${dryRun ? '?dryRun=true' : ''}`, { body: body() });
+      out.replaceChildren(dryRun ? '' : el('p', { class: 'ok' }, 'Imported.'), importReport(data, dryRun));
+      run.disabled = !dryRun;
+    } catch (error) {
+      out.replaceChildren(problemList(error));
+      if (error.body && error.body.errors && error.body.errors.source) { // the field at fault, marked and in view
+        source.setAttribute('aria-invalid', 'true');
+        source.focus();
+      }
+      out.scrollIntoView({ block: 'nearest' });
+    }
   }
 
   const form = el('form', { class: 'grid2', novalidate: '' },
@@ -84,7 +93,10 @@ export async function importPage() {
   format.addEventListener('change', shown);
   form.addEventListener('input', () => { run.disabled = true; });
   upload.addEventListener('change', async () => {
-    if (upload.files[0]) documentText.value = await upload.files[0].text();
+    if (upload.files[0]) {
+      documentText.value = await upload.files[0].text();
+      if (!source.value.trim()) source.value = upload.files[0].name; // as bpctl names it: importing it again updates
+    }
     run.disabled = true;
   });
   folder.addEventListener('change', async () => {
@@ -92,13 +104,13 @@ export async function importPage() {
     chosen = await Promise.all([...folder.files].map(async (f) => ({ path: inFolder(f), text: await f.text() })));
     run.disabled = true;
   });
-  form.addEventListener('submit', async (event) => {
+  form.addEventListener('submit', (event) => {
     event.preventDefault();
-    try { await send(true); } catch (error) { out.replaceChildren(problemList(error)); }
+    send(true);
   });
-  run.addEventListener('click', async () => {
+  run.addEventListener('click', () => {
     run.disabled = true;
-    try { await send(false); } catch (error) { out.replaceChildren(problemList(error)); }
+    send(false);
   });
   shown();
   return el('section', {}, el('h1', {}, 'Import'),
