@@ -1,4 +1,5 @@
-"""Contract fuzzing: schemathesis against the served document, over a real socket, every check on.
+"""Contract fuzzing: schemathesis against the served document, over a real socket, every check on
+but one (below).
 
 `make test` runs this bounded (a fixed seed, at least 1,000 generated requests); `make fuzz` runs
 the same with more examples and a random seed. Rules the document cannot express are listed in
@@ -32,6 +33,13 @@ def test_schemathesis_finds_nothing(app, live_port):
             f"http://127.0.0.1:{live_port}/openapi.json",
             "--checks",
             "all",
+            # In the stateful phase, a link from a create to a render (of the blueprint, or of an
+            # instance) whose generated `profile` names nothing gets the contract's 404 for that
+            # profile, which schemathesis 4.32 reports as the created resource missing, whatever an
+            # operation's settings say (it failed now and then with them set on the render and on
+            # the create). That every created resource is there, every create test reads back.
+            "--exclude-checks",
+            "ensure_resource_availability",
             "--auth",
             f"admin:{PASSWORD}",
             "--max-examples",
