@@ -190,6 +190,7 @@ const cut = [...document.querySelectorAll('.code li, .diff span')].filter((l) =>
   .map((l) => l.textContent.slice(0, 40));
 return [beyond, cut, document.querySelector('header').getBoundingClientRect().height];
 """
+WIDER = "return [...document.querySelectorAll('table.fit')].some((t) => t.offsetWidth > t.parentNode.clientWidth)"
 UNLABELLED = """
 const named = (c) => (c.labels && c.labels.length) || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby')
   || (c.tagName === 'BUTTON' && c.textContent.trim()) || (c.tagName === 'A' && c.textContent.trim());
@@ -357,6 +358,7 @@ def walk(w, client, template, profiles):
     asked = w.browser.execute_script("return performance.getEntriesByType('resource').map((e) => e.name)")
     assert any(url.endswith(f"/blueprints/{template['id']}/fit") for url in asked)
     assert "exceeds" in fits.text and "unbounded" in fits.text
+    assert not w.browser.execute_script(WIDER), "a fit table scrolls sideways"
     w.check_page("blueprint")
     w.button("Show the changes").click()
     w.wait(lambda: "Changes from revision 1 to 2" in w.one("main").text)
@@ -401,6 +403,7 @@ def walk(w, client, template, profiles):
     )
     assert password not in kept
     assert "6 containers" in w.one("main").text and "fits" in w.one("main").text
+    assert not w.browser.execute_script(WIDER), "a fit table scrolls sideways"
     w.check_page("parameters")
     Select(w.control("Profile to fit")).select_by_visible_text("tiny")
     w.button("Most WEB_REPLICAS that fits").click()

@@ -22,7 +22,7 @@ export function requirementsView(requirements) {
 
 export function fitTable(fit, caption) {
   if (RESOURCES.every((name) => fit.resources[name].required === null)) return el('p', { class: 'note' }, 'Not measured, so it cannot be fitted.');
-  return el('div', { class: 'scroll' }, el('table', {},
+  return el('div', { class: 'scroll' }, el('table', { class: 'fit' },
     el('caption', { class: 'note' }, caption),
     el('thead', {}, el('tr', {}, ['Resource', 'Required', 'Cap', 'Headroom', 'Verdict'].map((h) => el('th', { scope: 'col' }, h)))),
     el('tbody', {}, RESOURCES.map((name) => {
