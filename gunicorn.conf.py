@@ -22,7 +22,7 @@ from app.storage import embedded  # noqa: E402
 settings = from_env()
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 # One worker per core: the database shares the cores, and more workers than cores did not help
-# (../shared/FINDINGS.md).
+# (docs/design.md, "The embedded database, measured").
 workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 2)
 timeout = settings["REQUEST_TIMEOUT"]  # a request running longer is killed; idempotency claims outlive it
 graceful_timeout = 20  # on SIGTERM, requests in flight get this long to finish

@@ -37,7 +37,7 @@ def from_env(environ=os.environ):
         # gunicorn kills a request running longer; an idempotency claim outlives it (twice as long).
         "REQUEST_TIMEOUT": int(environ.get("REQUEST_TIMEOUT", "30")),
         "TOKEN_SECONDS": int(environ.get("TOKEN_SECONDS", str(24 * 3600))),
-        # How long verified Basic credentials are remembered in-process (see app/auth.py).
+        # How long verified Basic credentials are remembered in-process (app/access/auth.py).
         "AUTH_CACHE_SECONDS": int(environ.get("AUTH_CACHE_SECONDS", "300")),
         # How stale this process's copy of a user record may be (role, disabled, revoked tokens) when
         # the change was made by another process; 0 reads it on every request.

@@ -81,7 +81,7 @@ def test_one_json_line_per_request_without_secrets(api, caplog):
         api.post("/profiles", json={"name": "logged"}, user="alice", headers={"X-Request-ID": "trace-me"})
         api.get("/users/me", headers={"Authorization": f"Bearer {token}"})
         api.get("/users/me", user="alice", password="a wrong password")
-    lines = [r for r in caplog.records if r.name == "app.access"]
+    lines = [r for r in caplog.records if r.name == "app.requests"]
     assert [(r.method, r.route, r.status, r.user) for r in lines] == [
         ("POST", "/profiles", 201, "alice"),
         ("GET", "/users/me", 200, "alice"),
@@ -99,7 +99,7 @@ def test_the_logged_duration_is_the_time_the_request_took(monkeypatch, caplog):
     api = FlaskClient(make_app("mongomock"))
     with caplog.at_level(logging.INFO):
         assert api.get("/healthz").status == 200
-    [line] = [r for r in caplog.records if r.name == "app.access"]
+    [line] = [r for r in caplog.records if r.name == "app.requests"]
     assert line.duration_ms == 250.0
 
 
@@ -108,4 +108,4 @@ def test_forwarded_for_is_believed_only_from_trusted_proxies(hops, expected, cap
     api = FlaskClient(make_app("mongomock", TRUSTED_PROXIES=hops))
     with caplog.at_level(logging.INFO):
         api.get("/users/me", user="alice", headers={"X-Forwarded-For": "203.0.113.7"})
-    assert [r.remote_addr for r in caplog.records if r.name == "app.access"] == [expected]
+    assert [r.remote_addr for r in caplog.records if r.name == "app.requests"] == [expected]

@@ -78,10 +78,10 @@ def test_metrics_add_up_across_workers_and_logs_are_json(running):
     )
     assert [float(n) for n in samples] == [30.0]
     lines = [json.loads(line) for line in running.log_path.read_text().splitlines() if line.strip()]
-    posts = [line for line in lines if line.get("logger") == "app.access" and line["method"] == "POST"]
+    posts = [line for line in lines if line.get("logger") == "app.requests" and line["method"] == "POST"]
     assert len(posts) == 30
     assert {(line["route"], line["status"], line["user"]) for line in posts} == {("/profiles", 201, "admin")}
-    assert {line["logger"] for line in lines} >= {"app.access", "gunicorn.error"}
+    assert {line["logger"] for line in lines} >= {"app.requests", "gunicorn.error"}
     assert "gunicorn.access" not in {line["logger"] for line in lines}  # one line per request, the app's
     assert ADMIN[1] not in running.log_path.read_text()
 

@@ -13,6 +13,9 @@ from app.model.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Tex
 from app.model.schemas import Schema
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
+# A blueprint's writable fields: what a version keeps, a diff compares and an export carries
+WRITABLE = ("name", "version", "description", "blueprintType", "yml", "entitlementType", "entitledUsers",
+            "inactive", "tags", "parameters")  # fmt: skip
 BLUEPRINT_TYPE = Pattern(r"[A-Za-z0-9_.-]{1,64}", error="1-64 characters of letters, digits, _ - .")
 TAG = Pattern(r"[A-Za-z0-9_.-]{1,64}", error="1-64 characters of letters, digits, _ - .")
 MAX_TAGS = 20

@@ -3,6 +3,7 @@
 file and its `.env`) and `native` (what an export gives). A document that is not of its format is a ValueError, which
 the route answers as a 422 naming `document`."""
 
+from app.blueprints.schemas import WRITABLE
 from app.definitions.placeholders import TemplateError
 from app.imports import openshift, portainer, quota, variables
 from app.imports.candidate import Candidate, parameters
@@ -11,8 +12,6 @@ from app.model.yamlguard import YamlError
 
 NATIVE_VERSION = 1
 MAX_TEXT_BYTES = 16 * 1024 * 1024  # a catalog sent as text: the most an import's body holds
-WRITABLE = ("name", "version", "description", "blueprintType", "yml", "entitlementType", "entitledUsers",
-            "inactive", "tags", "parameters")  # fmt: skip
 
 
 def _portainer(document, files, defaults):

@@ -6,13 +6,13 @@ from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
 from app.blueprints.fitting import blueprints_fitting
-from app.blueprints.schemas import BlueprintSchema
+from app.blueprints.schemas import WRITABLE, BlueprintSchema
 from app.blueprints.storage import store
 from app.definitions import format_of, kubernetes
 from app.errors import Conflict
 from app.http.openapi import Blueprint, problems
 from app.imports import openshift, quota, storage
-from app.imports.formats import NATIVE_VERSION, WRITABLE
+from app.imports.formats import NATIVE_VERSION
 from app.imports.schemas import ExportFormat, ExportQuery, ImportReportSchema, ImportSchema, ProfileExportFormat
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
 from app.profiles.storage import store as profiles

@@ -12,7 +12,7 @@ from flask import g, request
 from app.access.auth import current_user
 from app.ops.metrics import route
 
-access = logging.getLogger("app.access")
+access = logging.getLogger("app.requests")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
 

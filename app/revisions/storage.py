@@ -11,12 +11,11 @@ from flask import current_app
 from pymongo import ASCENDING, DESCENDING
 from pymongo.errors import DuplicateKeyError
 
+from app.blueprints.schemas import WRITABLE
 from app.errors import NotFound
 from app.storage.database import get_db
 from app.storage.list_keys import without_keys
 
-WRITABLE = ("name", "version", "description", "blueprintType", "yml", "parameters", "entitlementType",
-            "entitledUsers", "inactive", "tags")  # fmt: skip
 NOT_KEPT = ("_id", "starredBy")  # the id is the blueprint's; stars are not part of a version (nor keys)
 PRUNE_SLACK = 16  # older kept versions a prune also looks for (left by a crash between writes)
 
