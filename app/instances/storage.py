@@ -17,6 +17,7 @@ from pymongo.errors import DuplicateKeyError
 
 from app.blueprints import fitting
 from app.blueprints.storage import store as blueprints
+from app.definitions.fit import RESOURCES
 from app.errors import Conflict, Invalid, NoRoom, NotFound
 from app.model import quantities
 from app.model.accounts import is_admin
@@ -26,8 +27,6 @@ from app.revisions import storage as history
 from app.storage import list_keys
 from app.storage.database import now
 from app.storage.resource_store import MAX_ATTEMPTS, ResourceStore, object_id
-
-SHOWN = {"memory": "memoryBytes", "cpu": "cpuMillis", "containers": "containers", "storage": "storageBytes"}
 
 
 class Instances(ResourceStore):
@@ -83,7 +82,7 @@ class Instances(ResourceStore):
         doc = self._checked(id_text, user, if_match)
         blueprint = blueprints.get(doc["blueprint"], user)
         version = _version(blueprint, rev)
-        profile = usage.repair(profiles.coll().find_one({"_id": object_id(doc["profile"])}))
+        profile = profiles.coll().find_one({"_id": object_id(doc["profile"])})  # `_admitted` repairs it
         answer = _admitted(version, {**doc["kept"], **values}, profile, replacing=doc["requirements"])
         changes = {"blueprintRev": version["rev"], "values": answer["values"], "kept": answer["used"],
                    "requirements": answer["requirements"], "yml": answer["yml"], "updatedBy": user["username"],
@@ -190,7 +189,7 @@ def _reserve(profile, instance_id, delta, entry):
             return recorded
         profile = usage.repair(profiles.coll().find_one({"_id": profile["_id"]}))
         limits, used = quantities.limits(profile or {}), usage.of(profile or {})
-        short = {name: (delta[key], used[key], limits[key]) for name, key in SHOWN.items()
+        short = {name: (delta[key], used[key], limits[key]) for name, key in RESOURCES.items()
                  if delta[key] > 0 and limits[key] is not None and used[key] + delta[key] > limits[key]}  # fmt: skip
         if short:  # another admission took the room
             quota = {name: {"required": need, "used": held, "cap": cap, "available": cap - held}
@@ -202,6 +201,6 @@ def _reserve(profile, instance_id, delta, entry):
 
 def _shortfall(name, required, used, cap):
     """`memory: requires 1 GiB, 1.5 GiB of 2 GiB used, 512 MiB available`."""
-    key, spoken = SHOWN[name], quantities.spoken
+    key, spoken = RESOURCES[name], quantities.spoken
     return (f"{name}: requires {spoken(key, required)}, {spoken(key, used)} of {spoken(key, cap)} used, "
             f"{spoken(key, max(cap - used, 0))} available")  # fmt: skip

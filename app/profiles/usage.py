@@ -19,12 +19,11 @@ from datetime import timedelta
 from bson import ObjectId
 from flask import current_app
 
+from app.model import quantities
 from app.storage.database import collection, now
 
 COUNTED = ("memoryBytes", "cpuMillis", "containers", "storageBytes")  # a requirement's amounts
 FIELDS = (*COUNTED, "instances")
-LIMITS = {"memoryBytes": "memoryBytes", "cpuMillis": "cpuMillis", "containers": "containers",
-          "storageBytes": "storageBytes"}  # fmt: skip
 ZERO = dict.fromkeys(FIELDS, 0)
 
 
@@ -35,9 +34,14 @@ def of(profile):
 
 def change(new=None, old=None):
     """What replacing `old` requirements with `new` (None: no instance) changes in usage."""
-    new_amounts = {**{key: (new or {}).get(key, 0) for key in COUNTED}, "instances": 1 if new is not None else 0}
-    old_amounts = {**{key: (old or {}).get(key, 0) for key in COUNTED}, "instances": 1 if old is not None else 0}
-    return {key: new_amounts[key] - old_amounts[key] for key in FIELDS}
+    return {key: _counted(new, key) - _counted(old, key) for key in FIELDS}
+
+
+def _counted(requirements, key):
+    """What one instance with `requirements` (None: none) adds to `key` of usage."""
+    if requirements is None:
+        return 0
+    return 1 if key == "instances" else requirements.get(key, 0)
 
 
 def reserve(profile, instance_id, delta, limits, entry):
@@ -46,11 +50,11 @@ def reserve(profile, instance_id, delta, limits, entry):
     room is there; the caps must still be those of `limits` (read with `profile`). The entry as
     recorded, or None."""
     condition = {"_id": profile["_id"], f"ledger.{instance_id}": {"$exists": False}}
-    for cap in ("memoryCap", "cpuCap", "containerCap", "storageCap"):
+    for cap in quantities.CAPS:
         condition[cap] = profile.get(cap)  # a cap changed meanwhile: decide again
-    for key in COUNTED:
-        if delta[key] > 0 and limits[LIMITS[key]] is not None:
-            condition[f"usage.{key}"] = {"$lte": limits[LIMITS[key]] - delta[key]}
+    for key in COUNTED:  # a requirement's amounts are named as `limits` names the caps
+        if delta[key] > 0 and limits[key] is not None:
+            condition[f"usage.{key}"] = {"$lte": limits[key] - delta[key]}
     recorded = {**entry, "delta": delta, "at": now()}
     written = collection("profiles").update_one(
         condition,
