@@ -1,7 +1,8 @@
 """gunicorn settings for production and for `make run`.
 
 Without MONGO_URI the master starts the embedded database once, before the workers fork, and they
-reach it through MONGO_URI; it is stopped when the master exits. Metrics of all workers meet in
+reach it through MONGO_URI; it is stopped when the master exits. The master runs the pending
+migrations before the workers start (app/migrations.py). Metrics of all workers meet in
 PROMETHEUS_MULTIPROC_DIR, so /metrics answers for the whole server whichever worker serves it.
 """
 
@@ -41,6 +42,9 @@ def on_starting(server):
     os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
     if not os.environ.get("MONGO_URI"):
         os.environ["MONGO_URI"] = embedded.start(settings["DATA_DIR"])
+    from app.migrations import before_serving  # the whole app, once: only here, not in every worker
+
+    before_serving(os.environ["MONGO_URI"], settings)
 
 
 def post_worker_init(worker):

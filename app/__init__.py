@@ -13,7 +13,7 @@ from flask import Flask, has_request_context, request
 from pymongo.errors import ConnectionFailure
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from app import cli, config, ops, web
+from app import cli, config, migrations, ops, web
 from app.access import auth, login_throttle, request_quota, tokens
 from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
@@ -27,7 +27,7 @@ from app.profiles.routes import blp as profiles_blp
 from app.profiles.storage import store as profiles_store
 from app.revisions import storage as revisions
 from app.revisions.routes import blp as revisions_blp
-from app.storage import backfill, database
+from app.storage import database
 from app.users import storage as users
 from app.users.routes import blp as users_blp
 
@@ -84,13 +84,13 @@ def _ensure_prepared(app):
 
 
 def _prepare_database(app):
-    """Idempotent, so every worker may run it."""
+    """Idempotent, so every worker may run it; the migrations need the pagers the stores make."""
     db = database.get_db()
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
     for module in (users, tokens, login_throttle, request_quota, idempotency, revisions):
         module.create_indexes(db)
     for store in (profiles_store, blueprints_store, instances_store):
         store.create_indexes()
-        backfill.start(app, store)
+    migrations.run()
     if app.config["ADMIN_USERNAME"] and app.config["ADMIN_PASSWORD"]:
         users.ensure_admin(app.config["ADMIN_USERNAME"], app.config["ADMIN_PASSWORD"])

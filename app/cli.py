@@ -8,6 +8,7 @@ import click
 import marshmallow as ma
 from flask.cli import AppGroup
 
+from app import migrations
 from app.model.accounts import ROLES
 from app.users import storage as users
 
@@ -83,5 +84,13 @@ def enable(username):
     click.echo(f"{username} enabled")
 
 
+@click.command("migrate")
+def migrate():
+    """Bring documents an earlier version stored to the present shape (the app's start-up already
+    ran what was pending: this says where the database is)."""
+    click.echo(f"the database is at migration {migrations.done()} of {migrations.LATEST}")
+
+
 def init_app(app):
     app.cli.add_command(users_cli)
+    app.cli.add_command(migrate)

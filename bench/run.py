@@ -282,7 +282,7 @@ def main():
         if args.sizes != "0":
             sizes = tuple(int(n) for n in args.sizes.split(","))
             if not parts or "scale" in parts:
-                scale.run(mongo_uri, ADMIN, BLUEPRINT, PROFILE, sizes=sizes)
+                scale.run(mongo_uri, ADMIN, BLUEPRINT, PROFILE, sizes=sizes, against=worktree)
             if not parts or "instances" in parts:
                 instances.run(mongo_uri, ADMIN, BLUEPRINT, lambda db: service(mongo_uri, args.workers, db=db))
             if not parts or "fits" in parts:

@@ -23,11 +23,11 @@ from functools import partial
 
 from pymongo import MongoClient
 
-from app import definitions
+from app import definitions, migrations
 from app.blueprints.storage import store
 from app.storage import ids, list_keys, pages
 from support.http import SocketClient, basic
-from support.processes import Gunicorn
+from support.processes import ROOT, Gunicorn
 
 DAYS = 30
 PLAIN = "GET /blueprints?limit=50"
@@ -72,9 +72,9 @@ def blueprint(body, moment, rng):
     return doc
 
 
-def seed(blueprints, count, body, rng, needle=False, keys=True):
-    """Add `count` blueprints created at random moments of the last DAYS days (and the NEEDLE),
-    with their `keys` unless not `keys` (as stored before they existed)."""
+def seed(blueprints, count, body, rng, needle=False):
+    """Add `count` blueprints created at random moments of the last DAYS days (and the NEEDLE), as
+    the service stores them."""
     end, oldest = datetime.now(UTC), DAYS * 86400
     stored = {"requirements": definitions.requirements(body["blueprintType"], body["yml"])}
     for start in range(0, count, 5000):
@@ -83,9 +83,10 @@ def seed(blueprints, count, body, rng, needle=False, keys=True):
             moment = end - timedelta(seconds=rng.uniform(0, oldest))
             moment = moment.replace(microsecond=moment.microsecond // 1000 * 1000)
             doc = {**blueprint(body, moment, rng), **stored, **(NEEDLE if needle and start == i == 0 else {})}
-            batch.append({**doc, "updatedBy": doc["owner"], **({"keys": store.keys(doc)} if keys else {})})
+            batch.append({**doc, "updatedBy": doc["owner"], "keys": store.keys(doc)})
         blueprints.insert_many(batch, ordered=False)
     pages.lower_floor(blueprints, ids.ms_of(end - timedelta(seconds=oldest)))
+    migrations.mark_current(blueprints.database)
 
 
 def seed_many(blueprints, count, body, rng, needle=False):
@@ -119,16 +120,18 @@ def timed(send, *args, **kwargs):
     return (time.perf_counter() - started) * 1000, response
 
 
-def median_ms(client, path, headers, repeats):
-    """(median ms, items of the last answer); `path` is a string, or a function of the
-    repetition's number that gives one."""
-    times = []
+def median_ms(clients, path, headers, repeats):
+    """[(median ms, items of the last answer)] per client, asked in turns (A B A B); `path` is a
+    string, or a function of the repetition's number that gives one."""
+    times, items = [[] for _ in clients], [0] * len(clients)
     for i in range(repeats):
         url = path(i) if callable(path) else path
-        ms, r = timed(client.get, url, headers=headers)
-        times.append(ms)
-        assert r.status == 200, (url, r.status, r.body[:200])
-    return statistics.median(times), len(r.json["items"]) if "items" in r.json else 1
+        for which, client in enumerate(clients):
+            ms, r = timed(client.get, url, headers=headers)
+            times[which].append(ms)
+            assert r.status == 200, (url, r.status, r.body[:200])
+            items[which] = len(r.json["items"]) if "items" in r.json else 1
+    return [(statistics.median(found), count) for found, count in zip(times, items, strict=True)]
 
 
 def selective(member):
@@ -146,38 +149,46 @@ def selective(member):
     return operations
 
 
-def bursts(client, headers, body, rng, repeats, clear):
-    """{operation: (median ms, items)} of the lists people ask for right after an import: for each
-    size in BURSTS and each repetition, the plain first pages of 50 and 200 (BESIDE: the same
-    moments, so that the ratio holds on a noisy machine), then that many blueprints created
-    through the API in one burst, sharing a tag and two words, then each list of them asked for
-    once (cold: no list twice, no plain page since the burst), then `clear()` removes the burst."""
-    times, items = {}, {}
+def bursts(clients, headers, body, rng, repeats, clear):
+    """[{operation: (median ms, items)}] per client of the lists people ask for right after an
+    import: for each size in BURSTS, each repetition and each client in turn, the plain first
+    pages of 50 and 200 (BESIDE: the same moments, so that the ratio holds on a noisy machine),
+    then that many blueprints created through the API in one burst, sharing a tag and two words,
+    then each list of them asked for once (cold: no list twice, no plain page since the burst),
+    then `clear()` removes the burst."""
+    times, items = [{} for _ in clients], {}
     for size in BURSTS:
         for _ in range(repeats):
-            for limit in (50, 200):
-                ms, r = timed(client.get, f"/blueprints?limit={limit}", headers=headers)
-                assert r.status == 200
-                times.setdefault(BESIDE[limit], []).append(ms)
-                items[BESIDE[limit]] = limit
-            tag, word, other = ("".join(rng.choices(string.ascii_lowercase, k=9)) for _ in range(3))
-            for i in range(size):
-                made = {**body, "name": f"import-{i}", "description": f"{word} {other}", "tags": [tag, BURST_TAG]}
-                assert client.post("/blueprints", json=made, headers=headers).status == 201
-            for form, query, limit in (("q", f"q={word}", 200), ("tag", f"tag={tag}", 200), ("q", f"q={other}", 50)):
-                name = f"burst of {size}: {form}, limit {limit}, cold"
-                ms, r = timed(client.get, f"/blueprints?{query}&limit={limit}", headers=headers)
-                times.setdefault(name, []).append(ms)
-                assert r.status == 200 and len(r.json["items"]) == min(size, limit), (name, r.status)
-                items[name] = len(r.json["items"])
-            clear()
-    return {name: (statistics.median(found), items[name]) for name, found in times.items()}
+            for which, client in enumerate(clients):
+                _burst(client, headers, body, rng, size, times[which], items)
+                clear()
+    return [{name: (statistics.median(found), items[name]) for name, found in mine.items()} for mine in times]
 
 
-def measure(port, admin_headers, profile, body, repeats, clear):
-    """Median milliseconds of each operation, as the member (and some as the admin); `clear()`
-    removes the blueprints a burst made."""
-    client, member = SocketClient(port), {"Authorization": basic(*MEMBER)}
+def _burst(client, headers, body, rng, size, times, items):
+    """One burst of `size` made and listed on `client`, its times added to `times`."""
+    for limit in (50, 200):
+        ms, r = timed(client.get, f"/blueprints?limit={limit}", headers=headers)
+        assert r.status == 200
+        times.setdefault(BESIDE[limit], []).append(ms)
+        items[BESIDE[limit]] = limit
+    tag, word, other = ("".join(rng.choices(string.ascii_lowercase, k=9)) for _ in range(3))
+    for i in range(size):
+        made = {**body, "name": f"import-{i}", "description": f"{word} {other}", "tags": [tag, BURST_TAG]}
+        assert client.post("/blueprints", json=made, headers=headers).status == 201
+    for form, query, limit in (("q", f"q={word}", 200), ("tag", f"tag={tag}", 200), ("q", f"q={other}", 50)):
+        name = f"burst of {size}: {form}, limit {limit}, cold"
+        ms, r = timed(client.get, f"/blueprints?{query}&limit={limit}", headers=headers)
+        times.setdefault(name, []).append(ms)
+        assert r.status == 200 and len(r.json["items"]) == min(size, limit), (name, r.status)
+        items[name] = len(r.json["items"])
+
+
+def measure(ports, admin_headers, profile, body, repeats, clear):
+    """[{operation: (median ms, items)}] per service (`ports`, asked in turns), as the member (and
+    some as the admin); `clear()` removes the blueprints a burst made."""
+    clients, member = [SocketClient(port) for port in ports], {"Authorization": basic(*MEMBER)}
+    client = clients[0]  # what the operations need is made once: the services share the database
     first = client.get("/blueprints?entitlementType=PUBLIC&limit=1", headers=member)
     assert first.status == 200, first.body[:300]
     one = first.json["items"][0]["id"]
@@ -207,26 +218,37 @@ def measure(port, admin_headers, profile, body, repeats, clear):
         "admin: name: 1 blueprint": (f"{page}&name=needle", admin_headers),
         "admin: q: 1 %": (f"{page}&q=quasar", admin_headers),
     }
-    for path, headers in operations.values():  # warm the worker's caches
-        client.get(path(repeats) if callable(path) else path, headers=headers)
-    medians = {name: median_ms(client, path, headers, repeats) for name, (path, headers) in operations.items()}
-    medians["PATCH /blueprints/{id} (history kept)"] = median_patch_ms(client, own, member, repeats), 1
-    medians[PLAIN_200] = median_ms(client, "/blueprints?limit=200", member, repeats)
-    return medians | bursts(client, member, body, random.Random(port), BURST_REPEATS, clear)
+    for path, headers in operations.values():  # warm the workers' caches
+        for warmed in clients:
+            warmed.get(path(repeats) if callable(path) else path, headers=headers)
+    medians = [{} for _ in clients]
+    for name, (path, headers) in operations.items():
+        for mine, found in zip(medians, median_ms(clients, path, headers, repeats), strict=True):
+            mine[name] = found
+    patches = median_patch_ms(clients, own, member, repeats)
+    pages_of_200 = median_ms(clients, "/blueprints?limit=200", member, repeats)
+    for mine, ms, found in zip(medians, patches, pages_of_200, strict=True):
+        mine["PATCH /blueprints/{id} (history kept)"], mine[PLAIN_200] = (ms, 1), found
+    made = bursts(clients, member, body, random.Random(ports[0]), BURST_REPEATS, clear)
+    return [mine | burst for mine, burst in zip(medians, made, strict=True)]
 
 
-def median_patch_ms(client, blueprint, headers, repeats):
-    times = []
+def median_patch_ms(clients, blueprint, headers, repeats):
+    """The median ms of a change per client, in turns."""
+    times = [[] for _ in clients]
     for i in range(repeats):
-        ms, r = timed(client.patch, f"/blueprints/{blueprint}", json={"description": f"change {i}"}, headers=headers)
-        times.append(ms)
-        assert r.status == 200, r.body[:200]
-    return statistics.median(times)
+        for which, client in enumerate(clients):
+            change = {"description": f"change {which} {i}"}
+            ms, r = timed(client.patch, f"/blueprints/{blueprint}", json=change, headers=headers)
+            times[which].append(ms)
+            assert r.status == 200, r.body[:200]
+    return [statistics.median(found) for found in times]
 
 
-def run(mongo_uri, admin, body, profile, sizes=(1200, 100_000), repeats=25, log=print):
+def run(mongo_uri, admin, body, profile, sizes=(1200, 100_000), repeats=25, against=None, log=print):
     """Seed each size in turn (the database "scale"), measure, and print both with their ratio,
-    and each at the larger size to the plain first page's; the database's sizes too."""
+    and each at the larger size to the plain first page's; the database's sizes too. `against`:
+    another revision's worktree, serving the same database beside this one, asked in turns."""
     rng = random.Random(20261122)
     blueprints = MongoClient(mongo_uri).scale.blueprints
     results, have = {}, 0
@@ -237,26 +259,38 @@ def run(mongo_uri, admin, body, profile, sizes=(1200, 100_000), repeats=25, log=
         stats = blueprints.database.command("dbStats")
         log(f"seeded {size:,} blueprints ({time.monotonic() - started:.0f} s): data "
             f"{stats['dataSize'] / 2**20:.1f} MiB, indexes {stats['indexSize'] / 2**20:.1f} MiB")  # fmt: skip
-        service = Gunicorn(MONGO_URI=mongo_uri, MONGO_DB="scale", ADMIN_USERNAME=admin[0], ADMIN_PASSWORD=admin[1],
-                           LOG_LEVEL="warning", RATE_LIMIT="1000000000 per minute").start()  # fmt: skip
+        services = [Gunicorn(cwd=cwd, MONGO_URI=mongo_uri, MONGO_DB="scale", ADMIN_USERNAME=admin[0],
+                             ADMIN_PASSWORD=admin[1], LOG_LEVEL="warning", RATE_LIMIT="1000000000 per minute")
+                    for cwd in (ROOT, *([against] if against else []))]  # fmt: skip
         try:
-            settle(service.port)  # the database is still writing out what was seeded
+            for service in services:
+                service.start()
+            settle(services[0].port)  # the database is still writing out what was seeded
             admin_headers = {"Authorization": basic(*admin)}
-            client = SocketClient(service.port)
+            client = SocketClient(services[0].port)
             if client.post("/users", json={"username": MEMBER[0], "password": MEMBER[1], "role": "member"},
                            headers=admin_headers).status == 201:  # fmt: skip
                 for _ in range(5):
                     client.post("/profiles", json=profile, headers={"Authorization": basic(*MEMBER)})
-            results[size] = measure(service.port, admin_headers, profile, body, repeats, partial(clear, blueprints))
+            ports = [service.port for service in services]
+            results[size] = measure(ports, admin_headers, profile, body, repeats, partial(clear, blueprints))
         finally:
-            service.stop()
+            for service in services:
+                if service.process:
+                    service.stop()
             clear(blueprints)
     small, large = sizes
     log(f"\n{'operation (as the member), items':40} {small:>13,} {large:>13,} {'ratio':>6} {'/plain':>6} at each size")
-    for name in results[small]:
-        (a, items_a), (b, items_b) = results[small][name], results[large][name]
+    for name in results[small][0]:
+        (a, items_a), (b, items_b) = results[small][0][name], results[large][0][name]
         limit = 200 if "limit 200" in name else 50  # the plain first page of as many items (at the same moments)
         plain = BESIDE[limit] if name.startswith("burst") else PLAIN_200 if limit == 200 else PLAIN
-        ratios = f"{a / results[small][plain][0]:6.2f} {b / results[large][plain][0]:6.2f}"
+        ratios = f"{a / results[small][0][plain][0]:6.2f} {b / results[large][0][plain][0]:6.2f}"
         log(f"{name:40} {a:7.1f}ms {items_a:3d} {b:7.1f}ms {items_b:3d} {b / a:6.2f} {ratios}")
+    if against:
+        log(f"\n{'operation, this / against, in turns':40} {small:>22,} {large:>22,}")
+        for name in results[small][0]:
+            pairs = [(results[size][0][name][0], results[size][1][name][0]) for size in sizes]
+            cells = [f"{this:7.1f} {before:7.1f} {this / before:5.2f}" for this, before in pairs]
+            log(f"{name:40} " + " ".join(cells))
     return results

@@ -17,10 +17,9 @@ def walk(api, path, user="alice"):
         url = link[1 : link.index(">")]
 
 
-def seed_spread(app, count, owner="alice", hours=20, keys=True):
+def seed_spread(app, count, owner="alice", hours=20):
     """`count` blueprints written straight into the database, created an hour apart (oldest
-    first), readable by `owner` only, with their `keys` unless not `keys` (stored before they
-    existed); their ids, newest first."""
+    first), readable by `owner` only, as the service stores them; their ids, newest first."""
     from datetime import timedelta
 
     from app.blueprints.storage import store
@@ -33,7 +32,8 @@ def seed_spread(app, count, owner="alice", hours=20, keys=True):
             created = moment - timedelta(hours=hours * (count - i) / count)
             doc = {"_id": ids.new_id(created), "name": f"spread{i}", "description": None, "owner": owner,
                    "entitlementType": "OWNER", "entitledUsers": [], "inactive": False, "blueprintType": None,
-                   "version": None, "yml": None, "createdAt": created, "updatedAt": created, "rev": 1}  # fmt: skip
-            get_db().blueprints.insert_one({**doc, "keys": store.keys(doc)} if keys else doc)
+                   "version": None, "yml": None, "requirements": None, "createdAt": created, "updatedAt": created,
+                   "updatedBy": owner, "rev": 1}  # fmt: skip
+            get_db().blueprints.insert_one({**doc, "keys": store.keys(doc)})
             made.append(str(doc["_id"]))
     return made[::-1]

@@ -242,25 +242,6 @@ def test_requirements_follow_every_write(api):
     assert api.put(path, json={"blueprintType": "compose"}, user="alice").json["requirements"] is None  # no yml
 
 
-def test_a_blueprint_stored_before_requirements_gets_them_when_read_and_keeps_them_on_its_next_write(app, api):
-    from bson import ObjectId
-
-    from app.storage.database import get_db, now
-
-    moment = now()
-    with app.app_context():
-        legacy = get_db().blueprints.insert_one({
-            "_id": ObjectId(), "name": "old", "version": None, "description": None, "blueprintType": "compose",
-            "yml": WEB, "entitlementType": "OWNER", "entitledUsers": [], "inactive": False, "owner": "alice",
-            "createdAt": moment, "updatedAt": moment, "rev": 1,
-        }).inserted_id  # fmt: skip
-    path = f"/blueprints/{legacy}"
-    assert api.get(path, user="alice").json["requirements"] == need(Gi, 500, 1)
-    assert api.patch(path, json={"name": "renamed"}, user="alice").status == 200
-    with app.app_context():
-        assert shown(get_db().blueprints.find_one({"_id": legacy})["requirements"]) == need(Gi, 500, 1)
-
-
 def test_an_invalid_definition_is_a_422_naming_yml(api):
     r = api.post("/blueprints", json={"blueprintType": "compose", "yml": "services:\n  web:\n    imagez: x"},
                  user="alice")  # fmt: skip

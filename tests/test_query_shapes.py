@@ -263,32 +263,3 @@ def test_no_window_reads_more_than_its_bound_nor_a_page_past_its_own(mongo_serve
     assert r.status == 200 and r.json["items"] == [] and r.json["next"]
     assert 300 <= listener.count <= 300 + 3 * 40
     assert listener.most <= 3 * 40  # a window is sized by the density the one before found
-
-
-def test_a_page_stepping_out_of_written_keys_into_older_blueprints_without_them_reads_a_bounded_window(
-    mongo_server,
-):
-    """While the backfill is under way (newest first), the newest blueprints have keys and the
-    older ones fill the rest of the ids without them: a page that finds nothing among the first
-    must not size its next window blind and read all the others at once."""
-    from datetime import timedelta
-
-    from app import create_app
-    from app.storage.database import now
-
-    listener = Examined()
-    client = MongoClient(mongo_server.uri, event_listeners=[listener], tz_aware=True, retryWrites=False)
-    name = database_name("stepping")
-    seed(client[name], 1_000)
-    newest = list(client[name].blueprints.find({}, {"_id": 1}).sort("_id", -1).limit(100))
-    client[name].blueprints.update_many({"_id": {"$lt": newest[-1]["_id"]}}, {"$unset": {"keys": ""}})
-    lease = {"_id": "backfill:blueprints", "until": now() + timedelta(hours=1)}  # another process's
-    client[name].settings.insert_one(lease)  # so nothing is written meanwhile: pending throughout
-    app = create_app(settings(MONGO_DB=name, **BOUNDS), mongo_client=client)
-    add_users(app)
-    with serving(app) as port:
-        listener.on = True
-        r = SocketClient(port).get("/blueprints?name=nothing", user="bob")
-    assert r.status == 200 and r.json["items"] == [] and r.json["next"]
-    assert 300 <= listener.count <= 300 + 3 * 40
-    assert listener.most <= 3 * 40

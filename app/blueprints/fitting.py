@@ -6,12 +6,10 @@ defaults and maximum included, is app/definitions/fit.py."""
 
 from flask import current_app
 
-from app import definitions
 from app.definitions import fit
 from app.definitions.render import render
 from app.errors import Conflict
 from app.model import quantities
-from app.profiles import usage
 from app.profiles.storage import store as profiles
 
 NO_STORE = {"Cache-Control": "no-store"}  # a render holds values, secrets among them
@@ -26,7 +24,7 @@ def profile_of(profile_id, user):
 def fit_of(blueprint, profile_id, user):
     """The fit of a stored blueprint to a profile (`GET /blueprints/{id}/fit`)."""
     profile = profile_of(profile_id, user)
-    return fit.fit(definitions.requirements_of(blueprint), quantities.limits(profile), usage.of(profile))
+    return fit.fit(blueprint["requirements"], quantities.limits(profile), profile["usage"])
 
 
 def rendering(version, values, profile, maximize=None):
@@ -35,7 +33,7 @@ def rendering(version, values, profile, maximize=None):
         raise Conflict("This version of the blueprint has no definition to render.")
     limits = None if profile is None else quantities.limits(profile)
     seconds = current_app.config["RENDER_SECONDS"]
-    return render(version, values, limits, maximize, seconds, None if profile is None else usage.of(profile))
+    return render(version, values, limits, maximize, seconds, None if profile is None else profile["usage"])
 
 
 def rendered(version, args, user):
@@ -50,11 +48,11 @@ def blueprints_fitting(args, user):
     if "fitsProfile" not in args:
         return None
     profile = profile_of(args["fitsProfile"], user)
-    limits, used = quantities.limits(profile), usage.of(profile)
-    return lambda blueprint: fit.fits(definitions.requirements_of(blueprint), limits, used)
+    limits, used = quantities.limits(profile), profile["usage"]
+    return lambda blueprint: fit.fits(blueprint["requirements"], limits, used)
 
 
 def profiles_fitted_by(blueprint):
     """The list filter `fits` of profiles: a predicate of stored profiles."""
-    requirements = definitions.requirements_of(blueprint)
-    return lambda profile: fit.fits(requirements, quantities.limits(profile), usage.of(profile))
+    requirements = blueprint["requirements"]
+    return lambda profile: fit.fits(requirements, quantities.limits(profile), profile["usage"])

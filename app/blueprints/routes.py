@@ -85,7 +85,8 @@ class BlueprintItem(MethodView):
     @crud.reading(blp, BlueprintSchema, "The blueprint.")
     def get(self, id):
         """Read one blueprint"""
-        return crud.read(store.get(id, current_user()))
+        user = current_user()
+        return crud.read(store.seen_by(store.get(id, user), user))
 
     @crud.changing(blp, BlueprintSchema(partial=True), "The changed blueprint.", example={"name": "web"})
     def patch(self, changes, id, dryRun):

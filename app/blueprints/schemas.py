@@ -2,7 +2,6 @@
 list's filters."""
 
 import marshmallow as ma
-from marshmallow.experimental.context import Context
 
 from app import definitions
 from app.definitions.parameters import Parameters
@@ -54,12 +53,6 @@ class Entitlement(ma.fields.String):
 
     def _deserialize(self, value, attr, data, **kwargs):
         return super()._deserialize(value, attr, data, **kwargs).strip().upper()
-
-
-def stars_of_caller(starred_by):
-    """Whether the caller (the context `login_required` dumps every response in) starred it."""
-    caller = Context.get(default={}).get("caller")
-    return bool(caller) and caller["username"] in starred_by
 
 
 class RequirementsSchema(Schema):
@@ -129,13 +122,11 @@ class BlueprintSchema(EchoedId):
 
     @ma.pre_dump
     def _add_derived(self, doc, **kwargs):
-        """Stars as the caller sees them, no tags where none are stored, and what a blueprint
-        stored before these fields existed lacks (its last writer: its owner)."""
-        starred_by = doc.get("starredBy", ())
-        derived = {"tags": [], **doc, "stars": len(starred_by), "starred": stars_of_caller(starred_by)}
-        if "requirements" in doc and "updatedBy" in doc:
-            return derived
-        return {"updatedBy": doc["owner"], **derived, "requirements": definitions.requirements_of(doc)}
+        """No tags where none are stored; the stars as someone sees them, which only the route
+        knows (`Blueprints.seen_by`): without them, a dump fails rather than answer wrong."""
+        if "starred" in self.fields and "starred" not in doc:
+            raise ValueError("a blueprint is answered as someone sees it: Blueprints.seen_by")
+        return {"tags": [], **doc}
 
 
 class BlueprintDraftSchema(BlueprintSchema):

@@ -1,9 +1,7 @@
 """Blueprints in MongoDB: who may read them (owner, everyone, or the users named), the rule of
 `entitledUsers` (existing users, only with CUSTOM), `requirements`, computed from the
 definition on every write that changes it, and stars (the users in `starredBy`).
-
-Blueprints stored before `requirements` existed get them when read (`definitions.requirements_of`)
-and keep them from their next write on: no start-up migration, no downtime."""
+"""
 
 from pymongo import ASCENDING
 
@@ -60,6 +58,11 @@ class Blueprints(ResourceStore):
         named = doc.get("entitledUsers") or ()  # null where an earlier version's PUT left it so
         return [list_keys.ADMINS, doc["owner"]], [user for user in named if user != doc["owner"]]
 
+    def seen_by(self, doc, user):
+        """With how many starred it, and whether `user` did."""
+        starred_by = doc.get("starredBy", ())
+        return {**doc, "stars": len(starred_by), "starred": user["username"] in starred_by}
+
     def star(self, id_text, user, starred):
         """Star (or unstar) a blueprint the user may read: `starredBy` and the keys it is found by,
         written together on the condition that the keys are still the ones read, so the count is
@@ -105,8 +108,6 @@ class Blueprints(ResourceStore):
             changes["requirements"] = definitions.requirements(
                 merged.get("blueprintType"), merged.get("yml"), merged.get("parameters")
             )
-        elif (current := definitions.requirements_of(stored)) is not stored.get("requirements"):
-            changes["requirements"] = current  # stored before they had their present shape
         users.check_entitled(changes.get("entitledUsers"))
         return changes
 

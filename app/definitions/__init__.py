@@ -62,16 +62,3 @@ def measure(fmt, text):
     if problems:
         raise Invalid({"yml": problems[:MAX_PROBLEMS]})
     return totals.as_dict()
-
-
-def requirements_of(doc):
-    """A stored blueprint's requirements; for one stored before they existed, or before they were
-    kept container by container (`perContainer`), computed now (None if its definition is not
-    valid for its format: it was never checked)."""
-    stored = doc.get("requirements")
-    if "requirements" in doc and (stored is None or "perContainer" in stored):
-        return stored
-    try:
-        return requirements(doc.get("blueprintType"), doc.get("yml"), doc.get("parameters"))
-    except (Invalid, yamlguard.YamlError):
-        return None

@@ -100,10 +100,11 @@ def deleting(blp, description):
 
 def created(store, fields, dry_run, endpoint):
     """A create's answer: a dry run's 200, or the 201 (or its replay) with Location and ETag."""
+    user = current_user()
     if dry_run:
-        return idempotency.dry_run(store, fields, current_user()), 200
-    doc, replay = idempotency.create(store, fields, current_user())
-    return doc, {**replay, "Location": url_for(endpoint, id=doc["_id"]), "ETag": etag(doc)}
+        return store.seen_by(idempotency.dry_run(store, fields, user), user), 200
+    doc, replay = idempotency.create(store, fields, user)
+    return store.seen_by(doc, user), {**replay, "Location": url_for(endpoint, id=doc["_id"]), "ETag": etag(doc)}
 
 
 def read(doc, body=None, more_headers=None):
@@ -121,5 +122,6 @@ def deleted(store, id):
 
 def changed(store, id, fields, dry_run):
     """A PATCH's or PUT's answer: the version written (or that a dry run would write) and its ETag."""
-    doc = store.update(id, current_user(), fields, preconditions.if_match(), dry_run=dry_run)
-    return doc, {} if dry_run else {"ETag": etag(doc)}
+    user = current_user()
+    doc = store.update(id, user, fields, preconditions.if_match(), dry_run=dry_run)
+    return store.seen_by(doc, user), {} if dry_run else {"ETag": etag(doc)}

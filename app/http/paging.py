@@ -44,12 +44,22 @@ class PageArgs(Schema):
     cursor = Cursor(metadata={"description": "`next` of the previous page."})
 
 
-def _q_words(value):
-    found = words(value)
-    if not found:
-        raise ma.ValidationError("Needs a word: letters or digits.")
-    if len(found) > MAX_Q_WORDS:
-        raise ma.ValidationError(f"At most {MAX_Q_WORDS} words.")
+class Words(Text):
+    """`q`: its words, read once here (`list_keys.words`), for the keys and the test of each
+    document alike."""
+
+    def __init__(self, **kwargs):
+        self.length = Trimmed(1, 200)  # of the text: what is validated after this is its words
+        super().__init__(allow_none=False, load_default=ma.missing, **kwargs)
+        self.metadata = {"pattern": self.length.pattern, **self.metadata}
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        found = words(self.length(super()._deserialize(value, attr, data, **kwargs)))
+        if not found:
+            raise ma.ValidationError("Needs a word: letters or digits.")
+        if len(found) > MAX_Q_WORDS:
+            raise ma.ValidationError(f"At most {MAX_Q_WORDS} words.")
+        return found
 
 
 class ListArgs(PageArgs):
@@ -61,10 +71,7 @@ class ListArgs(PageArgs):
         validate=Trimmed(1, 200),
         metadata={"description": "Exact name."},
     )
-    q = Text(
-        allow_none=False,
-        load_default=ma.missing,
-        validate=[Trimmed(1, 200), _q_words],
+    q = Words(
         metadata={
             "description": "Words (runs of letters and digits, at most 10): each must start a word of the "
             "name, description or tags, compared case-insensitively (Unicode case folding)."

@@ -91,15 +91,15 @@ def _write(target, fields, origin, stored, user, dry_run):
         loaded = target.schema.load(fields)
         if stored is None:
             doc = store.create({**loaded, "source": origin}, user, dry_run=dry_run)
-            return _made("created", None if dry_run else str(doc["_id"]), doc, dry_run)
+            return _made("created", None if dry_run else str(doc["_id"]), store.seen_by(doc, user), dry_run)
         changes = {key: value for key, value in loaded.items()
                    if not _same(stored.get(key), value) and (key in fields or key not in target.kept)}  # fmt: skip
         if stored.get("source") != origin:
             changes["source"] = origin
         if not changes:
-            return _made("unchanged", str(stored["_id"]), stored, dry_run)
+            return _made("unchanged", str(stored["_id"]), store.seen_by(stored, user), dry_run)
         doc = store.update(str(stored["_id"]), user, changes, dry_run=dry_run)
-        return _made("updated", str(stored["_id"]), doc, dry_run)
+        return _made("updated", str(stored["_id"]), store.seen_by(doc, user), dry_run)
     except ma.ValidationError as exc:
         return {"outcome": "refused", "problems": _flattened(exc.messages)}
     except Invalid as exc:

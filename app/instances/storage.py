@@ -148,8 +148,8 @@ def _version(blueprint, rev):
 def _admitted(version, values, profile, replacing=None):
     """The render of `version` for `profile`, if the profile has room for it (with `replacing`,
     the requirements it replaces, given back first); else a 409 naming each resource short of it."""
-    profile = usage.repair(usage.ensure(profile))
-    used = usage.of(profile)
+    profile = usage.repair(profile)
+    used = profile["usage"]
     if replacing is not None:
         used = {key: used[key] - value for key, value in usage.change(replacing).items()}
     answer = fitting.rendering(version, values, {**profile, "usage": used})
@@ -188,7 +188,9 @@ def _reserve(profile, instance_id, delta, entry):
         if recorded := usage.reserve(profile, str(instance_id), delta, quantities.limits(profile), entry):
             return recorded
         profile = usage.repair(profiles.coll().find_one({"_id": profile["_id"]}))
-        limits, used = quantities.limits(profile or {}), usage.of(profile or {})
+        if profile is None:
+            continue
+        limits, used = quantities.limits(profile), profile["usage"]
         short = {name: (delta[key], used[key], limits[key]) for name, key in RESOURCES.items()
                  if delta[key] > 0 and limits[key] is not None and used[key] + delta[key] > limits[key]}  # fmt: skip
         if short:  # another admission took the room

@@ -9,7 +9,6 @@ from app.model import quantities
 from app.model.accounts import EntitledUsers
 from app.model.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
 from app.model.schemas import Schema
-from app.profiles import usage
 
 
 class PerContainerSchema(Schema):
@@ -84,9 +83,8 @@ class ProfileSchema(EchoedId):
 
     @ma.pre_dump
     def _add_limits(self, doc, **kwargs):
-        """`limits`, and the fields a profile stored before them lacks."""
-        return {"containerDefaults": None, "containerMax": None, "entitledUsers": [], **doc,
-                "limits": quantities.limits(doc), "usage": usage.of(doc)}  # fmt: skip
+        """`limits`: the caps as numbers."""
+        return {**doc, "limits": quantities.limits(doc)}
 
 
 class ProfileDraftSchema(ProfileSchema):

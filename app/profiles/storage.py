@@ -46,10 +46,10 @@ class Profiles(ResourceStore):
 
     def deletable(self, doc):
         """A profile no instance spends from (its usage counts them, in flight ones included)."""
-        return {"usage.instances": {"$in": [0, None]}}
+        return {"usage.instances": 0}
 
     def refused_delete(self, doc):
-        count = usage.of(doc)["instances"]
+        count = doc["usage"]["instances"]
         return Conflict(f"{count} instance{'s' if count != 1 else ''} spend{'s' if count == 1 else ''} from this "
                         "profile: delete them first.")  # fmt: skip
 

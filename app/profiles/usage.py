@@ -27,11 +27,6 @@ FIELDS = (*COUNTED, "instances")
 ZERO = dict.fromkeys(FIELDS, 0)
 
 
-def of(profile):
-    """A profile's usage (zero for one stored before usage existed)."""
-    return {**ZERO, **(profile.get("usage") or {})}
-
-
 def change(new=None, old=None):
     """What replacing `old` requirements with `new` (None: no instance) changes in usage."""
     return {key: _counted(new, key) - _counted(old, key) for key in FIELDS}
@@ -76,15 +71,6 @@ def take_back(profile_id, instance_id, entry):
         {"$inc": {f"usage.{key}": -value for key, value in entry["delta"].items()},
          "$unset": {f"ledger.{instance_id}": ""}},
     )  # fmt: skip
-
-
-def ensure(profile):
-    """A profile stored before usage existed gets zero usage (an admission's condition reads it)."""
-    if "usage" not in profile:
-        unset = {"_id": profile["_id"], "usage": {"$exists": False}}
-        collection("profiles").update_one(unset, {"$set": {"usage": ZERO}})
-        profile = {**profile, "usage": ZERO}
-    return profile
 
 
 def repair(profile):

@@ -28,8 +28,9 @@ class Revisions(MethodView):
     @problems(blp, 404, 422)
     def get(self, args, id):
         """List the kept versions of a blueprint"""
-        items, below = history.page(store.get(id, current_user()), args["limit"], args.get("cursor"))
-        return respond(items, None if below is None else sign(below))
+        user = current_user()
+        items, below = history.page(store.get(id, user), args["limit"], args.get("cursor"))
+        return respond([store.seen_by(item, user) for item in items], None if below is None else sign(below))
 
 
 @blp.route("/<id>/revisions/<int:rev>")
@@ -39,7 +40,8 @@ class Revision(MethodView):
     @problems(blp, 404)
     def get(self, id, rev):
         """Read one version of a blueprint"""
-        return history.version(store.get(id, current_user()), rev)
+        user = current_user()
+        return store.seen_by(history.version(store.get(id, user), rev), user)
 
 
 @blp.route("/<id>/revisions/<int:rev>/restore")
@@ -53,7 +55,7 @@ class RevisionRestore(MethodView):
         user = current_user()
         restored = history.writable(history.version(store.get(id, user), rev))
         doc = store.update(id, user, restored, preconditions.if_match())
-        return doc, {"ETag": etag(doc)}
+        return store.seen_by(doc, user), {"ETag": etag(doc)}
 
 
 @blp.route("/<id>/revisions/<int:rev>/render")

@@ -104,9 +104,10 @@ def list_query(filters, scopes, username, args, readable, also=None):
     of `starred` and of `also` (a filter that needs another resource, such as a fit)."""
     conditions = [(field, value) for arg, field in filters.items() if arg in args
                   for value in (args[arg] if isinstance(args[arg], list) else [args[arg]])]  # fmt: skip
-    wanted = words(args["q"]) if "q" in args else []
+    wanted = args.get("q", [])  # its words (`words`), read once from the query string
     candidates = [f"{CODES[field]}:{_value(value)}" for field, value in conditions]
     candidates += [f"w:{word[:5] if len(word) >= 5 else word[:3]}" for word in wanted if len(word) >= 3]
+    starts = [re.compile(r"(?<![^\W_])" + re.escape(part)) for part in wanted]  # where a word starts with it
     starred = args.get("starred")
     if starred:
         candidates.append("starred")
@@ -123,9 +124,9 @@ def list_query(filters, scopes, username, args, readable, also=None):
             return False
         if starred is not None and (username in doc.get("starredBy", ())) != starred:
             return False
-        if wanted:
-            held = words(_text_of(doc))
-            if not all(any(word.startswith(part) for word in held) for part in wanted):
+        if starts:
+            text = _text_of(doc).casefold()
+            if not all(start.search(text) for start in starts):
                 return False
         return also is None or also(doc)
 

@@ -1,7 +1,10 @@
 """A page of a list, newest first, read in windows of ids at a cost bounded by construction: every
 query is one equality (a branch of `list_keys`) with `_id` bounded on both ends, a shape both
 MongoDB and the embedded server serve from an index. On the embedded server the windows widen so
-that a page sends at most WINDOWS_BOUND of them (docs/design.md, "A page's walk")."""
+that a page sends at most WINDOWS_BOUND of them (docs/design.md, "A page's walk").
+
+Each listed collection has one `Pager` per app, made at start-up (`prepare`): what it learns
+(the floor, the density of the last plain first page, the ids this process made) stays with it."""
 
 import math
 from collections import deque
@@ -23,6 +26,7 @@ FLOOR_MARGIN_MS = 24 * 3600 * 1000  # below the oldest id, for other hosts' cloc
 GROWTH = 8  # the most a window is wider than the span walked before it
 WINDOWS_BOUND = 64  # 1 + log2 of the widest span in ms (ids' 32-bit seconds), plus the first window
 RECENT_CREATES = 1_024  # the ids a process remembers making, for the first window after a burst
+DENSITY_SECONDS = 3600  # how long the last plain first page's density is trusted
 
 
 @dataclass(frozen=True)
@@ -35,34 +39,17 @@ class Position:
 
 
 def prepare(coll, by_id_alone=False):
-    """Once per process: whether `coll` is on the embedded server, which needs windows (and, for
-    lists `by_id_alone`, with no equality, the `_id` index MongoDB has on every collection), and
-    its floor, below which no window goes: the oldest id, kept in `settings` (ids only grow).
-    Finding it the first time is a walk of the whole collection on the embedded server (seconds at
-    100,000 documents, so without the usual timeout), once per deployment."""
-    windowed = "secantusVersion" in coll.database.client.server_info()
-    if windowed and by_id_alone:
+    """Once per process: the Pager of `coll` (lists `by_id_alone`, with no equality, need the `_id`
+    index MongoDB has on every collection, made here on the embedded server)."""
+    pager = Pager(coll)
+    if pager.windowed and by_id_alone:
         coll.create_index([("_id", DESCENDING)], name="newest")
-    settings, key = coll.database.settings, f"floor:{coll.name}"
-    stored = settings.find_one({"_id": key})
-    if stored is None:
-        with pymongo.timeout(600):
-            oldest = next(coll.find({}, {"_id": 1}).sort("_id", 1).limit(1), None)
-        lower_floor(coll, ids.ms_of_id(oldest["_id"]) if oldest else ids.ms_of(now()))
-        stored = settings.find_one({"_id": key})
-    current_app.extensions.setdefault("lists", {})[coll.name] = {
-        "floor": stored["value"] - FLOOR_MARGIN_MS,
-        "windowed": windowed,
-        "ms_per_item": TtlCache(size=1),  # of the last plain first page: where a first page starts
-    }
+    current_app.extensions.setdefault("pagers", {})[coll.name] = pager
 
 
-def created(coll, oid):
-    """Note that this process made `oid` in `coll`: a first page narrows its first window to the
-    burst of creates it knows of at the top, which the density of the last plain page does not
-    show (`first_windows`)."""
-    made = current_app.extensions.setdefault("created", {})
-    made.setdefault(coll.name, deque(maxlen=RECENT_CREATES)).append(ids.ms_of_id(oid))
+def pager(coll):
+    """This app's Pager of `coll`, made by `prepare` at start-up."""
+    return current_app.extensions["pagers"][coll.name]
 
 
 def lower_floor(coll, ms):
@@ -86,75 +73,108 @@ def next_width(walked, needed, matched, examined, missed, window_docs):
     return max(1, min(int(wanted), 2**62))
 
 
-def first_windows(coll, state, start, limit):
-    """(width, reach): a first page's window (ms below `start`), and how far below `start` its
-    second window reaches at least. Twice the span that held the last plain first page's items,
-    where the documents are as dense; but after a burst of creates by this process, the first
-    window spans exactly its `limit` + 1 newest of them (a window reads every document in it, and a
-    burst is as dense for any list that matches it: an import, then a search), when they lie within
-    GROWTH times that span (no wider than one step after a miss would reach, and never a window
-    above a slow burst that misses it and then grows blind onto all of it); the second window goes
-    on as if the first had not moved."""
-    rate, made = state["ms_per_item"].get("plain"), current_app.extensions.get("created", {}).get(coll.name, ())
-    usual = math.ceil(2 * rate * (limit + 1)) if rate else FIRST_WINDOW_MS
-    if len(made) > limit and made[-1 - limit] > start - GROWTH * usual:
-        return max(start - made[-1 - limit], 1), usual
-    return usual, usual
+class Pager:
+    """The pages of one collection: reads them, and keeps what sizes their windows."""
 
+    def __init__(self, coll):
+        """Whether `coll` is on the embedded server, which needs windows, and its floor, below
+        which no window goes: the oldest id, kept in `settings` (ids only grow). Finding it the
+        first time is a walk of the whole collection on the embedded server (seconds at 100,000
+        documents, so without the usual timeout), once per deployment."""
+        self.coll = coll
+        self.windowed = "secantusVersion" in coll.database.client.server_info()
+        self.window_docs = current_app.config["LIST_WINDOW_DOCS"]
+        settings, key = coll.database.settings, f"floor:{coll.name}"
+        stored = settings.find_one({"_id": key})
+        if stored is None:
+            with pymongo.timeout(600):
+                oldest = next(coll.find({}, {"_id": 1}).sort("_id", 1).limit(1), None)
+            lower_floor(coll, ids.ms_of_id(oldest["_id"]) if oldest else ids.ms_of(now()))
+            stored = settings.find_one({"_id": key})
+        self.floor_ms = stored["value"] - FLOOR_MARGIN_MS
+        self.ms_per_item = TtlCache(size=1)  # of the last plain first page: where a first page starts
+        self.recent_creates = deque(maxlen=RECENT_CREATES)  # ms of the ids this process made, in order
 
-def read(coll, query, limit, position=None, most_examined=None, unkeyed_per_ms=None):
-    """(items, Position of the next page or None): up to `limit` documents of `coll` that a branch
-    of `query` finds and it accepts, newest first, below `position`. With `most_examined`, a page
-    ends after examining that many, maybe with fewer items; with `unkeyed_per_ms`, no window is
-    wider than LIST_WINDOW_DOCS documents at that density (those stored before `keys`, read whole
-    while their backfill is pending)."""
-    state = current_app.extensions["lists"][coll.name]
-    window_docs = current_app.config["LIST_WINDOW_DOCS"]
-    if position is None:
+    def created(self, oid):
+        """Note that this process made `oid`: a first page narrows its first window to the burst
+        of creates it knows of at the top, which the density of the last plain page does not
+        show (`first_windows`)."""
+        self.recent_creates.append(ids.ms_of_id(oid))
+
+    def first_windows(self, start, limit):
+        """(width, reach): a first page's window (ms below `start`), and how far below `start` its
+        second window reaches at least. Twice the span that held the last plain first page's
+        items, where the documents are as dense; but after a burst of creates by this process,
+        the first window spans exactly its `limit` + 1 newest of them (a window reads every
+        document in it, and a burst is as dense for any list that matches it: an import, then a
+        search), when they lie within GROWTH times that span (no wider than one step after a miss
+        would reach, and never a window above a slow burst that misses it and then grows blind
+        onto all of it); the second window goes on as if the first had not moved."""
+        rate, made = self.ms_per_item.get("plain"), self.recent_creates
+        usual = math.ceil(2 * rate * (limit + 1)) if rate else FIRST_WINDOW_MS
+        if len(made) > limit and made[-1 - limit] > start - GROWTH * usual:
+            return max(start - made[-1 - limit], 1), usual
+        return usual, usual
+
+    def read(self, query, limit, position=None, most_examined=None):
+        """(items, Position of the next page or None): up to `limit` documents that a branch of
+        `query` finds and it accepts, newest first, below `position`. With `most_examined`, a
+        page ends after examining that many, maybe with fewer items."""
+        if position is not None:
+            below = position.below
+            return self._walk(query, limit, ids.ms_of_id(below), below, (position.width_ms, 0), most_examined)
         start = ids.ms_of(now())
-        (width, reach), hi = first_windows(coll, state, start, limit), ids.boundary(start + LEEWAY_MS)
-    else:
-        hi, width, reach = position.below, position.width_ms, 0
-        start = ids.ms_of_id(hi)
-    if not state["windowed"]:
-        width = start - state["floor"]
-    found, top, examined, cut = [], start, 0, None
-    for _ in range(WINDOWS_BOUND):
-        if unkeyed_per_ms:
-            width = max(1, min(width, int(window_docs / unkeyed_per_ms)))
-        lo_ms = max(top - width, state["floor"])
-        needed = limit + 1 - len(found)
-        # A window cut by its cap stays in the same millisecond when the documents are denser than
-        # a millisecond (a burst), so its span cannot double: the number it examines does instead.
-        doubled = examined if cut is not None else 0
-        cap = min(window_docs, max(needed, math.ceil(needed * examined / max(len(found), 1)), doubled))
-        if most_examined is not None:
-            cap = min(cap, most_examined - examined)
+        items, after = self._walk(query, limit, start, ids.boundary(start + LEEWAY_MS),
+                                  self.first_windows(start, limit), most_examined)  # fmt: skip
+        if query.plain and after is not None and len(items) == limit and after.below == items[-1]["_id"]:
+            self.ms_per_item.put("plain", max(start - ids.ms_of_id(after.below), 1) / limit, ttl=DENSITY_SECONDS)
+        return items, after
+
+    def _walk(self, query, limit, start, hi, widths, most_examined):
+        """(items, Position of the next page or None): windows below `hi` (`start` ms), the first
+        `widths[0]` wide and the second reaching `widths[1]` below `start` at least, until more
+        than `limit` are found, `most_examined` examined, or the floor is reached."""
+        width, reach = widths
+        if not self.windowed:
+            width = start - self.floor_ms
+        found, top, examined, cut = [], start, 0, None
+        for _ in range(WINDOWS_BOUND):
+            lo_ms = max(top - width, self.floor_ms)
+            needed = limit + 1 - len(found)
+            # A window cut by its cap stays in the same millisecond when the documents are denser than
+            # a millisecond (a burst), so its span cannot double: the number it examines does instead.
+            doubled = examined if cut is not None else 0
+            cap = min(self.window_docs, max(needed, math.ceil(needed * examined / max(len(found), 1)), doubled))
+            if most_examined is not None:
+                cap = min(cap, most_examined - examined)
+            docs, cut = self._window(query, hi, lo_ms, cap)
+            matches = [doc for doc in docs if query.accepts(doc)]
+            found, examined = found + matches, examined + len(docs)
+            if len(found) > limit:
+                return found[:limit], Position(found[limit - 1]["_id"], width)
+            hi = cut or ids.boundary(lo_ms)
+            top = ids.ms_of_id(hi) if cut else lo_ms
+            if cut is None and lo_ms <= self.floor_ms:
+                return found, None
+            if most_examined is not None and examined >= most_examined:
+                return found, Position(hi, width)
+            walked = max(start - top, 1)
+            width = next_width(walked, limit + 1 - len(found), len(found), examined, not matches, self.window_docs)
+            width = max(width, reach - walked)
+        return found, Position(hi, width)
+
+    def _window(self, query, hi, lo_ms, cap):
+        """(documents newest first, the id the window was cut at or None): what the branches of
+        `query` find with ids in [`lo_ms`, `hi`), at most `cap` each; a branch that reaches its cap
+        may have more below its last, so the window ends there for every branch."""
         window, cut = {}, None
         for branch in query.branches:
             docs = list(
-                coll.find({**branch, "_id": {"$lt": hi, "$gte": ids.boundary(lo_ms)}}, {list_keys.FIELD: False})
+                self.coll.find({**branch, "_id": {"$lt": hi, "$gte": ids.boundary(lo_ms)}}, {list_keys.FIELD: False})
                 .sort("_id", DESCENDING)
                 .limit(cap)
             )
             window.update((doc["_id"], doc) for doc in docs)
-            if len(docs) == cap:  # more below the last: the window ends there for every branch
+            if len(docs) == cap:
                 cut = max(cut, docs[-1]["_id"]) if cut else docs[-1]["_id"]
-        kept = sorted((oid for oid in window if cut is None or oid >= cut), reverse=True)
-        matches = [window[oid] for oid in kept if query.accepts(window[oid])]
-        found, examined = found + matches, examined + len(kept)
-        if len(found) > limit:
-            items = found[:limit]
-            if position is None and query.plain:
-                state["ms_per_item"].put("plain", max(start - ids.ms_of_id(items[-1]["_id"]), 1) / limit, ttl=3600)
-            return items, Position(items[-1]["_id"], width)
-        hi = cut or ids.boundary(lo_ms)
-        top = ids.ms_of_id(hi) if cut else lo_ms
-        if cut is None and lo_ms <= state["floor"]:
-            return found, None
-        if most_examined is not None and examined >= most_examined:
-            return found, Position(hi, width)
-        walked = max(start - top, 1)
-        width = next_width(walked, limit + 1 - len(found), len(found), examined, not matches, window_docs)
-        width = max(width, reach - walked)
-    return found, Position(hi, width)
+        return [window[oid] for oid in sorted(window, reverse=True) if cut is None or oid >= cut], cut

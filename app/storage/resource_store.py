@@ -8,8 +8,6 @@ who may read a document (`scopes`) and which list parameters filter which field,
 rules through the hooks below.
 """
 
-from dataclasses import replace
-
 from bson import ObjectId
 from bson.errors import InvalidId
 from flask import current_app
@@ -17,7 +15,7 @@ from pymongo.errors import DuplicateKeyError
 
 from app.errors import Conflict, Forbidden, NotFound, PreconditionFailed
 from app.model.accounts import is_admin
-from app.storage import backfill, ids, list_keys, pages
+from app.storage import ids, list_keys, pages
 from app.storage.database import collection, now
 
 MAX_ATTEMPTS = 100  # a failed attempt means another request's write landed first
@@ -51,6 +49,10 @@ class ResourceStore:
 
     def coll(self):
         return collection(self.collection)
+
+    def pager(self):
+        """This app's pager of the collection (`pages.Pager`), made by `create_indexes`."""
+        return pages.pager(self.coll())
 
     def create_indexes(self):
         """The index every list reads (the ones it replaced go), and the collection's floor
@@ -103,6 +105,11 @@ class ResourceStore:
         own = list_keys.ADMINS if is_admin(user) else user["username"]
         return [own, list_keys.EVERYONE] if self.public else [own]
 
+    def seen_by(self, doc, user):
+        """`doc` as `user` sees it, where what they see depends on who they are (by default it
+        does not): every answer of a document passes through it."""
+        return doc
+
     def can_read(self, doc, user):
         scopes, named = self.scopes(doc)
         return not {*scopes, *named}.isdisjoint(self.caller_scopes(user))
@@ -119,16 +126,14 @@ class ResourceStore:
         return changes if found_by == doc.get(list_keys.FIELD) else {**changes, list_keys.FIELD: found_by}
 
     def list(self, user, args, also=None):
-        """(items, the Position of the next page or None): a page of what `user` may read,
-        narrowed by the list parameters in `args` and the predicate `also` (a filter that needs
+        """(items, the Position of the next page or None): a page of what `user` may read, as they
+        see it, narrowed by the list parameters in `args` and the predicate `also` (a filter that needs
         another resource, such as a fit)."""
         query = list_keys.list_query(self.filters, self.caller_scopes(user), user["username"], args,
                                      lambda doc: self.can_read(doc, user), also)  # fmt: skip
-        unkeyed = backfill.unkeyed_per_ms(self)
-        if unkeyed:  # documents stored before keys existed are read too, until their keys are written
-            query = replace(query, branches=query.branches + backfill.UNKEYED.branches)
         most = current_app.config["LIST_MOST_EXAMINED"]
-        return pages.read(self.coll(), query, args["limit"], args.get("cursor"), most, unkeyed)
+        items, position = self.pager().read(query, args["limit"], args.get("cursor"), most)
+        return [self.seen_by(doc, user) for doc in items], position
 
     # Writing
 
@@ -189,7 +194,7 @@ class ResourceStore:
     def _insert(self, doc):
         coll = self.coll()
         coll.insert_one(doc)
-        pages.created(coll, doc["_id"])
+        self.pager().created(doc["_id"])
         return doc
 
     def _update(self, doc, changes):

@@ -84,7 +84,7 @@ EVERY_USER = ListQuery(({},), lambda user: True, plain=True)
 
 
 def page(limit, position=None):
-    return pages.read(collection(), EVERY_USER, limit, position)
+    return pages.pager(collection()).read(EVERY_USER, limit, position)
 
 
 def _set(username, **fields):

@@ -1,0 +1,158 @@
+"""Documents stored by an earlier version brought to the present shape, once, before the service
+serves: each migration has a number, and the database keeps the last one done (`settings`,
+MIGRATED), so a start-up with nothing to do reads one document. Reads assume the present shape.
+
+Every process runs what is pending while it prepares the database (app/__init__.py); gunicorn's
+master does it first (`before_serving`), so that workers never boot for minutes, and so does
+`flask migrate`. A run walks each collection once, newest first, through its list pager (every
+document has the admins' or everyone's plain key, or no keys yet), and writes each document that
+needs it once, on the condition of the `rev` it read. Progress goes to the log every BATCH
+documents (docs/operations.md, "Upgrading")."""
+
+import itertools
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pymongo import MongoClient
+from pymongo.errors import ConnectionFailure
+
+from app import definitions
+from app.blueprints.storage import store as blueprints
+from app.errors import Invalid
+from app.instances.storage import store as instances
+from app.model import yamlguard
+from app.profiles import usage
+from app.profiles.storage import store as profiles
+from app.storage import list_keys
+from app.storage.database import get_db
+
+log = logging.getLogger(__name__)
+MIGRATED = "migrated"  # the settings document holding the number of the last migration done
+BATCH = 500
+LOGGED = 10  # batches between two lines of progress
+PROFILE_FIELDS = {"usage": usage.ZERO, "containerDefaults": None, "containerMax": None, "entitledUsers": []}
+EVERY_DOCUMENT = list_keys.ListQuery(
+    ({list_keys.FIELD: list_keys.ADMINS}, {list_keys.FIELD: list_keys.EVERYONE}, {list_keys.FIELD: None}),
+    lambda doc: True,
+    plain=False,
+)
+
+
+@dataclass(frozen=True)
+class Migration:
+    """Migration `number`: `change(store, doc)` gives the fields to set on a document of one of
+    `stores` stored before it ({} when it has them)."""
+
+    number: int
+    what: str
+    stores: tuple
+    change: Callable[[object, dict], dict]
+
+
+def _last_writer(store, doc):
+    return {} if "updatedBy" in doc else {"updatedBy": doc["owner"]}
+
+
+def _requirements(store, doc):
+    """Requirements container by container (`perContainer`); null where the definition is not
+    valid for its format (it was stored before it was checked)."""
+    stored = doc.get("requirements")
+    if "requirements" in doc and (stored is None or "perContainer" in stored):
+        return {}
+    try:
+        found = definitions.requirements(doc.get("blueprintType"), doc.get("yml"), doc.get("parameters"))
+    except (Invalid, yamlguard.YamlError):
+        found = None
+    return {"requirements": found}
+
+
+def _profile_fields(store, doc):
+    return {field: value for field, value in PROFILE_FIELDS.items() if field not in doc}
+
+
+def _keys(store, doc):
+    return store.rekeyed(doc, {})
+
+
+MIGRATIONS = (
+    Migration(1, "who made each blueprint's version (updatedBy)", (blueprints,), _last_writer),
+    Migration(2, "blueprints' requirements, container by container", (blueprints,), _requirements),
+    Migration(3, "profiles' usage, container defaults and maximum, sharing", (profiles,), _profile_fields),
+    Migration(4, "what lists find each document by (keys)", (profiles, blueprints, instances), _keys),
+)
+LATEST = MIGRATIONS[-1].number
+
+
+def mark_current(db):
+    """Record that `db` holds documents of the present shape only (written straight into it as
+    the service stores them: the benchmarks' seeds)."""
+    db.settings.update_one({"_id": MIGRATED}, {"$max": {"value": LATEST}}, upsert=True)
+
+
+def done():
+    """The number of the last migration this database has had."""
+    return (get_db().settings.find_one({"_id": MIGRATED}) or {}).get("value", 0)
+
+
+def run():
+    """Run what is pending (in an app context, with the pagers prepared); how many migrations ran."""
+    pending = [migration for migration in MIGRATIONS if migration.number > done()]
+    for store in (profiles, blueprints, instances):
+        mine = [migration for migration in pending if store in migration.stores]
+        if mine:
+            _walk(store, mine)
+    if pending:
+        mark_current(get_db())
+        log.info("migrations: the database is at %d", LATEST)
+    return len(pending)
+
+
+def _walk(store, migrations):
+    """Each document of `store` through `migrations`, written where one changes it."""
+    names = "; ".join(f"{migration.number}: {migration.what}" for migration in migrations)
+    log.info("migrating %s (%s)", store.collection, names)
+    started, examined, written, position = time.monotonic(), 0, 0, None
+    pager = store.pager()
+    for batches in itertools.count(1):
+        batch, position = pager.read(EVERY_DOCUMENT, BATCH, position)
+        written += sum(_migrated(store, migrations, doc) for doc in batch)
+        examined += len(batch)
+        if position is None or batches % LOGGED == 0:
+            log.info("migrating %s: %d examined, %d changed, %.0f s", store.collection, examined, written,
+                     time.monotonic() - started)  # fmt: skip
+        if position is None:
+            return
+
+
+def _migrated(store, migrations, doc):
+    """Whether `doc` needed a change, written on the condition that it is still the version read
+    (else read again: a process of the earlier version may still be writing)."""
+    while doc is not None:
+        changes = {}
+        for migration in migrations:
+            changes.update(migration.change(store, {**doc, **changes}))
+        if not changes:
+            return False
+        if store.coll().update_one({"_id": doc["_id"], "rev": doc.get("rev")}, {"$set": changes}).matched_count:
+            return True
+        doc = store.coll().find_one({"_id": doc["_id"]})
+    return False
+
+
+def before_serving(mongo_uri, settings):
+    """gunicorn's master, before its workers: what is pending, so that no worker boots for minutes
+    (gunicorn kills a worker that takes longer than its timeout to boot). Nothing to do costs one
+    read; a database that cannot be reached is left to the workers' preparation."""
+    client = MongoClient(mongo_uri, serverSelectionTimeoutMS=settings["MONGO_TIMEOUT_MS"], tz_aware=True)
+    try:
+        migrated = client[settings["MONGO_DB"]].settings.find_one({"_id": MIGRATED}) or {}
+        if migrated.get("value", 0) < LATEST:
+            from app import create_app  # the whole app: its pagers walk, its stores write
+
+            create_app(mongo_client=client)
+    except ConnectionFailure:
+        log.warning("migrations: the database cannot be reached; the workers will run them")
+    finally:
+        client.close()

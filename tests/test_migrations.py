@@ -1,0 +1,139 @@
+"""Documents an earlier version stored: brought to the present shape once, at start-up, with
+progress in the log; after that, reads take them as they are."""
+
+import logging
+import subprocess
+import sys
+
+from app import create_app, migrations
+from app.storage import ids
+from app.storage.database import get_db, now
+from support.lists import walk
+from support.processes import ROOT, Gunicorn, environment
+
+COMPOSE = "services:\n  web:\n    image: nginx\n    deploy:\n      resources:\n        limits: {memory: 256m}\n"
+
+
+def _earlier(app, blueprints, profiles=()):
+    """Write documents as an earlier version stored them (no keys, no `updatedBy`, no
+    `requirements` or ones without `perContainer`; profiles without usage, defaults or
+    sharing) and forget the migrations; their ids."""
+    made = []
+    with app.app_context():
+        db = get_db()
+        for collection, docs in (("blueprints", blueprints), ("profiles", profiles)):
+            for fields in docs:
+                moment = now()
+                doc = {"_id": ids.new_id(moment), "owner": "alice", "createdAt": moment, "updatedAt": moment,
+                       "rev": 1, **fields}  # fmt: skip
+                db[collection].insert_one(doc)
+                made.append(str(doc["_id"]))
+        db.settings.delete_one({"_id": migrations.MIGRATED})
+    return made
+
+
+def _restarted(app):
+    return create_app(dict(app.config), mongo_client=app.extensions["mongo"].client)
+
+
+def _blueprint(name, **fields):
+    return {"name": name, "blueprintType": "compose", "yml": COMPOSE, "entitlementType": "PUBLIC",
+            "entitledUsers": [], "inactive": False, "parameters": None, **fields}  # fmt: skip
+
+
+def test_an_earlier_database_is_migrated_at_start_up_and_read_as_it_is_after(app, api, caplog):
+    before_requirements, before_containers, never_checked, profile = _earlier(
+        app,
+        [
+            _blueprint("old web"),
+            _blueprint("old sized", updatedBy="bob", requirements={"memoryBytes": 1, "containers": 1}),
+            _blueprint("old broken", yml="services: [web\n"),
+        ],
+        [{"name": "old team", "memoryCap": "1Gi", "defaultProfile": False}],
+    )
+    with caplog.at_level(logging.INFO, logger="app.migrations"):
+        restarted = _restarted(app)
+    assert "migrating blueprints: 3 examined, 3 changed" in caplog.text
+    assert "migrating profiles: 1 examined, 1 changed" in caplog.text
+    with restarted.app_context():
+        assert migrations.done() == migrations.LATEST
+        assert get_db().blueprints.find_one({"keys": None}) is None
+
+    found = {item["name"]: item for item in walk(api, "/blueprints?q=old&limit=2", user="bob")}
+    assert sorted(found) == ["old broken", "old sized", "old web"]
+    assert found["old web"]["updatedBy"] == "alice" and found["old sized"]["updatedBy"] == "bob"
+    assert found["old web"]["requirements"]["memoryBytes"] == 256 * 2**20
+    assert found["old sized"]["requirements"]["memoryBytes"] == 256 * 2**20  # measured again, container by container
+    assert found["old broken"]["requirements"] is None  # stored before definitions were checked
+    assert api.get(f"/blueprints/{before_requirements}/fit?profile={profile}", user="alice").json["fits"] is True
+    r = api.get(f"/profiles/{profile}", user="alice")
+    assert r.json["usage"]["instances"] == 0 and r.json["entitledUsers"] == [] and r.json["containerDefaults"] is None
+    assert [item["name"] for item in walk(api, "/profiles?limit=1", user="alice")] == ["old team"]
+    assert api.get(f"/blueprints/{never_checked}", user="alice").status == 200
+    assert api.get(f"/blueprints/{before_containers}", user="alice").json["name"] == "old sized"
+
+
+def test_a_database_already_migrated_is_not_walked_again(app, caplog):
+    with app.app_context():
+        assert migrations.done() == migrations.LATEST
+        moment = now()
+        get_db().blueprints.insert_one({"_id": ids.new_id(moment), **_blueprint("left"), "rev": 1})
+    with caplog.at_level(logging.INFO, logger="app.migrations"):
+        restarted = _restarted(app)
+    assert "migrating" not in caplog.text
+    with restarted.app_context():
+        assert "keys" not in get_db().blueprints.find_one({"name": "left"})
+
+
+def test_a_document_changed_meanwhile_is_migrated_from_its_new_version(app):
+    (made,) = _earlier(app, [_blueprint("raced")])
+    with app.app_context():
+        coll = get_db().blueprints
+        read = coll.find_one({"name": "raced"})
+        coll.update_one({"name": "raced"}, {"$set": {"name": "renamed", "rev": 2}})  # an earlier version's write
+        store = migrations.MIGRATIONS[-1].stores[1]
+        assert migrations._migrated(store, migrations.MIGRATIONS, read)
+        stored = coll.find_one({"name": "renamed"})
+    assert stored["rev"] == 2 and stored["updatedBy"] == "alice" and "n:renamed" in "".join(stored["keys"])
+    assert str(stored["_id"]) == made
+
+
+def test_flask_migrate_says_where_the_database_is(socket_app):
+    """The command runs the app's start-up (which migrates), then says so."""
+    _earlier(socket_app, [_blueprint("by command")])
+    result = subprocess.run(
+        [sys.executable, "-m", "flask", "--app", "wsgi", "migrate"],
+        cwd=ROOT,
+        env=environment(MONGO_URI=_uri(socket_app), MONGO_DB=socket_app.config["MONGO_DB"]),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"the database is at migration {migrations.LATEST} of {migrations.LATEST}"
+    with socket_app.app_context():
+        assert get_db().blueprints.find_one({"name": "by command"})["keys"]
+
+
+def _uri(app):
+    address = app.extensions["mongo"].client.address
+    return f"mongodb://{address[0]}:{address[1]}"
+
+
+def test_gunicorn_migrates_before_its_workers_start(socket_app, tmp_path):
+    """The master runs what is pending before it forks, so a worker's start-up finds nothing to do."""
+    (made,) = _earlier(socket_app, [_blueprint("waiting")])
+    log = tmp_path / "gunicorn.log"
+    with log.open("w") as stderr:
+        service = Gunicorn(stderr=stderr, MONGO_URI=_uri(socket_app), MONGO_DB=socket_app.config["MONGO_DB"],
+                           LOG_LEVEL="info").start()  # fmt: skip
+        try:
+            with socket_app.app_context():
+                stored = get_db().blueprints.find_one({"name": "waiting"})
+        finally:
+            service.stop()
+    lines = [line for line in log.read_text().splitlines() if "migrat" in line]
+    assert any("migrating blueprints: 1 examined, 1 changed" in line for line in lines), lines
+    assert len([line for line in lines if "migrating blueprints:" in line]) == 1  # the master's alone
+    assert stored["keys"] and stored["updatedBy"] == "alice" and str(stored["_id"]) == made
