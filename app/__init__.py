@@ -15,6 +15,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import cli, config, migrations, ops, web
 from app.access import auth, login_throttle, request_quota, tokens
+from app.access import users as accounts  # `users` would be app.users, the routes' package
 from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
 from app.http import docs, idempotency, openapi, problems, response_headers
@@ -28,7 +29,6 @@ from app.profiles.storage import store as profiles_store
 from app.revisions import storage as revisions
 from app.revisions.routes import blp as revisions_blp
 from app.storage import database
-from app.users import storage as users
 from app.users.routes import blp as users_blp
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ def create_app(settings=None, mongo_client=None):
     app.session_interface = auth.NoSessions()
     database.init_app(app, mongo_client)
     request_quota.init_app(app)
-    users.init_app(app)
+    accounts.init_app(app)
 
     api = openapi.Api(app)
     for blp in (profiles_blp, blueprints_blp, revisions_blp, instances_blp, users_blp, imports_blp):
@@ -87,10 +87,10 @@ def _prepare_database(app):
     """Idempotent, so every worker may run it; the migrations need the pagers the stores make."""
     db = database.get_db()
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
-    for module in (users, tokens, login_throttle, request_quota, idempotency, revisions):
+    for module in (accounts, tokens, login_throttle, request_quota, idempotency, revisions):
         module.create_indexes(db)
     for store in (profiles_store, blueprints_store, instances_store):
         store.create_indexes()
     migrations.run()
     if app.config["ADMIN_USERNAME"] and app.config["ADMIN_PASSWORD"]:
-        users.ensure_admin(app.config["ADMIN_USERNAME"], app.config["ADMIN_PASSWORD"])
+        accounts.ensure_admin(app.config["ADMIN_USERNAME"], app.config["ADMIN_PASSWORD"])

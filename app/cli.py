@@ -9,8 +9,8 @@ import marshmallow as ma
 from flask.cli import AppGroup
 
 from app import migrations
+from app.access import users
 from app.model.accounts import ROLES
-from app.users import storage as users
 
 users_cli = AppGroup("users", help="Manage user accounts.")
 

@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 import pytest
 from werkzeug import security
 
+from app.access import users
 from app.storage.database import get_db
-from app.users import storage as users
 from support.http import PASSWORD, assert_problem, bearer, token_for
 
 PUBLIC_ENDPOINTS = {

@@ -14,7 +14,7 @@ import time
 import pytest
 import yaml
 
-from app.users import storage as users
+from app.access import users
 from bpctl import fetch
 from support import compose_oracle, corpus, tours
 from support.apps import serving

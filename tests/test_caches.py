@@ -3,9 +3,8 @@ credentials, user records (USER_CACHE_SECONDS), and the cache they are built on.
 
 import time
 
-from app.access import auth
+from app.access import auth, users
 from app.storage.cache import TtlCache
-from app.users import storage as users
 from support.http import PASSWORD, assert_problem, bearer, token_for
 
 

@@ -4,7 +4,7 @@ import mongomock
 import pytest
 
 from app import create_app
-from app.users import storage as users
+from app.access import users
 from support.apps import settings
 
 

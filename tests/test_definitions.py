@@ -291,6 +291,6 @@ def test_an_empty_kind_is_refused_as_kubectl_refuses_it():
 def test_a_body_s_definition_is_read_once_by_its_format_s_own_loader(body, loader):
     from app.blueprints.schemas import BlueprintSchema
 
-    text = BlueprintSchema(partial=True).load({**body, "yml": "a: yes"})["yml"]
-    assert type(text).__name__ == "Definition" and text.loader.__name__ == loader
-    assert text.documents == [{"a": loader == "KubernetesLoader" or "yes"}]  # go-yaml v2's `yes`, v3's text
+    parsed = BlueprintSchema(partial=True).load({**body, "yml": "a: yes"})["yml"]
+    assert parsed.text == "a: yes" and parsed.loader.__name__ == loader
+    assert parsed.documents == [{"a": loader == "KubernetesLoader" or "yes"}]  # go-yaml v2's `yes`, v3's text

@@ -29,7 +29,7 @@ def test_entitlement_changes(api):
 
 
 def test_a_blueprint_without_entitled_users_costs_no_user_lookup(api, monkeypatch):
-    from app.users import storage as users
+    from app.access import users
 
     def looked_up(names):
         raise AssertionError(f"looked up {names}")

@@ -398,11 +398,11 @@ def test_an_openshift_template_may_come_as_its_yaml_text(api):
 
 
 def test_a_template_a_concurrent_import_made_first_is_refused_not_duplicated(api, monkeypatch):
-    from app.imports import storage
+    from app.blueprints.storage import store
 
     catalog = {"version": "2", "templates": [{"type": 1, "title": "x", "image": "nginx"}]}
     imported(api, "portainer", catalog)
-    monkeypatch.setattr(storage, "made_by", lambda source, store: {})  # as if the other import wrote after the lookup
+    monkeypatch.setattr(store, "imported_from", lambda source: {})  # as if the other import wrote after the lookup
     result = imported(api, "portainer", catalog)["results"][0]
     assert result["outcome"] == "refused" and "concurrent import" in result["problems"][0]
     assert len(api.get("/blueprints", user="alice").json["items"]) == 1

@@ -10,7 +10,7 @@ LAYERS = [  # bottom first
     ("app.model",),
     ("app.definitions",),
     ("app.storage",),
-    ("app.access", "app.users.storage", "app.users.schemas"),
+    ("app.access",),
     ("app.ops",),
     ("app.http",),
     ("app.profiles", "app.blueprints", "app.revisions", "app.instances", "app.users", "app.imports"),

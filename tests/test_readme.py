@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from app import config
-from app.users import storage as users
+from app.access import users
 from support import tours
 from support.apps import make_app, serving
 from support.http import FlaskClient

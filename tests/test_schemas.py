@@ -85,7 +85,7 @@ def test_blueprint_fields():
     data = BlueprintSchema().load(
         {"name": "web", "version": " 1.2 ", "blueprintType": "helm.v3", "yml": "a: 1\n", "entitlementType": "public"}
     )
-    assert data["version"] == "1.2" and data["yml"] == "a: 1\n" and data["entitlementType"] == "PUBLIC"
+    assert data["version"] == "1.2" and data["yml"].text == "a: 1\n" and data["entitlementType"] == "PUBLIC"
     assert data["inactive"] is False and data["entitledUsers"] is None
 
 

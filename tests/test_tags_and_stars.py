@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from app.users import storage as users
+from app.access import users
 from support.http import assert_problem, create
 
 

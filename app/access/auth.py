@@ -13,11 +13,10 @@ from flask import current_app
 from flask.sessions import SessionInterface
 from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
 
-from app.access import login_throttle, request_quota, tokens
+from app.access import login_throttle, request_quota, tokens, users
 from app.errors import Forbidden, Unauthorized
 from app.model.accounts import IMPLIED_ROLES
 from app.storage.cache import TtlCache
-from app.users import storage as users
 
 CHALLENGE = 'Basic realm="blueprints", Bearer realm="blueprints"'
 

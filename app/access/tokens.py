@@ -14,9 +14,9 @@ from datetime import timedelta
 
 from flask import current_app
 
+from app.access import users
 from app.storage.cache import TtlCache
 from app.storage.database import get_db, now
-from app.users import storage as users
 
 owners = TtlCache(size=4096)  # token digest -> (username, expiresAt)
 

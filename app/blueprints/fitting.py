@@ -27,7 +27,7 @@ def fit_of(blueprint, profile_id, user):
     return fit.fit(blueprint["requirements"], quantities.limits(profile), profile["usage"])
 
 
-def rendering(version, values, profile, maximize=None):
+def render_fitted(version, values, profile, maximize=None):
     """The render of `version` with `values`, fitted to `profile` (None: none) in the room it has."""
     if version.get("yml") is None:
         raise Conflict("This version of the blueprint has no definition to render.")
@@ -36,11 +36,11 @@ def rendering(version, values, profile, maximize=None):
     return render(version, values, limits, maximize, seconds, None if profile is None else profile["usage"])
 
 
-def rendered(version, args, user):
+def render_answer(version, args, user):
     """The render of `version` (a blueprint or a kept version of one) that `args` ask for, and
     its headers."""
     profile = profile_of(args["profile"], user) if "profile" in args else None
-    return rendering(version, args["values"], profile, args.get("maximize")), NO_STORE
+    return render_fitted(version, args["values"], profile, args.get("maximize")), NO_STORE
 
 
 def blueprints_fitting(args, user):

@@ -68,40 +68,40 @@ def attachment(name, fallback):
 
 @blp.route("")
 class BlueprintCollection(MethodView):
-    @crud.listing(blp, BlueprintQuery(), BlueprintSchema, "A page of blueprints, newest first.")
+    @crud.list_endpoint(blp, BlueprintQuery(), BlueprintSchema, "A page of blueprints, newest first.")
     def get(self, args):
         """List the blueprints the caller may read"""
         user = current_user()
         return paging.respond_page(*store.list(user, args, fitting.blueprints_fitting(args, user)))
 
-    @crud.creating(blp, BlueprintSchema, BlueprintDraftSchema, "blueprint", examples=EXAMPLES)
+    @crud.create_endpoint(blp, BlueprintSchema, BlueprintDraftSchema, "blueprint", examples=EXAMPLES)
     def post(self, fields, dryRun):
         """Create a blueprint"""
-        return crud.created(store, fields, dryRun, "blueprints.BlueprintItem")
+        return crud.answer_create(store, fields, dryRun, "blueprints.BlueprintItem")
 
 
 @blp.route("/<id>")
 class BlueprintItem(MethodView):
-    @crud.reading(blp, BlueprintSchema, "The blueprint.")
+    @crud.read_endpoint(blp, BlueprintSchema, "The blueprint.")
     def get(self, id):
         """Read one blueprint"""
         user = current_user()
-        return crud.read(store.seen_by(store.get(id, user), user))
+        return crud.answer_read(store.seen_by(store.get(id, user), user))
 
-    @crud.changing(blp, BlueprintSchema(partial=True), "The changed blueprint.", example={"name": "web"})
+    @crud.change_endpoint(blp, BlueprintSchema(partial=True), "The changed blueprint.", example={"name": "web"})
     def patch(self, changes, id, dryRun):
         """Change the fields sent of a blueprint"""
-        return crud.changed(store, id, changes, dryRun)
+        return crud.answer_change(store, id, changes, dryRun)
 
-    @crud.changing(blp, BlueprintSchema(), "The replaced blueprint.", example=EXAMPLE)
+    @crud.change_endpoint(blp, BlueprintSchema(), "The replaced blueprint.", example=EXAMPLE)
     def put(self, fields, id, dryRun):
         """Replace every writable field of a blueprint"""
-        return crud.changed(store, id, fields, dryRun)
+        return crud.answer_change(store, id, fields, dryRun)
 
-    @crud.deleting(blp, "The blueprint is gone.")
+    @crud.delete_endpoint(blp, "The blueprint is gone.")
     def delete(self, id):
         """Delete a blueprint"""
-        crud.deleted(store, id)
+        crud.answer_delete(store, id)
 
 
 @blp.route("/<id>/fit")
@@ -116,7 +116,7 @@ class BlueprintFit(MethodView):
         return fitting.fit_of(store.get(id, user), args.get("profile"), user)
 
 
-def rendering(blp, description):
+def render_endpoint(blp, description):
     """The declarations of a render, of the current version or of a kept one."""
     return crud.stacked(
         login_required(role="viewer"),
@@ -128,17 +128,17 @@ def rendering(blp, description):
 
 @blp.route("/<id>/render")
 class BlueprintRender(MethodView):
-    @rendering(blp, "The definition filled in.")
+    @render_endpoint(blp, "The definition filled in.")
     def post(self, args, id):
         """Render a blueprint's template with values, measured and fitted to a profile"""
         user = current_user()
-        return fitting.rendered(store.get(id, user), args, user)
+        return fitting.render_answer(store.get(id, user), args, user)
 
 
 @blp.route("/<id>/yml")
 @blp.route("/<id>/yaml", endpoint="BlueprintDefinitionYaml")  # the path DCHQ's clients call
 class BlueprintDefinition(MethodView):
-    @crud.reading(
+    @crud.read_endpoint(
         blp, None, "The definition, as stored.", content_type="application/yaml", more=["Content-Disposition"]
     )
     def get(self, id):
@@ -147,7 +147,7 @@ class BlueprintDefinition(MethodView):
         if doc.get("yml") is None:
             raise NotFound("This blueprint has no definition.")
         download = {"Content-Disposition": attachment(doc.get("name"), str(doc["_id"]))}
-        return crud.read(doc, Response(doc["yml"], mimetype="application/yaml"), download)
+        return crud.answer_read(doc, Response(doc["yml"], mimetype="application/yaml"), download)
 
 
 @blp.route("/<id>/star")

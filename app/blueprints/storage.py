@@ -6,12 +6,13 @@ definition on every write that changes it, and stars (the users in `starredBy`).
 from pymongo import ASCENDING
 
 from app import definitions
+from app.access import users
 from app.errors import Conflict, Invalid
+from app.model import yamlguard
 from app.revisions import storage as history
 from app.storage import list_keys
 from app.storage.database import collection
 from app.storage.resource_store import MAX_ATTEMPTS, ResourceStore
-from app.users import storage as users
 
 
 def entitlement_changes(changes, stored=None):
@@ -100,6 +101,8 @@ class Blueprints(ResourceStore):
         history.forget(doc["_id"])
 
     def apply_rules(self, changes, stored):
+        """The body's rules; `requirements` measured from a changed definition (parsed once, by
+        the body's field), which is stored as its text."""
         changes = entitlement_changes(changes, stored)
         if stored is None and not changes.get("tags"):
             changes.pop("tags", None)  # stored only when there are some (the tag index is sparse)
@@ -108,6 +111,8 @@ class Blueprints(ResourceStore):
             changes["requirements"] = definitions.requirements(
                 merged.get("blueprintType"), merged.get("yml"), merged.get("parameters")
             )
+        if "yml" in changes:
+            changes["yml"] = yamlguard.text_of(changes["yml"])
         users.check_entitled(changes.get("entitledUsers"))
         return changes
 

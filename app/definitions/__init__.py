@@ -35,11 +35,11 @@ def loader_for(blueprint_type):
     return compose.DIALECT.loader if blueprint_type is None else dialect_of(blueprint_type).loader
 
 
-def requirements(blueprint_type, text, declared=None):
-    """The requirements of a definition (its `yml`, rendered at the defaults of the `declared`
-    parameters), None for a type no format is known for; Invalid naming `yml` when the definition
-    is not valid for its format."""
-    fmt = format_of(blueprint_type)
+def requirements(blueprint_type, yml, declared=None):
+    """The requirements of a definition (its `yml`, text or `yamlguard.Parsed`, rendered at the
+    defaults of the `declared` parameters), None for a type no format is known for; Invalid naming
+    `yml` when the definition is not valid for its format."""
+    fmt, text = format_of(blueprint_type), yamlguard.text_of(yml)
     if fmt is None or text is None:
         return None
     if declared and "$" in text:
@@ -47,14 +47,16 @@ def requirements(blueprint_type, text, declared=None):
             text = templates.render(text, parameters.defaults(declared), fmt.DIALECT)
         except MissingValue as exc:
             raise Invalid({f"parameters.properties.{exc.name}.default": [str(exc)]}) from None
-    return measure(fmt, text)
+        return measure(fmt, text)
+    return measure(fmt, yml)
 
 
-def measure(fmt, text):
-    """The requirements of a definition ready to deploy (a template rendered), of format `fmt`."""
-    loaded = getattr(text, "loader", None) is fmt.DIALECT.loader  # a body's yml was read once already
+def measure(fmt, yml):
+    """The requirements of a definition ready to deploy (a template rendered: text, or a
+    `yamlguard.Parsed` that a body's field read with this format's loader), of format `fmt`."""
+    parsed = isinstance(yml, yamlguard.Parsed) and yml.loader is fmt.DIALECT.loader and "$" not in yml.text
     try:
-        documents = text.documents if loaded and "$" not in text else templates.load(text, fmt.DIALECT)
+        documents = yml.documents if parsed else templates.load(yamlguard.text_of(yml), fmt.DIALECT)
     except yamlguard.YamlError as exc:
         raise Invalid({"yml": [str(exc)]}) from None
     totals = Totals()

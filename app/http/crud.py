@@ -1,7 +1,8 @@
 """What the profiles' and the blueprints' list, create, read, change and delete have in common:
-each operation's declarations (access, body and query, responses, problems) as one decorator,
-and its answer (a dry run, Location and ETag, a 304) as one function, so that each resource's
-routes.py writes out its paths and says only what is its own."""
+each operation's declarations (access, body and query, responses, problems) as one decorator
+(`*_endpoint`), and its answer (a dry run, Location and ETag, a 304) as one function
+(`answer_*`), so that each resource's routes.py writes out its paths and says only what is its
+own."""
 
 from collections.abc import Mapping
 
@@ -47,7 +48,7 @@ def stacked(*decorators):
     return decorate
 
 
-def listing(blp, query, schema, description):
+def list_endpoint(blp, query, schema, description):
     return stacked(
         login_required(role="viewer"),
         blp.arguments(query, location="query", as_kwargs=False),
@@ -56,7 +57,7 @@ def listing(blp, query, schema, description):
     )
 
 
-def creating(blp, schema, draft, noun, **examples):
+def create_endpoint(blp, schema, draft, noun, **examples):
     return stacked(
         login_required(role="member"),
         blp.arguments(schema(), **examples),
@@ -68,7 +69,7 @@ def creating(blp, schema, draft, noun, **examples):
     )
 
 
-def reading(blp, schema, description, more=(), **response):
+def read_endpoint(blp, schema, description, more=(), **response):
     return stacked(
         login_required(role="viewer"),
         blp.response(200, schema, headers=headers("ETag", *more), description=description, **response),
@@ -78,7 +79,7 @@ def reading(blp, schema, description, more=(), **response):
     )
 
 
-def changing(blp, schema, description, example):
+def change_endpoint(blp, schema, description, example):
     return stacked(
         login_required(role="member"),
         blp.arguments(schema, example=example),
@@ -89,7 +90,7 @@ def changing(blp, schema, description, example):
     )
 
 
-def deleting(blp, description):
+def delete_endpoint(blp, description):
     return stacked(
         login_required(role="member"),
         blp.response(204, description=description),
@@ -98,7 +99,7 @@ def deleting(blp, description):
     )
 
 
-def created(store, fields, dry_run, endpoint):
+def answer_create(store, fields, dry_run, endpoint):
     """A create's answer: a dry run's 200, or the 201 (or its replay) with Location and ETag."""
     user = current_user()
     if dry_run:
@@ -107,7 +108,7 @@ def created(store, fields, dry_run, endpoint):
     return store.seen_by(doc, user), {**replay, "Location": url_for(endpoint, id=doc["_id"]), "ETag": etag(doc)}
 
 
-def read(doc, body=None, more_headers=None):
+def answer_read(doc, body=None, more_headers=None):
     """A read's answer: 304 when If-None-Match names the current version, else `body` (the
     document itself unless given) with its ETag."""
     if preconditions.is_current(doc):
@@ -115,12 +116,12 @@ def read(doc, body=None, more_headers=None):
     return (doc if body is None else body), {"ETag": etag(doc), **(more_headers or {})}
 
 
-def deleted(store, id):
+def answer_delete(store, id):
     """A DELETE, If-Match honoured."""
     store.delete(id, current_user(), preconditions.if_match())
 
 
-def changed(store, id, fields, dry_run):
+def answer_change(store, id, fields, dry_run):
     """A PATCH's or PUT's answer: the version written (or that a dry run would write) and its ETag."""
     user = current_user()
     doc = store.update(id, user, fields, preconditions.if_match(), dry_run=dry_run)

@@ -49,17 +49,20 @@ class Words(Text):
     document alike."""
 
     def __init__(self, **kwargs):
-        self.length = Trimmed(1, 200)  # of the text: what is validated after this is its words
-        super().__init__(allow_none=False, load_default=ma.missing, **kwargs)
-        self.metadata = {"pattern": self.length.pattern, **self.metadata}
+        super().__init__(allow_none=False, load_default=ma.missing, validate=Trimmed(1, 200), **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):
-        found = words(self.length(super()._deserialize(value, attr, data, **kwargs)))
+        text = super()._deserialize(value, attr, data, **kwargs)
+        super()._validate(text)
+        found = words(text)
         if not found:
             raise ma.ValidationError("Needs a word: letters or digits.")
         if len(found) > MAX_Q_WORDS:
             raise ma.ValidationError(f"At most {MAX_Q_WORDS} words.")
         return found
+
+    def _validate(self, value):
+        """The validators check the text, in `_deserialize`: what it gives is its words."""
 
 
 class ListArgs(PageArgs):

@@ -6,9 +6,10 @@ credentials (401), role (403), size (413), content type (415), syntax (400), the
 """
 
 import json
+from dataclasses import dataclass
 
 import marshmallow as ma
-from flask import current_app, g
+from flask import current_app, request
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -33,6 +34,33 @@ def _depth(value, most=MAX_JSON_DEPTH):
     return deepest
 
 
+@dataclass(frozen=True)
+class BodyLimits:
+    """How large (bytes) and how deep a route's JSON body may be."""
+
+    max_bytes: int
+    max_depth: int
+
+
+def body_limits(max_bytes, max_depth):
+    """Declares, on the view it decorates, limits of its own for its body (above the service's
+    MAX_CONTENT_LENGTH and MAX_JSON_DEPTH: an import's catalog)."""
+
+    def declare(view):
+        view.body_limits = BodyLimits(max_bytes, max_depth)
+        return view
+
+    return declare
+
+
+def _declared():
+    """The body limits the view serving this request declares (its method's, for a MethodView), or
+    None: the service's."""
+    view = current_app.view_functions.get(request.endpoint)
+    handler = getattr(getattr(view, "view_class", None), request.method.lower(), view)
+    return getattr(handler, "body_limits", None)
+
+
 def is_json(mimetype):
     return mimetype == "application/json" or (mimetype.endswith("+json") and "/" in mimetype)
 
@@ -54,7 +82,10 @@ class Parser(FlaskParser):
     DEFAULT_UNKNOWN_BY_LOCATION = {**FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION, "query": ma.RAISE}
 
     def load_json(self, req, schema):
-        limit = req.max_content_length  # the setting, or a route's own (imports)
+        declared = _declared()
+        if declared is not None:  # werkzeug reads the body up to the route's limit, not the setting's
+            req.max_content_length = declared.max_bytes
+        limit = req.max_content_length
         if req.content_length is not None and limit is not None and req.content_length > limit:
             raise RequestEntityTooLarge()
         if not is_json(req.mimetype):
@@ -65,7 +96,7 @@ class Parser(FlaskParser):
             raise BadRequest(f"The body is not valid JSON: {exc.msg} at character {exc.pos}.") from None
         if not isinstance(body, dict):
             raise BadRequest("The body must be a JSON object.")
-        deepest = g.get("json_depth", MAX_JSON_DEPTH)  # a route may allow more (imports)
+        deepest = MAX_JSON_DEPTH if declared is None else declared.max_depth
         if _depth(body, deepest) > deepest:
             raise BadRequest(f"The body is nested deeper than {deepest} levels.")
         return body

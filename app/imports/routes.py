@@ -1,7 +1,7 @@
 """/imports and /exports: other tools' catalogs in, the service's own format out."""
 
 import orjson
-from flask import Response, g, request, stream_with_context
+from flask import Response, stream_with_context
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
@@ -11,7 +11,8 @@ from app.blueprints.storage import store
 from app.definitions import format_of, kubernetes
 from app.errors import Conflict
 from app.http.openapi import Blueprint, problems
-from app.imports import openshift, quota, storage
+from app.http.parser import body_limits
+from app.imports import openshift, quota, workflow
 from app.imports.formats import NATIVE_VERSION
 from app.imports.schemas import ExportFormat, ExportQuery, ImportReportSchema, ImportSchema, ProfileExportFormat
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
@@ -19,7 +20,7 @@ from app.profiles.storage import store as profiles
 
 blp = Blueprint("imports", __name__, description="Other tools' catalogs brought in as blueprints; the catalog out.")
 MAX_IMPORT_BYTES = 16 * 1024 * 1024
-IMPORT_JSON_DEPTH = 64  # a catalog holds whole Kubernetes objects
+IMPORT_JSON_DEPTH = 64
 EXPORT_PAGE = 200
 EXAMPLE = {
     "format": "compose",
@@ -31,14 +32,6 @@ EXAMPLE = {
 }
 
 
-@blp.before_request
-def _import_limits():
-    """An import's body may be larger and deeper than any other (the contract's 16 MiB)."""
-    if request.endpoint == "imports.Imports":
-        request.max_content_length = MAX_IMPORT_BYTES
-        g.json_depth = IMPORT_JSON_DEPTH
-
-
 @blp.route("/imports")
 class Imports(MethodView):
     @login_required(role="member")
@@ -47,9 +40,10 @@ class Imports(MethodView):
     @blp.response(200, ImportReportSchema, description="One result per template, in the document's order.")
     @blp.doc(parameters=[WRITE_PARAMETERS])
     @problems(blp, 400, 403, 413, 415, 422)
+    @body_limits(MAX_IMPORT_BYTES, IMPORT_JSON_DEPTH)  # the contract's 16 MiB; a catalog holds whole objects
     def post(self, body, dryRun):
         """Import a catalog: Portainer, OpenShift, a Compose file with its .env, or an export"""
-        return storage.run(body["format"], body["source"], body["document"], body["files"], body["defaults"],
+        return workflow.run(body["format"], body["source"], body["document"], body["files"], body["defaults"],
                            current_user(), dryRun)  # fmt: skip
 
 

@@ -4,10 +4,11 @@ import marshmallow as ma
 
 from app.blueprints.schemas import BlueprintDraftSchema, BlueprintQuery, Entitlement, Tags
 from app.imports.formats import FORMATS
-from app.imports.storage import OUTCOMES
 from app.model.accounts import EntitledUsers
 from app.model.fields import Pattern, StrictBoolean, Text, Trimmed
 from app.model.schemas import Schema
+
+OUTCOMES = ("created", "updated", "unchanged", "skipped", "refused")
 
 MAX_FILES = 1000
 

@@ -44,41 +44,41 @@ def behind(args):
 
 @blp.route("")
 class InstanceCollection(MethodView):
-    @crud.listing(blp, InstanceQuery(), InstanceSchema, "A page of instances, newest first.")
+    @crud.list_endpoint(blp, InstanceQuery(), InstanceSchema, "A page of instances, newest first.")
     def get(self, args):
         """List the instances the caller may read"""
         return paging.respond_page(*store.list(current_user(), args, behind(args)))
 
-    @crud.creating(blp, InstanceSchema, InstanceDraftSchema, "instance", example=EXAMPLE)
+    @crud.create_endpoint(blp, InstanceSchema, InstanceDraftSchema, "instance", example=EXAMPLE)
     def post(self, fields, dryRun):
         """Admit an instance of a blueprint against a profile's room"""
-        return crud.created(store, fields, dryRun, "instances.InstanceItem")
+        return crud.answer_create(store, fields, dryRun, "instances.InstanceItem")
 
 
 @blp.route("/<id>")
 class InstanceItem(MethodView):
-    @crud.reading(blp, InstanceSchema, "The instance.")
+    @crud.read_endpoint(blp, InstanceSchema, "The instance.")
     def get(self, id):
         """Read one instance"""
-        return crud.read(store.get(id, current_user()))
+        return crud.answer_read(store.get(id, current_user()))
 
-    @crud.deleting(blp, "The instance is gone; its profile's usage is freed.")
+    @crud.delete_endpoint(blp, "The instance is gone; its profile's usage is freed.")
     def delete(self, id):
         """Delete an instance, freeing its usage"""
-        crud.deleted(store, id)
+        crud.answer_delete(store, id)
 
 
 @blp.route("/<id>/yml")
 class InstanceDefinition(MethodView):
-    @crud.reading(blp, None, "The rendered definition, the same bytes every time.", content_type="application/yaml",
-                  more=["Cache-Control"])  # fmt: skip
+    @crud.read_endpoint(blp, None, "The rendered definition, the same bytes every time.",
+                        content_type="application/yaml", more=["Cache-Control"])  # fmt: skip
     def get(self, id):
         """Download an instance's rendered definition (its owner and admins)"""
         user = current_user()
         doc = store.get(id, user)
         if not store.can_read_definition(doc, user):
             raise NotFound("Only the instance's owner and admins read its definition: it holds its secrets.")
-        return crud.read(doc, Response(doc["yml"], mimetype="application/yaml"), NO_STORE)
+        return crud.answer_read(doc, Response(doc["yml"], mimetype="application/yaml"), NO_STORE)
 
 
 @blp.route("/<id>/upgrade")

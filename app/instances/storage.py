@@ -152,7 +152,7 @@ def _admitted(version, values, profile, replacing=None):
     used = profile["usage"]
     if replacing is not None:
         used = {key: used[key] - value for key, value in usage.change(replacing).items()}
-    answer = fitting.rendering(version, values, {**profile, "usage": used})
+    answer = fitting.render_fitted(version, values, {**profile, "usage": used})
     if answer["requirements"] is None:
         raise Invalid({"blueprint": ["Its definition is of no known type: there is nothing to count."]})
     _refuse_without_room(answer["fit"])

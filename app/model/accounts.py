@@ -1,5 +1,5 @@
 """Accounts: the rules of usernames, passwords and roles, and what each role implies (the
-user and token bodies are app/users/schemas.py)."""
+user and token bodies are app/access/schemas.py)."""
 
 import marshmallow as ma
 

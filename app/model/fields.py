@@ -122,7 +122,8 @@ class Cap(ma.fields.Field):
 class Yaml(ma.fields.String):
     """YAML text, kept byte for byte (its white space is YAML: a block scalar's final newlines, a
     document's indentation); loaded once, by the loader `loader_for(type)` gives for the type the
-    body names (None when it names none), and its documents travel with it."""
+    body names (None when it names none): a `yamlguard.Parsed`, its text and its documents, which
+    the store measures and keeps the text of."""
 
     def __init__(self, loader_for, type_field, **kwargs):
         super().__init__(allow_none=True, load_default=None, **kwargs)
@@ -132,7 +133,7 @@ class Yaml(ma.fields.String):
         text = super()._deserialize(value, attr, data, **kwargs)
         kind = data.get(self.type_field) if isinstance(data, dict) else None
         try:
-            return yamlguard.definition(text, self.loader_for(kind if isinstance(kind, str) else None))
+            return yamlguard.parse(text, self.loader_for(kind if isinstance(kind, str) else None))
         except yamlguard.YamlError as exc:
             raise ma.ValidationError(str(exc)) from None
 

@@ -3,6 +3,8 @@ checked on the composed node graph (or, for text that could nest past what libya
 safely, event by event first) before anything is constructed. Why each bound: docs/design.md
 ("YAML is parsed once")."""
 
+from dataclasses import dataclass
+
 import yaml
 
 try:
@@ -18,18 +20,25 @@ MAX_EXPANDED_NODES = 200_000
 SURELY_COMPOSABLE = 1_000  # nesting libyaml composes without risk (it crashed past 20,000)
 
 
-class Definition(str):
-    """YAML text that passed `load`, with the documents it was loaded into and the loader that
-    read them (each format's tools read scalars their own way: app/model/goyaml.py)."""
+@dataclass(frozen=True)
+class Parsed:
+    """YAML text that passed `load`, the documents it was loaded into, and the loader that read
+    them (each format's tools read scalars their own way: app/model/goyaml.py): what a body's
+    definition is until it is stored, so that it is parsed once."""
 
-    documents = loader = None
+    text: str
+    documents: list
+    loader: type
 
 
-def definition(text, loader=SafeLoader):
-    """`text` as a Definition read by `loader`, or YamlError."""
-    parsed = Definition(text)
-    parsed.documents, parsed.loader = load(text, loader), loader
-    return parsed
+def parse(text, loader=SafeLoader):
+    """`text` read by `loader`, or YamlError."""
+    return Parsed(text, load(text, loader), loader)
+
+
+def text_of(value):
+    """The text of a definition, parsed or not."""
+    return value.text if isinstance(value, Parsed) else value
 
 
 class Documents(list):
@@ -164,7 +173,6 @@ def _plain_keys(pairs):
 
 
 def _read(text, loader_class, max_bytes, each):
-    text = str(text)  # libyaml takes str itself, not a subclass (Definition)
     if utf8_size(text) > max_bytes:
         raise YamlError(f"Larger than {max_bytes // 1024} KiB.")
     try:

@@ -28,7 +28,7 @@ EXAMPLE = {
 
 @blp.route("")
 class ProfileCollection(MethodView):
-    @crud.listing(blp, ProfileQuery(), ProfileSchema, "A page of profiles, newest first.")
+    @crud.list_endpoint(blp, ProfileQuery(), ProfileSchema, "A page of profiles, newest first.")
     def get(self, args):
         """List the profiles the caller may read"""
         user, fitting = current_user(), None
@@ -36,30 +36,30 @@ class ProfileCollection(MethodView):
             fitting = profiles_fitted_by(blueprints.get(args["fits"], user))
         return paging.respond_page(*store.list(user, args, fitting))
 
-    @crud.creating(blp, ProfileSchema, ProfileDraftSchema, "profile", example=EXAMPLE)
+    @crud.create_endpoint(blp, ProfileSchema, ProfileDraftSchema, "profile", example=EXAMPLE)
     def post(self, fields, dryRun):
         """Create a profile"""
-        return crud.created(store, fields, dryRun, "profiles.ProfileItem")
+        return crud.answer_create(store, fields, dryRun, "profiles.ProfileItem")
 
 
 @blp.route("/<id>")
 class ProfileItem(MethodView):
-    @crud.reading(blp, ProfileSchema, "The profile.")
+    @crud.read_endpoint(blp, ProfileSchema, "The profile.")
     def get(self, id):
         """Read one profile"""
-        return crud.read(store.get(id, current_user()))
+        return crud.answer_read(store.get(id, current_user()))
 
-    @crud.changing(blp, ProfileSchema(partial=True), "The changed profile.", example={"name": "small"})
+    @crud.change_endpoint(blp, ProfileSchema(partial=True), "The changed profile.", example={"name": "small"})
     def patch(self, changes, id, dryRun):
         """Change the fields sent of a profile"""
-        return crud.changed(store, id, changes, dryRun)
+        return crud.answer_change(store, id, changes, dryRun)
 
-    @crud.changing(blp, ProfileSchema(), "The replaced profile.", example=EXAMPLE)
+    @crud.change_endpoint(blp, ProfileSchema(), "The replaced profile.", example=EXAMPLE)
     def put(self, fields, id, dryRun):
         """Replace every writable field of a profile"""
-        return crud.changed(store, id, fields, dryRun)
+        return crud.answer_change(store, id, fields, dryRun)
 
-    @crud.deleting(blp, "The profile is gone.")
+    @crud.delete_endpoint(blp, "The profile is gone.")
     def delete(self, id):
         """Delete a profile"""
-        crud.deleted(store, id)
+        crud.answer_delete(store, id)

@@ -7,13 +7,13 @@ it still succeeds."""
 
 from pymongo import ASCENDING
 
+from app.access import users
 from app.errors import Conflict, Invalid
 from app.model import quantities
 from app.profiles import usage
 from app.storage import list_keys
 from app.storage.database import now
 from app.storage.resource_store import ResourceStore
-from app.users import storage as users
 
 
 class Profiles(ResourceStore):

@@ -4,8 +4,8 @@ history, readable by whoever may read the blueprint; restoring is a change (owne
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
-from app.blueprints.fitting import rendered
-from app.blueprints.routes import rendering
+from app.blueprints.fitting import render_answer
+from app.blueprints.routes import render_endpoint
 from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store
 from app.http import preconditions
@@ -60,11 +60,11 @@ class RevisionRestore(MethodView):
 
 @blp.route("/<id>/revisions/<int:rev>/render")
 class RevisionRender(MethodView):
-    @rendering(blp, "That version filled in.")
+    @render_endpoint(blp, "That version filled in.")
     def post(self, args, id, rev):
         """Render a kept version of a blueprint's template"""
         user = current_user()
-        return rendered(history.version(store.get(id, user), rev), args, user)
+        return render_answer(history.version(store.get(id, user), rev), args, user)
 
 
 @blp.route("/<id>/diff")

@@ -114,6 +114,10 @@ class ResourceStore:
         scopes, named = self.scopes(doc)
         return not {*scopes, *named}.isdisjoint(self.caller_scopes(user))
 
+    def imported_from(self, source):
+        """{key: document} of what imports of `source` made (the `one_per_source` index serves it)."""
+        return {doc["source"]["key"]: doc for doc in self.coll().find({"source.name": source})}
+
     def keys(self, doc):
         """What `doc` is found by in lists (list_keys): the one place keys are derived."""
         scopes, named = self.scopes(doc)

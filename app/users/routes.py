@@ -2,13 +2,12 @@
 
 from flask.views import MethodView
 
-from app.access import tokens
+from app.access import tokens, users
 from app.access.auth import basic, bearer, current_token, current_user, login_required
+from app.access.schemas import TokenSchema, UserSchema
 from app.errors import Conflict
 from app.http import paging
 from app.http.openapi import Blueprint, headers, problems
-from app.users import storage as users
-from app.users.schemas import TokenSchema, UserSchema
 
 blp = Blueprint("users", __name__, description="Accounts and their roles; bearer tokens.")
 

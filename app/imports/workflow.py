@@ -1,7 +1,8 @@
-"""An import's writes: each template its own create or update through the blueprint store (the
-same rules, history and requirements as a request's; a `kubernetes-quota` import's profile
-through the profile store), found again by its `source`, so that a refused one never undoes
-another and a re-import updates what the last one made."""
+"""An import, from a document to its report: the templates its format finds (formats.py), each
+then its own create or update through the blueprint store (the same rules, history and
+requirements as a request's; a `kubernetes-quota` import's profile through the profile store),
+found again by its `source`, so that a refused one never undoes another and a re-import updates
+what the last one made."""
 
 from dataclasses import dataclass
 
@@ -11,12 +12,13 @@ from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store as blueprints
 from app.errors import Forbidden, Invalid, NotFound
 from app.imports import formats
+from app.imports.schemas import OUTCOMES
+from app.model import yamlguard
 from app.profiles.schemas import ProfileSchema
 from app.profiles.storage import store as profiles
 from app.storage.resource_store import Collision
 
 MAX_TEMPLATES = 1000
-OUTCOMES = ("created", "updated", "unchanged", "skipped", "refused")
 NAMED = {"portainer": "a Portainer", "openshift": "an OpenShift", "compose": "a Compose", "native": "a native",
          "kubernetes-quota": "a Kubernetes quota"}  # fmt: skip
 
@@ -47,7 +49,7 @@ def run(fmt, source, document, files, defaults, user, dry_run):
     if len(found) > MAX_TEMPLATES:
         raise Invalid({"document": [f"{len(found)} templates; at most {MAX_TEMPLATES} are imported at once."]})
     target = TARGETS.get(fmt, BLUEPRINTS)
-    made = made_by(source, target.store)
+    made = target.store.imported_from(source)
     keys = [candidate.key for candidate in found]
     for index, candidate in enumerate(found):
         if candidate.key in keys[:index]:
@@ -68,11 +70,6 @@ def run(fmt, source, document, files, defaults, user, dry_run):
         results[index] = result
     counts = {outcome: sum(result["outcome"] == outcome for result in results) for outcome in OUTCOMES}
     return {"source": source, "results": results, "counts": counts}
-
-
-def made_by(source, store=blueprints):
-    """{key: document} of what earlier imports of `source` made (the source index serves it)."""
-    return {doc["source"]["key"]: doc for doc in store.coll().find({"source.name": source})}
 
 
 def _with_defaults(fields, defaults, applying):
@@ -121,6 +118,7 @@ def _made(outcome, id_text, doc, dry_run):
 
 def _same(stored, value):
     """Whether a field is unchanged; an empty list, null and absence are the same."""
+    value = yamlguard.text_of(value)  # a definition, parsed
     return stored == value or (stored in (None, [], "") and value in (None, [], ""))
 
 

@@ -9,13 +9,13 @@ from pymongo import ASCENDING
 from pymongo.errors import DuplicateKeyError
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from app.access.schemas import UserSchema
 from app.errors import Invalid
 from app.model.accounts import PASSWORD, ROLES
 from app.storage import database, pages
 from app.storage.cache import TtlCache
 from app.storage.database import now
 from app.storage.list_keys import ListQuery
-from app.users.schemas import UserSchema
 
 
 class UsernameTaken(Exception):
