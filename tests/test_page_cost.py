@@ -85,11 +85,11 @@ def walk(app, counted, coll, branches, accepts, limit, most_pages=PAGES):
     costs, found, position = [], [], None
     with app.app_context():
         pages.prepare(coll)
-        floor = app.extensions["lists"][coll.name]["floor"]
+        floor = pages.pager(coll).floor_ms
         while True:
             counted.queries = counted.documents = 0
             counted.on = True
-            items, position = pages.read(coll, query, limit, position, app.config["LIST_MOST_EXAMINED"])
+            items, position = pages.pager(coll).read(query, limit, position, app.config["LIST_MOST_EXAMINED"])
             counted.on = False
             costs.append((counted.queries, counted.documents, len(items)))
             found += items
@@ -160,7 +160,7 @@ def test_a_quiet_hour_above_dense_documents_does_not_send_a_window_blind_onto_th
     with app.app_context():
         pages.prepare(coll)
         counted.filters, counted.on = [], True
-        items, _ = pages.read(coll, query, 50)
+        items, _ = pages.pager(coll).read(query, 50)
         counted.on = False
     assert len(items) == 50
     assert examined(db, counted) <= pages.GROWTH * 51
@@ -208,9 +208,9 @@ def test_a_slow_burst_with_a_pause_after_it_is_not_read_whole_either(walker):
     with app.app_context():
         pages.prepare(coll)
         for oid in made:
-            pages.created(coll, oid)
+            pages.pager(coll).created(oid)
         counted.filters, counted.on = [], True
-        items, _ = pages.read(coll, query, 50)
+        items, _ = pages.pager(coll).read(query, 50)
         counted.on = False
     assert [item["_id"] for item in items] == made[::-1][:50]
     assert examined(db, counted) <= 3 * 51

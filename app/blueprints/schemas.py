@@ -122,10 +122,8 @@ class BlueprintSchema(EchoedId):
 
     @ma.pre_dump
     def _add_derived(self, doc, **kwargs):
-        """No tags where none are stored; the stars as someone sees them, which only the route
-        knows (`Blueprints.seen_by`): without them, a dump fails rather than answer wrong."""
-        if "starred" in self.fields and "starred" not in doc:
-            raise ValueError("a blueprint is answered as someone sees it: Blueprints.seen_by")
+        """No tags where none are stored. The stars as the caller sees them are not derived here:
+        the route passes the caller to `Blueprints.seen_by`, which adds them."""
         return {"tags": [], **doc}
 
 
