@@ -37,6 +37,7 @@ EVERY_DOCUMENT = list_keys.ListQuery(
     ({list_keys.FIELD: list_keys.ADMINS}, {list_keys.FIELD: list_keys.EVERYONE}, {list_keys.FIELD: None}),
     lambda doc: True,
     plain=False,
+    with_keys=True,  # keys that are right stay; a write is conditional on them (a star changes them)
 )
 
 
@@ -127,15 +128,17 @@ def _walk(store, migrations):
 
 
 def _migrated(store, migrations, doc):
-    """Whether `doc` needed a change, written on the condition that it is still the version read
-    (else read again: a process of the earlier version may still be writing)."""
+    """Whether `doc` needed a change, written on the condition that it is still the version read,
+    its `rev` and its keys as a change's is (else read again: a process of the earlier version may
+    still be writing, and a star changes the keys alone)."""
     while doc is not None:
         changes = {}
         for migration in migrations:
             changes.update(migration.change(store, {**doc, **changes}))
         if not changes:
             return False
-        if store.coll().update_one({"_id": doc["_id"], "rev": doc.get("rev")}, {"$set": changes}).matched_count:
+        current = {"_id": doc["_id"], "rev": doc.get("rev"), list_keys.FIELD: doc.get(list_keys.FIELD)}
+        if store.coll().update_one(current, {"$set": changes}).matched_count:
             return True
         doc = store.coll().find_one({"_id": doc["_id"]})
     return False

@@ -92,7 +92,7 @@ def test_a_document_changed_meanwhile_is_migrated_from_its_new_version(app):
         read = coll.find_one({"name": "raced"})
         coll.update_one({"name": "raced"}, {"$set": {"name": "renamed", "rev": 2}})  # an earlier version's write
         store = migrations.MIGRATIONS[-1].stores[1]
-        assert migrations._migrated(store, migrations.MIGRATIONS, read)
+        assert migrations._migrated(store, _of(store), read)
         stored = coll.find_one({"name": "renamed"})
     assert stored["rev"] == 2 and stored["updatedBy"] == "alice" and "n:renamed" in "".join(stored["keys"])
     assert str(stored["_id"]) == made
@@ -137,3 +137,25 @@ def test_gunicorn_migrates_before_its_workers_start(socket_app, tmp_path):
     assert any("migrating blueprints: 1 examined, 1 changed" in line for line in lines), lines
     assert len([line for line in lines if "migrating blueprints:" in line]) == 1  # the master's alone
     assert stored["keys"] and stored["updatedBy"] == "alice" and str(stored["_id"]) == made
+
+
+def test_documents_already_keyed_are_not_written_again_nor_a_star_made_meanwhile_lost(app, api, caplog):
+    """The walk reads each document whole, its keys too: keys that are right stay as they are, and
+    a star given between the walk's read and its write (which changes the keys, not the `rev`)
+    is kept."""
+    api.post("/blueprints", json={"name": "keyed", "entitlementType": "PUBLIC"}, user="alice")
+    (old,) = _earlier(app, [_blueprint("old")])
+    with app.app_context():
+        store = migrations.MIGRATIONS[-1].stores[1]
+        read = store.coll().find_one({"name": "old"})
+    assert api.put(f"/blueprints/{old}/star", user="bob").status == 204  # after the walk read it
+    with app.app_context():
+        assert migrations._migrated(store, _of(store), read)
+    assert [item["id"] for item in walk(api, "/blueprints?starred=true", user="bob")] == [old]
+    with caplog.at_level(logging.INFO, logger="app.migrations"):
+        _restarted(app)
+    assert "migrating blueprints: 2 examined, 0 changed" in caplog.text
+
+
+def _of(store):
+    return [migration for migration in migrations.MIGRATIONS if store in migration.stores]

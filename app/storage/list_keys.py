@@ -90,11 +90,13 @@ def _rarity(term):
 @dataclass(frozen=True)
 class ListQuery:
     """What a page reads: the documents one of `branches` (flat equality filters) finds that
-    `accepts` keeps; `plain` when no filter narrows it."""
+    `accepts` keeps; `plain` when no filter narrows it. A page reads them without their keys
+    (derived, never part of a reply) unless `with_keys`."""
 
     branches: tuple
     accepts: Callable[[dict], bool]
     plain: bool
+    with_keys: bool = False
 
 
 def list_query(filters, scopes, username, args, readable, also=None):

@@ -167,10 +167,10 @@ class Pager:
         """(documents newest first, the id the window was cut at or None): what the branches of
         `query` find with ids in [`lo_ms`, `hi`), at most `cap` each; a branch that reaches its cap
         may have more below its last, so the window ends there for every branch."""
-        window, cut = {}, None
+        window, cut, fields = {}, None, None if query.with_keys else {list_keys.FIELD: False}
         for branch in query.branches:
             docs = list(
-                self.coll.find({**branch, "_id": {"$lt": hi, "$gte": ids.boundary(lo_ms)}}, {list_keys.FIELD: False})
+                self.coll.find({**branch, "_id": {"$lt": hi, "$gte": ids.boundary(lo_ms)}}, fields)
                 .sort("_id", DESCENDING)
                 .limit(cap)
             )
