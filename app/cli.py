@@ -11,6 +11,7 @@ from flask.cli import AppGroup
 from app import migrations
 from app.access import users
 from app.model.accounts import ROLES
+from app.storage.database import get_db
 
 users_cli = AppGroup("users", help="Manage user accounts.")
 
@@ -88,7 +89,7 @@ def enable(username):
 def migrate():
     """Bring documents an earlier version stored to the present shape (the app's start-up already
     ran what was pending: this says where the database is)."""
-    click.echo(f"the database is at migration {migrations.done()} of {migrations.LATEST}")
+    click.echo(f"the database is at migration {migrations.done(get_db())} of {migrations.LATEST}")
 
 
 def init_app(app):

@@ -92,14 +92,15 @@ def mark_current(db):
     db.settings.update_one({"_id": MIGRATED}, {"$max": {"value": LATEST}}, upsert=True)
 
 
-def done():
-    """The number of the last migration this database has had."""
-    return (get_db().settings.find_one({"_id": MIGRATED}) or {}).get("value", 0)
+def done(db):
+    """The number of the last migration `db` has had."""
+    return (db.settings.find_one({"_id": MIGRATED}) or {}).get("value", 0)
 
 
 def run():
     """Run what is pending (in an app context, with the pagers prepared); how many migrations ran."""
-    pending = [migration for migration in MIGRATIONS if migration.number > done()]
+    last = done(get_db())
+    pending = [migration for migration in MIGRATIONS if migration.number > last]
     for store in (profiles, blueprints, instances):
         mine = [migration for migration in pending if store in migration.stores]
         if mine:
@@ -150,8 +151,7 @@ def before_serving(mongo_uri, settings):
     read; a database that cannot be reached is left to the workers' preparation."""
     client = MongoClient(mongo_uri, serverSelectionTimeoutMS=settings["MONGO_TIMEOUT_MS"], tz_aware=True)
     try:
-        migrated = client[settings["MONGO_DB"]].settings.find_one({"_id": MIGRATED}) or {}
-        if migrated.get("value", 0) < LATEST:
+        if done(client[settings["MONGO_DB"]]) < LATEST:
             from app import create_app  # the whole app: its pagers walk, its stores write
 
             create_app(mongo_client=client)

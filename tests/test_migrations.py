@@ -56,7 +56,7 @@ def test_an_earlier_database_is_migrated_at_start_up_and_read_as_it_is_after(app
     assert "migrating blueprints: 3 examined, 3 changed" in caplog.text
     assert "migrating profiles: 1 examined, 1 changed" in caplog.text
     with restarted.app_context():
-        assert migrations.done() == migrations.LATEST
+        assert migrations.done(get_db()) == migrations.LATEST
         assert get_db().blueprints.find_one({"keys": None}) is None
 
     found = {item["name"]: item for item in walk(api, "/blueprints?q=old&limit=2", user="bob")}
@@ -75,7 +75,7 @@ def test_an_earlier_database_is_migrated_at_start_up_and_read_as_it_is_after(app
 
 def test_a_database_already_migrated_is_not_walked_again(app, caplog):
     with app.app_context():
-        assert migrations.done() == migrations.LATEST
+        assert migrations.done(get_db()) == migrations.LATEST
         moment = now()
         get_db().blueprints.insert_one({"_id": ids.new_id(moment), **_blueprint("left"), "rev": 1})
     with caplog.at_level(logging.INFO, logger="app.migrations"):

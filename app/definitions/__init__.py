@@ -44,10 +44,9 @@ def requirements(blueprint_type, yml, declared=None):
         return None
     if declared and "$" in text:
         try:
-            text = templates.render(text, parameters.defaults(declared), fmt.DIALECT)
+            yml = templates.render(text, parameters.defaults(declared), fmt.DIALECT)
         except MissingValue as exc:
             raise Invalid({f"parameters.properties.{exc.name}.default": [str(exc)]}) from None
-        return measure(fmt, text)
     return measure(fmt, yml)
 
 

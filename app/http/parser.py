@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 
 import marshmallow as ma
-from flask import current_app, request
+from flask import current_app
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -53,11 +53,11 @@ def body_limits(max_bytes, max_depth):
     return declare
 
 
-def _declared():
-    """The body limits the view serving this request declares (its method's, for a MethodView), or
-    None: the service's."""
-    view = current_app.view_functions.get(request.endpoint)
-    handler = getattr(getattr(view, "view_class", None), request.method.lower(), view)
+def _declared(req):
+    """The body limits the view serving `req` declares (its method's, for a MethodView), or None:
+    the service's."""
+    view = current_app.view_functions.get(req.endpoint)
+    handler = getattr(getattr(view, "view_class", None), req.method.lower(), view)
     return getattr(handler, "body_limits", None)
 
 
@@ -82,7 +82,7 @@ class Parser(FlaskParser):
     DEFAULT_UNKNOWN_BY_LOCATION = {**FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION, "query": ma.RAISE}
 
     def load_json(self, req, schema):
-        declared = _declared()
+        declared = _declared(req)
         if declared is not None:  # werkzeug reads the body up to the route's limit, not the setting's
             req.max_content_length = declared.max_bytes
         limit = req.max_content_length

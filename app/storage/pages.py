@@ -124,16 +124,14 @@ class Pager:
             below = position.below
             return self._walk(query, limit, ids.ms_of_id(below), below, (position.width_ms, 0), most_examined)
         start = ids.ms_of(now())
-        items, after = self._walk(query, limit, start, ids.boundary(start + LEEWAY_MS),
-                                  self.first_windows(start, limit), most_examined)  # fmt: skip
-        if query.plain and after is not None and len(items) == limit and after.below == items[-1]["_id"]:
-            self.ms_per_item.put("plain", max(start - ids.ms_of_id(after.below), 1) / limit, ttl=DENSITY_SECONDS)
-        return items, after
+        return self._walk(query, limit, start, ids.boundary(start + LEEWAY_MS), self.first_windows(start, limit),
+                          most_examined, learn=query.plain)  # fmt: skip
 
-    def _walk(self, query, limit, start, hi, widths, most_examined):
+    def _walk(self, query, limit, start, hi, widths, most_examined, learn=False):
         """(items, Position of the next page or None): windows below `hi` (`start` ms), the first
         `widths[0]` wide and the second reaching `widths[1]` below `start` at least, until more
-        than `limit` are found, `most_examined` examined, or the floor is reached."""
+        than `limit` are found, `most_examined` examined, or the floor is reached. A full page
+        teaches the density of the documents when `learn` (a plain first page)."""
         width, reach = widths
         if not self.windowed:
             width = start - self.floor_ms
@@ -151,7 +149,10 @@ class Pager:
             matches = [doc for doc in docs if query.accepts(doc)]
             found, examined = found + matches, examined + len(docs)
             if len(found) > limit:
-                return found[:limit], Position(found[limit - 1]["_id"], width)
+                last = found[limit - 1]["_id"]
+                if learn:
+                    self.ms_per_item.put("plain", max(start - ids.ms_of_id(last), 1) / limit, ttl=DENSITY_SECONDS)
+                return found[:limit], Position(last, width)
             hi = cut or ids.boundary(lo_ms)
             top = ids.ms_of_id(hi) if cut else lo_ms
             if cut is None and lo_ms <= self.floor_ms:
