@@ -11,7 +11,7 @@ import yaml
 from support import compose_oracle as oracle
 from support import corpus
 from support.apps import make_app
-from support.http import FlaskClient
+from support.http import FlaskClient, assert_problem
 
 V3 = "portainer-templates-v3.json"
 V2 = "portainer-templates-v2.json"
@@ -420,3 +420,18 @@ def test_the_community_catalog_has_an_outcome_for_every_template_and_refuses_onl
     reasons = {"is not among the files given", "an Edge stack"}  # a stack in another repository, or type 4
     assert skipped and all(any(reason in result["notes"][-1] for reason in reasons) for result in skipped)
     assert report["counts"]["created"] == 524 - len(refused) - len(skipped)
+
+
+def test_an_import_s_body_may_be_larger_and_deeper_than_others_within_its_own_limits(api):
+    """`POST /imports` declares its own limits (16 MiB, 64 levels) where every other body has 1 MiB
+    and 16: past the others' it reaches the schema, past its own it is refused."""
+
+    def nested(depth):
+        return {"a": nested(depth - 1)} if depth else 1
+
+    within = {"format": "native", "source": "s", "document": {"pad": "x" * (2 * 2**20), "deep": nested(40)}}
+    r = api.post("/imports", json=within, user="alice")
+    assert r.status == 422 and list(r.json["errors"]) == ["document"], r.json
+    deeper = {"format": "native", "source": "s", "document": {"deep": nested(70)}}
+    problem = assert_problem(api.post("/imports", json=deeper, user="alice"), 400)
+    assert "nested deeper than 64" in problem["detail"]
