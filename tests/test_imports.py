@@ -7,9 +7,10 @@ import re
 
 import pytest
 import yaml
+from bson import ObjectId
 
 from support import compose_oracle as oracle
-from support import corpus
+from support import corpus, probes
 from support.apps import make_app
 from support.http import FlaskClient, assert_problem
 
@@ -435,3 +436,36 @@ def test_an_import_s_body_may_be_larger_and_deeper_than_others_within_its_own_li
     deeper = {"format": "native", "source": "s", "document": {"deep": nested(70)}}
     problem = assert_problem(api.post("/imports", json=deeper, user="alice"), 400)
     assert "nested deeper than 64" in problem["detail"]
+
+
+def test_an_openshift_import_whose_aliases_expand_past_a_definition_is_refused_before_anything_is_built(api):
+    body = {"format": "openshift", "source": "s", "document": probes.alias_tree_templates(count=6)}
+    problem = assert_problem(api.post("/imports", json=body, user="alice"), 422)
+    assert "Aliases expand" in problem["errors"]["document"][0]
+
+
+def test_an_openshift_template_whose_objects_outweigh_a_definition_is_refused_before_it_is_written_out(api):
+    data = {f"k{index}": "x" * 10_000 for index in range(30)}  # JSON: no aliases, 300 KB of objects
+    template = {
+        "kind": "Template",
+        "metadata": {"name": "big"},
+        "objects": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": data}],
+    }
+    result = imported(api, "openshift", template)["results"][0]
+    assert result["outcome"] == "refused"
+    assert result["problems"] == ["objects: more than a definition holds (256 KiB), its aliases expanded."]
+
+
+def test_a_stored_definition_whose_aliases_expand_past_the_limits_is_refused_on_write_and_never_exported(app):
+    api = FlaskClient(app)
+    body = {"name": "big", "blueprintType": "kubernetes", "yml": probes.scalar_alias_definition()}
+    assert "Aliases expand" in str(assert_problem(api.post("/blueprints", json=body, user="alice"), 422)["errors"])
+    body["yml"] = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, image: busybox}]}\n"
+    created = api.post("/blueprints", json=body, user="alice").json
+    # as a definition stored before the stream-wide bound existed
+    with app.app_context():
+        app.extensions["mongo"]["blueprints"].update_one(
+            {"_id": ObjectId(created["id"])}, {"$set": {"yml": probes.scalar_alias_definition()}}
+        )
+    problem = assert_problem(api.get(f"/blueprints/{created['id']}/export?format=openshift", user="alice"), 409)
+    assert "Aliases expand" in problem["detail"]

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.model import yamlguard
-from support import corpus
+from support import corpus, probes
 
 
 def billion_laughs(levels=9):
@@ -157,3 +157,34 @@ VALUES = st.recursive(
 @settings(max_examples=300, deadline=None)
 def test_construction_is_pyyamls_on_whatever_pyyaml_writes(value, flow):
     assert same_as_pyyaml(yaml.safe_dump(value, default_flow_style=flow, allow_unicode=True))
+
+
+def test_aliases_are_bounded_across_the_whole_stream_not_a_document_at_a_time():
+    """Six documents, each expanding to 100,000 nodes (within what one document was allowed
+    alone), held a worker past gunicorn's timeout once an import dumped them."""
+    text = probes.alias_tree_templates(count=6)
+    with pytest.raises(yamlguard.YamlError, match="Aliases expand"):
+        yamlguard.load(text, max_bytes=16 * 1024 * 1024)
+    yamlguard.load(probes.alias_tree_templates(count=1, levels=4))  # 10,000 leaves: a few aliases are fine
+
+
+def test_a_long_string_aliased_many_times_is_refused_though_its_nodes_are_few():
+    """50 KB whose aliases of one 10 KB string expand to 100 MB: the bound counts characters."""
+    text = probes.scalar_alias_definition()
+    assert yamlguard.utf8_size(text) < 64 * 1024
+    with pytest.raises(yamlguard.YamlError, match="Aliases expand"):
+        yamlguard.load(text)
+
+
+def test_a_large_stream_without_aliases_is_not_refused_for_a_star_in_its_text():
+    """An import's text may hold 16 MiB: more nodes than any alias allowance, which only what
+    aliases add is measured against (a `*` in a cron line made the old per-document count run)."""
+    text = "[" + ",".join(["'*/5 * * * *'"] * 300_000) + "]"
+    assert len(yamlguard.load(text, max_bytes=16 * 1024 * 1024)[0]) == 300_000
+
+
+def test_outweighs_counts_expanded_data_and_stops_at_the_limit():
+    shared = ["x" * 1000]
+    assert not yamlguard.outweighs({"a": shared, "b": shared}, limit=3000)
+    wide = [shared] * 1000
+    assert yamlguard.outweighs({"a": [wide] * 1000}, limit=3000)  # a billion characters, never walked

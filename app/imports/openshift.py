@@ -12,15 +12,11 @@ from app.definitions import kubernetes
 from app.definitions import parameters as declared
 from app.imports.candidate import Candidate, checked_with, named, parameters
 from app.imports.variables import typed
+from app.model import yamlguard
 
 API_VERSION = "template.openshift.io/v1"
 TYPED = re.compile(r"\$\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
 WHOLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-ANNOTATIONS = {"openshift.io/display-name": "title", "description": "description", "tags": "tags"}
-
-
-def is_template(document):
-    return isinstance(document, dict) and document.get("kind") in ("Template", "List")
 
 
 def templates(document):
@@ -44,6 +40,11 @@ def _candidate(index, template):
     objects = template.get("objects")
     if not isinstance(objects, list) or not objects:
         found.skipped = "no objects to deploy."
+        return found
+    if yamlguard.outweighs(objects):
+        found.problems.append(
+            f"objects: more than a definition holds ({yamlguard.MAX_BYTES // 1024} KiB), its aliases expanded."
+        )
         return found
     whole = set()
     objects = [_defined(index, _untyped(_labelled(item, template.get("labels")), whole), found.notes)
@@ -149,7 +150,8 @@ def as_template(blueprint):
     declared_schema = blueprint.get("parameters") or {}
     properties = declared_schema.get("properties", {})
     typed_names = {name for name, schema in properties.items() if schema["type"] != "string"}
-    objects = [_retyped(doc, typed_names) for doc in yaml.safe_load_all(blueprint.get("yml") or "") if doc is not None]
+    documents = yamlguard.load(blueprint.get("yml") or "")  # the limits it was stored within, kept on the way out
+    objects = [_retyped(doc, typed_names) for doc in documents if doc is not None]
     shown = (blueprint.get("source") or {}).get("template") or {}
     annotations = {"openshift.io/display-name": shown.get("displayName") or blueprint.get("name") or ""}
     if blueprint.get("description"):

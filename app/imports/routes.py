@@ -16,6 +16,7 @@ from app.imports import openshift, quota, workflow
 from app.imports.formats import NATIVE_VERSION
 from app.imports.schemas import ExportFormat, ExportQuery, ImportReportSchema, ImportSchema, ProfileExportFormat
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
+from app.model.yamlguard import YamlError
 from app.profiles.storage import store as profiles
 
 blp = Blueprint("imports", __name__, description="Other tools' catalogs brought in as blueprints; the catalog out.")
@@ -71,7 +72,10 @@ class BlueprintExport(MethodView):
         doc = store.get(id, current_user())
         if format_of(doc.get("blueprintType")) is not kubernetes or doc.get("yml") is None:
             raise Conflict("Only a Kubernetes blueprint with a definition exports as an OpenShift Template.")
-        return openshift.as_template(doc)
+        try:
+            return openshift.as_template(doc)
+        except YamlError as exc:  # stored before today's limits
+            raise Conflict(f"The definition does not export: {exc}") from None
 
 
 @blp.route("/profiles/<id>/export")

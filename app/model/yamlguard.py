@@ -14,9 +14,10 @@ except ImportError:  # PyYAML built without libyaml
 
 MAX_BYTES = 256 * 1024
 MAX_DEPTH = 100
-# More nodes than a 256 KiB document can hold without aliases ("[1,1,...]" is two bytes a node),
-# so only alias expansion can reach it.
-MAX_EXPANDED_NODES = 200_000
+# What aliases may add to a stream, all its documents together, whatever its size: a node counts
+# one and a scalar its characters too, so a stream without aliases weighs no more than its text,
+# and one with them expands to at most its text and a largest definition's worth more.
+MAX_ALIAS_GROWTH = MAX_BYTES
 SURELY_COMPOSABLE = 1_000  # nesting libyaml composes without risk (it crashed past 20,000)
 
 
@@ -73,14 +74,18 @@ def _check_events(text):
 
 
 def _check_node(root):
-    """Depth and expanded size of a composed document, each shared (aliased) node measured once."""
-    sizes = {}  # id(node) -> (expanded size, depth) once measured
+    """What aliases add to a composed document: its expanded weight less the weight of its
+    distinct nodes, each shared (aliased) node measured once; its depth checked."""
+    sizes = {}  # id(node) -> (expanded weight, depth) once measured
+    own = 0  # the weight of the distinct nodes, as the text writes them
     open_nodes = set()
     stack = [(root, False)]
     while stack:
         node, children_done = stack.pop()
         if isinstance(node, yaml.ScalarNode):
-            sizes[id(node)] = (1, 0)
+            if id(node) not in sizes:
+                sizes[id(node)] = (1 + len(node.value), 0)
+                own += 1 + len(node.value)
             continue
         children = [part for pair in node.value for part in pair] if isinstance(node, yaml.MappingNode) else node.value
         if children_done:
@@ -89,8 +94,7 @@ def _check_node(root):
             depth = 1 + max((sizes[id(child)][1] for child in children), default=0)
             if depth > MAX_DEPTH:
                 raise YamlError(f"Nested deeper than {MAX_DEPTH} levels.")
-            if size > MAX_EXPANDED_NODES:
-                raise YamlError("Aliases expand the document beyond the allowed size.")
+            own += 1
             sizes[id(node)] = (size, depth)
             continue
         if id(node) in open_nodes:
@@ -100,7 +104,25 @@ def _check_node(root):
         open_nodes.add(id(node))
         stack.append((node, True))
         stack.extend((child, False) for child in children if id(child) not in sizes)
-    return sizes[id(root)]
+    return sizes[id(root)][0] - own
+
+
+def outweighs(value, limit=MAX_BYTES):
+    """Whether data built from a document (its aliases shared, as loaded) weighs more than
+    `limit` once expanded, counted as the alias check counts: one a node, a string its characters
+    too. It stops at the limit, so it costs no more than a document of that size."""
+    weight, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        weight += 1 + (len(item) if isinstance(item, str) else 0)
+        if weight > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def utf8_size(text):
@@ -183,10 +205,13 @@ def _read(text, loader_class, max_bytes, each):
         loader = loader_class(text)
         try:
             documents = loader.documents = Documents()
+            growth = 0
             while loader.check_node():
                 node = loader.get_node()
                 if not surely_safe:
-                    _check_node(node)
+                    growth += _check_node(node)
+                    if growth > MAX_ALIAS_GROWTH:
+                        raise YamlError("Aliases expand the document beyond the allowed size.")
                 documents.append(each(loader, node))
             return documents
         finally:
