@@ -8,9 +8,10 @@ import subprocess
 
 import pytest
 import yaml
+from bson import ObjectId
 
 from app import definitions
-from support.http import assert_problem, create
+from support.http import FlaskClient, assert_problem, create
 
 Mi, Gi = 1024**2, 1024**3
 QUOTA = """apiVersion: v1
@@ -179,3 +180,18 @@ def test_a_shared_profile_is_read_and_fitted_by_its_users_and_changed_only_by_it
     problem = assert_problem(api.patch(f"/profiles/{shared['id']}", json={"entitledUsers": ["nobody"]},
                                        user="alice"), 422)  # fmt: skip
     assert problem["errors"] == {"entitledUsers": ["No such user: nobody."]}
+
+
+def test_a_profile_name_never_adds_objects_to_its_export(app):
+    """A name written into the export's comment raw ended the comment: whoever applied the export
+    created what the name held. Names with line breaks are refused now; one stored before is still
+    written quoted and escaped."""
+    api = FlaskClient(app)
+    sent = create(api, "profiles", name="team", memoryCap="1Gi").json
+    evil = "team\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: evil}\n# \u2028x"
+    with app.app_context():
+        app.extensions["mongo"]["profiles"].update_one({"_id": ObjectId(sent["id"])}, {"$set": {"name": evil}})
+    text = api.get(f"/profiles/{sent['id']}/export?format=kubernetes", user="alice").body.decode()
+    assert [doc["kind"] for doc in yaml.safe_load_all(text)] == ["ResourceQuota"]
+    assert yaml.safe_load(text)["metadata"]["annotations"]["blueprints/profile-name"] == evil
+    assert text.splitlines()[0].startswith('# The profile "team\\n---\\n')

@@ -6,6 +6,7 @@ export writes the same objects back, with what Kubernetes has no field for (the 
 its container cap: Kubernetes counts pods) in annotations, so that importing it gives the same
 profile back."""
 
+import json
 import re
 
 import yaml
@@ -148,5 +149,6 @@ def as_objects(profile, namespace=None):
             item[into] = amounts
     if len(item) > 1:
         objects.append({"apiVersion": "v1", "kind": "LimitRange", "metadata": metadata, "spec": {"limits": [item]}})
-    header = f"# The profile {profile.get('name') or profile['_id']!s}, as Kubernetes' own quota objects.\n"
+    name = json.dumps(profile.get("name") or str(profile["_id"]))  # quoted, escaped: a name never ends the comment
+    header = f"# The profile {name}, as Kubernetes' own quota objects.\n"
     return header + comment + yaml.safe_dump_all(objects, sort_keys=False)
