@@ -99,6 +99,31 @@ def test_a_text_s_length_is_counted_after_trimming_as_the_published_pattern_says
     assert pattern.search(name) and not pattern.search(" " + "n" * 201 + " ") and not pattern.search("   ")
 
 
+@pytest.mark.parametrize("inside", ["\x00", "\r\n", "\t", "\x7f", "\x85", "\u202e", "\u2066"])
+def test_a_one_line_field_refuses_control_characters_and_bidirectional_overrides(api, app, inside):
+    """A name holding a line break or a right-to-left override reads otherwise than it is stored
+    (in a table, a log line, a YAML comment); a description may hold line breaks and tabs."""
+    text = f"evil{inside}gpj.exe"
+    for path, body, field in (
+        ("/profiles", {"name": text}, "name"),
+        ("/blueprints", {"name": text}, "name"),
+        ("/blueprints", {"name": "ok", "version": text}, "version"),
+        ("/imports", {"format": "native", "source": text, "document": {}}, "source"),
+        (
+            "/imports",
+            {"format": "compose", "source": "s", "document": "x", "defaults": {"name": text}},
+            "defaults.name",
+        ),
+    ):
+        problem = assert_problem(api.post(path, json=body, user="alice"), 422)
+        assert "control character" in str(problem["errors"][field]), (path, problem)
+    published = app.test_client().get("/openapi.json").json["components"]["schemas"]["Blueprint"]["properties"]
+    assert not re.search(published["name"]["pattern"], text) and not re.search(published["version"]["pattern"], text)
+    kept = api.post("/blueprints", json={"name": f"\t{text[:4]}\n", "description": f"a{inside}b"}, user="alice")
+    assert kept.status == 201 and kept.json["name"] == "evil" and kept.json["description"] == f"a{inside}b"
+    assert re.search(published["name"]["pattern"], f"\t{text[:4]}\n")
+
+
 def test_second_default_demotes_the_first(api):
     first = api.post("/profiles", json={"defaultProfile": True}, user="alice").json
     second = api.post("/profiles", json={"defaultProfile": True}, user="alice").json

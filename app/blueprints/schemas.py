@@ -99,7 +99,7 @@ def Source():
 class BlueprintSchema(EchoedId):
     id = Id()
     name = Name()
-    version = Text(validate=Trimmed(max=64))
+    version = Text(validate=Trimmed(max=64, one_line=True))
     description = Text(validate=Trimmed(max=10_000))
     blueprintType = Text(validate=BLUEPRINT_TYPE)
     yml = Yaml(definitions.loader_for, "blueprintType")

@@ -34,16 +34,18 @@ class ImportDefaults(Schema):
     inactive = StrictBoolean()
     name = Text(
         load_default=ma.missing,
-        validate=Trimmed(1, 200),
+        validate=Trimmed(1, 200, one_line=True),
         metadata={"description": "The blueprint's name, for a `compose` import."},
     )
 
 
 class ImportSchema(Schema):
     format = ma.fields.String(required=True, validate=ma.validate.OneOf(list(FORMATS)))
-    source = ma.fields.String(
+    source = Text(
         required=True,
-        validate=ma.validate.Length(1, 200),
+        allow_none=False,
+        load_default=ma.missing,
+        validate=Trimmed(1, 200, one_line=True),
         metadata={"description": "Where this comes from; importing it again updates what it made."},
     )
     document = Document(

@@ -1,6 +1,7 @@
 """Field types shared by every schema: the contract's rules for strings, booleans, caps, YAML,
 timestamps and ids, in bodies and in query strings."""
 
+import re
 from datetime import UTC
 
 import marshmallow as ma
@@ -24,12 +25,19 @@ class Pattern(ma.validate.Regexp):
 _SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
 
 
-class Trimmed(ma.validate.Validator):
-    """A length counted after trimming (the contract's rule), published as the pattern that says
-    so: a maxLength would refuse the white space the field trims."""
+# What a one-line field refuses inside its text: control characters (Unicode Cc) and the
+# bidirectional overrides and isolates, which make a name read otherwise than it is stored.
+_NOT_ONE_LINE = "\\x00-\\x1f\\x7f-\\x9f\\u202a-\\u202e\\u2066-\\u2069"
+NOT_ONE_LINE = re.compile(f"[{_NOT_ONE_LINE}]")
 
-    def __init__(self, min=0, max=None):  # noqa: A002 (ma.validate.Length's names)
-        self.min, self.max = min, max
+
+class Trimmed(ma.validate.Validator):
+    """A length counted after trimming (the contract's rule) and, for a one-line field, no control
+    character or bidirectional override inside; published as the pattern that says so: a
+    maxLength would refuse the white space the field trims."""
+
+    def __init__(self, min=0, max=None, one_line=False):  # noqa: A002 (ma.validate.Length's names)
+        self.min, self.max, self.one_line = min, max, one_line
 
     def __call__(self, value):
         if len(value) < self.min or (self.max is not None and len(value) > self.max):
@@ -37,13 +45,21 @@ class Trimmed(ma.validate.Validator):
                 raise ma.ValidationError(f"Length must be between {self.min} and {self.max} after trimming.")
             raise ma.ValidationError(f"Longer than maximum length {self.max} after trimming." if self.max is not None
                                      else f"Shorter than minimum length {self.min} after trimming.")  # fmt: skip
+        found = NOT_ONE_LINE.search(value) if self.one_line else None
+        if found:
+            raise ma.ValidationError(
+                f"One line of text: no control character or bidirectional override (U+{ord(found[0]):04X} at "
+                f"character {found.start() + 1})."
+            )
         return value
 
     @property
     def pattern(self):
-        inner = f"[^{_SPACE}](?:[\\s\\S]{{0,{self.max - 2}}}[^{_SPACE}])?" if self.max else f"[^{_SPACE}][\\s\\S]*"
+        edge = f"[^{_SPACE}{_NOT_ONE_LINE}]" if self.one_line else f"[^{_SPACE}]"
+        middle = f"[^{_NOT_ONE_LINE}]" if self.one_line else "[\\s\\S]"
+        inner = f"{edge}(?:{middle}{{0,{self.max - 2}}}{edge})?" if self.max else f"{edge}{middle}*"
         core = inner if self.min else f"(?:{inner})?"
-        return f"^[{_SPACE}]*{core}[{_SPACE}]*$" if self.max != 1 else f"^[{_SPACE}]*[^{_SPACE}]?[{_SPACE}]*$"
+        return f"^[{_SPACE}]*{core}[{_SPACE}]*$" if self.max != 1 else f"^[{_SPACE}]*{edge}?[{_SPACE}]*$"
 
 
 class Text(ma.fields.String):
@@ -63,7 +79,7 @@ class Text(ma.fields.String):
 
 
 def Name():
-    return Text(validate=Trimmed(1, 200))
+    return Text(validate=Trimmed(1, 200, one_line=True))
 
 
 class StrictBoolean(ma.fields.Boolean):
