@@ -77,11 +77,16 @@ def _keys(store, doc):
     return store.rekeyed(doc, {})
 
 
+def _secrets(store, doc):
+    return store.secrets_hidden(doc)
+
+
 MIGRATIONS = (
     Migration(1, "who made each blueprint's version (updatedBy)", (blueprints,), _last_writer),
     Migration(2, "blueprints' requirements, container by container", (blueprints,), _requirements),
     Migration(3, "profiles' usage, container defaults and maximum, sharing", (profiles,), _profile_fields),
     Migration(4, "what lists find each document by (keys)", (profiles, blueprints, instances), _keys),
+    Migration(5, "instances' generated values hidden as secrets", (instances,), _secrets),
 )
 LATEST = MIGRATIONS[-1].number
 

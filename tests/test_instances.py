@@ -141,6 +141,7 @@ def test_upgrade_renders_again_admits_the_difference_and_answers_the_diff(api, w
     r = api.post(f"/instances/{shop['id']}/upgrade", json={"values": {"REPLICAS": 3}}, user="alice")
     assert r.status == 200, r.json
     assert r.json["rev"] == 2 and r.json["values"]["REPLICAS"] == 3
+    assert r.headers["cache-control"] == "no-store"  # the diff may hold its secrets
     assert "-    image: nginx:1.27\n+    image: nginx-new:1.27\n" in r.json["diff"]
     assert r.json["diff"].startswith("--- rev 1\n+++ rev 2\n")
     assert usage(api, team)["memoryBytes"] == 3 * 256 * Mi and usage(api, team)["instances"] == 1
@@ -157,6 +158,30 @@ def test_upgrade_renders_again_admits_the_difference_and_answers_the_diff(api, w
     dry = api.post(f"/instances/{shop['id']}/upgrade?dryRun=true", json={}, headers={"If-Match": etag}, user="alice")
     assert dry.status == 200 and dry.json["rev"] == 2
     assert api.get(f"/instances/{shop['id']}", user="alice").json["rev"] == 1  # a dry run writes nothing
+
+
+def test_a_generated_value_is_read_only_in_the_definition_whatever_write_only_says(api, team):
+    """A generated parameter without `writeOnly` (every OpenShift `generate: expression` import)
+    showed its value to the profile's owner, who may not read the definition."""
+    generated = {"type": "object", "properties": {"DB_PASSWORD": {"type": "string", "x-generate": "[a-z]{24}"}}}
+    yml = "services:\n  db:\n    image: mysql\n    environment:\n      PASSWORD: ${DB_PASSWORD}\n"
+    mysql = create(api, "blueprints", name="mysql", blueprintType="compose", yml=yml, parameters=generated,
+                   entitlementType="PUBLIC").json  # fmt: skip
+    shared = create(api, "profiles", name="shared", entitledUsers=["bob"], memoryCap="1Gi",
+                    containerDefaults={"memory": "64Mi"}).json  # fmt: skip
+    bobs = deploy(api, mysql, shared, "bobs-db", user="bob")
+    assert bobs.status == 201 and bobs.json["values"] == {"DB_PASSWORD": None}
+    password = yaml.safe_load(api.get(f"/instances/{bobs.json['id']}/yml", user="bob").body)["services"]["db"][
+        "environment"]["PASSWORD"]  # fmt: skip
+    for user in ("bob", "alice"):  # alice owns the profile
+        read = api.get(f"/instances/{bobs.json['id']}", user=user)
+        assert read.status == 200 and password not in read.body.decode()
+        listed = api.get(f"/instances?profile={shared['id']}", user=user)
+        assert listed.json["items"][0]["values"] == {"DB_PASSWORD": None} and password not in listed.body.decode()
+    upgraded = api.post(f"/instances/{bobs.json['id']}/upgrade", json={}, user="bob")
+    assert upgraded.json["values"] == {"DB_PASSWORD": None}
+    rendered = api.post(f"/blueprints/{mysql['id']}/render", json={}, user="alice").json
+    assert rendered["values"] == {"DB_PASSWORD": None}
 
 
 def test_who_reads_what(api, web, team):

@@ -5,9 +5,13 @@ import logging
 import subprocess
 import sys
 
+from bson import ObjectId
+
 from app import create_app, migrations
+from app.blueprints.storage import store as blueprint_store
 from app.storage import ids
 from app.storage.database import get_db, now
+from support.http import create
 from support.lists import walk
 from support.processes import ROOT, Gunicorn, environment
 
@@ -91,7 +95,7 @@ def test_a_document_changed_meanwhile_is_migrated_from_its_new_version(app):
         coll = get_db().blueprints
         read = coll.find_one({"name": "raced"})
         coll.update_one({"name": "raced"}, {"$set": {"name": "renamed", "rev": 2}})  # an earlier version's write
-        store = migrations.MIGRATIONS[-1].stores[1]
+        store = blueprint_store
         assert migrations._migrated(store, _of(store), read)
         stored = coll.find_one({"name": "renamed"})
     assert stored["rev"] == 2 and stored["updatedBy"] == "alice" and "n:renamed" in "".join(stored["keys"])
@@ -146,7 +150,7 @@ def test_documents_already_keyed_are_not_written_again_nor_a_star_made_meanwhile
     api.post("/blueprints", json={"name": "keyed", "entitlementType": "PUBLIC"}, user="alice")
     (old,) = _earlier(app, [_blueprint("old")])
     with app.app_context():
-        store = migrations.MIGRATIONS[-1].stores[1]
+        store = blueprint_store
         read = store.coll().find_one({"name": "old"})
     assert api.put(f"/blueprints/{old}/star", user="bob").status == 204  # after the walk read it
     with app.app_context():
@@ -159,3 +163,21 @@ def test_documents_already_keyed_are_not_written_again_nor_a_star_made_meanwhile
 
 def _of(store):
     return [migration for migration in migrations.MIGRATIONS if store in migration.stores]
+
+
+def test_an_instance_stored_showing_a_generated_value_hides_it_after_the_migration(app, api):
+    parameters = {"type": "object", "properties": {"PASSWORD": {"type": "string", "x-generate": "[a-z]{24}"},
+                                                   "TAG": {"type": "string", "default": "1"}}}  # fmt: skip
+    yml = COMPOSE.replace("image: nginx", "image: nginx:${TAG}\n    environment: {P: '${PASSWORD}'}")
+    blueprint = create(api, "blueprints", name="db", yml=yml, blueprintType="compose", parameters=parameters).json
+    profile = create(api, "profiles", name="team").json
+    made = api.post("/instances", json={"name": "db", "blueprint": blueprint["id"], "profile": profile["id"]},
+                    user="alice").json  # fmt: skip
+    with app.app_context():
+        stored = get_db().instances.find_one({"_id": ObjectId(made["id"])})
+        earlier = {**stored["values"], "PASSWORD": stored["kept"]["PASSWORD"]}  # as shown before it was a secret
+        get_db().instances.update_one({"_id": stored["_id"]}, {"$set": {"values": earlier}})
+        get_db().settings.update_one({"_id": migrations.MIGRATED}, {"$set": {"value": 4}})
+    _restarted(app)
+    assert api.get(f"/instances/{made['id']}", user="alice").json["values"] == {"PASSWORD": None, "TAG": "1"}
+    assert stored["kept"]["PASSWORD"] in api.get(f"/instances/{made['id']}/yml", user="alice").body.decode()

@@ -209,7 +209,10 @@ class RenderSchema(Schema):
     values = ma.fields.Dict(
         keys=ma.fields.String(),
         values=ma.fields.Raw(allow_none=True),
-        metadata={"description": "Every parameter's value used; writeOnly ones as null (they are only in yml)."},
+        metadata={
+            "description": "Every parameter's value used; writeOnly and generated (x-generate) ones as null (they "
+            "are only in yml)."
+        },
     )
     requirements = ma.fields.Nested(RequirementsSchema, allow_none=True)
     fit = ma.fields.Nested(FitSchema, allow_none=True)

@@ -304,10 +304,16 @@ def values(declared, given):
     return result
 
 
+def is_secret(schema):
+    """Whether a parameter's value is a secret: `writeOnly`, or generated (a password the service
+    made is one, whatever `writeOnly` says)."""
+    return bool(schema.get("writeOnly")) or "x-generate" in schema
+
+
 def shown(declared, used):
-    """The values a render answers with: `writeOnly` ones as null (they are only in the yml)."""
+    """The values a render answers with: secret ones as null (they are only in the yml)."""
     properties = declared.get("properties", {})
-    return {name: None if properties[name].get("writeOnly") else value for name, value in used.items()}
+    return {name: None if is_secret(properties.get(name, {})) else value for name, value in used.items()}
 
 
 class Parameters(ma.fields.Nested):

@@ -62,8 +62,8 @@ def _rendered(template, version, values):
 
 def _redacted(errors, declared, used):
     """The problems of a rendering without the values in them (a message may quote what it
-    refuses): each writeOnly value, and any other of 4 characters or more, is written <NAME>."""
-    secret = {name for name, schema in declared.get("properties", {}).items() if schema.get("writeOnly")}
+    refuses): each secret value, and any other of 4 characters or more, is written <NAME>."""
+    secret = {name for name, schema in declared.get("properties", {}).items() if parameters.is_secret(schema)}
     texts = [(templates.as_text(value), name) for name, value in used.items()]
     texts = sorted(((text, name) for text, name in texts if text and (name in secret or len(text) >= 4)),
                    key=lambda pair: -len(pair[0]))  # fmt: skip

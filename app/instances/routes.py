@@ -23,7 +23,7 @@ blp = Blueprint(
 )
 EXAMPLE = {"name": "shop", "blueprint": "6740f1c2a9e3b1d2c3f4a5b6", "profile": "6740f1c2a9e3b1d2c3f4a5b7",
            "values": {"REPLICAS": 3}}  # fmt: skip
-NO_STORE = {"Cache-Control": "no-store"}  # the definition holds the instance's secrets
+NO_STORE = {"Cache-Control": "no-store"}  # the definition and an upgrade's diff hold the instance's secrets
 
 
 def behind(args):
@@ -86,11 +86,12 @@ class InstanceUpgrade(MethodView):
     @login_required(role="member")
     @blp.arguments(UpgradeArgs(), example={"rev": 3, "values": {"REPLICAS": 4}})
     @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
-    @blp.response(200, UpgradeSchema, headers=headers("ETag"), description="The instance as upgraded, and the diff.")
+    @blp.response(200, UpgradeSchema, headers=headers("ETag", "Cache-Control"),
+                  description="The instance as upgraded, and the diff (which holds its secrets).")
     @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
     @problems(blp, 400, 403, 404, 409, 412, 413, 415, 422)
     def post(self, args, id, dryRun):
         """Render an instance again at a revision (newer: an upgrade; older: a rollback)"""
         doc, diff = store.upgrade(id, current_user(), args.get("rev"), args["values"], preconditions.if_match(),
                                   dry_run=dryRun)  # fmt: skip
-        return {**doc, "diff": diff}, {} if dryRun else {"ETag": etag(doc)}
+        return {**doc, "diff": diff}, NO_STORE if dryRun else {**NO_STORE, "ETag": etag(doc)}

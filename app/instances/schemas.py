@@ -30,7 +30,10 @@ class InstanceSchema(Schema):
     values = ma.fields.Dict(
         load_default=dict,
         **VALUES,
-        metadata={"description": "The values given, checked as a render checks them; writeOnly ones shown as null."},
+        metadata={
+            "description": "The values given, checked as a render checks them; writeOnly and generated (x-generate) "
+            "ones shown as null: they are read only in /yml."
+        },
     )
     requirements = ma.fields.Nested(RequirementsSchema, dump_only=True)
     owner = ma.fields.String(dump_only=True)

@@ -17,6 +17,7 @@ from pymongo.errors import DuplicateKeyError
 
 from app.blueprints import fitting
 from app.blueprints.storage import store as blueprints
+from app.definitions import parameters
 from app.definitions.fit import RESOURCES
 from app.errors import Conflict, Invalid, NoRoom, NotFound
 from app.model import quantities
@@ -119,6 +120,17 @@ class Instances(ResourceStore):
                 return
             usage.take_back(profile["_id"], str(doc["_id"]), entry)  # upgraded meanwhile: decide again
         raise Conflict("Another change of this instance kept going on: try again.")
+
+    def secrets_hidden(self, doc):
+        """The `values` that hide what its blueprint's version says is secret, where an instance
+        stored before generated values were secrets shows one; {} otherwise."""
+        blueprint = blueprints.coll().find_one({"_id": object_id(doc["blueprint"])})
+        try:
+            version = _version(blueprint, doc["blueprintRev"]) if blueprint else None
+        except Invalid:  # that revision is gone: nothing tells which value was generated
+            version = None
+        values = parameters.shown((version or {}).get("parameters") or {}, doc["values"])
+        return {} if values == doc["values"] else {"values": values}
 
     def can_read_definition(self, doc, user):
         return is_admin(user) or doc["owner"] == user["username"]
