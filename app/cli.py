@@ -55,7 +55,7 @@ def list_users():
 @click.argument("username")
 @click.password_option(help="Prompted for when not given.")
 def set_password(username, password):
-    """Give a user a new password; the old one stops working within USER_CACHE_SECONDS."""
+    """Give a user a new password; the old one and every token stop working within USER_CACHE_SECONDS."""
     _run(users.set_password, username, password)
     click.echo(f"password of {username} changed")
 

@@ -40,12 +40,19 @@ def _prepare(json, data, headers, user, password):
 
 
 class FlaskClient:
-    def __init__(self, app):
+    def __init__(self, app, address="127.0.0.1"):
+        self.app, self.address = app, address
         self.client = app.test_client()
+
+    def at(self, address):
+        """The same client, calling from another address of loopback's 127.0.0.0/8."""
+        return FlaskClient(self.app, address)
 
     def request(self, method, path, json=None, data=None, headers=None, user=None, password=None):
         data, headers = _prepare(json, data, headers, user, password)
-        r = self.client.open(path, method=method, data=data, headers=headers)
+        r = self.client.open(
+            path, method=method, data=data, headers=headers, environ_base={"REMOTE_ADDR": self.address}
+        )
         return Response(r.status_code, {k.lower(): v for k, v in r.headers.items()}, r.get_data())
 
     def get(self, path, **kw):
@@ -67,12 +74,17 @@ class FlaskClient:
 class SocketClient(FlaskClient):
     """The same over a real socket to 127.0.0.1 (also used by `make bench` and `make fault-test`)."""
 
-    def __init__(self, port, timeout=30):
-        self.port, self.timeout = port, timeout
+    def __init__(self, port, timeout=30, address="127.0.0.1"):
+        self.port, self.timeout, self.address = port, timeout, address
+
+    def at(self, address):
+        return SocketClient(self.port, self.timeout, address)
 
     def request(self, method, path, json=None, data=None, headers=None, user=None, password=None):
         data, headers = _prepare(json, data, headers, user, password)
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+        conn = http.client.HTTPConnection(
+            "127.0.0.1", self.port, timeout=self.timeout, source_address=(self.address, 0)
+        )
         try:
             conn.request(method, path, body=data, headers=headers)
             r = conn.getresponse()

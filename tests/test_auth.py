@@ -72,11 +72,57 @@ def test_token_lifecycle(api):
     assert api.get("/users/me", headers=bearer(token)).json["username"] == "alice"
     assert api.post("/profiles", json={}, headers=bearer(token)).json["owner"] == "alice"
     assert_problem(api.post("/tokens", headers=bearer(token)), 401)  # a token cannot mint tokens
-    assert_problem(api.delete("/tokens", user="alice"), 401)  # revoking needs the token itself
+    assert "all" in assert_problem(api.delete("/tokens", user="alice"), 422)["errors"]  # which token, then?
     other = token_for(api)
     assert api.delete("/tokens", headers=bearer(token)).status == 204
     assert_problem(api.get("/users/me", headers=bearer(token)), 401)
     assert api.get("/users/me", headers=bearer(other)).status == 200  # only the token used is revoked
+
+
+def test_a_user_revokes_every_token_of_theirs_at_once(api):
+    first, second, bobs = token_for(api), token_for(api), token_for(api, "bob")
+    assert api.delete("/tokens?all=true", headers=bearer(first)).status == 204
+    for token in (first, second):
+        assert_problem(api.get("/users/me", headers=bearer(token)), 401)
+    assert api.get("/users/me", headers=bearer(bobs)).status == 200
+    fresh = token_for(api)  # tokens issued afterwards work
+    assert api.get("/users/me", headers=bearer(fresh)).status == 200
+    assert api.delete("/tokens?all=true", user="alice").status == 204  # with the password too, a token lost
+    assert_problem(api.get("/users/me", headers=bearer(fresh)), 401)
+    assert api.delete("/tokens?all=yes", user="alice").status == 422
+
+
+def test_a_password_change_revokes_every_token_and_a_wrong_current_one_counts_as_a_failed_login(api, app):
+    app.config.update(AUTH_MAX_FAILURES_PER_USER=3)
+    token = token_for(api)
+    wrong = api.post("/users/me/password", json={"current": "not it", "new": "a new passphrase"}, user="alice")
+    assert_problem(wrong, 403)
+    short = api.post("/users/me/password", json={"current": PASSWORD, "new": "short"}, user="alice")
+    assert "new" in assert_problem(short, 422)["errors"]
+    changed = api.post("/users/me/password", json={"current": PASSWORD, "new": "a new passphrase"}, user="alice")
+    assert changed.status == 204
+    assert_problem(api.get("/users/me", headers=bearer(token)), 401)
+    assert_problem(api.get("/users/me", user="alice"), 401)  # the old password is gone
+    assert api.get("/users/me", user="alice", password="a new passphrase").status == 200
+    body, bobs = {"current": "not it either", "new": "another passphrase"}, bearer(token_for(api, "bob"))
+    for _ in range(3):
+        assert_problem(api.post("/users/me/password", json=body, headers=bobs), 403)
+    assert_problem(api.post("/users/me/password", json=body, headers=bobs), 429)  # three failed logins
+
+
+def test_set_password_and_disable_revoke_tokens_and_enabling_brings_none_back(api, app):
+    runner = app.test_cli_runner()
+    token = token_for(api)
+    assert (
+        runner.invoke(args=["users", "set-password", "alice"], input="a new passphrase\na new passphrase\n").exit_code
+        == 0
+    )
+    assert_problem(api.get("/users/me", headers=bearer(token)), 401)
+    token = token_for(api, "bob")
+    assert runner.invoke(args=["users", "disable", "bob"]).exit_code == 0
+    assert runner.invoke(args=["users", "enable", "bob"]).exit_code == 0
+    assert_problem(api.get("/users/me", headers=bearer(token)), 401)
+    assert api.get("/users/me", headers=bearer(token_for(api, "bob"))).status == 200
 
 
 def test_tokens_are_stored_only_as_digests(api, app):

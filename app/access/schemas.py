@@ -1,9 +1,10 @@
-"""The bodies of /users and /tokens: a user (never its password out) and a bearer token."""
+"""The bodies of /users and /tokens: a user (never its password out), a change of one's own
+password, and a bearer token."""
 
 import marshmallow as ma
 
 from app.model.accounts import PASSWORD, ROLES, Username
-from app.model.fields import Id, Timestamp
+from app.model.fields import Id, QueryBoolean, Timestamp
 from app.model.schemas import Schema
 
 
@@ -19,3 +20,15 @@ class UserSchema(Schema):
 class TokenSchema(Schema):
     token = ma.fields.String(dump_only=True)
     expiresAt = Timestamp()
+
+
+class PasswordChangeSchema(Schema):
+    current = ma.fields.String(required=True, load_only=True, validate=ma.validate.Length(max=1024))
+    new = ma.fields.String(required=True, load_only=True, validate=PASSWORD)
+
+
+class TokensQuery(Schema):
+    all = QueryBoolean(
+        load_default=False,
+        metadata={"description": "true: revoke every token of the caller, whichever credentials this request has."},
+    )

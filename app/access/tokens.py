@@ -3,9 +3,10 @@ TTL index removes expired ones.
 
 Which user a token belongs to and when it expires never change, so each process remembers them
 after the first lookup; what can change is checked on every request in the user's record, which
-authentication needs anyway: whether the user is disabled, and which tokens were revoked. So a
-bearer request costs what a Basic one costs, and a revocation applies as soon as a change of the
-user record does (`users.current`).
+authentication needs anyway: whether the user is disabled, which tokens were revoked one by one,
+and the generation of tokens it accepts (a password change, a disable or a revocation of them all
+starts a new one). So a bearer request costs what a Basic one costs, and a revocation applies as
+soon as a change of the user record does (`users.current`).
 """
 
 import hashlib
@@ -18,7 +19,7 @@ from app.access import users
 from app.storage.cache import TtlCache
 from app.storage.database import get_db, now
 
-owners = TtlCache(size=4096)  # token digest -> (username, expiresAt)
+owners = TtlCache(size=4096)  # token digest -> (username, expiresAt, generation)
 
 
 def create_indexes(db):
@@ -32,7 +33,9 @@ def _digest(token):
 def issue(user):
     token = secrets.token_urlsafe(32)
     expires = now() + timedelta(seconds=current_app.config["TOKEN_SECONDS"])
-    get_db().tokens.insert_one({"_id": _digest(token), "username": user["username"], "expiresAt": expires})
+    generation = users.token_generation(user)
+    record = {"_id": _digest(token), "username": user["username"], "expiresAt": expires, "generation": generation}
+    get_db().tokens.insert_one(record)
     return token, expires
 
 
@@ -44,13 +47,15 @@ def user_of(token):
         record = get_db().tokens.find_one({"_id": digest})
         if record is None:
             return None
-        owner = (record["username"], record["expiresAt"])
+        owner = (record["username"], record["expiresAt"], record.get("generation", 0))
         owners.put(digest, owner, ttl=current_app.config["TOKEN_SECONDS"])
-    username, expires = owner
+    username, expires, generation = owner
     if expires <= now():
         return None
     user = users.current(username)
-    if not user or user["disabled"] or any(r["digest"] == digest for r in user.get("revokedTokens", ())):
+    if not user or user["disabled"] or users.token_generation(user) != generation:
+        return None
+    if any(r["digest"] == digest for r in user.get("revokedTokens", ())):
         return None
     return user
 

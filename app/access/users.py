@@ -56,6 +56,9 @@ def create(username, password, role):
     return doc
 
 
+TOKEN_GENERATION = "tokenGeneration"  # noqa: S105 (a field name): tokens of another generation are revoked
+
+
 def find(username):
     return collection().find_one({"username": username})
 
@@ -87,8 +90,13 @@ def page(limit, position=None):
     return pages.pager(collection()).read(EVERY_USER, limit, position)
 
 
-def _set(username, **fields):
-    matched = collection().update_one({"username": username}, {"$set": fields}).matched_count
+def _set(username, revoke_tokens=False, **fields):
+    """Set `fields` on the user; with `revoke_tokens`, every token issued to it so far stops
+    working (a new generation: enabling the user again brings none back)."""
+    update = {"$set": fields} if fields else {}
+    if revoke_tokens:
+        update["$inc"] = {TOKEN_GENERATION: 1}
+    matched = collection().update_one({"username": username}, update).matched_count
     forget(username)  # after the write: a request in between would cache the old record again
     if not matched:
         raise NoSuchUser(username)
@@ -96,7 +104,7 @@ def _set(username, **fields):
 
 def set_password(username, password):
     PASSWORD(password)  # raises marshmallow.ValidationError
-    _set(username, passwordHash=_hash(password))
+    _set(username, revoke_tokens=True, passwordHash=_hash(password))
 
 
 def set_role(username, role):
@@ -105,7 +113,17 @@ def set_role(username, role):
 
 
 def set_disabled(username, disabled):
-    _set(username, disabled=disabled)
+    _set(username, revoke_tokens=disabled, disabled=disabled)
+
+
+def revoke_tokens(username):
+    """Every token of the user stops working."""
+    _set(username, revoke_tokens=True)
+
+
+def token_generation(user):
+    """The generation of the tokens the user's record accepts (0 for a record stored before)."""
+    return user.get(TOKEN_GENERATION, 0)
 
 
 @lru_cache(maxsize=8)

@@ -86,8 +86,12 @@ class InstanceUpgrade(MethodView):
     @login_required(role="member")
     @blp.arguments(UpgradeArgs(), example={"rev": 3, "values": {"REPLICAS": 4}})
     @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
-    @blp.response(200, UpgradeSchema, headers=headers("ETag", "Cache-Control"),
-                  description="The instance as upgraded, and the diff (which holds its secrets).")
+    @blp.response(
+        200,
+        UpgradeSchema,
+        headers=headers("ETag", "Cache-Control"),
+        description="The instance as upgraded, and the diff (which holds its secrets).",
+    )
     @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
     @problems(blp, 400, 403, 404, 409, 412, 413, 415, 422)
     def post(self, args, id, dryRun):

@@ -2,10 +2,10 @@
 
 from flask.views import MethodView
 
-from app.access import tokens, users
-from app.access.auth import basic, bearer, current_token, current_user, login_required
-from app.access.schemas import TokenSchema, UserSchema
-from app.errors import Conflict
+from app.access import login_throttle, tokens, users
+from app.access.auth import basic, current_token, current_user, login_required
+from app.access.schemas import PasswordChangeSchema, TokenSchema, TokensQuery, UserSchema
+from app.errors import Conflict, Forbidden, Invalid
 from app.http import paging
 from app.http.openapi import Blueprint, headers, problems
 
@@ -47,6 +47,20 @@ class Me(MethodView):
         return current_user()
 
 
+@blp.route("/users/me/password", endpoint="MyPassword")
+class MyPassword(MethodView):
+    @login_required(role="viewer")
+    @blp.arguments(PasswordChangeSchema(), example={"current": "the old passphrase", "new": "a new long passphrase"})
+    @blp.response(204, description="Changed; every token of the caller is revoked.")
+    @problems(blp, 400, 403, 413, 415, 422, 429)
+    def post(self, fields):
+        """Change your own password (a wrong `current` counts as a failed login)"""
+        username = current_user()["username"]
+        if not login_throttle.verified(username, fields["current"]):
+            raise Forbidden("The current password is not right.")
+        users.set_password(username, fields["new"])
+
+
 @blp.route("/tokens")
 class Tokens(MethodView):
     @login_required(role="viewer", scheme=basic)
@@ -58,10 +72,16 @@ class Tokens(MethodView):
         token, expires = tokens.issue(current_user())
         return {"token": token, "expiresAt": expires}
 
-    @login_required(role="viewer", scheme=bearer)
-    @blp.response(204, description="The token used for this request is revoked.")
-    @blp.doc(security=[{"bearerAuth": []}])
-    @problems(blp)
-    def delete(self):
-        """Revoke the bearer token sent with this request"""
-        tokens.revoke(current_token(), current_user())
+    @login_required(role="viewer")
+    @blp.arguments(TokensQuery(), location="query", as_kwargs=True)
+    @blp.response(204, description="The bearer token of this request is revoked, or with all=true every token.")
+    @problems(blp, 422)
+    def delete(self, all):  # noqa: A002 (the query's name)
+        """Revoke the bearer token sent with this request, or every token of yours (all=true)"""
+        user = current_user()
+        if all:
+            users.revoke_tokens(user["username"])
+        elif current_token() is None:
+            raise Invalid({"all": ["Send the token to revoke as the bearer, or all=true to revoke every token."]})
+        else:
+            tokens.revoke(current_token(), user)
