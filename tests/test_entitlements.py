@@ -8,8 +8,16 @@ from support.http import assert_problem, create
 
 
 def test_422_for_entitled_users_rules(api):
-    unknown = api.post("/blueprints", json={"entitlementType": "CUSTOM", "entitledUsers": ["ghost1"]}, user="alice")
-    assert "ghost1" in assert_problem(unknown, 422)["errors"]["entitledUsers"][0]
+    body = {"entitlementType": "CUSTOM", "entitledUsers": ["bob", "ghost1", "carol"]}
+    unknown = assert_problem(api.post("/blueprints", json=body, user="alice"), 422)
+    assert unknown["errors"]["entitledUsers"] == ["Not every name is a user."]  # which names exist is not said
+    dry = assert_problem(api.post("/blueprints?dryRun=true", json=body, user="alice"), 422)
+    assert dry["errors"] == unknown["errors"]
+    told = assert_problem(api.post("/blueprints", json=body, user="admin"), 422)  # admins may know
+    assert told["errors"]["entitledUsers"] == ["Not every name is a user. No such user: ghost1."]
+    many = {**body, "entitledUsers": [f"user{index}" for index in range(101)]}
+    too_many = assert_problem(api.post("/blueprints", json=many, user="alice"), 422)
+    assert too_many["errors"]["entitledUsers"] == ["Longer than maximum length 100."]
     not_custom = api.post("/blueprints", json={"entitlementType": "PUBLIC", "entitledUsers": ["bob"]}, user="alice")
     assert "entitledUsers" in assert_problem(not_custom, 422)["errors"]
 

@@ -179,7 +179,7 @@ def test_a_shared_profile_is_read_and_fitted_by_its_users_and_changed_only_by_it
     assert_problem(api.get(f"/profiles/{shared['id']}", user="bob"), 404)
     problem = assert_problem(api.patch(f"/profiles/{shared['id']}", json={"entitledUsers": ["nobody"]},
                                        user="alice"), 422)  # fmt: skip
-    assert problem["errors"] == {"entitledUsers": ["No such user: nobody."]}
+    assert problem["errors"] == {"entitledUsers": ["Not every name is a user."]}
 
 
 def test_a_profile_name_never_adds_objects_to_its_export(app):

@@ -107,10 +107,10 @@ def test_a_star_between_a_changes_read_and_write_is_kept_and_its_if_match_still_
     tag = api.get(path, user="alice").headers["etag"]
     apply_rules, raced = Blueprints.apply_rules, []
 
-    def star_meanwhile(self, changes, stored):  # the first attempt's version is then stale
+    def star_meanwhile(self, changes, stored, user):  # the first attempt's version is then stale
         if not raced:
             raced.append(store.star(made["id"], {"username": "bob", "role": "member"}, starred=True))
-        return apply_rules(self, changes, stored)
+        return apply_rules(self, changes, stored, user)
 
     monkeypatch.setattr(Blueprints, "apply_rules", star_meanwhile)
     r = api.patch(path, json={"name": "after"}, user="alice", headers={"If-Match": tag})

@@ -11,7 +11,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from app.access.schemas import UserSchema
 from app.errors import Invalid
-from app.model.accounts import PASSWORD, ROLES
+from app.model.accounts import PASSWORD, ROLES, is_admin
 from app.storage import database, pages
 from app.storage.cache import TtlCache
 from app.storage.database import now
@@ -149,11 +149,13 @@ def missing(usernames):
     return [name for name in usernames if name not in found]
 
 
-def check_entitled(named):
-    """A 422 naming `entitledUsers` when a name in it is no user's (no query for nobody)."""
+def check_entitled(named, caller):
+    """A 422 naming `entitledUsers` when a name in it is no user's (no query for nobody); which
+    one only to an admin, since which usernames exist is theirs alone to learn."""
     unknown = missing(named) if named else []
     if unknown:
-        raise Invalid({"entitledUsers": [f"No such user: {', '.join(unknown)}."]})
+        which = f" No such user: {', '.join(unknown)}." if is_admin(caller) else ""
+        raise Invalid({"entitledUsers": [f"Not every name is a user.{which}"]})
 
 
 def ensure_admin(username, password):

@@ -100,7 +100,7 @@ class Blueprints(ResourceStore):
     def after_delete(self, doc):
         history.forget(doc["_id"])
 
-    def apply_rules(self, changes, stored):
+    def apply_rules(self, changes, stored, user):
         """The body's rules; `requirements` measured from a changed definition (parsed once, by
         the body's field), which is stored as its text."""
         changes = entitlement_changes(changes, stored)
@@ -113,7 +113,7 @@ class Blueprints(ResourceStore):
             )
         if "yml" in changes:
             changes["yml"] = yamlguard.text_of(changes["yml"])
-        users.check_entitled(changes.get("entitledUsers"))
+        users.check_entitled(changes.get("entitledUsers"), user)
         return changes
 
 

@@ -11,7 +11,7 @@ USERNAME = Pattern(r"[A-Za-z0-9_.@-]{3,64}", error="3-64 characters of letters, 
 PASSWORD = ma.validate.Length(8, 1024)
 
 
-MAX_ENTITLED_USERS = 1000
+MAX_ENTITLED_USERS = 100
 
 
 def Username(**kwargs):

@@ -53,14 +53,14 @@ class Profiles(ResourceStore):
         return Conflict(f"{count} instance{'s' if count != 1 else ''} spend{'s' if count == 1 else ''} from this "
                         "profile: delete them first.")  # fmt: skip
 
-    def apply_rules(self, changes, stored):
+    def apply_rules(self, changes, stored, user):
         """`entitledUsers` kept once each, in order, and existing; no default over the maximum (a
         LimitRange with one is refused too); a new profile's usage starts at zero."""
         if stored is None:
             changes["usage"] = usage.ZERO
         if "entitledUsers" in changes:
             changes["entitledUsers"] = list(dict.fromkeys(changes["entitledUsers"] or []))
-            users.check_entitled(changes["entitledUsers"])
+            users.check_entitled(changes["entitledUsers"], user)
         if {"containerDefaults", "containerMax"} & set(changes):
             merged = quantities.limits({**(stored or {}), **changes})
             over = [member for member, (key, _) in quantities.PER_CONTAINER.items()

@@ -70,8 +70,8 @@ class ResourceStore:
         """Who may read `doc`, as (scopes, users named one by one): by default its owner and admins."""
         return [list_keys.ADMINS, doc["owner"]], []
 
-    def apply_rules(self, changes, stored):
-        """The changes to write, once the rules that need `stored` (None on create) hold."""
+    def apply_rules(self, changes, stored, user):
+        """The changes `user` would write, once the rules that need `stored` (None on create) hold."""
         return changes
 
     def before_write(self, stored, changes):
@@ -150,7 +150,7 @@ class ResourceStore:
             return earlier
         moment = now()
         doc = {
-            **self.apply_rules(fields, None),
+            **self.apply_rules(fields, None, user),
             "_id": None if dry_run else id or ids.new_id(moment),
             "owner": user["username"],
             "createdAt": moment,
@@ -172,7 +172,7 @@ class ResourceStore:
         """
         for _ in range(MAX_ATTEMPTS):
             doc = self._checked(id_text, user, if_match)
-            todo = self.apply_rules(dict(changes), doc)
+            todo = self.apply_rules(dict(changes), doc, user)
             if not todo:
                 return doc
             todo = self.rekeyed(doc, {**todo, "updatedBy": user["username"]})
