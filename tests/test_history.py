@@ -65,6 +65,30 @@ def test_restore(api, edited):
     assert_problem(api.post(f"{path}/revisions/9/restore", user="alice"), 404)
 
 
+@pytest.mark.parametrize(
+    "content_type, body",
+    [
+        ("text/plain", ""),
+        ("application/x-www-form-urlencoded", ""),
+        ("multipart/form-data; boundary=x", ""),
+        ("text/plain", "a=b"),
+        (None, "a=b"),
+    ],
+)
+def test_a_bodiless_change_refuses_what_a_cross_site_form_can_send(api, edited, content_type, body):
+    """A form on another site can POST these types while the browser holds Basic credentials."""
+    path = f"/blueprints/{edited}"
+    headers = {"Content-Type": content_type} if content_type else {}
+    for target in (f"{path}/revisions/1/restore", "/tokens"):
+        assert_problem(api.post(target, data=body, headers=headers, user="alice"), 415)
+    assert_problem(api.put(f"{path}/star", data=body, headers=headers, user="alice"), 415)
+    assert api.get(path, user="alice").json["rev"] == 4  # nothing restored
+    assert_problem(api.post(f"{path}/revisions/1/restore", data=body, headers=headers), 401)  # credentials first
+    json_type = {"Content-Type": "application/json"}
+    assert api.post(f"{path}/revisions/1/restore", data="", headers=json_type, user="alice").status == 200
+    assert api.post(f"{path}/revisions/1/restore", user="alice").status == 200  # no body, no type: fine
+
+
 def test_a_blueprint_the_caller_may_not_read_has_no_history(api):
     private = create(api, "blueprints", name="mine").json
     for path in ("revisions", "revisions/1", "diff"):

@@ -21,6 +21,7 @@ from app.blueprints.storage import store
 from app.errors import NotFound
 from app.http import crud, paging
 from app.http.openapi import Blueprint, headers, problems
+from app.http.parser import bodiless
 
 blp = Blueprint(
     "blueprints",
@@ -154,7 +155,8 @@ class BlueprintDefinition(MethodView):
 class BlueprintStar(MethodView):
     @login_required(role="viewer")
     @blp.response(204, description="The caller has starred it (whether or not they had before).")
-    @problems(blp, 404)
+    @problems(blp, 404, 415)
+    @bodiless
     def put(self, id):
         """Star a blueprint"""
         store.star(id, current_user(), starred=True)

@@ -7,9 +7,10 @@ credentials (401), role (403), size (413), content type (415), syntax (400), the
 
 import json
 from dataclasses import dataclass
+from functools import wraps
 
 import marshmallow as ma
-from flask import current_app
+from flask import current_app, request
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -63,6 +64,20 @@ def _declared(req):
 
 def is_json(mimetype):
     return mimetype == "application/json" or (mimetype.endswith("+json") and "/" in mimetype)
+
+
+def bodiless(view):
+    """For an operation that takes no body: a request naming a type that is not JSON (a cross-site
+    form's `text/plain` or `application/x-www-form-urlencoded`, empty or not), or a body of no type,
+    is a 415; checked after the credentials, in the contract's order."""
+
+    @wraps(view)
+    def checked(*args, **kwargs):
+        if (request.mimetype and not is_json(request.mimetype)) or (not request.mimetype and request.content_length):
+            raise UnsupportedMediaType()
+        return view(*args, **kwargs)
+
+    return checked
 
 
 def _whole_body(req, limit):

@@ -11,6 +11,7 @@ from app.blueprints.storage import store
 from app.http import preconditions
 from app.http.openapi import Blueprint, headers, problems
 from app.http.paging import page_schema, respond
+from app.http.parser import bodiless
 from app.http.preconditions import IF_MATCH, etag
 from app.revisions import storage as history
 from app.revisions.schemas import DiffArgs, DiffSchema, RevisionPageArgs, sign
@@ -49,7 +50,8 @@ class RevisionRestore(MethodView):
     @login_required(role="member")
     @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The new current version.")
     @blp.doc(parameters=[IF_MATCH])
-    @problems(blp, 403, 404, 412, 422)
+    @problems(blp, 403, 404, 412, 415, 422)
+    @bodiless
     def post(self, id, rev):
         """Make a kept version current again (a new version with its writable fields)"""
         user = current_user()

@@ -8,6 +8,7 @@ from app.access.schemas import PasswordChangeSchema, TokenSchema, TokensQuery, U
 from app.errors import Conflict, Forbidden, Invalid
 from app.http import paging
 from app.http.openapi import Blueprint, headers, problems
+from app.http.parser import bodiless
 
 blp = Blueprint("users", __name__, description="Accounts and their roles; bearer tokens.")
 
@@ -66,7 +67,8 @@ class Tokens(MethodView):
     @login_required(role="viewer", scheme=basic)
     @blp.response(201, TokenSchema, description="A bearer token and when it expires.")
     @blp.doc(security=[{"basicAuth": []}])
-    @problems(blp)
+    @problems(blp, 415)
+    @bodiless
     def post(self):
         """Exchange a username and password (Basic only) for a bearer token"""
         token, expires = tokens.issue(current_user())
