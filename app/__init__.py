@@ -32,13 +32,13 @@ from app.storage import database
 from app.users.routes import blp as users_blp
 
 log = logging.getLogger(__name__)
-UNPREPARED_BLUEPRINTS = ("ops", "api-docs", "docs_assets", "web")  # they answer without the database
+UNPREPARED_BLUEPRINTS = ("ops", "docs", "web")  # they answer without the database
 
 
 def create_app(settings=None, mongo_client=None):
     """`settings` override the environment's; `mongo_client` replaces the connection (tests)."""
     app = Flask(__name__)
-    app.config.update(config.from_env(), **openapi.SETTINGS, **docs.SETTINGS)
+    app.config.update(config.from_env(), **openapi.SETTINGS)
     app.config.update(settings or {})
     logs.configure(app.config["LOG_LEVEL"])
     app.json = OrjsonProvider(app)
@@ -48,6 +48,7 @@ def create_app(settings=None, mongo_client=None):
     accounts.init_app(app)
 
     api = openapi.Api(app)
+    app.extensions["openapi"] = api
     for blp in (profiles_blp, blueprints_blp, revisions_blp, instances_blp, users_blp, imports_blp):
         api.register_blueprint(blp)
     problems.init_app(app)

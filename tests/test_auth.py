@@ -11,9 +11,10 @@ from support.http import PASSWORD, assert_problem, bearer, token_for
 
 PUBLIC_ENDPOINTS = {
     "static",
-    "api-docs.openapi_json",
-    "api-docs.openapi_swagger_ui",
-    "docs_assets.asset",
+    "docs.openapi_json",
+    "docs.page",
+    "docs.script",
+    "docs.asset",
     "ops.healthz",
     "ops.readyz",
     "ops.metrics_page",

@@ -3,6 +3,9 @@ blueprints (requirements, the fit, the fit filters, dry runs, examples of both f
 
 from openapi_spec_validator import validate
 
+from support.apps import make_app
+from support.http import FlaskClient
+
 
 def spec_of(api):
     r = api.get("/openapi.json")
@@ -66,3 +69,17 @@ def test_a_412_documents_the_current_version(api):
     assert "ETag" in failed["headers"]
     members = spec["components"]["schemas"]["Problem"]["properties"]
     assert {"rev", "updatedBy", "updatedAt"} <= set(members)
+
+
+def test_the_document_names_the_path_prefix_it_was_served_under_and_the_docs_page_is_protected():
+    behind = FlaskClient(make_app("mongomock", TRUSTED_PROXIES=1))
+    prefixed = behind.get("/openapi.json", headers={"X-Forwarded-Prefix": "/bp"}).json
+    assert prefixed["servers"] == [{"url": "/bp"}]
+    assert behind.get("/openapi.json").json["servers"] == [{"url": "/"}]
+    untrusted = FlaskClient(make_app("mongomock"))  # no proxy trusted: a forwarded prefix is nobody's word
+    assert untrusted.get("/openapi.json", headers={"X-Forwarded-Prefix": "/evil"}).json["servers"] == [{"url": "/"}]
+    page = untrusted.get("/docs")
+    assert page.status == 200 and b"<script>" not in page.body  # nothing inline: the strict policy holds
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    assert page.headers["x-frame-options"] == "DENY"
+    assert b'src="docs/' in page.body and b'src="/' not in page.body  # relative: it works under a prefix

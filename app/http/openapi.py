@@ -27,8 +27,7 @@ SETTINGS = {
     },
     "API_VERSION": API_VERSION,
     "OPENAPI_VERSION": "3.1.0",
-    "OPENAPI_URL_PREFIX": "/",
-    "OPENAPI_JSON_PATH": "openapi.json",
+    "OPENAPI_URL_PREFIX": None,  # app/http/docs.py serves the document and the page
 }
 
 

@@ -5,33 +5,16 @@ script module per view): no framework, nothing vendored, nothing from another ho
 on a closed network and its whole weight is what is here. `package.json` and
 `eslint.config.mjs` beside it are the scripts' linter (`make lint`), never served. It needs no
 credentials to load; it signs in with POST /tokens and calls the API with the bearer token. Its
-responses forbid inline scripts and styles, framing and type sniffing (POLICY), and every text
-the page shows goes into the DOM as text, never as markup (static/core.js, `el`).
+responses forbid inline scripts and styles, framing and type sniffing (response_headers.PAGE),
+and every text the page shows goes into the DOM as text, never as markup (static/core.js, `el`).
 """
 
 from flask import Blueprint, send_from_directory
 
+from app.http.response_headers import PAGE
+
 STATIC = "static"
 ASSETS_URL = "/web/"
-POLICY = "; ".join(
-    (
-        "default-src 'self'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self'",
-        "connect-src 'self'",
-        "object-src 'none'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    )
-)
-HEADERS = {
-    "Content-Security-Policy": POLICY,
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-}
-
 blp = Blueprint("web", __name__, static_folder=None)
 
 
@@ -48,5 +31,5 @@ def asset(name):
 
 @blp.after_request
 def _protect(response):
-    response.headers.update(HEADERS)
+    response.headers.update(PAGE)
     return response
