@@ -32,6 +32,10 @@ keepalive = 5
 # (name and q of 200 four-byte characters, percent-encoded, with every filter) is about 5,200.
 # What gunicorn refuses is answered with a problem body, like every other error.
 limit_request_line = 8190
+# Forwarded headers are believed as TRUSTED_PROXIES says, by the app's ProxyFix alone: gunicorn's
+# own believing of them (from loopback, by default) would let any local client set the scheme or
+# the path prefix however the setting reads.
+forwarded_allow_ips = "*" if settings["TRUSTED_PROXIES"] else ""
 worker_class = "app.gunicorn_worker.ProblemWorker"
 logger_class = "app.gunicorn_worker.Logger"  # no access line: the app writes the request's one
 logconfig_dict = dict_config(settings["LOG_LEVEL"])

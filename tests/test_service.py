@@ -2,6 +2,7 @@
 by the master under DATA_DIR and stopped on exit, data kept across restarts, metrics summed over
 workers, JSON logs, and the request-line limit answered with problem bodies."""
 
+import http.client
 import json
 import os
 import re
@@ -38,7 +39,7 @@ def test_data_survives_a_restart_and_the_database_stops_with_the_service(tmp_pat
         assert r.status == 201
         created, location = r.json, r.headers["location"]
         assert client.post("/profiles", json={}).status == 401
-        database = database_pid(gunicorn, tmp_path / "embedded-mongo.uri")
+        database = database_pid(gunicorn, tmp_path / "data" / "embedded-mongo.uri")
     finally:
         assert gunicorn.stop() == 0
     with pytest.raises(ProcessLookupError):  # stopped with the master, not left behind
@@ -64,6 +65,28 @@ def running(tmp_path_factory):
         gunicorn.log_path = log_path
         yield gunicorn
         gunicorn.stop()
+
+
+def test_two_services_whose_data_directories_are_siblings_never_share_a_database(tmp_path):
+    """The URI file was written beside DATA_DIR, so the second of two sibling directories found
+    the first's server and silently served its data."""
+    first, second = (
+        Gunicorn(DATA_DIR=tmp_path / name, ADMIN_USERNAME=ADMIN[0], ADMIN_PASSWORD=ADMIN[1], WEB_CONCURRENCY=1)
+        for name in ("one", "two")
+    )
+    first.start()
+    try:
+        assert SocketClient(first.port).post("/profiles", json={"name": "first's"}, headers=AUTH).status == 201
+        (tmp_path / "two").mkdir()  # a stale URI file naming the first's server, as a copied directory has
+        (tmp_path / "two" / "embedded-mongo.uri").write_text((tmp_path / "one" / "embedded-mongo.uri").read_text())
+        second.start()
+        try:
+            assert SocketClient(second.port).get("/profiles", headers=AUTH).json["items"] == []
+            assert sorted(os.listdir(tmp_path)) == ["one", "two"]  # nothing written beside them
+        finally:
+            assert second.stop() == 0
+    finally:
+        assert first.stop() == 0
 
 
 def test_metrics_add_up_across_workers_and_logs_are_json(running):
@@ -125,3 +148,18 @@ def test_sequential_creates_over_several_workers_list_newest_first(running):
     made = [client.post("/blueprints", json={"name": "in-order"}, headers=AUTH).json["id"] for _ in range(60)]
     listed = client.get("/blueprints?name=in-order&limit=200", headers=AUTH).json["items"]
     assert [item["id"] for item in listed] == made[::-1]
+
+
+def test_gunicorn_believes_no_forwarded_header_when_no_proxy_is_trusted(running):
+    """gunicorn believes the forwarded headers (the path prefix among them) from loopback by
+    default, whatever TRUSTED_PROXIES says; it is the app's ProxyFix that decides."""
+    conn = http.client.HTTPConnection("127.0.0.1", running.port, timeout=30)
+    try:
+        conn.putrequest("GET", "/openapi.json")
+        conn.putheader("SCRIPT_NAME", "/evil")  # gunicorn's forwarder header, from an address it allowed
+        conn.putheader("X-Forwarded-Prefix", "/evil")
+        conn.endheaders()
+        document = json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
+    assert document["servers"] == [{"url": "/"}]

@@ -3,8 +3,11 @@
 gunicorn's master starts it once (gunicorn.conf.py) and hands its URI to the workers through
 MONGO_URI; the development server and the CLI start it from create_app. It runs standalone,
 because in replica-set mode its insert rate collapses as data grows (docs/design.md).
-A URI file beside the data directory lets a second process (the CLI next to a running service)
-use the server that already holds the files instead of starting another on them.
+A URI file in the data directory lets a second process (the CLI next to a running service) use
+the server that already holds the files instead of starting another on them; it is believed
+only when the server at that address is the one serving this directory, so that two services
+never share one database, whatever their directories' names and however a port was reused.
+Everything of a data directory (the files, the URI, the server's log) stays inside it.
 """
 
 import atexit
@@ -25,7 +28,7 @@ _server = None  # (process, uri, pid of the process that started it)
 
 
 def _uri_file(data_dir):
-    return os.path.join(os.path.dirname(os.path.abspath(data_dir)), "embedded-mongo.uri")
+    return os.path.join(data_dir, "embedded-mongo.uri")
 
 
 def free_port():
@@ -48,6 +51,22 @@ def _answers(uri, timeout_ms=300):
         client.close()
 
 
+def _serves(uri, data_dir):
+    """Whether the server at `uri` is one serving `data_dir` (its process names the directory)."""
+    from pymongo import MongoClient
+    from pymongo.errors import PyMongoError
+
+    client = MongoClient(uri, serverSelectionTimeoutMS=300, connectTimeoutMS=300)
+    try:
+        pid = client.admin.command("serverStatus")["pid"]
+        with open(f"/proc/{int(pid)}/cmdline", "rb") as fh:
+            return f"\0--storage-path\0{os.path.abspath(data_dir)}\0".encode() in fh.read()
+    except (PyMongoError, OSError, KeyError, TypeError, ValueError):
+        return False
+    finally:
+        client.close()
+
+
 def _die_with_parent():
     """Linux: the server gets SIGTERM if its parent dies without stopping it (kill -9)."""
     with contextlib.suppress(OSError):
@@ -57,10 +76,11 @@ def _die_with_parent():
 def launch(data_dir, port=0):
     """A new server process on `data_dir` (port 0: any free one), returned with its URI once it
     answers a ping."""
+    data_dir = os.path.abspath(data_dir)
     os.makedirs(data_dir, exist_ok=True)
     port = port or free_port()
     uri = f"mongodb://127.0.0.1:{port}/?directConnection=true"
-    log_path = os.path.join(os.path.dirname(os.path.abspath(data_dir)), "embedded-mongo.log")
+    log_path = os.path.join(data_dir, "embedded-mongo.log")
     with open(log_path, "ab") as log_file:
         process = subprocess.Popen(
             [
@@ -94,13 +114,13 @@ def launch(data_dir, port=0):
 def start(data_dir):
     """The URI of a running embedded server on `data_dir`, started unless one already serves it."""
     global _server
-    if _server and _server[0].poll() is None:
+    if _server and _server[0].poll() is None and _serves(_server[1], data_dir):
         return _server[1]
     uri_file = _uri_file(data_dir)
     if os.path.exists(uri_file):
         with open(uri_file) as fh:
             uri = fh.read().strip()
-        if _answers(uri):
+        if _serves(uri, data_dir):
             return uri
     process, uri = launch(data_dir)
     _server = (process, uri, os.getpid())

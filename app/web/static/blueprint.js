@@ -1,6 +1,6 @@
 /* A blueprint's page (`#/blueprints/ID`): what it needs, its fit to each of the caller's profiles,
    its definition, its history with the changes between any two versions, and restore. */
-import { AMOUNT, api, canChange, caps, codeView, diffView, el, everything, myProfiles, needs, refresh, RESOURCES, say, session, when } from './core.js';
+import { AMOUNT, api, canChange, caps, codeView, diffView, el, everything, myProfiles, needs, refresh, RESOURCES, say, served, session, when } from './core.js';
 import { fitBadge, starButton } from './catalog.js';
 
 const EXPLAIN = {
@@ -50,7 +50,7 @@ async function fitsView(bp) {
 }
 
 async function download(bp) {
-  const response = await fetch(`/blueprints/${bp.id}/yml`, { headers: { Authorization: `Bearer ${session.token}` }, credentials: 'omit' });
+  const response = await fetch(served(`/blueprints/${bp.id}/yml`), { headers: { Authorization: `Bearer ${session.token}` }, credentials: 'omit' });
   if (!response.ok) { say(`Download failed (${response.status}).`); return; }
   const url = URL.createObjectURL(await response.blob());
   const link = el('a', { href: url, download: `${bp.name || bp.id}.yml` });

@@ -154,6 +154,12 @@ export class ApiError extends Error {
   }
 }
 
+/** The address of an API path (`/profiles`): under the page's own folder, so that behind a
+    reverse proxy that serves the service under a path prefix every call stays under it. */
+export function served(path) {
+  return new URL(path.replace(/^\//, ''), document.baseURI).href;
+}
+
 /** One call of the API with the bearer token. A 401 (an expired or revoked token) brings the
     sign-in back over the page, then the same call is made again: nothing on the page is lost. */
 export async function api(method, path, { body, headers = {} } = {}) {
@@ -165,7 +171,7 @@ export async function api(method, path, { body, headers = {} } = {}) {
       sent['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
-    const response = await fetch(path, init);
+    const response = await fetch(served(path), init);
     if (response.status === 401) {
       await signIn('Your session has ended. Sign in again to go on where you were.');
       continue;
@@ -230,7 +236,7 @@ export function signIn(reason = '') {
       let token;
       let user;
       try {
-        const response = await fetch('/tokens', { method: 'POST', headers: auth, credentials: 'omit', cache: 'no-store' });
+        const response = await fetch(served('/tokens'), { method: 'POST', headers: auth, credentials: 'omit', cache: 'no-store' });
         if (!response.ok) {
           document.getElementById('sign-in-reason').textContent = '';
           error.textContent = response.status === 401 ? 'Wrong username or password.'
@@ -238,7 +244,7 @@ export function signIn(reason = '') {
           return;
         }
         token = await response.json();
-        const me = await fetch('/users/me', { headers: { Authorization: `Bearer ${token.token}`, Accept: 'application/json' }, credentials: 'omit' });
+        const me = await fetch(served('/users/me'), { headers: { Authorization: `Bearer ${token.token}`, Accept: 'application/json' }, credentials: 'omit' });
         user = await me.json();
       } catch {
         error.textContent = 'The service cannot be reached: try again in a moment.';
@@ -270,7 +276,7 @@ export function showNav() {
 
 export async function signOut() {
   try {
-    await fetch('/tokens', { method: 'DELETE', headers: { Authorization: `Bearer ${session.token}` }, credentials: 'omit' });
+    await fetch(served('/tokens'), { method: 'DELETE', headers: { Authorization: `Bearer ${session.token}` }, credentials: 'omit' });
   } finally {
     document.getElementById('nav').hidden = true;
     main.replaceChildren();
