@@ -163,3 +163,17 @@ def test_gunicorn_believes_no_forwarded_header_when_no_proxy_is_trusted(running)
     finally:
         conn.close()
     assert document["servers"] == [{"url": "/"}]
+
+
+def test_a_request_past_the_time_limit_is_a_problem_with_retry_after_and_the_service_goes_on(tmp_path):
+    """gunicorn aborted the worker and answered its own text/html 500."""
+    gunicorn = Gunicorn(app="support.sleeper:app", DATA_DIR=tmp_path / "data", REQUEST_TIMEOUT=2, WEB_CONCURRENCY=1)
+    gunicorn.start()
+    try:
+        r = SocketClient(gunicorn.port).get("/slow")
+        assert r.status == 503 and r.headers["content-type"] == "application/problem+json"
+        assert r.headers["retry-after"] == "5" and "time limit" in r.json["detail"]
+        assert r.json["requestId"] == r.headers["x-request-id"]
+        assert SocketClient(gunicorn.port).get("/other").status == 200  # a new worker serves
+    finally:
+        assert gunicorn.stop() == 0
