@@ -172,7 +172,6 @@ def test_other_types_are_only_yaml():
     ("compose", "services:\n  web:\n    image: x\n    deploy: {resources: {limits: {memory: 1.5x}}}",
      "services.web.deploy.resources.limits.memory"),
     ("compose", "services:\n  web:\n    image: x\n    mem_limit: 9999999999999999g", "services.web.mem_limit"),
-    ("compose", "services:\n  web:\n    image: x\n    storage_opt: {size: 1e3x}", "services.web.storage_opt.size"),
     ("compose", "services:\n  web:\n    image: x\n    profiles: [debug]\n    shm_size: 1mi", "services.web.shm_size"),
     ("compose", "services:\n  web:\n    image: x\n    healthcheck: {interval: '10'}",
      "services.web.healthcheck.interval"),

@@ -30,7 +30,6 @@ SEED = int(os.environ.get("MUTATION_SEED", "40"))
 # judges it"): the service's problem, or Compose's message, that marks each
 KEPT = {
     "services: the file defines no service": "a blueprint must start something; Compose accepts an empty project",
-    "storage_opt.size: the size": "Docker's storage driver refuses at `up` a size Compose passes as written",
     "larger than a 64-bit integer": "amounts are counted in 64-bit integers; Compose keeps 2^64 as a float",
 }
 V3 = "portainer-templates-v3.json"

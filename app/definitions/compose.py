@@ -32,7 +32,7 @@ DECODED = (
     ("mem_limit", "service", "mem_limit", quantities.compose_bytes),
     ("deploy.resources.limits.cpus", "limits", "cpus", quantities.compose_millis),
     ("cpus", "service", "cpus", quantities.compose_millis),
-    ("storage_opt.size", "storage_opt", "size", quantities.compose_bytes),
+    ("storage_opt.size", "storage_opt", "size", quantities.engine_bytes),
     ("mem_reservation", "service", "mem_reservation", quantities.compose_bytes),
     ("memswap_limit", "service", "memswap_limit", quantities.compose_bytes),
     ("shm_size", "service", "shm_size", quantities.compose_bytes),

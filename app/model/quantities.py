@@ -335,6 +335,17 @@ def binary_text(count, units=("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")):
     return f"{count}{units[power]}"
 
 
+def engine_bytes(value):
+    """A size Compose passes to the Docker engine as written (`storage_opt.size`): Compose takes
+    any text there, so text that is no size declares none (None), as if it were absent."""
+    try:
+        return compose_bytes(value)
+    except QuantityError:
+        if isinstance(value, str):
+            return None
+        raise
+
+
 def compose_bytes_text(count):
     """Bytes as Compose writes them (Docker's units: k, m, g are powers of 1024)."""
     return binary_text(count, ("b", "k", "m", "g"))
