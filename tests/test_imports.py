@@ -321,13 +321,23 @@ def test_an_import_over_16_mib_is_a_413_and_one_a_viewer_sends_a_403(api):
     assert api.post("/imports", json={"format": "native", "source": "s", "document": {}}, user="victor").status == 403
 
 
-def test_what_another_user_made_from_the_same_source_is_refused_not_taken_over(api):
+def test_a_source_is_each_owner_s_own_so_nothing_of_another_s_leaks_or_is_taken_over(api):
+    """One namespace across users leaked another's private blueprint (its id and owner) to an
+    import of the same source, and let a source be squatted."""
     catalog = {"version": "2", "templates": [{"type": 1, "title": "x", "image": "nginx"}]}
-    imported(api, "portainer", catalog, user="alice")
+    alices = imported(api, "portainer", catalog, user="alice")["results"][0]
     changed = {"version": "2", "templates": [{"type": 1, "title": "x", "image": "nginx:2"}]}
-    result = imported(api, "portainer", changed, user="bob")["results"][0]
-    assert result["outcome"] == "refused" and result["problems"][0].startswith("source:")
-    assert len(api.get("/blueprints", user="admin").json["items"]) == 1
+    for dry_run in (True, False):
+        report = imported(api, "portainer", changed, user="bob", dry_run=dry_run)
+        assert report["results"][0]["outcome"] == "created" and alices["id"] not in json.dumps(report)
+        assert "alice" not in json.dumps(report)
+    bobs = report["results"][0]["id"]
+    assert api.get(f"/blueprints/{alices['id']}", user="alice").json["yml"].count("nginx:2") == 0  # untouched
+    again = imported(api, "portainer", catalog, user="alice")["results"][0]
+    assert again["outcome"] == "unchanged" and again["id"] == alices["id"]  # bob's import took nothing of hers
+    assert sorted(item["id"] for item in api.get("/blueprints", user="admin").json["items"]) == sorted(
+        [alices["id"], bobs]
+    )
 
 
 def test_export_then_import_into_an_empty_service_then_export_gives_the_same_document(api, app):
@@ -403,7 +413,9 @@ def test_a_template_a_concurrent_import_made_first_is_refused_not_duplicated(api
 
     catalog = {"version": "2", "templates": [{"type": 1, "title": "x", "image": "nginx"}]}
     imported(api, "portainer", catalog)
-    monkeypatch.setattr(store, "imported_from", lambda source: {})  # as if the other import wrote after the lookup
+    monkeypatch.setattr(
+        store, "imported_from", lambda source, user: {}
+    )  # as if the other import wrote after the lookup
     result = imported(api, "portainer", catalog)["results"][0]
     assert result["outcome"] == "refused" and "concurrent import" in result["problems"][0]
     assert len(api.get("/blueprints", user="alice").json["items"]) == 1

@@ -121,7 +121,9 @@ def test_a_re_import_updates_the_profile_and_keeps_what_its_owner_set(api):
     assert again["outcome"] == "updated" and again["id"] == first["id"]
     profile = api.get(path, user="alice").json
     assert profile["memoryCap"] == "8Gi" and profile["defaultProfile"] is True and profile["entitledUsers"] == ["bob"]
-    assert quota_import(api, QUOTA, user="bob")["results"][0]["outcome"] == "refused"  # alice's, made by this source
+    bobs = quota_import(api, QUOTA, user="bob")["results"][0]  # a source is each owner's own
+    assert bobs["outcome"] == "created" and bobs["id"] != first["id"]
+    assert api.get(path, user="alice").json["memoryCap"] == "8Gi"
 
 
 @pytest.mark.parametrize("document, expected", [

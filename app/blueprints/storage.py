@@ -3,8 +3,6 @@
 definition on every write that changes it, and stars (the users in `starredBy`).
 """
 
-from pymongo import ASCENDING
-
 from app import definitions
 from app.access import users
 from app.errors import Conflict, Invalid
@@ -41,14 +39,11 @@ class Blueprints(ResourceStore):
         "tags_newest",
         "starred_newest",
         "newest",
+        "one_per_source",
     )
 
     def create_indexes(self):
-        """An import finds what it made by its source: one blueprint per source and key (sparse:
-        the blueprints no import made are not in it)."""
-        self.coll().create_index(
-            [("source.name", ASCENDING), ("source.key", ASCENDING)], unique=True, sparse=True, name="one_per_source"
-        )
+        self.create_source_index()
         super().create_indexes()
 
     def scopes(self, doc):

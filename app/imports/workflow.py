@@ -10,7 +10,7 @@ import marshmallow as ma
 
 from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store as blueprints
-from app.errors import Forbidden, Invalid, NotFound
+from app.errors import Invalid, NotFound
 from app.imports import formats
 from app.imports.schemas import OUTCOMES
 from app.model import yamlguard
@@ -49,7 +49,7 @@ def run(fmt, source, document, files, defaults, user, dry_run):
     if len(found) > MAX_TEMPLATES:
         raise Invalid({"document": [f"{len(found)} templates; at most {MAX_TEMPLATES} are imported at once."]})
     target = TARGETS.get(fmt, BLUEPRINTS)
-    made = target.store.imported_from(source)
+    made = target.store.imported_from(source, user)
     keys = [candidate.key for candidate in found]
     for index, candidate in enumerate(found):
         if candidate.key in keys[:index]:
@@ -104,9 +104,8 @@ def _write(target, fields, origin, stored, user, dry_run):
     except Collision:  # a concurrent import of the same source made it between the lookup and the write
         problem = "source: a concurrent import of this source made it first; import again to update it."
         return {"outcome": "refused", "problems": [problem]}
-    except (Forbidden, NotFound):
-        owner = "another user's" if stored["owner"] != user["username"] else "a"
-        problem = f"source: {owner} {store.noun} an earlier import of this source made, which you may not change."
+    except NotFound:  # deleted between the lookup and the write
+        problem = f"source: the {store.noun} an earlier import of this source made was deleted meanwhile; import again."
         return {"outcome": "refused", "problems": [problem]}
 
 

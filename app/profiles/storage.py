@@ -20,13 +20,11 @@ class Profiles(ResourceStore):
     collection = "profiles"
     noun = "profile"
     filters = {"name": "name", "owner": "owner", "defaultProfile": "defaultProfile"}
-    retired_indexes = ("owner_newest", "newest")
+    retired_indexes = ("owner_newest", "newest", "one_per_source")
 
     def create_indexes(self):
-        """One default per owner; one profile per import source and key (sparse, as for blueprints)."""
-        self.coll().create_index(
-            [("source.name", ASCENDING), ("source.key", ASCENDING)], unique=True, sparse=True, name="one_per_source"
-        )
+        """One default per owner; one profile per owner, import source and key."""
+        self.create_source_index()
         self.coll().create_index(
             [("owner", ASCENDING)],
             unique=True,

@@ -11,6 +11,7 @@ rules through the hooks below.
 from bson import ObjectId
 from bson.errors import InvalidId
 from flask import current_app
+from pymongo import ASCENDING
 from pymongo.errors import DuplicateKeyError
 
 from app.errors import Conflict, Forbidden, NotFound, PreconditionFailed
@@ -114,9 +115,24 @@ class ResourceStore:
         scopes, named = self.scopes(doc)
         return not {*scopes, *named}.isdisjoint(self.caller_scopes(user))
 
-    def imported_from(self, source):
-        """{key: document} of what imports of `source` made (the `one_per_source` index serves it)."""
-        return {doc["source"]["key"]: doc for doc in self.coll().find({"source.name": source})}
+    def create_source_index(self):
+        """What an import made is found by its owner, source and key, one document each (only the
+        documents an import made are in it): a source is each owner's own, so that nobody learns
+        of another's documents through it or takes a source first. Made once: mongomock checks a
+        partial index's uniqueness again at every create, over documents its filter leaves out."""
+        if "one_per_owner_source" in self.coll().index_information():
+            return
+        self.coll().create_index(
+            [("owner", ASCENDING), ("source.name", ASCENDING), ("source.key", ASCENDING)],
+            unique=True,
+            name="one_per_owner_source",
+            partialFilterExpression={"source.name": {"$exists": True}},
+        )
+
+    def imported_from(self, source, user):
+        """{key: document} of what `user`'s imports of `source` made (`one_per_owner_source`)."""
+        found = self.coll().find({"owner": user["username"], "source.name": source})
+        return {doc["source"]["key"]: doc for doc in found}
 
     def keys(self, doc):
         """What `doc` is found by in lists (list_keys): the one place keys are derived."""
