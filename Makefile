@@ -7,7 +7,7 @@ PORT ?= 8000
 export HOST PORT
 # The suite covers at least this share of app/ (96 % when this was set).
 COVERAGE_FLOOR := 94
-BROWSER_PACKAGES := chromium chromium-driver curl jq
+BROWSER_PACKAGES := chromium chromium-driver curl jq nginx openssl
 
 .PHONY: run test test-fast lint bench profile instructions browser fuzz oracle fault-test openapi clean
 
@@ -30,12 +30,13 @@ $(VENV)/.installed-bench: $(BIN)/python setup.cfg setup.py
 run: $(VENV)/.installed-run
 	$(BIN)/gunicorn -c gunicorn.conf.py wsgi:app
 
-# The pages are tested in a real browser (Debian's chromium and its driver) and the README's curl
-# tour with curl and jq: installed when missing and this runs as root (CI does); otherwise those
-# tests are skipped, saying why.
+# The pages are tested in a real browser (Debian's chromium and its driver), the deployment behind
+# Debian's nginx with TLS (openssl makes its certificate), and the README's curl tour with curl and
+# jq: installed when missing and this runs as root (CI does); otherwise those tests are skipped,
+# saying why.
 browser:
 	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null && command -v curl >/dev/null \
-		&& command -v jq >/dev/null; then :; \
+		&& command -v jq >/dev/null && [ -x /usr/sbin/nginx ] && command -v openssl >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES); \
 	else echo "not root: the browser and curl-tour tests will be skipped; install the Debian packages $(BROWSER_PACKAGES) to run them"; fi

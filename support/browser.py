@@ -25,9 +25,10 @@ FLAGS = (
 )
 
 
-def chromium(folder, width=1280, height=2400):
+def chromium(folder, width=1280, height=2400, extra=()):
     """A browser whose viewport is exactly `width` CSS pixels wide (a phone's, at 390), as a
-    phone shows a page (mobile: no scroll bars, the viewport meta tag honoured)."""
+    phone shows a page (mobile: no scroll bars, the viewport meta tag honoured); `extra` flags
+    (a self-signed certificate accepted)."""
     binary, driver = shutil.which("chromium"), shutil.which("chromedriver")
     if not (binary and driver):
         # CI runs as root, installs them, and sets REQUIRE_BROWSER so that a missing browser fails
@@ -35,7 +36,7 @@ def chromium(folder, width=1280, height=2400):
         pytest.skip(f"this test needs {PACKAGES}")
     options = webdriver.ChromeOptions()
     options.binary_location = binary
-    for flag in (*FLAGS, f"--user-data-dir={folder / 'profile'}", f"--window-size={max(width, 800)},{height}"):
+    for flag in (*FLAGS, *extra, f"--user-data-dir={folder / 'profile'}", f"--window-size={max(width, 800)},{height}"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     options.add_experimental_option("prefs", {"download.default_directory": str(folder / "downloads")})
