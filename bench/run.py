@@ -2,7 +2,7 @@
 beside the stack's floor (bench/baseline.py) and its peer, Python-Eve (bench/eve_app.py), then
 the scale scenario (bench/scale.py), admissions at 1 and 100,000 instances (bench/instances.py)
 and the lists of what fits a profile (bench/fits.py, against the --against revision too); the web
-page (bench/web.py) and imports (bench/imports.py).
+page (bench/web.py), imports (bench/imports.py) and the security probe's shapes (bench/probes.py).
 
 Every throughput scenario runs for a few seconds per round, rounds interleaved with the floor's,
 all bounded in time; the table gives the median round's requests/s, latency percentiles, and the
@@ -28,7 +28,7 @@ from pymongo import MongoClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app.storage import embedded  # noqa: E402
-from bench import fits, imports, instances, scale, web  # noqa: E402
+from bench import fits, imports, instances, probes, scale, web  # noqa: E402
 from support.http import SocketClient, basic  # noqa: E402
 from support.processes import Gunicorn, cpu_seconds  # noqa: E402
 
@@ -233,7 +233,7 @@ def main():
             peers.append((args.against[:8], servers[-1]))
         parts = args.only.split(",") if args.only else []
         names = [name for name in targets[app] if not parts or any(part in name for part in parts)]
-        if not names and not {"web", "imports", "scale", "fits", "instances"} & set(parts):
+        if not names and not {"web", "imports", "probes", "scale", "fits", "instances"} & set(parts):
             raise SystemExit(f"no scenario name contains {args.only!r}")
         results = {(server, name): [] for server in targets for name in names if name in targets[server]}
         floors = []
@@ -276,6 +276,8 @@ def main():
             web.run(app.port, ADMIN, PROFILE, BLUEPRINT)
         if not parts or "imports" in parts:
             imports.run(app, ADMIN, BLUEPRINT)
+        if not parts or "probes" in parts:
+            probes.run([("this", app), *([(args.against[:8], servers[-1])] if args.against else [])], ADMIN)
         for server in servers:
             server.stop()
         servers = []
