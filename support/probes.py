@@ -13,15 +13,16 @@ def alias_tree(levels=5, width=10, leaf="lol"):
 
 def alias_tree_templates(count=6, levels=5, width=10):
     """OpenShift Templates as YAML text, one document each, each carrying its own alias tree in
-    a ConfigMap: every document alone within what one definition may expand to before the
+    the spec of a custom resource (a kind Kubernetes' schemas do not define, so nothing of it is
+    dropped): every document alone within what one definition could expand to before the
     stream-wide bound (200,000 nodes a document), together far past it."""
     documents = []
     for index in range(count):
-        tree = "\n".join("      " + line for line in alias_tree(levels, width))
+        tree = "\n".join("    " + line for line in alias_tree(levels, width))
         documents.append(
             f"kind: Template\napiVersion: template.openshift.io/v1\nmetadata: {{name: t{index}}}\n"
-            f"objects:\n- kind: ConfigMap\n  apiVersion: v1\n  metadata: {{name: c{index}}}\n"
-            f"  data:\n    x: y\n  binaryData: null\n  immutable: false\n  extra:\n{tree}\n"
+            f"objects:\n- kind: Tree\n  apiVersion: example.com/v1\n  metadata: {{name: c{index}}}\n"
+            f"  spec:\n{tree}\n"
         )
     return "---\n".join(documents)
 
