@@ -23,7 +23,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.parametrize("app", ["socket"], indir
 
 def test_schemathesis_finds_nothing(app, live_port):
     # The authentication checks fail on purpose, many times over: no throttling here.
-    app.config.update(AUTH_MAX_FAILURES_PER_USER=10**9, AUTH_MAX_FAILURES_PER_ADDRESS=10**9)
+    app.config.update(
+        AUTH_MAX_FAILURES_PER_USER=10**9, AUTH_MAX_FAILURES_PER_ADDRESS=10**9, AUTH_MAX_FAILURES_PER_ACCOUNT=10**9
+    )
     examples = os.environ.get("FUZZ_EXAMPLES", "40")
     seed = ["--seed", "20261122"] if "FUZZ_EXAMPLES" not in os.environ else []
     run = subprocess.run(

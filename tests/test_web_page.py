@@ -46,8 +46,9 @@ def test_the_page_and_its_assets_carry_a_strict_policy_and_need_no_credentials(a
     client = FlaskClient(app)
     page = client.get("/")
     assert page.status == 200 and page.headers["content-type"].startswith("text/html")
-    assets = re.findall(r'(?:src|href)="(/web/[^"]+)"', page.body.decode())
+    assets = ["/" + path for path in re.findall(r'(?:src|href)="(web/[^"]+)"', page.body.decode())]
     assert {"/web/app.js", "/web/app.css", "/web/icon.svg"} <= set(assets)
+    assert not re.search(r'(?:src|href)="/', page.body.decode())  # relative: it works under a path prefix
     for response in [page, *(client.get(path) for path in assets)]:
         assert response.status == 200
         policy = dict(part.split(" ", 1) for part in response.headers["content-security-policy"].split("; "))
@@ -62,7 +63,7 @@ def test_the_page_and_its_assets_carry_a_strict_policy_and_need_no_credentials(a
 def test_the_page_weighs_less_than_300_kb_and_loads_nothing_from_another_host(app):
     client = FlaskClient(app)
     page = client.get("/")
-    linked = re.findall(r'(?:src|href)="(/web/[^"]+)"', page.body.decode())
+    linked = ["/" + path for path in re.findall(r'(?:src|href)="(web/[^"]+)"', page.body.decode())]
     modules = [f"/web/{path.name}" for path in sorted(STATIC.glob("*.js"))]  # app.js imports the others
     assert "/web/app.js" in linked and "/web/core.js" in modules
     assets = [client.get(path) for path in {*linked, *modules}]
