@@ -37,20 +37,22 @@ def login(username, password_stdin):
 
 
 @cli.command(short_help="Revoke and forget the kept token.")
-def logout():
-    """Revoke the token `bpctl login` kept for this service, and forget it."""
+@click.option("--everywhere", is_flag=True, help="Revoke every token of yours, wherever it was issued.")
+def logout(everywhere):
+    """Revoke the token `bpctl login` kept for this service, and forget it; with --everywhere,
+    every token of yours at this service (one that leaked, another machine's)."""
     url = given_url()
     stored = tokens.load().get(url)
     if stored is None:
         note(f"Not signed in to {url}.")
         return
     try:
-        Session(url, bearer(stored["token"])).send("DELETE", "/tokens")
+        Session(url, bearer(stored["token"])).send("DELETE", "/tokens?all=true" if everywhere else "/tokens")
     except Refused as exc:
         if exc.status != 401:  # a 401: it had expired or was revoked already
             raise
     tokens.forget(url)
-    note(f"Signed out of {url}: the token is revoked.")
+    note(f"Signed out of {url}: {'every token of yours is' if everywhere else 'the token is'} revoked.")
 
 
 @cli.group()

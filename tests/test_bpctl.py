@@ -112,6 +112,16 @@ def test_login_keeps_a_private_token_and_logout_revokes_it(bpctl):
     assert bpctl("logout", "extra").code == 2
 
 
+def test_logout_everywhere_revokes_every_token_of_the_user(bpctl):
+    other = bpctl.api.post("/tokens", user="alice").json["token"]  # another machine's, or one that leaked
+    bobs = bpctl.api.post("/tokens", user="bob").json["token"]
+    assert bpctl("login", **ALICE).code == 0
+    done = bpctl("logout", "--everywhere")
+    assert done.code == 0 and "every token of yours is revoked" in done.err
+    assert bpctl.api.get("/users/me", headers={"Authorization": "Bearer " + other}).status == 401
+    assert bpctl.api.get("/users/me", headers={"Authorization": "Bearer " + bobs}).status == 200
+
+
 def test_logout_keeps_the_token_while_the_service_is_out_of_reach(bpctl):
     assert bpctl("login", **ALICE).code == 0
     stored = bpctl.home / "bpctl" / "tokens.json"
