@@ -127,8 +127,13 @@ def _walk(store, migrations):
         written += sum(_migrated(store, migrations, doc) for doc in batch)
         examined += len(batch)
         if position is None or batches % LOGGED == 0:
-            log.info("migrating %s: %d examined, %d changed, %.0f s", store.collection, examined, written,
-                     time.monotonic() - started)  # fmt: skip
+            log.info(
+                "migrating %s: %d examined, %d changed, %.0f s",
+                store.collection,
+                examined,
+                written,
+                time.monotonic() - started,
+            )
         if position is None:
             return
 

@@ -136,13 +136,22 @@ def history_run(seconds_before=3.0, writers=4, log=print):
     data = os.path.join(tempfile.mkdtemp(prefix="fault-history-"), "data")
     db_port = free_port()
     database, uri = embedded.launch(data, db_port)
-    settings = {"MONGO_URI": uri, "MONGO_DB": "history", "WEB_CONCURRENCY": 2, "ADMIN_USERNAME": ADMIN[0],
-                "ADMIN_PASSWORD": ADMIN[1], "REVISIONS_KEPT": 100_000, "RATE_LIMIT": "1000000 per minute",
-                "LOG_LEVEL": "error"}  # fmt: skip
+    settings = {
+        "MONGO_URI": uri,
+        "MONGO_DB": "history",
+        "WEB_CONCURRENCY": 2,
+        "ADMIN_USERNAME": ADMIN[0],
+        "ADMIN_PASSWORD": ADMIN[1],
+        "REVISIONS_KEPT": 100_000,
+        "RATE_LIMIT": "1000000 per minute",
+        "LOG_LEVEL": "error",
+    }
     service = Gunicorn(**settings).start()
     headers = {"Authorization": AUTH}
-    ids = [SocketClient(service.port).post("/blueprints", json={"name": "b"}, headers=headers).json["id"]
-           for _ in range(writers)]  # fmt: skip
+    ids = [
+        SocketClient(service.port).post("/blueprints", json={"name": "b"}, headers=headers).json["id"]
+        for _ in range(writers)
+    ]
     stop, acknowledged = threading.Event(), Counter()
 
     def write(blueprint):
@@ -150,8 +159,9 @@ def history_run(seconds_before=3.0, writers=4, log=print):
         while not stop.is_set():
             i += 1
             try:  # two writers a blueprint: concurrent changes of one document
-                r = SocketClient(service.port, timeout=10).patch(f"/blueprints/{blueprint}", json={"name": f"n{i}"},
-                                                                  headers=headers)  # fmt: skip
+                r = SocketClient(service.port, timeout=10).patch(
+                    f"/blueprints/{blueprint}", json={"name": f"n{i}"}, headers=headers
+                )
                 acknowledged[blueprint] += r.status == 200
             except (OSError, http.client.HTTPException):  # the service was killed mid-answer
                 time.sleep(0.05)
@@ -168,8 +178,13 @@ def history_run(seconds_before=3.0, writers=4, log=print):
         thread.join()
     database, _ = embedded.launch(data, db_port)
     db = MongoClient(uri).history
-    report = {"acknowledged_changes": sum(acknowledged.values()), "blueprints": len(ids), "missing_versions": 0,
-              "versions_checked": 0, "acknowledged_but_lost": 0}  # fmt: skip
+    report = {
+        "acknowledged_changes": sum(acknowledged.values()),
+        "blueprints": len(ids),
+        "missing_versions": 0,
+        "versions_checked": 0,
+        "acknowledged_but_lost": 0,
+    }
     for doc in db.blueprints.find({}):
         kept = {r["rev"] for r in db.revisions.find({"blueprint": doc["_id"]}, {"rev": 1})}
         report["missing_versions"] += len(set(range(1, doc["rev"])) - kept)
@@ -182,8 +197,10 @@ def history_run(seconds_before=3.0, writers=4, log=print):
 
 
 USAGE_TEMPLATE = "services:\n  app:\n    image: nginx\n    deploy:\n      replicas: ${REPLICAS}\n"
-USAGE_PARAMETERS = {"type": "object", "properties": {"REPLICAS": {"type": "integer", "default": 1, "minimum": 0,
-                                                                  "maximum": 4}}}  # fmt: skip
+USAGE_PARAMETERS = {
+    "type": "object",
+    "properties": {"REPLICAS": {"type": "integer", "default": 1, "minimum": 0, "maximum": 4}},
+}
 COUNTED = ("memoryBytes", "cpuMillis", "containers", "storageBytes")
 
 
@@ -195,16 +212,31 @@ def usage_run(seconds_before=3.0, writers=4, log=print):
     data = os.path.join(tempfile.mkdtemp(prefix="fault-usage-"), "data")
     db_port = free_port()
     database, uri = embedded.launch(data, db_port)
-    settings = {"MONGO_URI": uri, "MONGO_DB": "usage", "WEB_CONCURRENCY": 2, "ADMIN_USERNAME": ADMIN[0],
-                "ADMIN_PASSWORD": ADMIN[1], "REQUEST_TIMEOUT": REQUEST_TIMEOUT, "RATE_LIMIT": "1000000 per minute",
-                "LOG_LEVEL": "error"}  # fmt: skip
+    settings = {
+        "MONGO_URI": uri,
+        "MONGO_DB": "usage",
+        "WEB_CONCURRENCY": 2,
+        "ADMIN_USERNAME": ADMIN[0],
+        "ADMIN_PASSWORD": ADMIN[1],
+        "REQUEST_TIMEOUT": REQUEST_TIMEOUT,
+        "RATE_LIMIT": "1000000 per minute",
+        "LOG_LEVEL": "error",
+    }
     service = Gunicorn(**settings).start()
     headers, client = {"Authorization": AUTH}, SocketClient(service.port)
     template = {"name": "app", "blueprintType": "compose", "yml": USAGE_TEMPLATE, "parameters": USAGE_PARAMETERS}
     blueprint = client.post("/blueprints", json=template, headers=headers).json["id"]
-    profile = client.post("/profiles", json={"name": "team", "containerCap": "40", "memoryCap": "4Gi", "cpuCap": "4",
-                                             "containerDefaults": {"memory": "128Mi", "cpu": "100m"}},
-                          headers=headers).json["id"]  # fmt: skip
+    profile = client.post(
+        "/profiles",
+        json={
+            "name": "team",
+            "containerCap": "40",
+            "memoryCap": "4Gi",
+            "cpuCap": "4",
+            "containerDefaults": {"memory": "128Mi", "cpu": "100m"},
+        },
+        headers=headers,
+    ).json["id"]
     stop, lock = threading.Event(), threading.Lock()
     admitted, deleted, answers = set(), set(), Counter()
 
@@ -225,8 +257,12 @@ def usage_run(seconds_before=3.0, writers=4, log=print):
                         values = {"values": {"REPLICAS": rng.randint(0, 4)}}
                         r = session.post(f"/instances/{target}/upgrade", json=values, headers=headers)
                 else:
-                    body = {"name": f"w{writer}-{i}", "blueprint": blueprint, "profile": profile,
-                            "values": {"REPLICAS": rng.randint(0, 4)}}  # fmt: skip
+                    body = {
+                        "name": f"w{writer}-{i}",
+                        "blueprint": blueprint,
+                        "profile": profile,
+                        "values": {"REPLICAS": rng.randint(0, 4)},
+                    }
                     r = session.post("/instances", json=body, headers=headers)
                     with lock:
                         admitted.update([r.json["id"]] if r.status == 201 else [])
@@ -255,11 +291,16 @@ def usage_run(seconds_before=3.0, writers=4, log=print):
     instances = list(db.instances.find({"profile": profile}, {"requirements": 1, "yml": 1}))
     summed = {key: sum(doc["requirements"][key] for doc in instances) for key in COUNTED}
     existing = {str(doc["_id"]) for doc in instances}
-    report = {"answers": dict(answers), "instances": len(instances), "usage": stored["usage"], "summed": summed,
-              "usage_is_the_sum": stored["usage"] == {**summed, "instances": len(instances)},
-              "acknowledged_but_lost": len((admitted - deleted) - existing),
-              "ledger_left": len(db.profiles.find_one({"name": "team"}).get("ledger") or {}),
-              "definitions": sorted({doc["yml"] for doc in instances})}  # fmt: skip
+    report = {
+        "answers": dict(answers),
+        "instances": len(instances),
+        "usage": stored["usage"],
+        "summed": summed,
+        "usage_is_the_sum": stored["usage"] == {**summed, "instances": len(instances)},
+        "acknowledged_but_lost": len((admitted - deleted) - existing),
+        "ledger_left": len(db.profiles.find_one({"name": "team"}).get("ledger") or {}),
+        "definitions": sorted({doc["yml"] for doc in instances}),
+    }
     log(f"usage under kill -9: { {key: value for key, value in report.items() if key != 'definitions'} }")
     service.stop()
     database.terminate()

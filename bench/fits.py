@@ -28,8 +28,11 @@ PROFILES = {  # name -> the profile; what the shared blueprint (4 services, 3 de
 def _prepared(port, admin):
     """The member and the profiles on the service on `port`: {scenario: path}."""
     client, member = SocketClient(port), {"Authorization": basic(*MEMBER)}
-    client.post("/users", json={"username": MEMBER[0], "password": MEMBER[1], "role": "member"},
-                headers={"Authorization": basic(*admin)})  # fmt: skip
+    client.post(
+        "/users",
+        json={"username": MEMBER[0], "password": MEMBER[1], "role": "member"},
+        headers={"Authorization": basic(*admin)},
+    )
     paths = {}
     for name, profile in PROFILES.items():
         made = client.post("/profiles", json={"name": name, **profile}, headers=member)

@@ -38,8 +38,14 @@ def largest_document(blueprint):
             break
         definition, copy = candidate, copy + 1
     text = yaml.safe_dump(definition, sort_keys=False)
-    items = [{**{key: blueprint[key] for key in ("version", "description", "blueprintType")},
-              "name": f"largest-{index}", "yml": text} for index in range(LARGEST_TEMPLATES)]  # fmt: skip
+    items = [
+        {
+            **{key: blueprint[key] for key in ("version", "description", "blueprintType")},
+            "name": f"largest-{index}",
+            "yml": text,
+        }
+        for index in range(LARGEST_TEMPLATES)
+    ]
     return {"format": "native", "version": 1, "blueprints": items}
 
 

@@ -21,8 +21,12 @@ REPEATS = 60
 MANY = 100_000
 # The shared body declares its web service's limits and none for the others: a profile with
 # container defaults counts them, as most profiles that admit published templates do.
-PROFILE = {"memoryCap": "100Ti", "cpuCap": "1000000", "containerCap": "10000000",
-           "containerDefaults": {"memory": "256Mi", "cpu": "250m"}}  # fmt: skip
+PROFILE = {
+    "memoryCap": "100Ti",
+    "cpuCap": "1000000",
+    "containerCap": "10000000",
+    "containerDefaults": {"memory": "256Mi", "cpu": "250m"},
+}
 
 
 def _seed(db, blueprint, profile, count, owner):
@@ -31,10 +35,23 @@ def _seed(db, blueprint, profile, count, owner):
     batch, now = [], datetime.now(UTC)
     for i in range(count):
         moment = now - timedelta(seconds=random.uniform(0, 30 * 86400))
-        doc = {"_id": ids.new_id(moment), "name": f"seeded-{count}-{i}", "blueprint": blueprint["id"],
-               "blueprintRev": 1, "profile": profile["id"], "profileOwner": owner, "values": {}, "kept": {},
-               "requirements": requirements, "yml": blueprint["yml"], "owner": owner, "createdAt": moment,
-               "updatedAt": moment, "updatedBy": owner, "rev": 1}  # fmt: skip
+        doc = {
+            "_id": ids.new_id(moment),
+            "name": f"seeded-{count}-{i}",
+            "blueprint": blueprint["id"],
+            "blueprintRev": 1,
+            "profile": profile["id"],
+            "profileOwner": owner,
+            "values": {},
+            "kept": {},
+            "requirements": requirements,
+            "yml": blueprint["yml"],
+            "owner": owner,
+            "createdAt": moment,
+            "updatedAt": moment,
+            "updatedBy": owner,
+            "rev": 1,
+        }
         batch.append({**doc, "keys": store.keys(doc)})
         if len(batch) == 5000 or i == count - 1:
             db.instances.insert_many(batch, ordered=False)
@@ -51,8 +68,10 @@ def run(mongo_uri, admin, body, start, log=print):
     try:
         client, auth = SocketClient(service.port), {"Authorization": basic(*admin)}
         blueprint = client.post("/blueprints", json={**body, "name": "deployed"}, headers=auth).json
-        profiles = {label: client.post("/profiles", json={**PROFILE, "name": label}, headers=auth).json
-                    for label in ("1 instance", f"{MANY:,} instances")}  # fmt: skip
+        profiles = {
+            label: client.post("/profiles", json={**PROFILE, "name": label}, headers=auth).json
+            for label in ("1 instance", f"{MANY:,} instances")
+        }
         _seed(db, blueprint, profiles["1 instance"], 1, admin[0])
         _seed(db, blueprint, profiles[f"{MANY:,} instances"], MANY, admin[0])
     finally:

@@ -43,8 +43,18 @@ def instructions(tree, creates, uri, db):
     """Instructions callgrind counted for a process that starts the app and makes `creates`."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "callgrind.out"
-        command = [VALGRIND, "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", CHILD,
-                   str(tree), str(creates), uri, db]  # fmt: skip
+        command = [
+            VALGRIND,
+            "--tool=callgrind",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            "-c",
+            CHILD,
+            str(tree),
+            str(creates),
+            uri,
+            db,
+        ]
         subprocess.run(command, check=True, capture_output=True, timeout=1800)
         summary = next(line for line in out.read_text().splitlines() if line.startswith("summary:"))
         return int(summary.split()[1])
@@ -70,8 +80,11 @@ def main():
         print(f"POST /blueprints (the shared body): {this / 1e6:.3f} M instructions a create")
         if args.against:
             worktree = tempfile.mkdtemp(prefix="instructions-against-")
-            subprocess.run([GIT, "-C", str(ROOT), "worktree", "add", "--detach", worktree, args.against],
-                           check=True, capture_output=True)  # fmt: skip
+            subprocess.run(
+                [GIT, "-C", str(ROOT), "worktree", "add", "--detach", worktree, args.against],
+                check=True,
+                capture_output=True,
+            )
             other = per_create(Path(worktree), uri, "against")
             print(f"{args.against}: {other / 1e6:.3f} M instructions a create; this / it: {this / other:.3f}")
     finally:

@@ -65,8 +65,10 @@ def main(count):
         print(f"seeded {count:,} blueprints as the first versions stored them ({time.monotonic() - began:.0f} s)")
         took, lines = started(uri, folder + "/first.log")
         print("\n".join(lines))
-        print(f"start-up with the migrations: {took:.1f} s ({count / took:.0f} blueprints/s), "
-              f"the database's peak memory {peak_mb(database.pid)} MB")  # fmt: skip
+        print(
+            f"start-up with the migrations: {took:.1f} s ({count / took:.0f} blueprints/s), "
+            f"the database's peak memory {peak_mb(database.pid)} MB"
+        )
         assert blueprints.find_one({"keys": None}, {"_id": 1}) is None
         took, lines = started(uri, folder + "/second.log")
         print(f"start-up with nothing to migrate: {took:.1f} s; {len(lines)} lines about migrations")

@@ -113,8 +113,13 @@ def wrk(port, method, path, auth, body, seconds, connections):
     if not match:
         raise SystemExit(f"wrk failed: {out.stdout} {out.stderr}")
     requests, duration_us, p50, p99, errors = map(int, match.groups())
-    return {"requests": requests, "rps": requests / (duration_us / 1e6), "p50_ms": p50 / 1000, "p99_ms": p99 / 1000,
-            "errors": errors}  # fmt: skip
+    return {
+        "requests": requests,
+        "rps": requests / (duration_us / 1e6),
+        "p50_ms": p50 / 1000,
+        "p99_ms": p99 / 1000,
+        "errors": errors,
+    }
 
 
 def seed(mongo_uri, count, db):
@@ -127,8 +132,10 @@ def seed(mongo_uri, count, db):
 def seed_eve(mongo_uri, count):
     """As `seed`, stored as Eve stores what it is sent."""
     moment = datetime.now(UTC).replace(microsecond=0)
-    docs = [{**BLUEPRINT, "name": "seed", "_created": moment, "_updated": moment, "_etag": f"{i:040x}"}
-            for i in range(count)]  # fmt: skip
+    docs = [
+        {**BLUEPRINT, "name": "seed", "_created": moment, "_updated": moment, "_etag": f"{i:040x}"}
+        for i in range(count)
+    ]
     MongoClient(mongo_uri).eve.blueprints.insert_many(docs)
 
 
@@ -143,8 +150,9 @@ def clean(mongo_uri):
 def checkout(revision):
     """A worktree of `revision` (any git revision), in a temporary folder."""
     folder = tempfile.mkdtemp(prefix="bench-against-")
-    subprocess.run([GIT, "-C", str(ROOT), "worktree", "add", "--detach", folder, revision], check=True,
-                   capture_output=True)  # fmt: skip
+    subprocess.run(
+        [GIT, "-C", str(ROOT), "worktree", "add", "--detach", folder, revision], check=True, capture_output=True
+    )
     return folder
 
 
@@ -239,8 +247,11 @@ def main():
         floors = []
         for _ in range(args.rounds if names else 0):  # A B C A B C: the service, its peers and the floor take turns
             for name in names:
-                runs = [(server, targets[server][name], results[server, name]) for server in targets
-                        if name in targets[server]]  # fmt: skip
+                runs = [
+                    (server, targets[server][name], results[server, name])
+                    for server in targets
+                    if name in targets[server]
+                ]
                 for server, target, results_of in [*runs, (floor, ("POST", "/items", BASIC, BLUEPRINT), floors)]:
                     clean(mongo_uri)
                     scale.settle(app.port)

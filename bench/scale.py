@@ -39,11 +39,22 @@ BESIDE = {50: "plain first page, limit 50, beside the bursts", 200: "plain first
 MEMBER = ("bench-member", "bench-member-password")
 OWNERS = [MEMBER[0]] + [f"owner{i}" for i in range(99)]
 WORDS = ["web", "tier", "postgres", "redis", "cache", "worker", "queue", "api", "gateway", "batch", "metrics", "search"]
-NEEDLE = {"name": "needle", "blueprintType": "needle-type", "tags": ["needle-tag"], "owner": "needle-owner",
-          "description": "the only zyxwvut", "entitlementType": "PUBLIC"}  # fmt: skip
+NEEDLE = {
+    "name": "needle",
+    "blueprintType": "needle-type",
+    "tags": ["needle-tag"],
+    "owner": "needle-owner",
+    "description": "the only zyxwvut",
+    "entitlementType": "PUBLIC",
+}
 # filter -> (its value at 1 % of blueprints, at 30 %): `tier` below gives each blueprint its values
-TIERS = {"name": ("common-name", "usual-name"), "blueprintType": ("helm", "kubernetes"), "tag": ("rare", "usual"),
-         "q": ("quasar", "nebula"), "owner": ("owner-few", "owner-many")}  # fmt: skip
+TIERS = {
+    "name": ("common-name", "usual-name"),
+    "blueprintType": ("helm", "kubernetes"),
+    "tag": ("rare", "usual"),
+    "q": ("quasar", "nebula"),
+    "owner": ("owner-few", "owner-many"),
+}
 
 
 def tier(rng):
@@ -55,11 +66,22 @@ def tier(rng):
 def blueprint(body, moment, rng):
     kind = rng.choices(("OWNER", "PUBLIC", "CUSTOM"), (60, 30, 10))[0]
     named = rng.sample(OWNERS[1:], 3) + ([MEMBER[0]] if rng.random() < 0.2 else [])
-    doc = {**body, "_id": ids.new_id(moment), "name": f"bp-{rng.randrange(10**6)}", "blueprintType": "compose",
-           "description": " ".join(rng.sample(WORDS, 4)), "tags": [], "entitlementType": kind,
-           "entitledUsers": named if kind == "CUSTOM" else [], "inactive": rng.random() < 0.01,
-           "starredBy": [MEMBER[0]] if kind == "PUBLIC" and rng.random() < 0.2 else [],
-           "owner": rng.choice(OWNERS), "createdAt": moment, "updatedAt": moment, "rev": 1}  # fmt: skip
+    doc = {
+        **body,
+        "_id": ids.new_id(moment),
+        "name": f"bp-{rng.randrange(10**6)}",
+        "blueprintType": "compose",
+        "description": " ".join(rng.sample(WORDS, 4)),
+        "tags": [],
+        "entitlementType": kind,
+        "entitledUsers": named if kind == "CUSTOM" else [],
+        "inactive": rng.random() < 0.01,
+        "starredBy": [MEMBER[0]] if kind == "PUBLIC" and rng.random() < 0.2 else [],
+        "owner": rng.choice(OWNERS),
+        "createdAt": moment,
+        "updatedAt": moment,
+        "rev": 1,
+    }
     for field, values in TIERS.items():
         if (which := tier(rng)) is not None:
             value = values[which]
@@ -257,19 +279,36 @@ def run(mongo_uri, admin, body, profile, sizes=(1200, 100_000), repeats=25, agai
         seed_many(blueprints, size - have, body, rng, needle=not have)
         have = size
         stats = blueprints.database.command("dbStats")
-        log(f"seeded {size:,} blueprints ({time.monotonic() - started:.0f} s): data "
-            f"{stats['dataSize'] / 2**20:.1f} MiB, indexes {stats['indexSize'] / 2**20:.1f} MiB")  # fmt: skip
-        services = [Gunicorn(cwd=cwd, MONGO_URI=mongo_uri, MONGO_DB="scale", ADMIN_USERNAME=admin[0],
-                             ADMIN_PASSWORD=admin[1], LOG_LEVEL="warning", RATE_LIMIT="1000000000 per minute")
-                    for cwd in (ROOT, *([against] if against else []))]  # fmt: skip
+        log(
+            f"seeded {size:,} blueprints ({time.monotonic() - started:.0f} s): data "
+            f"{stats['dataSize'] / 2**20:.1f} MiB, indexes {stats['indexSize'] / 2**20:.1f} MiB"
+        )
+        services = [
+            Gunicorn(
+                cwd=cwd,
+                MONGO_URI=mongo_uri,
+                MONGO_DB="scale",
+                ADMIN_USERNAME=admin[0],
+                ADMIN_PASSWORD=admin[1],
+                LOG_LEVEL="warning",
+                RATE_LIMIT="1000000000 per minute",
+            )
+            for cwd in (ROOT, *([against] if against else []))
+        ]
         try:
             for service in services:
                 service.start()
             settle(services[0].port)  # the database is still writing out what was seeded
             admin_headers = {"Authorization": basic(*admin)}
             client = SocketClient(services[0].port)
-            if client.post("/users", json={"username": MEMBER[0], "password": MEMBER[1], "role": "member"},
-                           headers=admin_headers).status == 201:  # fmt: skip
+            if (
+                client.post(
+                    "/users",
+                    json={"username": MEMBER[0], "password": MEMBER[1], "role": "member"},
+                    headers=admin_headers,
+                ).status
+                == 201
+            ):
                 for _ in range(5):
                     client.post("/profiles", json=profile, headers={"Authorization": basic(*MEMBER)})
             ports = [service.port for service in services]

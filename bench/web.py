@@ -97,19 +97,25 @@ def run(port, admin, profile, body, repetitions=10):
                 line += f"; every badge in: median {statistics.median(fitted):.0f}, worst {max(fitted):.0f}"
             print(line)
         cold, badges = seen["catalog"][0], seen["catalog with fit badges"][0]
-        print(f"  page weight {cold['page_bytes'] / 1024:.1f} KiB, transferred on the first visit "
-              f"{cold['page_transferred'] / 1024:.1f} KiB; the API sent {cold['api_bytes'] / 1024:.1f} KiB "
-              f"in {cold['api_calls']} calls ({badges['api_bytes'] / 1024:.1f} KiB in {badges['api_calls']} "
-              "with badges)")  # fmt: skip
+        print(
+            f"  page weight {cold['page_bytes'] / 1024:.1f} KiB, transferred on the first visit "
+            f"{cold['page_transferred'] / 1024:.1f} KiB; the API sent {cold['api_bytes'] / 1024:.1f} KiB "
+            f"in {cold['api_calls']} calls ({badges['api_bytes'] / 1024:.1f} KiB in {badges['api_calls']} "
+            "with badges)"
+        )
         large = largest(body)
-        made = [client.post("/blueprints", json={**large, "name": f"web-bench-large-{i}"}, headers=auth).json["id"]
-                for i in range(50)]  # fmt: skip
+        made = [
+            client.post("/blueprints", json={**large, "name": f"web-bench-large-{i}"}, headers=auth).json["id"]
+            for i in range(50)
+        ]
         visits = [visit(browser, base + "#/", "catalog-ready") for _ in range(repetitions)]
         ready = [v["ready"] for v in visits[1:]]
         each_kib = len(large["yml"].encode()) / 1024
-        print(f"  {'catalog of 50 at 256 KiB':25} usable: first visit {visits[0]['ready']:.0f}, "
-              f"then median {statistics.median(ready):.0f}, worst {max(ready):.0f}; the API sent "
-              f"{visits[0]['api_bytes'] / 2**20:.1f} MiB (definitions of {each_kib:.0f} KiB)")  # fmt: skip
+        print(
+            f"  {'catalog of 50 at 256 KiB':25} usable: first visit {visits[0]['ready']:.0f}, "
+            f"then median {statistics.median(ready):.0f}, worst {max(ready):.0f}; the API sent "
+            f"{visits[0]['api_bytes'] / 2**20:.1f} MiB (definitions of {each_kib:.0f} KiB)"
+        )
         for id_ in made:
             client.delete(f"/blueprints/{id_}", headers=auth)
     finally:

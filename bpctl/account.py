@@ -119,13 +119,14 @@ def profile_options(command):
     return command
 
 
-def _profile_body(memory, cpu, containers, storage, default_memory, default_cpu, max_memory, max_cpu, shared,
-                  default):  # fmt: skip
+def _profile_body(memory, cpu, containers, storage, default_memory, default_cpu, max_memory, max_cpu, shared, default):
     """The fields the options give (a change sends only those; a member of the container defaults
     or maximum not given keeps its value)."""
     body = given(memoryCap=memory, cpuCap=cpu, containerCap=containers, storageCap=storage, defaultProfile=default)
-    for field, amounts in (("containerDefaults", given(memory=default_memory, cpu=default_cpu)),
-                           ("containerMax", given(memory=max_memory, cpu=max_cpu))):  # fmt: skip
+    for field, amounts in (
+        ("containerDefaults", given(memory=default_memory, cpu=default_cpu)),
+        ("containerMax", given(memory=max_memory, cpu=max_cpu)),
+    ):
         if amounts:
             body[field] = amounts
     if shared:
@@ -158,13 +159,19 @@ def get_profile(name, output):
         show.as_json(found)
         return
     limits = found["limits"]
-    show.fields([
-        ("id", found["id"]), ("name", found["name"]), ("owner", found["owner"]), ("default", found["defaultProfile"]),
-        *((resource, show.amount(resource, limits[key])) for resource, key in show.RESOURCES.items()),
-        ("container default", _per_container("containerDefaults")(found)),
-        ("container max", _per_container("containerMax")(found)),
-        ("shared with", found["entitledUsers"]), ("instances", found["usage"]["instances"]),
-    ])  # fmt: skip
+    show.fields(
+        [
+            ("id", found["id"]),
+            ("name", found["name"]),
+            ("owner", found["owner"]),
+            ("default", found["defaultProfile"]),
+            *((resource, show.amount(resource, limits[key])) for resource, key in show.RESOURCES.items()),
+            ("container default", _per_container("containerDefaults")(found)),
+            ("container max", _per_container("containerMax")(found)),
+            ("shared with", found["entitledUsers"]),
+            ("instances", found["usage"]["instances"]),
+        ]
+    )
 
 
 @profile.command("change")
@@ -202,8 +209,11 @@ def export_profile(name, namespace):
     `kubectl apply -f -`; `bpctl import FILE --format kubernetes-quota` reads them back."""
     session = connect()
     found = session.profile(name)
-    session.stream(f"/profiles/{found['id']}/export", {"format": "kubernetes", "namespace": namespace},
-                   click.get_binary_stream("stdout"))  # fmt: skip
+    session.stream(
+        f"/profiles/{found['id']}/export",
+        {"format": "kubernetes", "namespace": namespace},
+        click.get_binary_stream("stdout"),
+    )
 
 
 @cli.command(short_help="Print the shell code for completion.")

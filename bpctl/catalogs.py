@@ -94,9 +94,12 @@ def _parsed(text, source):
 
 def _import_defaults(entitlement, entitled_user, tag, inactive, name=None):
     return given(
-        entitlementType=entitlement, entitledUsers=list(entitled_user) or None, tags=list(tag) or None,
-        inactive=inactive, name=name,
-    )  # fmt: skip
+        entitlementType=entitlement,
+        entitledUsers=list(entitled_user) or None,
+        tags=list(tag) or None,
+        inactive=inactive,
+        name=name,
+    )
 
 
 @cli.command(short_help="Write an export (native, or OpenShift).")

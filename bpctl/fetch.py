@@ -87,8 +87,10 @@ def stack_files(catalog, files_from=None, raw_base=None, warn=print):
     if failures:
         reasons = sorted(set(failures.values()))
         others = f" (and {len(reasons) - 1} other reasons)" if len(reasons) > 1 else ""
-        warn(f"not fetched: {len(failures)} stack file{'s' if len(failures) > 1 else ''} of {len(wanted)}; "
-             f"{reasons[0]}{others}; give --files-from DIR or --raw-base URL")  # fmt: skip
+        warn(
+            f"not fetched: {len(failures)} stack file{'s' if len(failures) > 1 else ''} of {len(wanted)}; "
+            f"{reasons[0]}{others}; give --files-from DIR or --raw-base URL"
+        )
     return fetched
 
 
@@ -104,8 +106,9 @@ def _fetched_all(sources, failures):
         return {}
     with ThreadPoolExecutor(max_workers=8) as pool:
         answers = [first, *pool.map(lambda one: _fetched(one[1]), sources[1:])]
-    failures.update({path: failure.message for (path, _), (_, failure) in zip(sources, answers, strict=True)
-                     if failure is not None})  # fmt: skip
+    failures.update(
+        {path: failure.message for (path, _), (_, failure) in zip(sources, answers, strict=True) if failure is not None}
+    )
     return {path: got for (path, _), (got, _) in zip(sources, answers, strict=True) if got is not None}
 
 

@@ -33,9 +33,11 @@ def room_or_exit():
         if exc.status != 409 or "quota" not in exc.problem:
             raise
         note(exc.problem["detail"])
-        show.table([{"resource": name, **room} for name, room in exc.problem["quota"].items()],
-                   {"RESOURCE": "resource", **{heading: _amount(key) for heading, key in show.ROOM.items()}},
-                   err=True)  # fmt: skip
+        show.table(
+            [{"resource": name, **room} for name, room in exc.problem["quota"].items()],
+            {"RESOURCE": "resource", **{heading: _amount(key) for heading, key in show.ROOM.items()}},
+            err=True,
+        )
         sys.exit(1)
 
 
@@ -66,8 +68,12 @@ def deploy(blueprint, name, profile, settings, files, rev, owner):
     -f - up -d`. No room: exit 1, the shortfall on standard error, nothing written."""
     session = connect()
     found = session.blueprint(blueprint, owner)
-    body = {"name": name, "blueprint": found["id"], "profile": session.profile(profile)["id"],
-            "values": values.gather(files, settings, _parameters(session, found, rev))}  # fmt: skip
+    body = {
+        "name": name,
+        "blueprint": found["id"],
+        "profile": session.profile(profile)["id"],
+        "values": values.gather(files, settings, _parameters(session, found, rev)),
+    }
     if rev:
         body["rev"] = rev
     with room_or_exit():
@@ -84,16 +90,28 @@ def deploy(blueprint, name, profile, settings, files, rev, owner):
 def list_instances(profile, blueprint, behind, output):
     """List the instances you may read, newest first."""
     session = connect()
-    query = {"profile": profile and session.profile(profile)["id"], "behind": behind,
-             "blueprint": blueprint and session.blueprint(blueprint)["id"]}  # fmt: skip
+    query = {
+        "profile": profile and session.profile(profile)["id"],
+        "behind": behind,
+        "blueprint": blueprint and session.blueprint(blueprint)["id"],
+    }
     items = list(session.items("/instances", query))
     if output == "json":
         show.as_json(items)
         return
-    show.table(items, {"NAME": "name", "REV": "rev", "BLUEPRINT": "blueprint", "PROFILE": "profile",
-                       "MEMORY": lambda i: show.amount("memory", i["requirements"]["memoryBytes"]),
-                       "CPU": lambda i: show.amount("cpu", i["requirements"]["cpuMillis"]),
-                       "CONTAINERS": lambda i: i["requirements"]["containers"], "OWNER": "owner"})  # fmt: skip
+    show.table(
+        items,
+        {
+            "NAME": "name",
+            "REV": "rev",
+            "BLUEPRINT": "blueprint",
+            "PROFILE": "profile",
+            "MEMORY": lambda i: show.amount("memory", i["requirements"]["memoryBytes"]),
+            "CPU": lambda i: show.amount("cpu", i["requirements"]["cpuMillis"]),
+            "CONTAINERS": lambda i: i["requirements"]["containers"],
+            "OWNER": "owner",
+        },
+    )
 
 
 @cli.command(short_help="Render an instance again (diff on stderr, definition on stdout).")
@@ -142,9 +160,17 @@ def usage(profile, output):
     if output == "json":
         show.as_json(found["usage"])
         return
-    rows = [{"resource": name, "used": found["usage"][key], "cap": found["limits"][key],
-             "available": None if found["limits"][key] is None else found["limits"][key] - found["usage"][key]}
-            for name, key in show.RESOURCES.items()]  # fmt: skip
-    show.table(rows, {"RESOURCE": "resource", "USED": _amount("used"), "CAP": _amount("cap"),
-                      "AVAILABLE": _amount("available")})  # fmt: skip
+    rows = [
+        {
+            "resource": name,
+            "used": found["usage"][key],
+            "cap": found["limits"][key],
+            "available": None if found["limits"][key] is None else found["limits"][key] - found["usage"][key],
+        }
+        for name, key in show.RESOURCES.items()
+    ]
+    show.table(
+        rows,
+        {"RESOURCE": "resource", "USED": _amount("used"), "CAP": _amount("cap"), "AVAILABLE": _amount("available")},
+    )
     click.echo(f"{found['usage']['instances']} instance{'s' if found['usage']['instances'] != 1 else ''}")

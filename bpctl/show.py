@@ -11,8 +11,9 @@ def as_json(data):
 
 def table(rows, columns, err=False):
     """`rows` (dicts) as aligned columns; `columns` maps each heading to a key or a function."""
-    cells = [[_cell(column(row) if callable(column) else row.get(column)) for column in columns.values()]
-             for row in rows]  # fmt: skip
+    cells = [
+        [_cell(column(row) if callable(column) else row.get(column)) for column in columns.values()] for row in rows
+    ]
     widths = [max([len(heading)] + [len(line[i]) for line in cells]) for i, heading in enumerate(columns)]
     for line in [list(columns), *cells]:
         click.echo("  ".join(text.ljust(width) for text, width in zip(line, widths, strict=True)).rstrip(), err=err)
@@ -79,8 +80,9 @@ def explained(result, profile, unresolved):
         if resource["defaulted"]:
             default = amount(name, (limits.get("containerDefaults") or {}).get(RESOURCES[name]))
             count, each = len(resource["defaulted"]), f" ({default} each)" if default else ""
-            click.echo(f"{name}: {count} declaring none took the profile's default{each}: "
-                       f"{', '.join(resource['defaulted'])}.")  # fmt: skip
+            click.echo(
+                f"{name}: {count} declaring none took the profile's default{each}: {', '.join(resource['defaulted'])}."
+            )
         if resource["overMax"]:
             click.echo(f"{name}: over the profile's per-container maximum: {'; '.join(resource['overMax'])}.")
         if resource["verdict"] == "unbounded":
@@ -97,6 +99,8 @@ def warn_unresolved(requirements):
     take from the environment it deploys in (and the amounts they stand in are not known)."""
     names = (requirements or {}).get("unresolved") or []
     if names:
-        click.echo(f"warning: {', '.join(names)} {'has' if len(names) == 1 else 'have'} no value here: Docker Compose "
-                   "takes them from the environment it deploys in, and what they stand in is not measured.",
-                   err=True)  # fmt: skip
+        click.echo(
+            f"warning: {', '.join(names)} {'has' if len(names) == 1 else 'have'} no value here: Docker Compose "
+            "takes them from the environment it deploys in, and what they stand in is not measured.",
+            err=True,
+        )

@@ -108,8 +108,11 @@ def env_files(text):
 
 def values_for(text):
     """A value for each variable the file uses without a default ($NAME, ${NAME}, ${NAME:?err})."""
-    names = [braced or bare for braced, modifier, bare in VARIABLE.findall(text)
-             if (braced or bare) and not modifier.lstrip(":").startswith(("-", "+"))]  # fmt: skip
+    names = [
+        braced or bare
+        for braced, modifier, bare in VARIABLE.findall(text)
+        if (braced or bare) and not modifier.lstrip(":").startswith(("-", "+"))
+    ]
     return {
         name: VALUES.get(name, "10s" if name.endswith(("INTERVAL", "TIMEOUT", "PERIOD")) else "1") for name in names
     }

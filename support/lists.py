@@ -30,10 +30,23 @@ def seed_spread(app, count, owner="alice", hours=20):
     with app.app_context():
         for i in range(count):
             created = moment - timedelta(hours=hours * (count - i) / count)
-            doc = {"_id": ids.new_id(created), "name": f"spread{i}", "description": None, "owner": owner,
-                   "entitlementType": "OWNER", "entitledUsers": [], "inactive": False, "blueprintType": None,
-                   "version": None, "yml": None, "requirements": None, "createdAt": created, "updatedAt": created,
-                   "updatedBy": owner, "rev": 1}  # fmt: skip
+            doc = {
+                "_id": ids.new_id(created),
+                "name": f"spread{i}",
+                "description": None,
+                "owner": owner,
+                "entitlementType": "OWNER",
+                "entitledUsers": [],
+                "inactive": False,
+                "blueprintType": None,
+                "version": None,
+                "yml": None,
+                "requirements": None,
+                "createdAt": created,
+                "updatedAt": created,
+                "updatedBy": owner,
+                "rev": 1,
+            }
             get_db().blueprints.insert_one({**doc, "keys": store.keys(doc)})
             made.append(str(doc["_id"]))
     return made[::-1]

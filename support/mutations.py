@@ -12,10 +12,34 @@ import yaml
 
 # Values of every YAML type a slip produces
 ODD_VALUES = [
-    0, 1, 80, -1, 2**64, 0.5, -0.5, 1.5, 1e3, True, False, None, "", "x", "80:80", "1g", "yes",
-    datetime.date(2020, 1, 1), datetime.datetime(2020, 1, 1, 12, 0), [], ["x"], [1], [80.5], {}, {"x": 1},
-    {1: "x"}, {"a": {"b": [1]}},
-]  # fmt: skip
+    0,
+    1,
+    80,
+    -1,
+    2**64,
+    0.5,
+    -0.5,
+    1.5,
+    1e3,
+    True,
+    False,
+    None,
+    "",
+    "x",
+    "80:80",
+    "1g",
+    "yes",
+    datetime.date(2020, 1, 1),
+    datetime.datetime(2020, 1, 1, 12, 0),
+    [],
+    ["x"],
+    [1],
+    [80.5],
+    {},
+    {"x": 1},
+    {1: "x"},
+    {"a": {"b": [1]}},
+]
 ODD_KEYS = [1, 80, 0.5, True, False, None, datetime.date(2020, 1, 1)]
 # Fields of a Compose service people get wrong, with values they write there
 SERVICE_FIELDS = {

@@ -4,8 +4,14 @@ HIDDEN = ("perContainer", "unknownResources")  # what the service keeps for fits
 
 
 def need(memory=0, cpu=0, containers=0, storage=0, unbounded=(), unresolved=()):
-    return {"memoryBytes": memory, "cpuMillis": cpu, "containers": containers, "storageBytes": storage,
-            "unbounded": sorted(unbounded), "unresolved": sorted(unresolved)}  # fmt: skip
+    return {
+        "memoryBytes": memory,
+        "cpuMillis": cpu,
+        "containers": containers,
+        "storageBytes": storage,
+        "unbounded": sorted(unbounded),
+        "unresolved": sorted(unresolved),
+    }
 
 
 def shown(requirements):

@@ -220,8 +220,12 @@ def test_a_204_has_no_body_and_no_content_type(api):
     path, _, _ = create_item(api, "blueprints", name="b", entitlementType="PUBLIC")
     token = api.post("/tokens", user="bob").json["token"]
     revoke = {"Authorization": f"Bearer {token}"}
-    for r in (api.put(f"{path}/star", user="bob"), api.delete(f"{path}/star", user="bob"),
-              api.delete(path, user="alice"), api.delete("/tokens", headers=revoke)):  # fmt: skip
+    for r in (
+        api.put(f"{path}/star", user="bob"),
+        api.delete(f"{path}/star", user="bob"),
+        api.delete(path, user="alice"),
+        api.delete("/tokens", headers=revoke),
+    ):
         assert r.status == 204 and r.body == b"" and "content-type" not in r.headers
         assert r.headers["api-version"] == "1.0.0"
 
@@ -249,7 +253,8 @@ def test_a_404_names_the_resource_it_could_not_find(api):
     render = api.post(f"/blueprints/{made['id']}/render", json={"profile": missing}, user="alice")
     assert assert_problem(render, 404)["detail"] == f"No profile '{missing}' that you may read."
     assert assert_problem(api.get(f"/blueprints/{missing}", user="alice"), 404)["detail"] == (
-        f"No blueprint '{missing}' that you may read.")  # fmt: skip
+        f"No blueprint '{missing}' that you may read."
+    )
     hidden = create(api, "profiles", user="bob").json["id"]  # exists, but not for alice: the same words
     fit = api.get(f"/blueprints/{made['id']}/fit?profile={hidden}", user="alice")
     assert assert_problem(fit, 404)["detail"] == f"No profile '{hidden}' that you may read."

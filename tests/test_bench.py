@@ -34,8 +34,12 @@ def test_the_counted_creates_run(mongo_server):
     from bench.instructions import CHILD
 
     root = Path(__file__).resolve().parent.parent
-    done = subprocess.run([sys.executable, "-c", CHILD, str(root), "3", mongo_server.uri, "instructions"],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(root), "3", mongo_server.uri, "instructions"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
 
 

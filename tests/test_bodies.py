@@ -109,8 +109,15 @@ def test_a_body_over_the_limit_is_refused_whole_however_it_is_sent(server):
     port, auth = server
 
     def head(path, *extra):
-        return "\n".join([f"POST {path} HTTP/1.1", "Host: 127.0.0.1", f"Authorization: {auth}",
-                          "Content-Type: application/json", *extra])  # fmt: skip
+        return "\n".join(
+            [
+                f"POST {path} HTTP/1.1",
+                "Host: 127.0.0.1",
+                f"Authorization: {auth}",
+                "Content-Type: application/json",
+                *extra,
+            ]
+        )
 
     streamed = head("/blueprints", "Transfer-Encoding: chunked")
     over = b'{"name": "over"}'.ljust(MIB + MIB // 10)  # valid JSON, then spaces past the limit

@@ -78,11 +78,23 @@ def web(bpctl, tmp_path):
     containers that is her default (the template at its defaults needs 512 MiB, 0.5 CPU, 2)."""
     (tmp_path / "web.yml").write_text(WEB)
     (tmp_path / "parameters.json").write_text(json.dumps(PARAMETERS))
-    done = bpctl("push", str(tmp_path / "web.yml"), "--entitlement", "public", "--tag", "nginx",
-                 "--parameters", str(tmp_path / "parameters.json"), "-o", "json", **ALICE)  # fmt: skip
+    done = bpctl(
+        "push",
+        str(tmp_path / "web.yml"),
+        "--entitlement",
+        "public",
+        "--tag",
+        "nginx",
+        "--parameters",
+        str(tmp_path / "parameters.json"),
+        "-o",
+        "json",
+        **ALICE,
+    )
     assert done.code == 0, done.err
-    made = bpctl("profile", "create", "team", "--memory", "2Gi", "--cpu", "2", "--containers", "10", "--default",
-                 **ALICE)  # fmt: skip
+    made = bpctl(
+        "profile", "create", "team", "--memory", "2Gi", "--cpu", "2", "--containers", "10", "--default", **ALICE
+    )
     assert made.code == 0, made.err
     return json.loads(done.out)
 
@@ -204,12 +216,26 @@ def test_a_failing_service_is_exit_4_with_its_request_id(tmp_path):
 def test_ls_with_the_lists_filters(bpctl, web):
     bpctl.api.post("/blueprints", json={"name": "db", "blueprintType": "helm", "tags": ["data"]}, user="alice")
     done = bpctl("ls", **ALICE)
-    assert done.code == 0 and done.out.splitlines()[0].split() == ["ID", "NAME", "VERSION", "TYPE", "OWNER",
-                                                                    "REV", "STARS", "TAGS"]  # fmt: skip
+    assert done.code == 0 and done.out.splitlines()[0].split() == [
+        "ID",
+        "NAME",
+        "VERSION",
+        "TYPE",
+        "OWNER",
+        "REV",
+        "STARS",
+        "TAGS",
+    ]
     assert [line.split()[1] for line in done.out.splitlines()[1:]] == ["db", "web"]
-    for filters, names in [(["-q", "we"], ["web"]), (["--tag", "data"], ["db"]), (["--type", "compose"], ["web"]),
-                           (["--fits-profile", "team"], ["web"]), (["--name", "nope"], []),
-                           (["--limit", "1"], ["db"]), (["--entitlement", "owner"], ["db"])]:  # fmt: skip
+    for filters, names in [
+        (["-q", "we"], ["web"]),
+        (["--tag", "data"], ["db"]),
+        (["--type", "compose"], ["web"]),
+        (["--fits-profile", "team"], ["web"]),
+        (["--name", "nope"], []),
+        (["--limit", "1"], ["db"]),
+        (["--entitlement", "owner"], ["db"]),
+    ]:
         done = bpctl("ls", *filters, "-o", "json", **ALICE)
         assert [item["name"] for item in json.loads(done.out)] == names, filters
     assert bpctl("ls", "--limit", "0", **ALICE).code == 2
@@ -230,8 +256,13 @@ def test_get_by_name_or_id_and_where_names_repeat(bpctl, web):
     assert done.code == 3 and "no blueprint named 'nope'" in done.err
     private = bpctl.api.post("/blueprints", json={"name": "mine"}, user="bob").json
     assert bpctl("get", private["id"], **ALICE).code == 3  # not hers to read: as if absent
-    catalog = {"version": "3", "templates": [{"id": 1, "type": 1, "title": "twin", "image": "nginx"},
-                                             {"id": 2, "type": 1, "title": "twin", "image": "httpd"}]}  # fmt: skip
+    catalog = {
+        "version": "3",
+        "templates": [
+            {"id": 1, "type": 1, "title": "twin", "image": "nginx"},
+            {"id": 2, "type": 1, "title": "twin", "image": "httpd"},
+        ],
+    }
     bpctl.api.post("/imports", json={"format": "portainer", "source": "v3", "document": catalog}, user="alice")
     done = bpctl("get", "twin", **ALICE)  # one owner, one name: --owner cannot tell them apart, their sources do
     assert done.code == 2 and "name it by its id" in done.err and "--owner" not in done.err
@@ -273,8 +304,18 @@ def test_push_creates_then_makes_revisions(bpctl, web, tmp_path):
 
 def test_push_reads_standard_input_and_the_kind_of_file(bpctl, tmp_path):
     (tmp_path / "parameters.yaml").write_text(yaml.safe_dump(KUBE_PARAMETERS))
-    done = bpctl("push", "-", "--name", "kube", "--parameters", str(tmp_path / "parameters.yaml"), "-o", "json",
-                 input=KUBE, **ALICE)  # fmt: skip
+    done = bpctl(
+        "push",
+        "-",
+        "--name",
+        "kube",
+        "--parameters",
+        str(tmp_path / "parameters.yaml"),
+        "-o",
+        "json",
+        input=KUBE,
+        **ALICE,
+    )
     made = json.loads(done.out)
     assert done.code == 0 and made["blueprintType"] == "kubernetes" and made["requirements"]["containers"] == 1
     plain = bpctl("push", "-", "--name", "notes", "-o", "json", input="just: yaml\n", **ALICE)
@@ -386,8 +427,11 @@ def test_render_pipes_into_docker_compose(bpctl, web):
 
 
 def test_a_kubernetes_render_reads_back_as_the_same_stream(bpctl):
-    made = bpctl.api.post("/blueprints", json={"name": "kube", "blueprintType": "kubernetes", "yml": KUBE,
-                                                "parameters": KUBE_PARAMETERS}, user="alice")  # fmt: skip
+    made = bpctl.api.post(
+        "/blueprints",
+        json={"name": "kube", "blueprintType": "kubernetes", "yml": KUBE, "parameters": KUBE_PARAMETERS},
+        user="alice",
+    )
     assert made.status == 201, made.json
     done = bpctl.run("render", "kube", "--set", "REPLICAS=3", "--set", "SIZE=large", **ALICE)
     assert done.returncode == 0
@@ -416,8 +460,17 @@ def test_import_a_portainer_catalog_with_its_stack_files(bpctl):
 def test_import_fetches_urls_and_stack_files(bpctl, tmp_path):
     root = corpus.folder() / "portainer"
     with local_server(static(root)) as url:
-        done = bpctl("import", f"{url}/portainer-templates-v3.json", "--format", "portainer",
-                     "--raw-base", f"{url}/portainer-templates", "-o", "json", **ALICE)  # fmt: skip
+        done = bpctl(
+            "import",
+            f"{url}/portainer-templates-v3.json",
+            "--format",
+            "portainer",
+            "--raw-base",
+            f"{url}/portainer-templates",
+            "-o",
+            "json",
+            **ALICE,
+        )
     report = json.loads(done.out)
     assert done.code == 0 and report["source"] == f"{url}/portainer-templates-v3.json"
     assert report["counts"]["created"] == 68
@@ -430,8 +483,9 @@ def test_without_a_network_an_import_says_so_once_and_why_each_template_is_skipp
     tried = []
     monkeypatch.setattr(fetch, "fetch", lambda url, real=fetch.fetch: tried.append(url) or real(url))
     catalog = corpus.folder() / "portainer" / "lissy93-templates.json"
-    done = bpctl("import", str(catalog), "--format", "portainer", "--raw-base", "http://127.0.0.1:9", "--dry-run",
-                 **ALICE)  # fmt: skip
+    done = bpctl(
+        "import", str(catalog), "--format", "portainer", "--raw-base", "http://127.0.0.1:9", "--dry-run", **ALICE
+    )
     warnings = [line for line in done.err.splitlines() if line.startswith("not fetched")]
     assert len(warnings) == 1 and "no connection" in warnings[0] and len(tried) == 1, warnings
     skipped = [line for line in done.out.splitlines() if " skipped " in line]
@@ -457,8 +511,17 @@ def test_import_compose_with_its_env_file(bpctl, tmp_path):
         "    environment:\n      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD}\n"
     )
     (tmp_path / "db.env").write_text("TAG=16.4\n")
-    done = bpctl("import", str(tmp_path / "db.yml"), "--format", "compose", "--env-file", str(tmp_path / "db.env"),
-                 "--tag", "data", **ALICE)  # fmt: skip
+    done = bpctl(
+        "import",
+        str(tmp_path / "db.yml"),
+        "--format",
+        "compose",
+        "--env-file",
+        str(tmp_path / "db.env"),
+        "--tag",
+        "data",
+        **ALICE,
+    )
     assert done.code == 0 and done.out.splitlines()[1].split()[:3] == ["db", "db", "created"]
     made = json.loads(bpctl("get", "db", "-o", "json", **ALICE).out)
     assert made["parameters"]["properties"]["TAG"]["default"] == "16.4" and made["tags"] == ["data"]
@@ -484,8 +547,11 @@ def test_export_round_trips_and_an_openshift_template(bpctl, web, tmp_path):
     file.write_text(done.stdout.decode())
     assert bpctl("import", str(file), "--format", "native", **BOB).code == 0
     assert json.loads(bpctl("get", "web", "--owner", "bob", "-o", "json", **BOB).out)["yml"] == WEB
-    made = bpctl.api.post("/blueprints", json={"name": "kube", "blueprintType": "kubernetes", "yml": KUBE,
-                                                "parameters": KUBE_PARAMETERS}, user="alice")  # fmt: skip
+    made = bpctl.api.post(
+        "/blueprints",
+        json={"name": "kube", "blueprintType": "kubernetes", "yml": KUBE, "parameters": KUBE_PARAMETERS},
+        user="alice",
+    )
     assert made.status == 201
     template = yaml.safe_load(bpctl("export", "kube", "--format", "openshift", **ALICE).out)
     assert template["kind"] == "Template" and {p["name"] for p in template["parameters"]} == {"REPLICAS", "SIZE"}
@@ -499,10 +565,16 @@ def test_export_round_trips_and_an_openshift_template(bpctl, web, tmp_path):
 def test_deploy_pipes_into_docker_compose_and_an_instance_is_upgraded_and_undeployed(bpctl, web):
     compose = compose_oracle.binary()
     piped = subprocess.run(
-        [shutil.which("bash"), "-c", f"set -o pipefail; '{PROGRAM}' deploy web shop --profile team --set REPLICAS=3"
-                                     f" | '{compose}' -p shop -f - config --format json"],
-        capture_output=True, env=bpctl.environ(**ALICE), timeout=60,
-    )  # fmt: skip
+        [
+            shutil.which("bash"),
+            "-c",
+            f"set -o pipefail; '{PROGRAM}' deploy web shop --profile team --set REPLICAS=3"
+            f" | '{compose}' -p shop -f - config --format json",
+        ],
+        capture_output=True,
+        env=bpctl.environ(**ALICE),
+        timeout=60,
+    )
     assert piped.returncode == 0, piped.stderr.decode()
     project = json.loads(piped.stdout)
     assert project["name"] == "shop" and project["services"]["web"]["deploy"]["replicas"] == 3
@@ -530,8 +602,20 @@ def test_profiles(bpctl):
     done = bpctl("profile", "create", "team", "--memory", "2Gi", "--cpu", "500m", "--default", **ALICE)
     assert done.code == 0 and "your default" in done.out
     listed = bpctl("profile", "ls", **ALICE).out.splitlines()
-    assert listed[0].split() == ["ID", "NAME", "DEFAULT", "MEMORY", "CPU", "CONTAINERS", "STORAGE", "CONTAINER",
-                                 "DEFAULT", "CONTAINER", "MAX", "OWNER"]  # fmt: skip
+    assert listed[0].split() == [
+        "ID",
+        "NAME",
+        "DEFAULT",
+        "MEMORY",
+        "CPU",
+        "CONTAINERS",
+        "STORAGE",
+        "CONTAINER",
+        "DEFAULT",
+        "CONTAINER",
+        "MAX",
+        "OWNER",
+    ]
     assert listed[1].split()[1:] == ["team", "yes", "2Gi", "500m", "-", "-", "-", "-", "alice"]
     assert bpctl("profile", "create", **ALICE).code == 2
     done = bpctl("profile", "create", "bad", "--memory", "lots", **ALICE)
@@ -539,8 +623,26 @@ def test_profiles(bpctl):
 
 
 def test_a_profile_with_container_defaults_a_maximum_and_users_it_is_shared_with(bpctl, web, tmp_path):
-    done = bpctl("profile", "create", "quota", "--memory", "2Gi", "--cpu", "2", "--default-memory", "256Mi",
-                 "--default-cpu", "250m", "--max-memory", "1Gi", "--share", "bob", "-o", "json", **ALICE)  # fmt: skip
+    done = bpctl(
+        "profile",
+        "create",
+        "quota",
+        "--memory",
+        "2Gi",
+        "--cpu",
+        "2",
+        "--default-memory",
+        "256Mi",
+        "--default-cpu",
+        "250m",
+        "--max-memory",
+        "1Gi",
+        "--share",
+        "bob",
+        "-o",
+        "json",
+        **ALICE,
+    )
     made = json.loads(done.out)
     assert made["containerDefaults"] == {"memory": "256Mi", "cpu": "250m"} and made["entitledUsers"] == ["bob"]
     assert made["containerMax"] == {"memory": "1Gi", "cpu": None}
@@ -587,10 +689,28 @@ def test_fit_says_in_words_what_took_a_default_and_what_is_unbounded(bpctl, tmp_
     assert bpctl("push", str(tmp_path / "loose.yml"), **ALICE).code == 0
     assert bpctl("profile", "create", "capped", "--memory", "2Gi", "--cpu", "2", **ALICE).code == 0
     done = bpctl("fit", "loose", "--profile", "capped", **ALICE)
-    assert done.code == 1 and "cpu: unbounded: a container declares no cpu limit and the profile gives no default" \
-        in done.out  # fmt: skip
-    assert bpctl("profile", "create", "defaults", "--memory", "2Gi", "--cpu", "2", "--default-memory", "256Mi",
-                 "--default-cpu", "0.25", "--default", **ALICE).code == 0  # fmt: skip
+    assert (
+        done.code == 1
+        and "cpu: unbounded: a container declares no cpu limit and the profile gives no default" in done.out
+    )
+    assert (
+        bpctl(
+            "profile",
+            "create",
+            "defaults",
+            "--memory",
+            "2Gi",
+            "--cpu",
+            "2",
+            "--default-memory",
+            "256Mi",
+            "--default-cpu",
+            "0.25",
+            "--default",
+            **ALICE,
+        ).code
+        == 0
+    )
     done = bpctl("fit", "loose", **ALICE)  # the default profile: its defaults are named too
     assert done.code == 0 and done.out.splitlines()[-1] == "fits"
     assert "memory: 1 declaring none took the profile's default (256Mi each): app." in done.out
@@ -672,8 +792,13 @@ def test_the_readme_tours_run_in_order_as_written(bpctl, socket_app, tmp_path):
         users.set_password("admin", "change-me-now")
     clean = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
     curl_tour = tours.script("A tour with curl").replace("http://127.0.0.1:8000", bpctl.url)
-    done = subprocess.run([shutil.which("bash"), "-c", "set -euo pipefail\n" + curl_tour], cwd=tmp_path, env=clean,
-                          capture_output=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [shutil.which("bash"), "-c", "set -euo pipefail\n" + curl_tour],
+        cwd=tmp_path,
+        env=clean,
+        capture_output=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr.decode()
     script = tours.script("A tour with bpctl")
     assert script.startswith("export BPCTL_URL=") and script.count("\n") >= 15

@@ -81,23 +81,56 @@ MEMORY = st.one_of(
         st.sampled_from(
             ["", "b", "k", "kb", "m", "mb", "g", "gb", "K", "M", "G", "MB", "GiB", "t", "kib", " m", "mi", "x"]
         ),
-    ),  # fmt: skip
+    ),
 )
 CPUS = st.sampled_from([0.5, 1, 2, "0.5", "1", "1.0", 0.25, "0.125", 0, "2.5", 0.1, "0.01", -1, "1e-3", "lots"])
 COUNT = st.sampled_from([0, 1, 2, 3, "2", "3", 2.0, -1, "+2", "2.0"])
 SIZE = st.sampled_from(["1", "512m", "1.5g", "10G", "100k", 1024, "1gb", "2GiB"])  # sizes Docker's driver reads
 # Mounts: `data` is declared at the top of every generated file, `lost` never; `c:` is a drive
-VOLUME = st.sampled_from([
-    "data:/data", "lost:/data", "./a:/data", "/abs:/data/", "data:/logs:ro", "c:/data", "anon", "/a:/b:ro:x", "a::/b",
-    "", "~/x:/home", "./b:/data/", {"type": "volume", "source": "data", "target": "/d"},
-    {"type": "volume", "source": "lost", "target": "/d"}, {"type": "bind", "source": "."},
-    {"type": "volume", "target": "/data/"}, {"type": "tmpfs", "target": "/run"},
-])  # fmt: skip
+VOLUME = st.sampled_from(
+    [
+        "data:/data",
+        "lost:/data",
+        "./a:/data",
+        "/abs:/data/",
+        "data:/logs:ro",
+        "c:/data",
+        "anon",
+        "/a:/b:ro:x",
+        "a::/b",
+        "",
+        "~/x:/home",
+        "./b:/data/",
+        {"type": "volume", "source": "data", "target": "/d"},
+        {"type": "volume", "source": "lost", "target": "/d"},
+        {"type": "bind", "source": "."},
+        {"type": "volume", "target": "/data/"},
+        {"type": "tmpfs", "target": "/run"},
+    ]
+)
 TMPFS = st.sampled_from(["/scratch", "/data", "/run:size=1m", "/logs"])
 # Text where Compose wants a number or a boolean, as a variable gives it
-PORT = st.sampled_from([80, "80", "8080:80", {"target": 80}, {"target": "80"}, {"target": "web"}, {"published": 80},
-                        "127.0.0.1:8080:80/udp", "[::1]::80", "8000-8001:80-81", "9000-9009:80", "example:80", "80/xyz",
-                        "8000-8010:80-82", "0", 70000, "80:"])  # fmt: skip
+PORT = st.sampled_from(
+    [
+        80,
+        "80",
+        "8080:80",
+        {"target": 80},
+        {"target": "80"},
+        {"target": "web"},
+        {"published": 80},
+        "127.0.0.1:8080:80/udp",
+        "[::1]::80",
+        "8000-8001:80-81",
+        "9000-9009:80",
+        "example:80",
+        "80/xyz",
+        "8000-8010:80-82",
+        "0",
+        70000,
+        "80:",
+    ]
+)
 SWITCH = st.sampled_from([True, "true", "yes", "off", "maybe"])
 # Dependencies on the file's own services (@k is its k-th service)
 NEEDS = st.sampled_from([["@0"], ["@1"], ["@2"], {"@1": {"condition": "service_started", "required": "false"}}])
@@ -121,18 +154,27 @@ RESOURCES = _merged(_maybe("limits", LIMITS), _maybe("reservations", LIMITS))
 DEPLOY = _merged(_maybe("replicas", COUNT), _maybe("resources", RESOURCES))
 SERVICE = _merged(
     st.sampled_from([{"image": "nginx"}] * 9 + [{}]),
-    _maybe("scale", COUNT), _maybe("mem_limit", MEMORY), _maybe("cpus", CPUS), _maybe("mem_reservation", MEMORY),
-    _maybe("profiles", st.just(["debug"])), _maybe("storage_opt", st.builds(lambda size: {"size": size}, SIZE)),
-    _maybe("deploy", DEPLOY), _rare("pids_limit", st.sampled_from([5, 10, "10", "ten"])),
-    _rare("volumes", st.lists(VOLUME, max_size=3)), _rare("tmpfs", st.lists(TMPFS, max_size=2)),
-    _rare("ports", st.lists(PORT, max_size=2)), _rare("privileged", SWITCH), _rare("depends_on", NEEDS),
+    _maybe("scale", COUNT),
+    _maybe("mem_limit", MEMORY),
+    _maybe("cpus", CPUS),
+    _maybe("mem_reservation", MEMORY),
+    _maybe("profiles", st.just(["debug"])),
+    _maybe("storage_opt", st.builds(lambda size: {"size": size}, SIZE)),
+    _maybe("deploy", DEPLOY),
+    _rare("pids_limit", st.sampled_from([5, 10, "10", "ten"])),
+    _rare("volumes", st.lists(VOLUME, max_size=3)),
+    _rare("tmpfs", st.lists(TMPFS, max_size=2)),
+    _rare("ports", st.lists(PORT, max_size=2)),
+    _rare("privileged", SWITCH),
+    _rare("depends_on", NEEDS),
     _rare("links", NEEDS.filter(lambda needs: isinstance(needs, list))),
     _rare("network_mode", st.sampled_from(["host", "service:@1"])),
-)  # fmt: skip
+)
 # A file: its services, which of them take their limits from an `x-` anchor merged with `<<`, and
 # which extends the first
-FILE = st.tuples(st.lists(SERVICE, min_size=1, max_size=3), st.lists(st.booleans(), min_size=3, max_size=3),
-                 st.booleans())  # fmt: skip
+FILE = st.tuples(
+    st.lists(SERVICE, min_size=1, max_size=3), st.lists(st.booleans(), min_size=3, max_size=3), st.booleans()
+)
 
 
 def _flow(value):
@@ -156,8 +198,10 @@ def emit(files):
             limits = ((service.get("deploy") or {}).get("resources") or {}).get("limits")
             if anchored[j] and limits:
                 anchors.append(f"x-{name}: &{name} {_flow(limits)}")
-                service["deploy"] = {**service["deploy"], "resources": {**service["deploy"]["resources"],
-                                                                        "limits": {"<<": f"*{name}"}}}  # fmt: skip
+                service["deploy"] = {
+                    **service["deploy"],
+                    "resources": {**service["deploy"]["resources"], "limits": {"<<": f"*{name}"}},
+                }
             if extends and j > 0:
                 service["extends"] = f"f{i}s0"
             services.append(f"  {name}: " + re.sub(r"@([0-9])", rf"f{i}s\1", _flow(service)))
@@ -169,8 +213,12 @@ def _theirs_alone(one):
     return theirs(emit([one])[0])
 
 
-@settings(max_examples=BATCHES, deadline=None, phases=[Phase.explicit, Phase.generate],  # a batch does not shrink
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])  # fmt: skip
+@settings(
+    max_examples=BATCHES,
+    deadline=None,
+    phases=[Phase.explicit, Phase.generate],  # a batch does not shrink
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(st.lists(FILE, min_size=BATCH, max_size=BATCH))
 def test_generated_files_are_judged_as_docker_compose_judges_them(files):
     """The files the service accepts are judged together (one project, each file's services

@@ -20,8 +20,13 @@ from tests.test_imports import imported
 
 pytestmark = pytest.mark.slow
 Mi, Gi = 1024**2, 1024**3
-TEAM = {"name": "team", "memoryCap": "2Gi", "cpuCap": "2", "containerCap": "10",
-        "containerDefaults": {"memory": "256Mi", "cpu": "0.25"}}  # fmt: skip
+TEAM = {
+    "name": "team",
+    "memoryCap": "2Gi",
+    "cpuCap": "2",
+    "containerCap": "10",
+    "containerDefaults": {"memory": "256Mi", "cpu": "0.25"},
+}
 LIMITS = quantities.limits(TEAM)
 
 
@@ -54,8 +59,9 @@ def test_the_imported_catalogs_fit_a_profile_with_defaults_and_render_as_compose
         declared = blueprint["parameters"] or {"properties": {}}
         values = {name: declared["properties"][name].get("examples", ["x"])[0] for name in declared.get("required", [])}
         fit = api.get(f"/blueprints/{result['id']}/fit?profile={team['id']}", user="alice").json
-        render_ = api.post(f"/blueprints/{result['id']}/render", json={"values": values, "profile": team["id"]},
-                           user="alice").json  # fmt: skip
+        render_ = api.post(
+            f"/blueprints/{result['id']}/render", json={"values": values, "profile": team["id"]}, user="alice"
+        ).json
         return result["title"], fit, render_
 
     renders = [rendered(result) for result in results]
@@ -90,7 +96,8 @@ def test_every_corpus_compose_file_rendered_with_defaults_is_what_compose_counts
     assert accepted, theirs
     fit = counted(answer["fit"])
     assert {key: theirs[key] for key, amount in fit.items() if amount is not None} == {
-        key: amount for key, amount in fit.items() if amount is not None}  # fmt: skip
+        key: amount for key, amount in fit.items() if amount is not None
+    }
     assert theirs["unbounded"] == []
 
 
@@ -100,6 +107,10 @@ def test_every_corpus_manifest_rendered_with_defaults_declares_what_the_fit_coun
     assert {key: answer["requirements"][key] for key in counted(answer["fit"])} == counted(answer["fit"])
     assert answer["requirements"]["unbounded"] == []
     if kubectl := shutil.which("kubectl"):  # Kubernetes' own types decode what was written
-        done = subprocess.run([kubectl, "label", "--local", "-f", "-", "checked=yes", "-o", "yaml"],
-                              input=answer["yml"].encode(), capture_output=True, timeout=60)  # fmt: skip
+        done = subprocess.run(
+            [kubectl, "label", "--local", "-f", "-", "checked=yes", "-o", "yaml"],
+            input=answer["yml"].encode(),
+            capture_output=True,
+            timeout=60,
+        )
         assert done.returncode == 0, done.stderr.decode()

@@ -28,17 +28,17 @@ COMPOSE = {
     # frontend scale 2, nothing; backend 3 x cpus 0.5 only; mongo 2g, "2.5", 50g
     "react-express-mongodb": need(
         2 * Gi, 3 * 500 + 2500, 6, 50 * Gi, ["backend: memory", "frontend: cpu", "frontend: memory"]
-    ),  # fmt: skip
+    ),
     # backend scale 4 x (128m, "0.125"); frontend nothing
     "traefik-golang": need(4 * 128 * Mi, 4 * 125, 5, unbounded=both("frontend")),
     # es01..03 and kibana mem_limit 1g, no cpus; setup nothing
     "elasticsearch-cluster": need(
         4 * Gi, 0, 5, unbounded=["es01: cpu", "es02: cpu", "es03: cpu", "kibana: cpu", "setup: cpu", "setup: memory"]
-    ),  # fmt: skip
+    ),
     # elasticsearch limits 1.5g; logstash mem_limit 1g; kibana nothing
     "elasticsearch-logstash-kibana": need(
         3 * Gi // 2 + Gi, 0, 3, unbounded=["elasticsearch: cpu", "logstash: cpu", *both("kibana")]
-    ),  # fmt: skip
+    ),
     "minecraft": need(3 * Gi // 2, 0, 1, unbounded=["minecraft: cpu"]),
     # db 1g, 1.5; backend 3 replicas, limits 256m and '0.5' win over cpus 2; proxy nothing
     "nginx-flask-mysql": need(Gi + 3 * 256 * Mi, 1500 + 3 * 500, 5, unbounded=both("proxy")),
@@ -56,10 +56,22 @@ COMPOSE = {
     "pihole-cloudflared-doh": need(0, 0, 2, unbounded=both("pihole", "cloudflared")),
     # an anchored common block merged into 10 services, `$$` in shell scripts, ${AIRFLOW_UID:-50000};
     # airflow-cli and flower list `profiles`, so `docker compose up` starts the other 8
-    "airflow": need(0, 0, 8, unbounded=both("postgres", "redis", "airflow-apiserver", "airflow-scheduler",
-                                            "airflow-dag-processor", "airflow-worker", "airflow-triggerer",
-                                            "airflow-init")),
-}  # fmt: skip
+    "airflow": need(
+        0,
+        0,
+        8,
+        unbounded=both(
+            "postgres",
+            "redis",
+            "airflow-apiserver",
+            "airflow-scheduler",
+            "airflow-dag-processor",
+            "airflow-worker",
+            "airflow-triggerer",
+            "airflow-init",
+        ),
+    ),
+}
 KUBERNETES = {
     # StatefulSet of 3, limits 500m / 1Gi, a 1Gi claim template each; a StorageClass
     "cassandra-statefulset": need(3 * Gi, 1500, 3, 3 * Gi),
@@ -163,30 +175,57 @@ def test_other_types_are_only_yaml():
     assert definitions.requirements("compose", None) is None
 
 
-@pytest.mark.parametrize("kind, text, place", [
-    ("compose", "services:\n  web:\n    image: x\n    deploy: {replicas: 'three'}", "services.web.deploy.replicas"),
-    ("compose", "services:\n  web:\n    image: x\n    deploy: {replicas: '-3'}", "services.web.deploy.replicas"),
-    ("compose", "services:\n  web:\n    image: x\n    scale: -2", "services.web.scale"),
-    ("compose", "services:\n  web:\n    image: x\n    mem_limit: '-1'", "services.web.mem_limit"),
-    ("compose", "services:\n  web:\n    image: x\n    cpus: lots", "services.web.cpus"),
-    ("compose", "services:\n  web:\n    image: x\n    deploy: {resources: {limits: {memory: 1.5x}}}",
-     "services.web.deploy.resources.limits.memory"),
-    ("compose", "services:\n  web:\n    image: x\n    mem_limit: 9999999999999999g", "services.web.mem_limit"),
-    ("compose", "services:\n  web:\n    image: x\n    profiles: [debug]\n    shm_size: 1mi", "services.web.shm_size"),
-    ("compose", "services:\n  web:\n    image: x\n    healthcheck: {interval: '10'}",
-     "services.web.healthcheck.interval"),
-    ("compose", "services:\n  web:\n    image: x\n    deploy: {replicas: 9223372036854775807}\n    mem_limit: 2",
-     "web: the totals"),
-    ("kubernetes", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
-     "    image: x\n    resources: {limits: {memory: 1e400}}", "Pod/p: spec.containers.0.resources.limits.memory"),
-    ("kubernetes", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
-     "    image: x\n    resources: {requests: {cpu: '-1'}}", "Pod/p: spec.containers.0.resources.requests.cpu"),
-    ("kubernetes", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: '3'}",
-     "Deployment/d: spec.replicas"),
-    ("kubernetes", "apiVersion: apps/v1beta1\nkind: Deployment\nmetadata: {name: d}", "Deployment/d: kind"),
-    ("kubernetes", "- a list\n- not a manifest", "document 1"),
-    ("compose", "services:\n  web: {image: x}\n---\nservices:\n  db: {image: y}", "(the document)"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "kind, text, place",
+    [
+        ("compose", "services:\n  web:\n    image: x\n    deploy: {replicas: 'three'}", "services.web.deploy.replicas"),
+        ("compose", "services:\n  web:\n    image: x\n    deploy: {replicas: '-3'}", "services.web.deploy.replicas"),
+        ("compose", "services:\n  web:\n    image: x\n    scale: -2", "services.web.scale"),
+        ("compose", "services:\n  web:\n    image: x\n    mem_limit: '-1'", "services.web.mem_limit"),
+        ("compose", "services:\n  web:\n    image: x\n    cpus: lots", "services.web.cpus"),
+        (
+            "compose",
+            "services:\n  web:\n    image: x\n    deploy: {resources: {limits: {memory: 1.5x}}}",
+            "services.web.deploy.resources.limits.memory",
+        ),
+        ("compose", "services:\n  web:\n    image: x\n    mem_limit: 9999999999999999g", "services.web.mem_limit"),
+        (
+            "compose",
+            "services:\n  web:\n    image: x\n    profiles: [debug]\n    shm_size: 1mi",
+            "services.web.shm_size",
+        ),
+        (
+            "compose",
+            "services:\n  web:\n    image: x\n    healthcheck: {interval: '10'}",
+            "services.web.healthcheck.interval",
+        ),
+        (
+            "compose",
+            "services:\n  web:\n    image: x\n    deploy: {replicas: 9223372036854775807}\n    mem_limit: 2",
+            "web: the totals",
+        ),
+        (
+            "kubernetes",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+            "    image: x\n    resources: {limits: {memory: 1e400}}",
+            "Pod/p: spec.containers.0.resources.limits.memory",
+        ),
+        (
+            "kubernetes",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+            "    image: x\n    resources: {requests: {cpu: '-1'}}",
+            "Pod/p: spec.containers.0.resources.requests.cpu",
+        ),
+        (
+            "kubernetes",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: '3'}",
+            "Deployment/d: spec.replicas",
+        ),
+        ("kubernetes", "apiVersion: apps/v1beta1\nkind: Deployment\nmetadata: {name: d}", "Deployment/d: kind"),
+        ("kubernetes", "- a list\n- not a manifest", "document 1"),
+        ("compose", "services:\n  web: {image: x}\n---\nservices:\n  db: {image: y}", "(the document)"),
+    ],
+)
 def test_wrong_values_where_the_measurement_reads_are_refused_with_their_place(kind, text, place):
     with pytest.raises(Invalid) as info:
         definitions.requirements(kind, text)
@@ -211,8 +250,9 @@ def test_values_json_has_no_type_for_are_read_as_docker_compose_reads_them():
     text = "services:\n  web:\n    image: x\n    labels: {built: 2026-11-22}\n    mem_limit: 1k"
     with pytest.raises(Invalid) as info:
         definitions.requirements("compose", text)
-    assert info.value.errors["yml"] == ["services.web.labels.built: a date where Compose wants text or a number "
-                                        "(quote it)."]  # fmt: skip
+    assert info.value.errors["yml"] == [
+        "services.web.labels.built: a date where Compose wants text or a number (quote it)."
+    ]
     extension = "x-built: 2026-11-22\nservices:\n  web:\n    image: x\n    x-at: 2026-11-22\n    mem_limit: 1k"
     assert definitions.requirements("compose", extension)["memoryBytes"] == Ki
     with pytest.raises(Invalid) as info:
@@ -242,8 +282,9 @@ def test_requirements_follow_every_write(api):
 
 
 def test_an_invalid_definition_is_a_422_naming_yml(api):
-    r = api.post("/blueprints", json={"blueprintType": "compose", "yml": "services:\n  web:\n    imagez: x"},
-                 user="alice")  # fmt: skip
+    r = api.post(
+        "/blueprints", json={"blueprintType": "compose", "yml": "services:\n  web:\n    imagez: x"}, user="alice"
+    )
     assert r.status == 422 and list(r.json["errors"]) == ["yml"]
     assert r.json["errors"]["yml"] == [
         "services.web: Unevaluated properties are not allowed ('imagez' was unexpected)",
@@ -262,10 +303,13 @@ def test_without_the_corpus_folder_its_tests_skip_naming_it_or_fail_where_it_is_
         corpus.text("compose/minecraft")
 
 
-@pytest.mark.parametrize("metadata, place", [
-    ("{name: x, labels: [release=prometheus]}", "ServiceMonitor/x: metadata.labels: "),
-    ("{name: x, namespace: 1000.0}", "ServiceMonitor/x: metadata.namespace: "),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "metadata, place",
+    [
+        ("{name: x, labels: [release=prometheus]}", "ServiceMonitor/x: metadata.labels: "),
+        ("{name: x, namespace: 1000.0}", "ServiceMonitor/x: metadata.namespace: "),
+    ],
+)
 def test_a_custom_resource_s_metadata_is_kubernetes_own_as_kubectl_decodes_it(metadata, place):
     """Found by tests/test_mutation_oracle.py: kubectl refuses these; the rest of a custom
     resource is its definition's, which the service does not have."""
@@ -282,11 +326,14 @@ def test_an_empty_kind_is_refused_as_kubectl_refuses_it():
     assert info.value.errors["yml"] == ["/x: kind: must not be empty (kubectl: Object 'Kind' is missing)."]
 
 
-@pytest.mark.parametrize("body, loader", [
-    ({"blueprintType": "k8s"}, "KubernetesLoader"),
-    ({"blueprintType": "docker-compose"}, "ComposeLoader"),
-    ({}, "ComposeLoader"),  # a change keeping the stored type: most are Compose
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "body, loader",
+    [
+        ({"blueprintType": "k8s"}, "KubernetesLoader"),
+        ({"blueprintType": "docker-compose"}, "ComposeLoader"),
+        ({}, "ComposeLoader"),  # a change keeping the stored type: most are Compose
+    ],
+)
 def test_a_body_s_definition_is_read_once_by_its_format_s_own_loader(body, loader):
     from app.blueprints.schemas import BlueprintSchema
 

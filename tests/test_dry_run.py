@@ -14,10 +14,13 @@ def count(app, collection):
         return get_db()[collection].count_documents({})
 
 
-@pytest.mark.parametrize("collection, body", [
-    ("profiles", {"name": "p", "memoryCap": "1Gi", "defaultProfile": True}),
-    ("blueprints", {"name": "b", "blueprintType": "compose", "yml": WEB}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "collection, body",
+    [
+        ("profiles", {"name": "p", "memoryCap": "1Gi", "defaultProfile": True}),
+        ("blueprints", {"name": "b", "blueprintType": "compose", "yml": WEB}),
+    ],
+)
 def test_a_dry_run_create_answers_what_would_be_stored(api, app, collection, body):
     r = api.post(f"/{collection}?dryRun=true", json=body, user="alice", headers={"Idempotency-Key": "k"})
     assert r.status == 200 and r.json["id"] is None and "location" not in r.headers
@@ -42,14 +45,16 @@ def test_a_dry_run_change_stores_nothing(api, method):
     created = create(api, "profiles", name="before", defaultProfile=True)
     path, tag = f"/profiles/{created.json['id']}", created.headers["etag"]
     other = create(api, "profiles", name="other").json
-    r = getattr(api, method)(f"/profiles/{other['id']}?dryRun=true", json={"name": "after", "defaultProfile": True},
-                             user="alice")  # fmt: skip
+    r = getattr(api, method)(
+        f"/profiles/{other['id']}?dryRun=true", json={"name": "after", "defaultProfile": True}, user="alice"
+    )
     assert r.status == 200 and r.json["name"] == "after" and r.json["defaultProfile"] is True
     assert api.get(path, user="alice").json["defaultProfile"] is True  # no demotion happened
     assert api.get(path, user="alice").headers["etag"] == tag
     assert api.get(f"/profiles/{other['id']}", user="alice").json["name"] == "other"
-    assert_problem(getattr(api, method)(f"{path}?dryRun=true", json={"name": "x"}, user="alice",
-                                        headers={"If-Match": '"9"'}), 412)  # fmt: skip
+    assert_problem(
+        getattr(api, method)(f"{path}?dryRun=true", json={"name": "x"}, user="alice", headers={"If-Match": '"9"'}), 412
+    )
 
 
 def test_a_dry_run_checks_the_idempotency_key_without_claiming_it(api, app):

@@ -14,27 +14,44 @@ LOOSE = "services:\n  web:\n    image: nginx\n    mem_limit: 64m\n"  # no cpu de
 
 
 def limits(memory=None, cpu=None, containers=None, storage=None, defaults=(None, None), most=(None, None)):
-    return {"memoryBytes": memory, "cpuMillis": cpu, "containers": containers, "storageBytes": storage,
-            "containerDefaults": {"memoryBytes": defaults[0], "cpuMillis": defaults[1]},
-            "containerMax": {"memoryBytes": most[0], "cpuMillis": most[1]}}  # fmt: skip
+    return {
+        "memoryBytes": memory,
+        "cpuMillis": cpu,
+        "containers": containers,
+        "storageBytes": storage,
+        "containerDefaults": {"memoryBytes": defaults[0], "cpuMillis": defaults[1]},
+        "containerMax": {"memoryBytes": most[0], "cpuMillis": most[1]},
+    }
 
 
 def resource(required, cap, verdict, defaulted=(), over=(), used=0):
     """A resource of a fit; `used` by the profile's instances (none by default)."""
     available = None if cap is None else cap - used
     headroom = None if required is None or cap is None else available - required
-    return {"required": required, "cap": cap, "headroom": headroom, "verdict": verdict, "used": used,
-            "available": available, "defaulted": list(defaulted), "overMax": list(over)}  # fmt: skip
+    return {
+        "required": required,
+        "cap": cap,
+        "headroom": headroom,
+        "verdict": verdict,
+        "used": used,
+        "available": available,
+        "defaulted": list(defaulted),
+        "overMax": list(over),
+    }
 
 
 def test_each_verdict():
     result = fit(need(512, 500, 2, 0, ["web: cpu"]), limits(memory=512, cpu=1000, containers=1))
-    assert result == {"fits": False, "more": 0, "resources": {
-        "memory": resource(512, 512, "fits"),
-        "cpu": resource(500, 1000, "unbounded"),
-        "containers": resource(2, 1, "exceeds"),
-        "storage": resource(0, None, "uncapped"),
-    }}  # fmt: skip
+    assert result == {
+        "fits": False,
+        "more": 0,
+        "resources": {
+            "memory": resource(512, 512, "fits"),
+            "cpu": resource(500, 1000, "unbounded"),
+            "containers": resource(2, 1, "exceeds"),
+            "storage": resource(0, None, "uncapped"),
+        },
+    }
     assert fit(need(1, 1, 1, 1), limits(memory=1, storage=1))["fits"] is True
 
 
@@ -63,9 +80,11 @@ def test_fit_needs_both_readable(api):
     alices = create(api, "profiles").json
     bobs = create(api, "profiles", user="bob").json
     assert api.get(f"/blueprints/{public['id']}/fit?profile={bobs['id']}", user="bob").status == 200
-    for path, user in [(f"/blueprints/{public['id']}/fit?profile={alices['id']}", "bob"),
-                       (f"/blueprints/{'0' * 24}/fit?profile={bobs['id']}", "bob"),
-                       (f"/blueprints/{public['id']}/fit?profile=nope", "bob")]:  # fmt: skip
+    for path, user in [
+        (f"/blueprints/{public['id']}/fit?profile={alices['id']}", "bob"),
+        (f"/blueprints/{'0' * 24}/fit?profile={bobs['id']}", "bob"),
+        (f"/blueprints/{public['id']}/fit?profile=nope", "bob"),
+    ]:
         assert_problem(api.get(path, user=user), 404)
     assert "profile" in assert_problem(api.get(f"/blueprints/{public['id']}/fit", user="bob"), 422)["errors"]
 
@@ -143,8 +162,9 @@ def test_without_a_default_for_a_resource_it_stays_unbounded():
 
 def test_a_container_over_the_maximum_exceeds_whatever_the_totals():
     result = fit(measured(MIXED), limits(defaults=(256 * Mi, 250), most=(768 * Mi, 2000)))
-    assert result["resources"]["memory"] == resource(3 * 256 * Mi + Gi + 512 * Mi, None, "exceeds",
-                                                     defaulted=["cache", "web"], over=["db: 1Gi > 768Mi"])  # fmt: skip
+    assert result["resources"]["memory"] == resource(
+        3 * 256 * Mi + Gi + 512 * Mi, None, "exceeds", defaulted=["cache", "web"], over=["db: 1Gi > 768Mi"]
+    )
     assert result["resources"]["cpu"]["verdict"] == "uncapped"  # db's 2 CPUs is the maximum itself
     assert result["fits"] is False
     defaulted_over = fit(measured(MIXED), limits(defaults=(None, 250), most=(None, 200)))["resources"]["cpu"]
@@ -167,8 +187,9 @@ spec:
       - {name: sidecar, image: example/proxy}
 """
     result = fit(measured(text, "k8s"), limits(memory=Gi, cpu=1000, defaults=(64 * Mi, 100)))
-    assert result["resources"]["memory"] == resource(2 * 100 * Mi + 2 * 64 * Mi, Gi, "fits",
-                                                     defaulted=["Deployment/api/sidecar"])  # fmt: skip
+    assert result["resources"]["memory"] == resource(
+        2 * 100 * Mi + 2 * 64 * Mi, Gi, "fits", defaulted=["Deployment/api/sidecar"]
+    )
     both = ["Deployment/api/api", "Deployment/api/sidecar"]
     assert result["resources"]["cpu"] == resource(4 * 100, 1000, "fits", defaulted=both)
 
@@ -188,8 +209,9 @@ def test_an_amount_waiting_for_a_variable_is_unknown_before_defaults():
 def test_the_list_filters_apply_defaults_and_maximum(api):
     create(api, "blueprints", name="web", blueprintType="compose", yml=WEB)
     create(api, "blueprints", name="loose", blueprintType="compose", yml=LOOSE)  # 64m, no cpu
-    defaults = create(api, "profiles", name="defaults", memoryCap="1Gi", cpuCap="1",
-                      containerDefaults={"cpu": "100m"}).json  # fmt: skip
+    defaults = create(
+        api, "profiles", name="defaults", memoryCap="1Gi", cpuCap="1", containerDefaults={"cpu": "100m"}
+    ).json
     small = create(api, "profiles", name="small containers", containerMax={"memory": "128Mi"}).json
 
     def names(profile):
@@ -200,7 +222,9 @@ def test_the_list_filters_apply_defaults_and_maximum(api):
     assert names(small) == ["loose"]  # web's containers have 256m each
     loose = api.get("/blueprints?name=loose", user="alice").json["items"][0]
     assert sorted(p["name"] for p in api.get(f"/profiles?fits={loose['id']}", user="alice").json["items"]) == [
-        "defaults", "small containers"]  # fmt: skip
+        "defaults",
+        "small containers",
+    ]
 
 
 def test_a_profiles_defaults_and_maximum_are_checked_and_normalized(api):

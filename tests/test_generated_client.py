@@ -97,12 +97,23 @@ def test_create_read_list_delete_with_the_generated_client(generated, live_port)
     assert star.sync_detailed(client=client, id=made.id).status_code == 204
     starred = blueprints["get_blueprints_id"].sync(client=client, id=made.id)
     assert (starred.stars, starred.starred) == (1, True)
-    parameters = {"type": "object", "properties": {
-        "REPLICAS": {"type": "integer", "default": 2, "minimum": 1},
-        "KEY": {"type": "string", "writeOnly": True, "x-generate": "[a-z]{8}"}}}  # fmt: skip
-    template = blueprints["post_blueprints"].sync(client=client, body=models.Blueprint.from_dict(
-        {"blueprintType": "compose", "yml": "services:\n  web:\n    image: x\n    scale: ${REPLICAS}\n",
-         "parameters": parameters}))  # fmt: skip
+    parameters = {
+        "type": "object",
+        "properties": {
+            "REPLICAS": {"type": "integer", "default": 2, "minimum": 1},
+            "KEY": {"type": "string", "writeOnly": True, "x-generate": "[a-z]{8}"},
+        },
+    }
+    template = blueprints["post_blueprints"].sync(
+        client=client,
+        body=models.Blueprint.from_dict(
+            {
+                "blueprintType": "compose",
+                "yml": "services:\n  web:\n    image: x\n    scale: ${REPLICAS}\n",
+                "parameters": parameters,
+            }
+        ),
+    )
     assert template.to_dict()["parameters"] == parameters and template.requirements.containers == 2
     render = generated("api.blueprints.post_blueprints_id_render")
     rendered = render.sync(client=client, id=template.id, body=models.RenderArgs.from_dict({"values": {"REPLICAS": 3}}))

@@ -13,13 +13,65 @@ from app.model import goyaml
 from support import compose_oracle as oracle
 
 # Text people write plain where a number, a boolean, a null or a time might be read
-TOKEN = st.sampled_from(["0", "1", "08", "017", "0o17", "0x1F", "0b11", "-0b11", "1_000", "1__0", "_1", "+5", "-3",
-                         ".5", "5.", "1e3", "1E-2", "-.5e1", "1:20", "22:22", "yes", "No", "on", "OFF", "y", "true",
-                         "True", "TRUE", "tRUE", "false", "null", "Null", "NULL", "~", "2020-01-01", "2020-1-1",
-                         "2020-01-01T10:00:00Z", "2020-01-01 10:00:00", "2020-1-2T3:04:05+02:30", "2020-13-01",
-                         "2020-02-30", "1.2.3",
-                         "18446744073709551615", "18446744073709551616", "9223372036854775808", "1.2.3.4", "v1",
-                         "1e", "--1", "+-1", "1_0.5", "0x", "12:30:45", "-0o7", "0O17"])  # fmt: skip
+TOKEN = st.sampled_from(
+    [
+        "0",
+        "1",
+        "08",
+        "017",
+        "0o17",
+        "0x1F",
+        "0b11",
+        "-0b11",
+        "1_000",
+        "1__0",
+        "_1",
+        "+5",
+        "-3",
+        ".5",
+        "5.",
+        "1e3",
+        "1E-2",
+        "-.5e1",
+        "1:20",
+        "22:22",
+        "yes",
+        "No",
+        "on",
+        "OFF",
+        "y",
+        "true",
+        "True",
+        "TRUE",
+        "tRUE",
+        "false",
+        "null",
+        "Null",
+        "NULL",
+        "~",
+        "2020-01-01",
+        "2020-1-1",
+        "2020-01-01T10:00:00Z",
+        "2020-01-01 10:00:00",
+        "2020-1-2T3:04:05+02:30",
+        "2020-13-01",
+        "2020-02-30",
+        "1.2.3",
+        "18446744073709551615",
+        "18446744073709551616",
+        "9223372036854775808",
+        "1.2.3.4",
+        "v1",
+        "1e",
+        "--1",
+        "+-1",
+        "1_0.5",
+        "0x",
+        "12:30:45",
+        "-0o7",
+        "0O17",
+    ]
+)
 SCALAR = st.one_of(TOKEN, st.from_regex(r"[-+]?[0-9_]{1,4}(\.[0-9_]{0,3})?([eE][-+]?[0-9]{1,2})?", fullmatch=True))
 
 
@@ -49,8 +101,17 @@ def test_plain_scalars_are_read_as_docker_compose_reads_them(scalars):
 
 
 # What `kubectl label --local -o yaml` wrote for these keys (kubectl 1.32, sigs.k8s.io/yaml)
-KUBECTL_KEYS = {"1": "1", "true": "true", "yes": "true", "0.5": "0.5", "1e3": "1000", "2020-01-01": "2020-01-01",
-                "0x10": "16", "on": "true", "1.5e7": "1.5e+07"}  # fmt: skip
+KUBECTL_KEYS = {
+    "1": "1",
+    "true": "true",
+    "yes": "true",
+    "0.5": "0.5",
+    "1e3": "1000",
+    "2020-01-01": "2020-01-01",
+    "0x10": "16",
+    "on": "true",
+    "1.5e7": "1.5e+07",
+}
 
 
 @pytest.mark.parametrize("written, read", KUBECTL_KEYS.items())

@@ -27,15 +27,28 @@ def edited(api):
     path = f"/blueprints/{made['id']}"
     api.patch(path, json={"name": "two"}, user="alice")
     api.patch(path, json={"yml": V1.replace("nginx:1", "nginx:2")}, user="admin")
-    api.put(path, json={"name": "two", "blueprintType": "compose", "yml": V1.replace("nginx:1", "nginx:2"),
-                        "entitlementType": "PUBLIC", "tags": ["Web"]}, user="alice")  # fmt: skip
+    api.put(
+        path,
+        json={
+            "name": "two",
+            "blueprintType": "compose",
+            "yml": V1.replace("nginx:1", "nginx:2"),
+            "entitlementType": "PUBLIC",
+            "tags": ["Web"],
+        },
+        user="alice",
+    )
     return made["id"]
 
 
 def test_every_change_keeps_the_version_it_replaced(api, edited):
     seen = versions(api, edited, limit=3)
     assert [(v["rev"], v["name"], v["updatedBy"]) for v in seen] == [
-        (4, "two", "alice"), (3, "two", "admin"), (2, "two", "alice"), (1, "one", "alice")]  # fmt: skip
+        (4, "two", "alice"),
+        (3, "two", "admin"),
+        (2, "two", "alice"),
+        (1, "one", "alice"),
+    ]
     assert seen[0] == api.get(f"/blueprints/{edited}", user="alice").json  # the current one, first
     assert api.get(f"/blueprints/{edited}/revisions/1", user="bob").json == seen[3]  # whoever may read it
     assert seen[3]["requirements"]["containers"] == 1

@@ -160,8 +160,12 @@ def test_openshift_templates_each_have_an_outcome_and_their_parameters(api):
     assert dropped == {"mysql-ephemeral", "postgresql-persistent", "redis-persistent"}  # as the API server drops it
     for name, template in [(t["metadata"]["name"], t) for t in templates.values()]:
         blueprint = api.get(f"/blueprints/{results[name]['id']}", user="alice").json
-        containers = [container for doc in yaml.safe_load_all(blueprint["yml"]) if doc["kind"] == "Deployment"
-                      for container in doc["spec"]["template"]["spec"]["containers"]]  # fmt: skip
+        containers = [
+            container
+            for doc in yaml.safe_load_all(blueprint["yml"])
+            if doc["kind"] == "Deployment"
+            for container in doc["spec"]["template"]["spec"]["containers"]
+        ]
         assert not any("capabilities" in container for container in containers)
         exported = api.get(f"/blueprints/{results[name]['id']}/export?format=openshift", user="alice").json
         for key in ("openshift.io/display-name", "iconClass"):
@@ -239,9 +243,12 @@ def test_a_compose_file_and_its_env_make_typed_required_and_secret_parameters(ap
         "      POSTGRES_USER: ${USER_NAME:?set a user}\n      DEBUG: ${DEBUG}\n"
     )
     report = imported(
-        api, "compose", text, files={".env": "# the stack\nREPLICAS=3\nexport DEBUG='false'\nUNUSED=1\n"},
+        api,
+        "compose",
+        text,
+        files={".env": "# the stack\nREPLICAS=3\nexport DEBUG='false'\nUNUSED=1\n"},
         defaults={"name": "pg", "entitlementType": "PUBLIC", "tags": ["db"]},
-    )  # fmt: skip
+    )
     result = report["results"][0]
     assert result["outcome"] == "created", result
     blueprint = api.get(f"/blueprints/{result['id']}", user="bob").json
@@ -255,8 +262,15 @@ def test_a_compose_file_and_its_env_make_typed_required_and_secret_parameters(ap
     assert blueprint["entitlementType"] == "PUBLIC" and blueprint["tags"] == ["db"]
     assert blueprint["requirements"]["containers"] == 3
     assert any("UNUSED" in note for note in result["notes"])
-    proposed = imported(api, "compose", text, source="editor", dry_run=True, defaults={"name": "draft"},
-                        files={".env": "REPLICAS=3\nexport DEBUG='false'\n"})  # fmt: skip
+    proposed = imported(
+        api,
+        "compose",
+        text,
+        source="editor",
+        dry_run=True,
+        defaults={"name": "draft"},
+        files={".env": "REPLICAS=3\nexport DEBUG='false'\n"},
+    )
     assert proposed["results"][0]["blueprint"]["parameters"] == blueprint["parameters"]  # how the editor proposes them
     render = api.post(f"/blueprints/{result['id']}/render", json={"values": {"USER_NAME": "app"}}, user="bob")
     assert render.status == 200, render.json
@@ -283,17 +297,50 @@ def test_a_document_of_the_wrong_format_or_too_many_templates_is_a_422_naming_it
 @pytest.mark.parametrize(
     ("fmt", "document", "files", "problem"),
     [
-        ("openshift", {"kind": "Template", "metadata": {"name": "t"}, "objects": [{"kind": "Service"}],
-                       "parameters": [{"name": "1BAD", "value": "x"}]}, {}, "parameters.0.name"),
-        ("openshift", {"kind": "Template", "metadata": {"name": "t"}, "objects": [{"kind": "Service"}],
-                       "parameters": [{"name": "P", "generate": "expression", "from": "[a-z]{9999}"}]}, {},
-         "parameters.0.from"),
-        ("portainer", {"version": "2", "templates": [{"type": 1, "title": "x", "image": "nginx",
-                                                      "env": [{"name": "A"}, {"name": "A"}]}]}, {}, "env.1.name"),
-        ("portainer", {"version": "2", "templates": [{"type": 3, "title": "x", "repository": {
-            "url": "https://example.com/r", "stackfile": "s.yml"}}]}, {"s.yml": "services: [\n"}, "files.s.yml"),
+        (
+            "openshift",
+            {
+                "kind": "Template",
+                "metadata": {"name": "t"},
+                "objects": [{"kind": "Service"}],
+                "parameters": [{"name": "1BAD", "value": "x"}],
+            },
+            {},
+            "parameters.0.name",
+        ),
+        (
+            "openshift",
+            {
+                "kind": "Template",
+                "metadata": {"name": "t"},
+                "objects": [{"kind": "Service"}],
+                "parameters": [{"name": "P", "generate": "expression", "from": "[a-z]{9999}"}],
+            },
+            {},
+            "parameters.0.from",
+        ),
+        (
+            "portainer",
+            {
+                "version": "2",
+                "templates": [{"type": 1, "title": "x", "image": "nginx", "env": [{"name": "A"}, {"name": "A"}]}],
+            },
+            {},
+            "env.1.name",
+        ),
+        (
+            "portainer",
+            {
+                "version": "2",
+                "templates": [
+                    {"type": 3, "title": "x", "repository": {"url": "https://example.com/r", "stackfile": "s.yml"}}
+                ],
+            },
+            {"s.yml": "services: [\n"},
+            "files.s.yml",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_template_that_cannot_be_mapped_is_refused_naming_the_place_and_nothing_is_written(
     api, fmt, document, files, problem
 ):
@@ -374,8 +421,11 @@ def test_exports_apply_the_list_filters_and_only_what_the_caller_may_read(api):
 
 
 def test_an_export_to_openshift_of_a_compose_blueprint_is_a_409(api):
-    created = api.post("/blueprints", json={"name": "c", "blueprintType": "compose",
-                                            "yml": "services: {w: {image: nginx}}\n"}, user="alice").json  # fmt: skip
+    created = api.post(
+        "/blueprints",
+        json={"name": "c", "blueprintType": "compose", "yml": "services: {w: {image: nginx}}\n"},
+        user="alice",
+    ).json
     assert api.get(f"/blueprints/{created['id']}/export?format=openshift", user="alice").status == 409
     assert api.get(f"/blueprints/{created['id']}/export?format=helm", user="alice").status == 422
 

@@ -24,12 +24,21 @@ WEB = """services:
     environment:
       DB_PASSWORD: ${DB_PASSWORD}
 """
-PARAMETERS = {"type": "object", "properties": {
-    "TAG": {"type": "string", "default": "1.27"},
-    "REPLICAS": {"type": "integer", "default": 1, "minimum": 0, "maximum": 50},
-    "DB_PASSWORD": {"type": "string", "writeOnly": True, "x-generate": "[A-Za-z0-9]{24}"}}}  # fmt: skip
-TEAM = {"name": "team", "memoryCap": "1Gi", "cpuCap": "1", "containerCap": "10",
-        "containerDefaults": {"memory": "256Mi", "cpu": "100m"}}  # fmt: skip
+PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "TAG": {"type": "string", "default": "1.27"},
+        "REPLICAS": {"type": "integer", "default": 1, "minimum": 0, "maximum": 50},
+        "DB_PASSWORD": {"type": "string", "writeOnly": True, "x-generate": "[A-Za-z0-9]{24}"},
+    },
+}
+TEAM = {
+    "name": "team",
+    "memoryCap": "1Gi",
+    "cpuCap": "1",
+    "containerCap": "10",
+    "containerDefaults": {"memory": "256Mi", "cpu": "100m"},
+}
 
 
 @pytest.fixture(autouse=True)
@@ -45,8 +54,9 @@ def every_definition_is_one_compose_accepts(api):
 
 @pytest.fixture
 def web(api):
-    made = create(api, "blueprints", name="web", blueprintType="compose", yml=WEB, parameters=PARAMETERS,
-                  entitlementType="PUBLIC")  # fmt: skip
+    made = create(
+        api, "blueprints", name="web", blueprintType="compose", yml=WEB, parameters=PARAMETERS, entitlementType="PUBLIC"
+    )
     assert made.status == 201, made.json
     return made.json
 
@@ -57,8 +67,9 @@ def team(api):
 
 
 def deploy(api, blueprint, profile, name, user="alice", **body):
-    return api.post("/instances", json={"name": name, "blueprint": blueprint["id"], "profile": profile["id"], **body},
-                    user=user)  # fmt: skip
+    return api.post(
+        "/instances", json={"name": name, "blueprint": blueprint["id"], "profile": profile["id"], **body}, user=user
+    )
 
 
 def usage(api, profile, user="alice"):
@@ -71,8 +82,13 @@ def test_an_admission_counts_the_render_with_the_profiles_defaults_and_keeps_its
     shop = r.json
     assert shop["rev"] == 1 and shop["values"] == {"TAG": "1.27", "REPLICAS": 2, "DB_PASSWORD": None}
     assert shop["requirements"]["memoryBytes"] == 2 * 256 * Mi and shop["requirements"]["cpuMillis"] == 200
-    assert usage(api, team) == {"memoryBytes": 512 * Mi, "cpuMillis": 200, "containers": 2, "storageBytes": 0,
-                                "instances": 1}  # fmt: skip
+    assert usage(api, team) == {
+        "memoryBytes": 512 * Mi,
+        "cpuMillis": 200,
+        "containers": 2,
+        "storageBytes": 0,
+        "instances": 1,
+    }
     first = api.get(f"/instances/{shop['id']}/yml", user="alice")
     assert first.status == 200 and first.headers["cache-control"] == "no-store"
     assert first.headers["content-type"].startswith("application/yaml")
@@ -87,16 +103,21 @@ def test_an_admission_counts_the_render_with_the_profiles_defaults_and_keeps_its
 
 def test_no_room_is_a_409_naming_each_resource_short_of_it(api, web, team):
     assert deploy(api, web, team, "big", values={"REPLICAS": 3}).status == 201  # 768 MiB of 1 GiB
-    dry = api.post("/instances?dryRun=true", json={"name": "more", "blueprint": web["id"], "profile": team["id"],
-                                                    "values": {"REPLICAS": 2}}, user="alice")  # fmt: skip
+    dry = api.post(
+        "/instances?dryRun=true",
+        json={"name": "more", "blueprint": web["id"], "profile": team["id"], "values": {"REPLICAS": 2}},
+        user="alice",
+    )
     problem = assert_problem(dry, 409)
-    assert problem["detail"] == ("The profile has no room for it: memory: requires 512 MiB, 768 MiB of 1 GiB used, "
-                                 "256 MiB available.")  # fmt: skip
+    assert problem["detail"] == (
+        "The profile has no room for it: memory: requires 512 MiB, 768 MiB of 1 GiB used, 256 MiB available."
+    )
     assert problem["quota"]["memory"] == {"required": 512 * Mi, "used": 768 * Mi, "cap": Gi, "available": 256 * Mi}
     assert problem["quota"]["cpu"] == {"required": 200, "used": 300, "cap": 1000, "available": 700}
     assert assert_problem(deploy(api, web, team, "more", values={"REPLICAS": 2}), 409)["quota"] == problem["quota"]
-    fitting = api.post("/instances?dryRun=true", json={"name": "one", "blueprint": web["id"], "profile": team["id"]},
-                       user="alice")  # fmt: skip
+    fitting = api.post(
+        "/instances?dryRun=true", json={"name": "one", "blueprint": web["id"], "profile": team["id"]}, user="alice"
+    )
     assert fitting.status == 200 and fitting.json["id"] is None
     assert usage(api, team)["instances"] == 1 and api.get("/instances", user="alice").json["items"][0]["name"] == "big"
 
@@ -106,19 +127,33 @@ def test_unbounded_and_over_the_maximum_are_refused_where_the_profile_caps_them(
     problem = assert_problem(deploy(api, web, plain, "a"), 409)
     assert "memory: a container declares none and the profile gives no container default" in problem["detail"]
     most = create(api, "profiles", name="small", containerMax={"memory": "128Mi"}).json
-    declared = create(api, "blueprints", name="declared", blueprintType="compose",
-                      yml="services:\n  app: {image: x, mem_limit: 256m}\n").json  # fmt: skip
-    assert "over the profile's per-container maximum (app: 256Mi > 128Mi)" in assert_problem(
-        deploy(api, declared, most, "b"), 409)["detail"]  # fmt: skip
+    declared = create(
+        api,
+        "blueprints",
+        name="declared",
+        blueprintType="compose",
+        yml="services:\n  app: {image: x, mem_limit: 256m}\n",
+    ).json
+    assert (
+        "over the profile's per-container maximum (app: 256Mi > 128Mi)"
+        in assert_problem(deploy(api, declared, most, "b"), 409)["detail"]
+    )
     uncapped = create(api, "profiles", name="uncapped").json
     assert deploy(api, web, uncapped, "c").status == 201  # nothing capped: nothing to refuse
 
 
 def test_the_body_is_checked_and_names_what_it_refers_to(api, web, team):
-    for body, field in (({"name": "Shop"}, "name"), ({"name": "-a"}, "name"), ({"name": "a" * 64}, "name"),
-                        ({"blueprint": "0" * 24}, "blueprint"), ({"profile": "nope"}, "profile"),
-                        ({"values": {"REPLICAS": "3"}}, "values.REPLICAS"), ({"rev": 7}, "rev"),
-                        ({"values": {"NOPE": 1}}, "values.NOPE"), ({"rev": 0}, "rev")):  # fmt: skip
+    for body, field in (
+        ({"name": "Shop"}, "name"),
+        ({"name": "-a"}, "name"),
+        ({"name": "a" * 64}, "name"),
+        ({"blueprint": "0" * 24}, "blueprint"),
+        ({"profile": "nope"}, "profile"),
+        ({"values": {"REPLICAS": "3"}}, "values.REPLICAS"),
+        ({"rev": 7}, "rev"),
+        ({"values": {"NOPE": 1}}, "values.NOPE"),
+        ({"rev": 0}, "rev"),
+    ):
         sent = {"name": "shop", "blueprint": web["id"], "profile": team["id"], **body}
         assert field in assert_problem(api.post("/instances", json=sent, user="alice"), 422)["errors"], body
     bobs = create(api, "profiles", user="bob").json
@@ -132,9 +167,12 @@ def test_the_body_is_checked_and_names_what_it_refers_to(api, web, team):
 def test_upgrade_renders_again_admits_the_difference_and_answers_the_diff(api, web, team):
     shop = deploy(api, web, team, "shop", values={"REPLICAS": 2}).json
     password = yaml.safe_load(api.get(f"/instances/{shop['id']}/yml", user="alice").body)["services"]["web"][
-        "environment"]["DB_PASSWORD"]  # fmt: skip
-    assert api.patch(f"/blueprints/{web['id']}", json={"yml": WEB.replace("nginx:", "nginx-new:")},
-                     user="alice").status == 200  # fmt: skip
+        "environment"
+    ]["DB_PASSWORD"]
+    assert (
+        api.patch(f"/blueprints/{web['id']}", json={"yml": WEB.replace("nginx:", "nginx-new:")}, user="alice").status
+        == 200
+    )
     behind = api.get("/instances?behind=true", user="alice").json["items"]
     assert [item["name"] for item in behind] == ["shop"]
     assert api.get("/instances?behind=false", user="alice").json["items"] == []
@@ -165,14 +203,23 @@ def test_a_generated_value_is_read_only_in_the_definition_whatever_write_only_sa
     showed its value to the profile's owner, who may not read the definition."""
     generated = {"type": "object", "properties": {"DB_PASSWORD": {"type": "string", "x-generate": "[a-z]{24}"}}}
     yml = "services:\n  db:\n    image: mysql\n    environment:\n      PASSWORD: ${DB_PASSWORD}\n"
-    mysql = create(api, "blueprints", name="mysql", blueprintType="compose", yml=yml, parameters=generated,
-                   entitlementType="PUBLIC").json  # fmt: skip
-    shared = create(api, "profiles", name="shared", entitledUsers=["bob"], memoryCap="1Gi",
-                    containerDefaults={"memory": "64Mi"}).json  # fmt: skip
+    mysql = create(
+        api,
+        "blueprints",
+        name="mysql",
+        blueprintType="compose",
+        yml=yml,
+        parameters=generated,
+        entitlementType="PUBLIC",
+    ).json
+    shared = create(
+        api, "profiles", name="shared", entitledUsers=["bob"], memoryCap="1Gi", containerDefaults={"memory": "64Mi"}
+    ).json
     bobs = deploy(api, mysql, shared, "bobs-db", user="bob")
     assert bobs.status == 201 and bobs.json["values"] == {"DB_PASSWORD": None}
     password = yaml.safe_load(api.get(f"/instances/{bobs.json['id']}/yml", user="bob").body)["services"]["db"][
-        "environment"]["PASSWORD"]  # fmt: skip
+        "environment"
+    ]["PASSWORD"]
     for user in ("bob", "alice"):  # alice owns the profile
         read = api.get(f"/instances/{bobs.json['id']}", user=user)
         assert read.status == 200 and password not in read.body.decode()
@@ -186,8 +233,9 @@ def test_a_generated_value_is_read_only_in_the_definition_whatever_write_only_sa
 
 def test_who_reads_what(api, web, team):
     shop = deploy(api, web, team, "shop").json
-    shared = create(api, "profiles", name="shared", entitledUsers=["bob"], **{k: v for k, v in TEAM.items()
-                                                                              if k != "name"}).json  # fmt: skip
+    shared = create(
+        api, "profiles", name="shared", entitledUsers=["bob"], **{k: v for k, v in TEAM.items() if k != "name"}
+    ).json
     bobs = deploy(api, web, shared, "bobs", user="bob")
     assert bobs.status == 201, bobs.json
     assert api.get(f"/instances/{bobs.json['id']}", user="alice").status == 200  # alice owns the profile
@@ -196,16 +244,21 @@ def test_who_reads_what(api, web, team):
     assert api.get(f"/instances/{shop['id']}/yml", user="admin").status == 200
     assert_problem(api.delete(f"/instances/{bobs.json['id']}", user="alice"), 403)
     assert [i["name"] for i in api.get(f"/instances?profile={shared['id']}", user="alice").json["items"]] == ["bobs"]
-    assert [i["name"] for i in api.get(f"/instances?blueprint={web['id']}&owner=alice", user="admin").json[
-        "items"]] == ["shop"]  # fmt: skip
+    assert [
+        i["name"] for i in api.get(f"/instances?blueprint={web['id']}&owner=alice", user="admin").json["items"]
+    ] == ["shop"]
 
 
 def test_what_instances_use_is_kept(api, web, team, app):
     shop = deploy(api, web, team, "shop").json
-    assert "1 instance spends from this profile" in assert_problem(api.delete(f"/profiles/{team['id']}",
-                                                                              user="alice"), 409)["detail"]  # fmt: skip
-    assert "1 instance of this blueprint exists" in assert_problem(api.delete(f"/blueprints/{web['id']}",
-                                                                              user="alice"), 409)["detail"]  # fmt: skip
+    assert (
+        "1 instance spends from this profile"
+        in assert_problem(api.delete(f"/profiles/{team['id']}", user="alice"), 409)["detail"]
+    )
+    assert (
+        "1 instance of this blueprint exists"
+        in assert_problem(api.delete(f"/blueprints/{web['id']}", user="alice"), 409)["detail"]
+    )
     app.config["REVISIONS_KEPT"] = 3
     for i in range(6):  # revision 1 is the instance's; five newer ones push it past the kept three
         assert api.patch(f"/blueprints/{web['id']}", json={"version": str(i)}, user="alice").status == 200
@@ -224,8 +277,15 @@ def test_a_fit_says_what_is_used_available_and_how_many_more_fit(api, web, team)
     fit = api.get(f"/blueprints/{web['id']}/fit?profile={team['id']}", user="alice").json
     assert fit["fits"] is True and fit["more"] == 2  # 512 MiB used of 1 GiB: two more of 256 MiB
     assert fit["resources"]["memory"] | {"defaulted": []} == {
-        "required": 256 * Mi, "cap": Gi, "used": 512 * Mi, "available": 512 * Mi, "headroom": 256 * Mi,
-        "verdict": "fits", "defaulted": [], "overMax": []}  # fmt: skip
+        "required": 256 * Mi,
+        "cap": Gi,
+        "used": 512 * Mi,
+        "available": 512 * Mi,
+        "headroom": 256 * Mi,
+        "verdict": "fits",
+        "defaulted": [],
+        "overMax": [],
+    }
     assert fit["resources"]["storage"]["available"] is None
     uncapped = create(api, "profiles", name="uncapped").json
     assert api.get(f"/blueprints/{web['id']}/fit?profile={uncapped['id']}", user="alice").json["more"] is None
@@ -246,8 +306,13 @@ def test_twenty_concurrent_admissions_into_room_for_ten_admit_ten(api, web, app)
     for thread in threads:
         thread.join()
     assert sorted(statuses) == [201] * 10 + [409] * 10
-    assert usage(api, room) == {"memoryBytes": 10 * Mi, "cpuMillis": 10, "containers": 10, "storageBytes": 0,
-                                "instances": 10}  # fmt: skip
+    assert usage(api, room) == {
+        "memoryBytes": 10 * Mi,
+        "cpuMillis": 10,
+        "containers": 10,
+        "storageBytes": 0,
+        "instances": 10,
+    }
     assert ledger(app, room) == {}
 
 
@@ -265,10 +330,16 @@ def test_what_a_crashed_request_left_is_settled_by_what_its_instance_says(api, w
         old = now() - timedelta(minutes=5)
         ghost, gone = str(ObjectId()), shop["id"]
         delta = {"memoryBytes": Gi, "cpuMillis": 1, "containers": 1, "storageBytes": 0, "instances": 1}
-        profiles.update_one({"_id": ObjectId(team["id"])}, {
-            "$inc": {f"usage.{key}": value for key, value in delta.items()},
-            "$set": {f"ledger.{ghost}": {"op": "create", "delta": delta, "at": old},
-                     f"ledger.{gone}": {"op": "delete", "rev": 1, "delta": {}, "at": old}}})  # fmt: skip
+        profiles.update_one(
+            {"_id": ObjectId(team["id"])},
+            {
+                "$inc": {f"usage.{key}": value for key, value in delta.items()},
+                "$set": {
+                    f"ledger.{ghost}": {"op": "create", "delta": delta, "at": old},
+                    f"ledger.{gone}": {"op": "delete", "rev": 1, "delta": {}, "at": old},
+                },
+            },
+        )
     settled = usage(api, team)  # a read repairs
     assert settled == {"memoryBytes": 256 * Mi, "cpuMillis": 100, "containers": 1, "storageBytes": 0, "instances": 1}
     assert api.get(f"/instances/{gone}", user="alice").status == 404  # the delete went through

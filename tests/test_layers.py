@@ -20,8 +20,12 @@ LAYERS = [  # bottom first
 
 def layer(module):
     """The index in LAYERS of the longest prefix that names `module` or a package holding it."""
-    found = [(len(prefix), i) for i, prefixes in enumerate(LAYERS) for prefix in prefixes
-             if module == prefix or module.startswith(prefix + ".")]  # fmt: skip
+    found = [
+        (len(prefix), i)
+        for i, prefixes in enumerate(LAYERS)
+        for prefix in prefixes
+        if module == prefix or module.startswith(prefix + ".")
+    ]
     return max(found)[1]
 
 

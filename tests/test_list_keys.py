@@ -26,8 +26,15 @@ def test_a_description_of_the_longest_kind_is_found_by_every_word(api):
 
 def test_users_past_the_bound_of_keys_still_find_what_is_shared_with_them(api, monkeypatch):
     monkeypatch.setattr(list_keys, "MAX_KEYS", 30)  # the owner's and admins' keys fit; bob's and carol's not
-    made = create(api, "blueprints", name="shared", description="postgres on kubernetes", tags=["db"],
-                  entitlementType="CUSTOM", entitledUsers=["bob", "carol"]).json  # fmt: skip
+    made = create(
+        api,
+        "blueprints",
+        name="shared",
+        description="postgres on kubernetes",
+        tags=["db"],
+        entitlementType="CUSTOM",
+        entitledUsers=["bob", "carol"],
+    ).json
     create(api, "blueprints", user="bob", name="shared")  # bob's own, the same name
     for query in ("name=shared", "q=postgres", "tag=db", "owner=alice", ""):
         found = names(api, query, "bob")

@@ -28,8 +28,14 @@ def _earlier(app, blueprints, profiles=()):
         for collection, docs in (("blueprints", blueprints), ("profiles", profiles)):
             for fields in docs:
                 moment = now()
-                doc = {"_id": ids.new_id(moment), "owner": "alice", "createdAt": moment, "updatedAt": moment,
-                       "rev": 1, **fields}  # fmt: skip
+                doc = {
+                    "_id": ids.new_id(moment),
+                    "owner": "alice",
+                    "createdAt": moment,
+                    "updatedAt": moment,
+                    "rev": 1,
+                    **fields,
+                }
                 db[collection].insert_one(doc)
                 made.append(str(doc["_id"]))
         db.settings.delete_one({"_id": migrations.MIGRATED})
@@ -41,8 +47,16 @@ def _restarted(app):
 
 
 def _blueprint(name, **fields):
-    return {"name": name, "blueprintType": "compose", "yml": COMPOSE, "entitlementType": "PUBLIC",
-            "entitledUsers": [], "inactive": False, "parameters": None, **fields}  # fmt: skip
+    return {
+        "name": name,
+        "blueprintType": "compose",
+        "yml": COMPOSE,
+        "entitlementType": "PUBLIC",
+        "entitledUsers": [],
+        "inactive": False,
+        "parameters": None,
+        **fields,
+    }
 
 
 def test_an_earlier_database_is_migrated_at_start_up_and_read_as_it_is_after(app, api, caplog):
@@ -130,8 +144,9 @@ def test_gunicorn_migrates_before_its_workers_start(socket_app, tmp_path):
     (made,) = _earlier(socket_app, [_blueprint("waiting")])
     log = tmp_path / "gunicorn.log"
     with log.open("w") as stderr:
-        service = Gunicorn(stderr=stderr, MONGO_URI=_uri(socket_app), MONGO_DB=socket_app.config["MONGO_DB"],
-                           LOG_LEVEL="info").start()  # fmt: skip
+        service = Gunicorn(
+            stderr=stderr, MONGO_URI=_uri(socket_app), MONGO_DB=socket_app.config["MONGO_DB"], LOG_LEVEL="info"
+        ).start()
         try:
             with socket_app.app_context():
                 stored = get_db().blueprints.find_one({"name": "waiting"})
@@ -166,13 +181,19 @@ def _of(store):
 
 
 def test_an_instance_stored_showing_a_generated_value_hides_it_after_the_migration(app, api):
-    parameters = {"type": "object", "properties": {"PASSWORD": {"type": "string", "x-generate": "[a-z]{24}"},
-                                                   "TAG": {"type": "string", "default": "1"}}}  # fmt: skip
+    parameters = {
+        "type": "object",
+        "properties": {
+            "PASSWORD": {"type": "string", "x-generate": "[a-z]{24}"},
+            "TAG": {"type": "string", "default": "1"},
+        },
+    }
     yml = COMPOSE.replace("image: nginx", "image: nginx:${TAG}\n    environment: {P: '${PASSWORD}'}")
     blueprint = create(api, "blueprints", name="db", yml=yml, blueprintType="compose", parameters=parameters).json
     profile = create(api, "profiles", name="team").json
-    made = api.post("/instances", json={"name": "db", "blueprint": blueprint["id"], "profile": profile["id"]},
-                    user="alice").json  # fmt: skip
+    made = api.post(
+        "/instances", json={"name": "db", "blueprint": blueprint["id"], "profile": profile["id"]}, user="alice"
+    ).json
     with app.app_context():
         stored = get_db().instances.find_one({"_id": ObjectId(made["id"])})
         earlier = {**stored["values"], "PASSWORD": stored["kept"]["PASSWORD"]}  # as shown before it was a secret

@@ -81,8 +81,9 @@ def test_mutated_compose_files_are_judged_as_docker_compose_judges_them(api):
         response = api.post("/blueprints?dryRun=true", json=body, user="alice")
         assert response.status in (200, 422), (name, what, text, response.status, response.body[:300])
         problems = [] if response.status == 200 else response.json["errors"]["yml"]
-        declared = api.post("/imports?dryRun=true", json={"format": "compose", "source": "m", "document": text},
-                            user="alice")  # fmt: skip
+        declared = api.post(
+            "/imports?dryRun=true", json={"format": "compose", "source": "m", "document": text}, user="alice"
+        )
         assert declared.status < 500, (name, what, text, declared.body[:300])
         if (response.status == 200) == compose_accepts or kept(problems, "" if compose_accepts else found):
             agreed += 1
@@ -109,8 +110,9 @@ def kubernetes_mutants(count):
 
 def test_mutated_kubernetes_manifests_are_never_a_5xx(api):
     for name, what, text in kubernetes_mutants(MUTANTS):
-        response = api.post("/blueprints?dryRun=true", json={"name": "m", "blueprintType": "kubernetes", "yml": text},
-                            user="alice")  # fmt: skip
+        response = api.post(
+            "/blueprints?dryRun=true", json={"name": "m", "blueprintType": "kubernetes", "yml": text}, user="alice"
+        )
         assert response.status in (200, 422), (name, what, text, response.body[:300])
 
 
@@ -124,8 +126,12 @@ def test_what_kubectl_cannot_decode_is_refused(api, tmp_path):
     drops unknown fields silently, which the strict schemas refuse, as `kubectl apply` does."""
     for index, (name, what, text) in enumerate(kubernetes_mutants(max(MUTANTS // 3, 10))):
         (tmp_path / f"{index}.yml").write_text(text)
-        decoded = subprocess.run([KUBECTL, "label", "--local", "-f", str(tmp_path / f"{index}.yml"), "oracle=1",
-                                  "-o", "yaml"], capture_output=True, text=True, timeout=60)  # fmt: skip
+        decoded = subprocess.run(
+            [KUBECTL, "label", "--local", "-f", str(tmp_path / f"{index}.yml"), "oracle=1", "-o", "yaml"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if decoded.returncode:
             body = {"name": "m", "blueprintType": "kubernetes", "yml": text}
             response = api.post("/blueprints?dryRun=true", json=body, user="alice")
@@ -134,12 +140,20 @@ def test_what_kubectl_cannot_decode_is_refused(api, tmp_path):
 
 def catalogs():
     """(format, name, document, files) of each catalog of the corpus."""
-    found = [("portainer", name, corpus.portainer_catalog(name), corpus.portainer_files())
-             for name in (V3, "portainer-templates-v2.json", "lissy93-templates.json")]  # fmt: skip
+    found = [
+        ("portainer", name, corpus.portainer_catalog(name), corpus.portainer_files())
+        for name in (V3, "portainer-templates-v2.json", "lissy93-templates.json")
+    ]
     found += [("openshift", name, template, {}) for name, template in corpus.openshift_templates().items()]
     text = corpus.text("compose/nginx-flask-mysql")
-    exported = {"name": "web", "blueprintType": "compose", "yml": text, "tags": ["web"], "entitlementType": "PUBLIC",
-                "parameters": {"type": "object", "properties": {"TAG": {"type": "string"}}}}  # fmt: skip
+    exported = {
+        "name": "web",
+        "blueprintType": "compose",
+        "yml": text,
+        "tags": ["web"],
+        "entitlementType": "PUBLIC",
+        "parameters": {"type": "object", "properties": {"TAG": {"type": "string"}}},
+    }
     found.append(("native", "an export", {"format": "native", "version": 1, "blueprints": [exported]}, {}))
     found.append(("kubernetes-quota", "a quota and a limit range", list(yaml.safe_load_all(QUOTA)), {}))
     return found
@@ -170,12 +184,18 @@ def test_mutated_parameters_and_values_are_never_a_5xx(api):
         "services:\n  web:\n    image: nginx:${TAG}\n    deploy:\n      replicas: ${REPLICAS}\n"
         "    environment: {PW: '${PW}'}\n"
     )
-    declared = {"type": "object", "required": ["TAG"], "properties": {
-        "REPLICAS": {"type": "integer", "default": 2, "minimum": 1, "maximum": 50},
-        "TAG": {"type": "string", "default": "1.27", "enum": ["1.27", "1.28"]},
-        "PW": {"type": "string", "writeOnly": True, "x-generate": "[a-z]{8}"}}}  # fmt: skip
-    made = api.post("/blueprints", json={"name": "t", "blueprintType": "compose", "yml": yml, "parameters": declared},
-                    user="alice").json  # fmt: skip
+    declared = {
+        "type": "object",
+        "required": ["TAG"],
+        "properties": {
+            "REPLICAS": {"type": "integer", "default": 2, "minimum": 1, "maximum": 50},
+            "TAG": {"type": "string", "default": "1.27", "enum": ["1.27", "1.28"]},
+            "PW": {"type": "string", "writeOnly": True, "x-generate": "[a-z]{8}"},
+        },
+    }
+    made = api.post(
+        "/blueprints", json={"name": "t", "blueprintType": "compose", "yml": yml, "parameters": declared}, user="alice"
+    ).json
     for _ in range(MUTANTS):
         mutant, what = mutations.mutate(declared, rng, fields={})
         body = {"name": "m", "blueprintType": "compose", "yml": yml, "parameters": mutations.as_json(mutant)}

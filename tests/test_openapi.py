@@ -20,8 +20,14 @@ def test_the_document_is_valid_openapi(api):
 def test_blueprint_definitions_are_described(api):
     spec = spec_of(api)
     paths, schemas = spec["paths"], spec["components"]["schemas"]
-    assert set(schemas["Requirements"]["properties"]) == {"memoryBytes", "cpuMillis", "containers", "storageBytes",
-                                                          "unbounded", "unresolved"}  # fmt: skip
+    assert set(schemas["Requirements"]["properties"]) == {
+        "memoryBytes",
+        "cpuMillis",
+        "containers",
+        "storageBytes",
+        "unbounded",
+        "unresolved",
+    }
     assert "requirements" in schemas["Blueprint"]["properties"]
     fit = paths["/blueprints/{id}/fit"]["get"]
     assert [p["name"] for p in fit["parameters"]] == ["profile"] and "200" in fit["responses"]

@@ -100,8 +100,13 @@ def walk(app, counted, coll, branches, accepts, limit, most_pages=PAGES):
 # Found by the search below: 462 documents of one millisecond, most of those below the fourth
 # page rejected; each window was cut in that millisecond, so its span could not double, and the
 # fifth page took 29 windows (its bound 28).
-BURST_IN_ONE_MS = [(0, 1, "ms", "a", False), (0, 1, "ms", "a", False), (0, 213, "ms", "a", False),
-                   (0, 73, "ms", "a", True), (0, 174, "ms", "a", True)]  # fmt: skip
+BURST_IN_ONE_MS = [
+    (0, 1, "ms", "a", False),
+    (0, 1, "ms", "a", False),
+    (0, 213, "ms", "a", False),
+    (0, 73, "ms", "a", True),
+    (0, 174, "ms", "a", True),
+]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

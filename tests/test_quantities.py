@@ -141,9 +141,14 @@ def test_patterns_are_ecma_compatible():
 
 def test_limits_of_a_document():
     doc = {"memoryCap": "1Gi", "cpuCap": "500m", "containerCap": None, "containerDefaults": {"memory": "256Mi"}}
-    assert caps.limits(doc) == {"memoryBytes": GiB, "cpuMillis": 500, "containers": None, "storageBytes": None,
-                                "containerDefaults": {"memoryBytes": GiB // 4, "cpuMillis": None},
-                                "containerMax": {"memoryBytes": None, "cpuMillis": None}}  # fmt: skip
+    assert caps.limits(doc) == {
+        "memoryBytes": GiB,
+        "cpuMillis": 500,
+        "containers": None,
+        "storageBytes": None,
+        "containerDefaults": {"memoryBytes": GiB // 4, "cpuMillis": None},
+        "containerMax": {"memoryBytes": None, "cpuMillis": None},
+    }
 
 
 # Quantities in blueprint definitions
@@ -151,12 +156,36 @@ def test_limits_of_a_document():
 KiB, MiB_, GiB_ = 1024, 1024**2, 1024**3
 
 
-@pytest.mark.parametrize("value, expected", [
-    (1024, 1024), ("1b", 1), ("1k", KiB), ("1kb", KiB), ("1KB", KiB), ("512M", 512 * MiB_), ("512mb", 512 * MiB_),
-    ("1.5g", 3 * GiB_ // 2), ("1 g", GiB_), ("2GiB", 2 * GiB_), ("1t", 1024**4), ("0.1k", 102), ("1.0000001k", 1024),
-    ("1e3", 1000), ("1e3k", 1024000), ("+1", 1), ("5.k", 5 * KiB), ("1.1g", 1181116006),
-    (1.5, None), (1024.0, None), ("0", None), (0, None), (-1, None), ("000512b", 512), ("8589934591g", 2**63 - 2**30),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (1024, 1024),
+        ("1b", 1),
+        ("1k", KiB),
+        ("1kb", KiB),
+        ("1KB", KiB),
+        ("512M", 512 * MiB_),
+        ("512mb", 512 * MiB_),
+        ("1.5g", 3 * GiB_ // 2),
+        ("1 g", GiB_),
+        ("2GiB", 2 * GiB_),
+        ("1t", 1024**4),
+        ("0.1k", 102),
+        ("1.0000001k", 1024),
+        ("1e3", 1000),
+        ("1e3k", 1024000),
+        ("+1", 1),
+        ("5.k", 5 * KiB),
+        ("1.1g", 1181116006),
+        (1.5, None),
+        (1024.0, None),
+        ("0", None),
+        (0, None),
+        (-1, None),
+        ("000512b", 512),
+        ("8589934591g", 2**63 - 2**30),
+    ],
+)
 def test_compose_bytes_are_read_as_docker_compose_reads_them(value, expected):
     """Powers of 1024, truncated to a byte as go-units does; None where Compose sets no limit
     (zero, a negative number, a YAML float: Compose drops it). Each checked against Docker
@@ -164,10 +193,29 @@ def test_compose_bytes_are_read_as_docker_compose_reads_them(value, expected):
     assert caps.compose_bytes(value) == expected
 
 
-@pytest.mark.parametrize("value", [
-    "lots", "-1", "1x", "1mi", "1ki", " 1m", "1m ", "1  m", "", True, None, [], "9999999999999999g", "inf", "0x10",
-    "512ib", "1bb", "8589934592g",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "value",
+    [
+        "lots",
+        "-1",
+        "1x",
+        "1mi",
+        "1ki",
+        " 1m",
+        "1m ",
+        "1  m",
+        "",
+        True,
+        None,
+        [],
+        "9999999999999999g",
+        "inf",
+        "0x10",
+        "512ib",
+        "1bb",
+        "8589934592g",
+    ],
+)
 def test_compose_bytes_refused(value):
     with pytest.raises(caps.QuantityError):
         caps.compose_bytes(value)
@@ -204,28 +252,70 @@ def test_cpus_read_by_the_plain_pattern_as_by_the_grammar(number, dot, fraction)
         assert _read(caps.compose_millis, value) == _read(caps._millis_of_number, value)
 
 
-@pytest.mark.parametrize("value, expected", [
-    (0.5, 500), ("0.25", 250), (2, 2000), ("0.0001", 1), ("1.0005", 1001), ("1e-3", 1), ("5.", 5000), (0, None),
-    ("-0.5", None), (0.1, 100), ("0.1", 100), ("000.500", 500), ("0.000", None), (1e-05, 1), ("1.", 1000),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (0.5, 500),
+        ("0.25", 250),
+        (2, 2000),
+        ("0.0001", 1),
+        ("1.0005", 1001),
+        ("1e-3", 1),
+        ("5.", 5000),
+        (0, None),
+        ("-0.5", None),
+        (0.1, 100),
+        ("0.1", 100),
+        ("000.500", 500),
+        ("0.000", None),
+        (1e-05, 1),
+        ("1.", 1000),
+    ],
+)
 def test_compose_cpus_in_millicores_rounded_up(value, expected):
     assert caps.compose_millis(value) == expected
 
 
-@pytest.mark.parametrize("value, expected", [
-    ("128974848", 128974848), ("129e6", 129 * 10**6), ("129M", 129 * 10**6), ("123Mi", 123 * MiB_), ("1Ki", 1024),
-    ("1k", 1000), ("1.5Gi", 3 * GiB_ // 2), ("0.5", 1), ("100m", 1), ("1E3", 1000), ("1e-3", 1), (2, 2),
-    ("1Ei", 2**60), ("8E", 8 * 10**18),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("128974848", 128974848),
+        ("129e6", 129 * 10**6),
+        ("129M", 129 * 10**6),
+        ("123Mi", 123 * MiB_),
+        ("1Ki", 1024),
+        ("1k", 1000),
+        ("1.5Gi", 3 * GiB_ // 2),
+        ("0.5", 1),
+        ("100m", 1),
+        ("1E3", 1000),
+        ("1e-3", 1),
+        (2, 2),
+        ("1Ei", 2**60),
+        ("8E", 8 * 10**18),
+    ],
+)
 def test_kubernetes_bytes_rounded_up(value, expected):
     assert caps.kubernetes_bytes(value) == expected
 
 
-@pytest.mark.parametrize("value, expected", [
-    ("500m", 500), ("0.5", 500), (1, 1000), ("0.1m", 1), ("2k", 2 * 10**6),
-    # Kubernetes' n and u suffixes: 250,000 nanocores and 100 microcores, each under a millicore
-    ("250000n", 1), ("100u", 1), ("1500000n", 2), ("2000000000n", 2000), ("500000u", 500), ("1e-3", 1),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("500m", 500),
+        ("0.5", 500),
+        (1, 1000),
+        ("0.1m", 1),
+        ("2k", 2 * 10**6),
+        # Kubernetes' n and u suffixes: 250,000 nanocores and 100 microcores, each under a millicore
+        ("250000n", 1),
+        ("100u", 1),
+        ("1500000n", 2),
+        ("2000000000n", 2000),
+        ("500000u", 500),
+        ("1e-3", 1),
+    ],
+)
 def test_kubernetes_cpu_in_millicores_rounded_up(value, expected):
     assert caps.kubernetes_millis(value) == expected
 

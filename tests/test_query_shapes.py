@@ -57,15 +57,18 @@ def index_served(query):
     return None
 
 
-@pytest.mark.parametrize("query, why", [
-    ({}, "empty filter"),
-    ({"$or": [{"owner": "a"}, {"entitlementType": "PUBLIC"}]}, "top-level operator"),
-    ({"$and": [{"owner": "a"}, {"_id": {"$lt": 1}}]}, "top-level operator"),
-    ({"owner": "a", "_id": {"$lt": 1}}, "range open on one end"),
-    ({"owner": "a", "_id": {"$lt": 9, "$gte": 1}}, None),
-    ({"_id": 1, "expireAt": {"$gt": 0}}, None),
-    ({"username": {"$in": ["a", "b"]}}, None),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "query, why",
+    [
+        ({}, "empty filter"),
+        ({"$or": [{"owner": "a"}, {"entitlementType": "PUBLIC"}]}, "top-level operator"),
+        ({"$and": [{"owner": "a"}, {"_id": {"$lt": 1}}]}, "top-level operator"),
+        ({"owner": "a", "_id": {"$lt": 1}}, "range open on one end"),
+        ({"owner": "a", "_id": {"$lt": 9, "$gte": 1}}, None),
+        ({"_id": 1, "expireAt": {"$gt": 0}}, None),
+        ({"username": {"$in": ["a", "b"]}}, None),
+    ],
+)
 def test_the_shape_rule_itself(query, why):
     assert index_served(query) == why
 
@@ -113,12 +116,25 @@ def test_every_request_path_sends_only_index_served_queries(recorded):
     bearer = {"Authorization": f"Bearer {token}"}
 
     for path in [
-        f"/blueprints/{made['public']}", f"/blueprints/{made['custom']}", f"/blueprints/{made['own']}",
-        "/blueprints", "/blueprints?limit=1", "/blueprints?blueprintType=compose&inactive=false",
-        "/blueprints?entitlementType=PUBLIC", "/blueprints?q=web", "/blueprints?name=pub&owner=alice",
-        "/blueprints?tag=web", "/blueprints?owner=alice", "/blueprints?inactive=true", "/blueprints?q=sh%20web",
-        "/blueprints?q=a", "/profiles", f"/profiles/{profile}", "/users/me", "/profiles?q=p&defaultProfile=false",
-    ]:  # fmt: skip
+        f"/blueprints/{made['public']}",
+        f"/blueprints/{made['custom']}",
+        f"/blueprints/{made['own']}",
+        "/blueprints",
+        "/blueprints?limit=1",
+        "/blueprints?blueprintType=compose&inactive=false",
+        "/blueprints?entitlementType=PUBLIC",
+        "/blueprints?q=web",
+        "/blueprints?name=pub&owner=alice",
+        "/blueprints?tag=web",
+        "/blueprints?owner=alice",
+        "/blueprints?inactive=true",
+        "/blueprints?q=sh%20web",
+        "/blueprints?q=a",
+        "/profiles",
+        f"/profiles/{profile}",
+        "/users/me",
+        "/profiles?q=p&defaultProfile=false",
+    ]:
         one = "?" not in path and path.count("/") == 2 and path != "/users/me"  # one resource: hidden or not
         for user in ("alice", "bob", "admin"):
             answered(api.get(path, user=user), 200, *([404] if one else []))
@@ -180,12 +196,29 @@ class Examined(monitoring.CommandListener):
         pass
 
 
-NEEDLE = {"name": "needle", "tags": ["needle-tag"], "blueprintType": "needle-type", "owner": "nina",
-          "description": "the only zyxwvut here", "inactive": True, "entitlementType": "CUSTOM",
-          "entitledUsers": ["bob"]}  # fmt: skip
-SELECTIVE = ["name=needle", "tag=needle-tag", "blueprintType=needle-type", "q=zyxwvut", "q=zyxw", "owner=nina",
-             "inactive=true", "q=only%20zyxwv", "name=nothing", "q=nothing",
-             "tag=needle-tag&inactive=true"]  # fmt: skip
+NEEDLE = {
+    "name": "needle",
+    "tags": ["needle-tag"],
+    "blueprintType": "needle-type",
+    "owner": "nina",
+    "description": "the only zyxwvut here",
+    "inactive": True,
+    "entitlementType": "CUSTOM",
+    "entitledUsers": ["bob"],
+}
+SELECTIVE = [
+    "name=needle",
+    "tag=needle-tag",
+    "blueprintType=needle-type",
+    "q=zyxwvut",
+    "q=zyxw",
+    "owner=nina",
+    "inactive=true",
+    "q=only%20zyxwv",
+    "name=nothing",
+    "q=nothing",
+    "tag=needle-tag&inactive=true",
+]
 
 
 def seed(db, count):
@@ -202,9 +235,16 @@ def seed(db, count):
     for i in range(count):
         created = end - timedelta(seconds=rng.uniform(0, 30 * 86400))
         kind = rng.choice(["OWNER"] * 6 + ["PUBLIC"] * 3 + ["CUSTOM"])
-        doc = {"name": f"bp-{i}", "description": "web tier with a cache", "tags": ["web"], "blueprintType": "compose",
-               "owner": f"owner{i % 10}", "entitlementType": kind, "inactive": False,
-               "entitledUsers": ["carol"] if kind == "CUSTOM" else []}  # fmt: skip
+        doc = {
+            "name": f"bp-{i}",
+            "description": "web tier with a cache",
+            "tags": ["web"],
+            "blueprintType": "compose",
+            "owner": f"owner{i % 10}",
+            "entitlementType": kind,
+            "inactive": False,
+            "entitledUsers": ["carol"] if kind == "CUSTOM" else [],
+        }
         if i == count - 1:
             doc.update(NEEDLE)
         doc.update(_id=ids.new_id(created), createdAt=created, updatedAt=created, updatedBy=doc["owner"], rev=1)

@@ -53,10 +53,17 @@ def test_a_resource_quota_and_a_limit_range_make_one_profile_and_say_what_they_l
     [result] = report["results"]
     assert result["outcome"] == "created" and result["key"] == "team-a"
     profile = api.get(f"/profiles/{result['id']}", user="alice").json
-    assert profile["name"] == "team-a" and profile["source"] == {"format": "kubernetes-quota", "name": "cluster",
-                                                                 "key": "team-a"}  # fmt: skip
+    assert profile["name"] == "team-a" and profile["source"] == {
+        "format": "kubernetes-quota",
+        "name": "cluster",
+        "key": "team-a",
+    }
     assert (profile["memoryCap"], profile["cpuCap"], profile["storageCap"], profile["containerCap"]) == (
-        "4Gi", "4", "100Gi", None)  # fmt: skip
+        "4Gi",
+        "4",
+        "100Gi",
+        None,
+    )
     assert profile["containerDefaults"] == {"memory": "256Mi", "cpu": "500m"}  # default, not defaultRequest
     assert profile["containerMax"] == {"memory": "2Gi", "cpu": None}
     notes = "\n".join(result["notes"])
@@ -69,15 +76,24 @@ def test_a_resource_quota_and_a_limit_range_make_one_profile_and_say_what_they_l
         "spec.limits.0.min",
         "spec.limits.1: type PersistentVolumeClaim",
     ):
-        assert left_out in notes, left_out  # fmt: skip
+        assert left_out in notes, left_out
     again = quota_import(api, list(yaml.safe_load_all(QUOTA)))
     assert again["counts"]["unchanged"] == 1 and again["results"][0]["id"] == result["id"]  # a list of objects too
 
 
 def test_caps_come_from_limits_else_the_plain_key_else_requests(api):
-    document = {"apiVersion": "v1", "kind": "List", "items": [{
-        "apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q"},
-        "spec": {"hard": {"memory": "1.5Gi", "requests.cpu": "1500m", "requests.storage": "1e9"}}}]}  # fmt: skip
+    document = {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [
+            {
+                "apiVersion": "v1",
+                "kind": "ResourceQuota",
+                "metadata": {"name": "q"},
+                "spec": {"hard": {"memory": "1.5Gi", "requests.cpu": "1500m", "requests.storage": "1e9"}},
+            }
+        ],
+    }
     [result] = quota_import(api, document)["results"]
     profile = api.get(f"/profiles/{result['id']}", user="alice").json
     assert profile["name"] == "q" and profile["limits"]["memoryBytes"] == 3 * Gi // 2
@@ -86,9 +102,18 @@ def test_caps_come_from_limits_else_the_plain_key_else_requests(api):
 
 
 def test_an_export_is_valid_kubernetes_and_imports_as_the_same_profile(api):
-    sent = create(api, "profiles", name="Team A (prod)", memoryCap="512", cpuCap=2.5, containerCap=10, storageCap="20",
-                  containerDefaults={"memory": "256Mi", "cpu": "0.25"}, containerMax={"memory": "1G"},
-                  defaultProfile=True).json  # fmt: skip
+    sent = create(
+        api,
+        "profiles",
+        name="Team A (prod)",
+        memoryCap="512",
+        cpuCap=2.5,
+        containerCap=10,
+        storageCap="20",
+        containerDefaults={"memory": "256Mi", "cpu": "0.25"},
+        containerMax={"memory": "1G"},
+        defaultProfile=True,
+    ).json
     r = api.get(f"/profiles/{sent['id']}/export?format=kubernetes&namespace=team-a", user="alice")
     assert r.status == 200 and r.headers["content-type"].startswith("application/yaml")
     text = r.body.decode()
@@ -97,11 +122,16 @@ def test_an_export_is_valid_kubernetes_and_imports_as_the_same_profile(api):
     quota, limit_range = yaml.safe_load_all(text)
     assert quota["metadata"]["name"] == "team-a-prod" and quota["metadata"]["namespace"] == "team-a"
     assert quota["spec"]["hard"] == {"limits.memory": "512Mi", "limits.cpu": "2500m", "requests.storage": "20Gi"}
-    assert limit_range["spec"]["limits"] == [{"type": "Container", "default": {"memory": "256Mi", "cpu": "250m"},
-                                              "max": {"memory": "1000000000"}}]  # fmt: skip
+    assert limit_range["spec"]["limits"] == [
+        {"type": "Container", "default": {"memory": "256Mi", "cpu": "250m"}, "max": {"memory": "1000000000"}}
+    ]
     if kubectl := shutil.which("kubectl"):
-        done = subprocess.run([kubectl, "label", "--local", "-f", "-", "checked=yes", "-o", "yaml"], input=r.body,
-                              capture_output=True, timeout=60)  # fmt: skip
+        done = subprocess.run(
+            [kubectl, "label", "--local", "-f", "-", "checked=yes", "-o", "yaml"],
+            input=r.body,
+            capture_output=True,
+            timeout=60,
+        )
         assert done.returncode == 0, done.stderr.decode()
     [result] = quota_import(api, text)["results"]
     back = api.get(f"/profiles/{result['id']}", user="alice").json
@@ -126,26 +156,37 @@ def test_a_re_import_updates_the_profile_and_keeps_what_its_owner_set(api):
     assert api.get(path, user="alice").json["memoryCap"] == "8Gi"
 
 
-@pytest.mark.parametrize("document, expected", [
-    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "one ResourceQuota"),
-    (QUOTA + "---\n" + QUOTA.split("---")[0], "one ResourceQuota"),
-    ({"kind": "LimitRange"}, "one ResourceQuota"),
-    ("a: [", "Not valid YAML"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "document, expected",
+    [
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "one ResourceQuota"),
+        (QUOTA + "---\n" + QUOTA.split("---")[0], "one ResourceQuota"),
+        ({"kind": "LimitRange"}, "one ResourceQuota"),
+        ("a: [", "Not valid YAML"),
+    ],
+)
 def test_a_document_without_exactly_one_quota_is_a_422_naming_document(api, document, expected):
-    problem = assert_problem(api.post("/imports", json={"format": "kubernetes-quota", "source": "s",
-                                                        "document": document}, user="alice"), 422)  # fmt: skip
+    problem = assert_problem(
+        api.post("/imports", json={"format": "kubernetes-quota", "source": "s", "document": document}, user="alice"),
+        422,
+    )
     assert expected in problem["errors"]["document"][0]
 
 
-@pytest.mark.parametrize("change", [
-    ("limits.memory: 4Gi", "limits.memory: lots"),  # not a quantity
-    ("limits.memory: 4Gi", "limits.memory: 4000000Ti"),  # more than a cap holds
-    ("  hard:\n", "  hard: [1]\n  x:\n"),  # a list where a mapping belongs
-    ("metadata: {name: compute, namespace: team-a}", "metadata: {name: 3, namespace: team-a}"),  # a number as a name
-    ("    max: {memory: 2Gi}", "    max: {memory: {a: 1}}"),  # a mapping where a quantity belongs
-    ("    default: {memory: 256Mi, cpu: 500m}", "    default: {memory: 4Gi, cpu: 500m}"),  # a default over the max
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("limits.memory: 4Gi", "limits.memory: lots"),  # not a quantity
+        ("limits.memory: 4Gi", "limits.memory: 4000000Ti"),  # more than a cap holds
+        ("  hard:\n", "  hard: [1]\n  x:\n"),  # a list where a mapping belongs
+        (
+            "metadata: {name: compute, namespace: team-a}",
+            "metadata: {name: 3, namespace: team-a}",
+        ),  # a number as a name
+        ("    max: {memory: 2Gi}", "    max: {memory: {a: 1}}"),  # a mapping where a quantity belongs
+        ("    default: {memory: 256Mi, cpu: 500m}", "    default: {memory: 4Gi, cpu: 500m}"),  # a default over the max
+    ],
+)
 def test_an_object_kubernetes_or_a_profile_refuses_is_refused_with_its_place(api, change):
     [result] = quota_import(api, QUOTA.replace(*change))["results"]
     assert result["outcome"] == "refused" and result["problems"], result
@@ -169,18 +210,25 @@ def test_the_export_checks_its_query_and_who_reads_the_profile(api):
 def test_a_shared_profile_is_read_and_fitted_by_its_users_and_changed_only_by_its_owner(api):
     shared = create(api, "profiles", name="shared", memoryCap="1Gi", entitledUsers=["bob"]).json
     create(api, "profiles", name="private", memoryCap="1Gi")
-    blueprint = create(api, "blueprints", user="bob", blueprintType="compose",
-                       yml="services:\n  web: {image: nginx, mem_limit: 256m}\n").json  # fmt: skip
+    blueprint = create(
+        api,
+        "blueprints",
+        user="bob",
+        blueprintType="compose",
+        yml="services:\n  web: {image: nginx, mem_limit: 256m}\n",
+    ).json
     assert [p["name"] for p in api.get("/profiles", user="bob").json["items"]] == ["shared"]
     assert api.get(f"/blueprints/{blueprint['id']}/fit?profile={shared['id']}", user="bob").json["fits"] is True
     assert [p["name"] for p in api.get(f"/profiles?fits={blueprint['id']}", user="bob").json["items"]] == ["shared"]
     assert_problem(api.patch(f"/profiles/{shared['id']}", json={"entitledUsers": []}, user="bob"), 403)
     assert_problem(api.delete(f"/profiles/{shared['id']}", user="bob"), 403)
-    assert api.patch(f"/profiles/{shared['id']}", json={"entitledUsers": ["carol", "carol"]},
-                     user="admin").json["entitledUsers"] == ["carol"]  # fmt: skip
+    assert api.patch(f"/profiles/{shared['id']}", json={"entitledUsers": ["carol", "carol"]}, user="admin").json[
+        "entitledUsers"
+    ] == ["carol"]
     assert_problem(api.get(f"/profiles/{shared['id']}", user="bob"), 404)
-    problem = assert_problem(api.patch(f"/profiles/{shared['id']}", json={"entitledUsers": ["nobody"]},
-                                       user="alice"), 422)  # fmt: skip
+    problem = assert_problem(
+        api.patch(f"/profiles/{shared['id']}", json={"entitledUsers": ["nobody"]}, user="alice"), 422
+    )
     assert problem["errors"] == {"entitledUsers": ["Not every name is a user."]}
 
 

@@ -87,8 +87,10 @@ def test_the_yaml_alias_answers_like_yml(api):
     assert_problem(api.get(f"/blueprints/{private['id']}/yaml", user="bob"), 404)
     r = api.get(f"/blueprints/{private['id']}/yaml", user="alice")
     assert r.headers["content-disposition"] == f'attachment; filename="blueprint-{private["id"]}.yml"'
-    assert api.get(f"/blueprints/{private['id']}/yaml", user="alice",
-                   headers={"If-None-Match": r.headers["etag"]}).status == 304  # fmt: skip
+    assert (
+        api.get(f"/blueprints/{private['id']}/yaml", user="alice", headers={"If-None-Match": r.headers["etag"]}).status
+        == 304
+    )
 
 
 def test_the_diff_shows_a_change_of_white_space_only(api):

@@ -91,8 +91,11 @@ def test_the_curl_tour_runs_as_written(served, tmp_path):
     script = script.replace("http://127.0.0.1:8000", served)
     done = subprocess.run(
         [shutil.which("bash"), "-c", "set -euo pipefail\n" + script],
-        cwd=tmp_path, capture_output=True, timeout=120, env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)},
-    )  # fmt: skip
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+        env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)},
+    )
     assert done.returncode == 0, done.stderr.decode()
     parts, rendered = _json_values(done.stdout.decode())
     requirements, fits, names, render_fits, maximized, rev, fields, imported_fits, defaulted = map(json.loads, parts)
@@ -102,7 +105,8 @@ def test_the_curl_tour_runs_as_written(served, tmp_path):
     assert (imported_fits, defaulted) == (True, ["db", "wordpress"])
     services = yaml.safe_load(rendered)["services"]
     assert [services[name]["deploy"] for name in ("wordpress", "db")] == [
-        {"resources": {"limits": {"memory": "256m", "cpus": 0.25}}}] * 2  # fmt: skip
+        {"resources": {"limits": {"memory": "256m", "cpus": 0.25}}}
+    ] * 2
     assert rendered.count("deploy: {resources: {limits: {memory: 256m, cpus: 0.25}}}") == 2
 
 

@@ -38,8 +38,15 @@ PARAMETERS = {
 
 @pytest.fixture
 def template(api):
-    made = create(api, "blueprints", name="t", blueprintType="compose", yml=TEMPLATE, parameters=PARAMETERS,
-                  entitlementType="PUBLIC")  # fmt: skip
+    made = create(
+        api,
+        "blueprints",
+        name="t",
+        blueprintType="compose",
+        yml=TEMPLATE,
+        parameters=PARAMETERS,
+        entitlementType="PUBLIC",
+    )
     assert made.status == 201, made.json
     return made.json
 
@@ -69,33 +76,63 @@ def test_parameters_are_kept_and_the_template_is_measured_at_its_defaults(api, t
     assert api.put(path, json={"name": "t"}, user="alice").json["parameters"] is None  # PUT resets it
 
 
-@pytest.mark.parametrize("parameters, place", [
-    ({"type": "object", "properties": {"REPLICAS": {"type": "integer", "default": 0, "minimum": 1}}},
-     "parameters.properties.REPLICAS.default"),
-    ({"type": "object", "properties": {"A": {"type": "string", "default": "x", "items": {}}}},
-     "parameters.properties.A.items"),
-    ({"type": "object", "properties": {"A": {"type": "object", "default": {}}}}, "parameters.properties.A.type"),
-    ({"type": "object", "properties": {"A": {"type": "string"}}}, "parameters.properties.A.default"),
-    ({"type": "object", "properties": {"A": {"type": "integer", "default": 1, "pattern": "1"}}},
-     "parameters.properties.A.pattern"),
-    ({"type": "object", "properties": {"A": {"type": "string", "default": "a", "pattern": "(?=a)a"}}},
-     "parameters.properties.A.pattern"),
-    ({"type": "object", "properties": {"A": {"type": "string", "x-generate": "[a-z]{300}"}}},
-     "parameters.properties.A.x-generate"),
-    ({"type": "object", "properties": {"A": {"type": "string", "x-generate": "[a-z]{8}", "pattern": "^[0-9]+$"}}},
-     "parameters.properties.A.x-generate"),
-    ({"type": "object", "properties": {"A": {"type": "string", "enum": [1], "default": "a"}}},
-     "parameters.properties.A.enum"),
-    ({"type": "object", "properties": {"1A": {"type": "string", "default": "a"}}}, "parameters.properties.1A"),
-    ({"type": "object", "properties": {"A": {"type": "string", "default": "a"}}, "required": ["B"]},
-     "parameters.required"),
-    ({"type": "array"}, "parameters.type"),
-    ({"type": "object", "patternProperties": {}}, "parameters.patternProperties"),
-    ({"type": "object", "properties": {f"P{i}": {"type": "boolean", "default": True} for i in range(101)}},
-     "parameters.properties"),
-    ({"type": "object", "description": "x" * 1000, "properties": {
-        f"P{i}": {"type": "string", "default": "d" * 700} for i in range(100)}}, "parameters"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "parameters, place",
+    [
+        (
+            {"type": "object", "properties": {"REPLICAS": {"type": "integer", "default": 0, "minimum": 1}}},
+            "parameters.properties.REPLICAS.default",
+        ),
+        (
+            {"type": "object", "properties": {"A": {"type": "string", "default": "x", "items": {}}}},
+            "parameters.properties.A.items",
+        ),
+        ({"type": "object", "properties": {"A": {"type": "object", "default": {}}}}, "parameters.properties.A.type"),
+        ({"type": "object", "properties": {"A": {"type": "string"}}}, "parameters.properties.A.default"),
+        (
+            {"type": "object", "properties": {"A": {"type": "integer", "default": 1, "pattern": "1"}}},
+            "parameters.properties.A.pattern",
+        ),
+        (
+            {"type": "object", "properties": {"A": {"type": "string", "default": "a", "pattern": "(?=a)a"}}},
+            "parameters.properties.A.pattern",
+        ),
+        (
+            {"type": "object", "properties": {"A": {"type": "string", "x-generate": "[a-z]{300}"}}},
+            "parameters.properties.A.x-generate",
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"A": {"type": "string", "x-generate": "[a-z]{8}", "pattern": "^[0-9]+$"}},
+            },
+            "parameters.properties.A.x-generate",
+        ),
+        (
+            {"type": "object", "properties": {"A": {"type": "string", "enum": [1], "default": "a"}}},
+            "parameters.properties.A.enum",
+        ),
+        ({"type": "object", "properties": {"1A": {"type": "string", "default": "a"}}}, "parameters.properties.1A"),
+        (
+            {"type": "object", "properties": {"A": {"type": "string", "default": "a"}}, "required": ["B"]},
+            "parameters.required",
+        ),
+        ({"type": "array"}, "parameters.type"),
+        ({"type": "object", "patternProperties": {}}, "parameters.patternProperties"),
+        (
+            {"type": "object", "properties": {f"P{i}": {"type": "boolean", "default": True} for i in range(101)}},
+            "parameters.properties",
+        ),
+        (
+            {
+                "type": "object",
+                "description": "x" * 1000,
+                "properties": {f"P{i}": {"type": "string", "default": "d" * 700} for i in range(100)},
+            },
+            "parameters",
+        ),
+    ],
+)
 def test_a_parameter_schema_outside_the_subset_is_refused_naming_the_place(api, parameters, place):
     r = api.post("/blueprints", json={"yml": "a: 1", "parameters": parameters}, user="alice")
     assert_problem(r, 422)
@@ -103,8 +140,16 @@ def test_a_parameter_schema_outside_the_subset_is_refused_naming_the_place(api, 
 
 
 def test_the_contracts_example_message(api):
-    r = api.post("/blueprints", json={"parameters": {"type": "object", "properties": {
-        "REPLICAS": {"type": "integer", "default": 0, "minimum": 1}}}}, user="alice")  # fmt: skip
+    r = api.post(
+        "/blueprints",
+        json={
+            "parameters": {
+                "type": "object",
+                "properties": {"REPLICAS": {"type": "integer", "default": 0, "minimum": 1}},
+            }
+        },
+        user="alice",
+    )
     assert r.json["errors"] == {"parameters.properties.REPLICAS.default": ["0 is less than the minimum of 1"]}
 
 
@@ -124,7 +169,8 @@ def test_a_render_fills_in_values_and_keeps_the_rest(api, template):
     password = re.search(r"PASSWORD: (\S+)", body["yml"])[1]
     assert re.fullmatch(r"[A-Za-z0-9]{24}", password)
     assert body["yml"] == TEMPLATE.replace("${TAG}", "1.25").replace("${REPLICAS}", "3").replace(
-        "${PASSWORD}", password).replace("${API_KEY}", "s3cr3t-key")  # fmt: skip
+        "${PASSWORD}", password
+    ).replace("${API_KEY}", "s3cr3t-key")
     assert body["requirements"] == need(3 * 256 * Mi, 0, 3, unbounded=["web: cpu"])
     assert body["fit"] is None and "maximized" not in body
     again = render(api, template, values={"API_KEY": "s3cr3t-key"}).json
@@ -145,8 +191,12 @@ def test_values_are_checked_without_coercion_and_never_echoed(api, template):
     for wrong in (51, 0, True, 2.5, None):
         assert_problem(render(api, template, values={"REPLICAS": wrong, "API_KEY": "long-enough"}), 422)
     beyond_a_double = b'{"values": {"REPLICAS": 1e400, "API_KEY": "long-enough"}}'
-    r = api.post(f"/blueprints/{template['id']}/render", data=beyond_a_double, user="bob",
-                 headers={"Content-Type": "application/json"})  # fmt: skip
+    r = api.post(
+        f"/blueprints/{template['id']}/render",
+        data=beyond_a_double,
+        user="bob",
+        headers={"Content-Type": "application/json"},
+    )
     assert r.json["errors"] == {"values.REPLICAS": ["must be of type integer."]}
     assert render(api, template, values={"REPLICAS": 3.0, "API_KEY": "long-enough"}).json["values"]["REPLICAS"] == 3
 
@@ -168,8 +218,12 @@ def test_a_backtracking_pattern_answers_at_once(api):
 
 
 def test_an_empty_required_value_is_named(api):
-    made = create(api, "blueprints", yml="image: ${TAG:?give a tag}", parameters={
-        "type": "object", "properties": {"TAG": {"type": "string", "default": "x"}}}).json  # fmt: skip
+    made = create(
+        api,
+        "blueprints",
+        yml="image: ${TAG:?give a tag}",
+        parameters={"type": "object", "properties": {"TAG": {"type": "string", "default": "x"}}},
+    ).json
     assert render(api, made, user="alice", values={"TAG": ""}).json["errors"] == {"values.TAG": ["give a tag"]}
 
 
@@ -180,7 +234,8 @@ def test_the_fit_and_the_most_that_fits(api, template):
     assert r["fit"]["fits"] is True and r["fit"]["resources"]["memory"]["required"] == 2 * 256 * Mi
     assert r["maximized"] == {"REPLICAS": 4}  # in the middle of 1..50
     assert render(api, template, values=key, profile=profile(api), maximize="REPLICAS").json["maximized"] == {
-        "REPLICAS": 50}  # the top: nothing is capped  # fmt: skip
+        "REPLICAS": 50
+    }  # the top: nothing is capped
     tight = profile(api, memoryCap="300Mi")
     assert render(api, template, values=key, profile=tight, maximize="REPLICAS").json["maximized"] == {"REPLICAS": 1}
     none = profile(api, memoryCap="100Mi")
@@ -188,24 +243,34 @@ def test_the_fit_and_the_most_that_fits(api, template):
     assert r["maximized"] == {"REPLICAS": None} and r["fit"]["fits"] is False
     assert_problem(render(api, template, values=key, maximize="REPLICAS"), 422)  # needs a profile
     assert render(api, template, values=key, profile=roomy, maximize="TAG").json["errors"] == {
-        "maximize": ["Must name an integer parameter of this blueprint."]}  # fmt: skip
+        "maximize": ["Must name an integer parameter of this blueprint."]
+    }
     assert_problem(render(api, template, values=key, profile=profile(api, user="carol")), 404)  # not bob's
 
 
 def test_the_most_that_fits_without_a_maximum_is_searched_up_to_a_million(api):
-    made = create(api, "blueprints", blueprintType="compose", parameters={"type": "object", "properties": {
-        "N": {"type": "integer", "default": 1, "minimum": 0}}},
-        yml="services:\n  w:\n    image: x\n    scale: ${N}\n    mem_limit: 1m\n    cpus: 0.001\n").json  # fmt: skip
+    made = create(
+        api,
+        "blueprints",
+        blueprintType="compose",
+        parameters={"type": "object", "properties": {"N": {"type": "integer", "default": 1, "minimum": 0}}},
+        yml="services:\n  w:\n    image: x\n    scale: ${N}\n    mem_limit: 1m\n    cpus: 0.001\n",
+    ).json
     cap = profile(api, user="alice", memoryCap="777777Mi")
     assert render(api, made, user="alice", profile=cap, maximize="N").json["maximized"] == {"N": 777_777}
     assert render(api, made, user="alice", profile=profile(api, user="alice"), maximize="N").json["maximized"] == {
-        "N": 1_000_000}  # fmt: skip
+        "N": 1_000_000
+    }
 
 
 def test_who_may_render_and_the_revision_form(api, template):
     assert render(api, template, user="victor", values={"API_KEY": "long-enough"}).status == 200  # a viewer
-    private = create(api, "blueprints", yml="a: ${A}", parameters={
-        "type": "object", "properties": {"A": {"type": "string", "default": "x"}}}).json  # fmt: skip
+    private = create(
+        api,
+        "blueprints",
+        yml="a: ${A}",
+        parameters={"type": "object", "properties": {"A": {"type": "string", "default": "x"}}},
+    ).json
     assert_problem(render(api, private, user="bob"), 404)
     path = f"/blueprints/{private['id']}"
     api.patch(path, json={"yml": "b: ${A}"}, user="alice")
@@ -218,18 +283,27 @@ def test_who_may_render_and_the_revision_form(api, template):
 
 
 def test_a_rendering_its_format_refuses_is_a_422_under_yml(api, template):
-    made = create(api, "blueprints", blueprintType="compose", parameters={"type": "object", "properties": {
-        "MEM": {"type": "string", "default": "1g"}}},
-        yml="services:\n  w:\n    image: x\n    mem_limit: ${MEM}\n").json  # fmt: skip
+    made = create(
+        api,
+        "blueprints",
+        blueprintType="compose",
+        parameters={"type": "object", "properties": {"MEM": {"type": "string", "default": "1g"}}},
+        yml="services:\n  w:\n    image: x\n    mem_limit: ${MEM}\n",
+    ).json
     r = render(api, made, user="alice", values={"MEM": "lots"})
     assert_problem(r, 422)
-    assert r.json["errors"]["yml"] == ["services.w.mem_limit: the size is not a byte quantity (such as 512m or 1.5g): "
-                                       "'<MEM>'."]  # the value is not echoed  # fmt: skip
+    assert r.json["errors"]["yml"] == [
+        "services.w.mem_limit: the size is not a byte quantity (such as 512m or 1.5g): '<MEM>'."
+    ]  # the value is not echoed
 
 
 def test_a_rendered_definition_over_1_mib_is_refused(api):
-    made = create(api, "blueprints", yml="".join(f"v{i}: ${{BIG}}\n" for i in range(30)), parameters={
-        "type": "object", "properties": {"BIG": {"type": "string", "default": "x"}}}).json  # fmt: skip
+    made = create(
+        api,
+        "blueprints",
+        yml="".join(f"v{i}: ${{BIG}}\n" for i in range(30)),
+        parameters={"type": "object", "properties": {"BIG": {"type": "string", "default": "x"}}},
+    ).json
     assert_problem(render(api, made, user="alice", values={"BIG": "x" * 40_000}), 422)
     assert render(api, made, user="alice", values={"BIG": "x" * 30_000}).status == 200
 
@@ -242,16 +316,19 @@ def test_the_search_for_the_most_that_fits_stops_at_render_seconds(app, api, tem
     }
 
 
-@pytest.mark.parametrize("schema, expected", [
-    ({"type": "integer"}, range(0, 1_000_001)),  # from 0 to a million when no bound is set
-    ({"type": "integer", "minimum": -2.5, "maximum": 7.5}, range(-2, 8)),
-    ({"type": "integer", "exclusiveMinimum": -2.5, "exclusiveMaximum": 7}, range(-2, 7)),
-    ({"type": "integer", "minimum": 1, "maximum": 20, "multipleOf": 3}, range(3, 19, 3)),
-    ({"type": "integer", "enum": [8, 2, 4.0]}, [2, 4, 8]),
-    ({"type": "integer", "const": 5}, [5]),
-    ({"type": "integer", "minimum": 9, "maximum": 3}, range(0)),
-    ({"type": "integer", "minimum": -(10**19), "maximum": 10**19}, range(10**19 - 2**61 + 1, 10**19 + 1)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "schema, expected",
+    [
+        ({"type": "integer"}, range(0, 1_000_001)),  # from 0 to a million when no bound is set
+        ({"type": "integer", "minimum": -2.5, "maximum": 7.5}, range(-2, 8)),
+        ({"type": "integer", "exclusiveMinimum": -2.5, "exclusiveMaximum": 7}, range(-2, 7)),
+        ({"type": "integer", "minimum": 1, "maximum": 20, "multipleOf": 3}, range(3, 19, 3)),
+        ({"type": "integer", "enum": [8, 2, 4.0]}, [2, 4, 8]),
+        ({"type": "integer", "const": 5}, [5]),
+        ({"type": "integer", "minimum": 9, "maximum": 3}, range(0)),
+        ({"type": "integer", "minimum": -(10**19), "maximum": 10**19}, range(10**19 - 2**61 + 1, 10**19 + 1)),
+    ],
+)
 def test_the_values_the_most_that_fits_searches(schema, expected):
     from app.definitions.render import RENDERS, _candidates
 
@@ -280,8 +357,14 @@ services:
 
 
 def test_a_render_with_a_profile_writes_the_defaults_it_counted_and_nothing_else(api):
-    blueprint = create(api, "blueprints", blueprintType="compose", yml=UNDECLARED, user="bob", parameters={
-        "type": "object", "properties": {"REPLICAS": {"type": "integer", "default": 2}}}).json  # fmt: skip
+    blueprint = create(
+        api,
+        "blueprints",
+        blueprintType="compose",
+        yml=UNDECLARED,
+        user="bob",
+        parameters={"type": "object", "properties": {"REPLICAS": {"type": "integer", "default": 2}}},
+    ).json
     r = render(api, blueprint, values={"REPLICAS": 3}, profile=profile(api, memoryCap="2Gi", **DEFAULTS))
     assert r.status == 200, r.json
     assert (
@@ -316,9 +399,11 @@ services:
 
 
 def test_kubernetes_defaults_go_into_the_containers_resources_limits(api):
-    text = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
-            "  - name: a  # first\n    image: x\n    resources:\n      requests: {cpu: 100m}\n"
-            "  - {name: b, image: busybox}\n")  # fmt: skip
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+        "  - name: a  # first\n    image: x\n    resources:\n      requests: {cpu: 100m}\n"
+        "  - {name: b, image: busybox}\n"
+    )
     blueprint = create(api, "blueprints", blueprintType="kubernetes", yml=text, user="bob").json
     r = render(api, blueprint, profile=profile(api, **DEFAULTS))
     assert r.status == 200, r.json

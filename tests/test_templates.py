@@ -26,7 +26,11 @@ Mi, Gi = 1024**2, 1024**3
 def test_each_form_of_the_grammar():
     assert parse("$$", strict=True) == (ESCAPED,)
     assert parse("a$B1 ${C_2}", strict=True) == (
-        "a", Placeholder("B1", "", (), "$B1"), " ", Placeholder("C_2", "", (), "${C_2}"))  # fmt: skip
+        "a",
+        Placeholder("B1", "", (), "$B1"),
+        " ",
+        Placeholder("C_2", "", (), "${C_2}"),
+    )
     nested = parse("${A:-${B}}", strict=True)[0]
     assert (nested.operator, nested.argument) == (":-", (Placeholder("B", "", (), "${B}"),))
     for operator in (":-", "-", ":?", "?", ":+", "+"):
@@ -136,8 +140,10 @@ def test_a_block_scalar_stays_a_block_when_the_value_allows():
 
 
 def test_kubernetes_values_are_not_escaped_and_its_own_syntax_is_kept():
-    text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n" \
-           "    args: ['$(HOME)', '${N}', 'echo ${#A[@]}']\n"  # fmt: skip
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n"
+        "    args: ['$(HOME)', '${N}', 'echo ${#A[@]}']\n"
+    )
     doc = yaml.safe_load(templates.render(text, {"N": "a$b"}, KUBERNETES))
     assert doc["spec"]["containers"][0]["args"] == ["$(HOME)", "a$b", "echo ${#A[@]}"]
 
@@ -154,15 +160,20 @@ def compose(service):
     return "services:\n  web:\n    image: nginx\n" + "".join(f"    {line}\n" for line in service.splitlines())
 
 
-@pytest.mark.parametrize("service, expected", [
-    ("mem_limit: ${MEM:-1g}\ncpus: ${CPUS-0.5}", need(Gi, 500, 1)),
-    ("deploy:\n  replicas: ${REPLICAS:-3}\n  resources: {limits: {memory: '${M:-256m}', cpus: '1'}}",
-     need(768 * Mi, 3000, 3)),
-    ("mem_limit: ${MEM}", unknown("MEM")),
-    ("mem_limit: ${MEM:?set it}\ncpus: '${CPUS:+2}'\nscale: $N", unknown("CPUS", "MEM", "N")),
-    ("mem_limit: ${A:-${B}}m\nstorage_opt: {size: '${SIZE}'}", unknown("B", "SIZE")),
-    ("mem_limit: 1g\ncpus: 1\nenvironment: ['A=${A}', 'B=$$B']\nuser: '${UID}:0'", need(Gi, 1000, 1)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "service, expected",
+    [
+        ("mem_limit: ${MEM:-1g}\ncpus: ${CPUS-0.5}", need(Gi, 500, 1)),
+        (
+            "deploy:\n  replicas: ${REPLICAS:-3}\n  resources: {limits: {memory: '${M:-256m}', cpus: '1'}}",
+            need(768 * Mi, 3000, 3),
+        ),
+        ("mem_limit: ${MEM}", unknown("MEM")),
+        ("mem_limit: ${MEM:?set it}\ncpus: '${CPUS:+2}'\nscale: $N", unknown("CPUS", "MEM", "N")),
+        ("mem_limit: ${A:-${B}}m\nstorage_opt: {size: '${SIZE}'}", unknown("B", "SIZE")),
+        ("mem_limit: 1g\ncpus: 1\nenvironment: ['A=${A}', 'B=$$B']\nuser: '${UID}:0'", need(Gi, 1000, 1)),
+    ],
+)
 def test_undeclared_variables_are_measured_at_their_defaults_or_unresolved(service, expected):
     assert shown(definitions.requirements("compose", compose(service))) == expected
 
@@ -174,10 +185,12 @@ def test_a_malformed_placeholder_in_compose_is_refused_with_its_place():
 
 
 def test_a_kubernetes_replica_count_from_a_default_is_a_number():
-    text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: ${R:-4}\n" \
-           "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n" \
-           "      containers: [{name: c, image: '${IMAGE}',\n" \
-           "                    resources: {limits: {memory: '${M}', cpu: 100u}}}]\n"  # fmt: skip
+    text = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: ${R:-4}\n"
+        "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n"
+        "      containers: [{name: c, image: '${IMAGE}',\n"
+        "                    resources: {limits: {memory: '${M}', cpu: 100u}}}]\n"
+    )
     assert shown(definitions.requirements("k8s", text)) == need(
         0, 4, 4, unbounded=["Deployment/d/c: memory"], unresolved=["M"]
     )

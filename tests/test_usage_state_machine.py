@@ -15,8 +15,10 @@ from support.http import create
 
 pytestmark = pytest.mark.slow
 TEMPLATE = "services:\n  app:\n    image: nginx\n    deploy:\n      replicas: ${REPLICAS}\n"
-PARAMETERS = {"type": "object", "properties": {"REPLICAS": {"type": "integer", "default": 1, "minimum": 0,
-                                                            "maximum": 6}}}  # fmt: skip
+PARAMETERS = {
+    "type": "object",
+    "properties": {"REPLICAS": {"type": "integer", "default": 1, "minimum": 0, "maximum": 6}},
+}
 CAPS = {"memoryCap": "1Gi", "cpuCap": "1", "containerCap": "12", "containerDefaults": {"memory": "128Mi", "cpu": "50m"}}
 COUNTED = ("memoryBytes", "cpuMillis", "containers", "storageBytes")
 
@@ -45,15 +47,26 @@ def test_usage_is_the_sum_of_the_instances_whatever_the_interleaving(api):
     class Usage(RuleBasedStateMachine):
         @rule(replicas=st.lists(st.integers(0, 6), min_size=1, max_size=6))
         def admit(self, replicas):
-            calls = [lambda n=n: api.post("/instances", json={"name": f"i{next(names)}", "blueprint": blueprint["id"],
-                                                               "profile": profile["id"], "values": {"REPLICAS": n}},
-                                          user="alice") for n in replicas]  # fmt: skip
+            calls = [
+                lambda n=n: api.post(
+                    "/instances",
+                    json={
+                        "name": f"i{next(names)}",
+                        "blueprint": blueprint["id"],
+                        "profile": profile["id"],
+                        "values": {"REPLICAS": n},
+                    },
+                    user="alice",
+                )
+                for n in replicas
+            ]
             assert {r.status for r in concurrently(calls)} <= {201, 409}
 
         # What to do is drawn before it is known which instances exist (how many concurrent
         # admissions got in is not the generator's to depend on): a pick is an index into them.
-        @rule(picks=st.lists(st.tuples(st.integers(0, 10**6), st.booleans(), st.integers(0, 6)), min_size=1,
-                             max_size=4))  # fmt: skip
+        @rule(
+            picks=st.lists(st.tuples(st.integers(0, 10**6), st.booleans(), st.integers(0, 6)), min_size=1, max_size=4)
+        )
         def upgrade_and_delete(self, picks):
             items = instances()
             if not items:
@@ -87,5 +100,9 @@ def test_usage_is_the_sum_of_the_instances_whatever_the_interleaving(api):
     def instances():
         return api.get(f"/instances?profile={profile['id']}&limit=200", user="alice").json["items"]
 
-    run_state_machine_as_test(Usage, settings=settings(max_examples=15, stateful_step_count=8, deadline=None,
-                                                       suppress_health_check=list(HealthCheck)))  # fmt: skip
+    run_state_machine_as_test(
+        Usage,
+        settings=settings(
+            max_examples=15, stateful_step_count=8, deadline=None, suppress_health_check=list(HealthCheck)
+        ),
+    )

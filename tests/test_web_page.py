@@ -34,8 +34,10 @@ MADE = "services:\n  web:\n    image: nginx\n    mem_limit: 256m\n  cache:\n    
 MOST_WEIGHT = 300_000
 STATIC = Path(__file__).resolve().parent.parent / "app" / "web" / "static"
 # a Compose file an import turns into a blueprint with parameters (its .env gives TAG)
-IMPORTED = ("services:\n  db:\n    image: postgres:${TAG:-16}\n    deploy:\n      replicas: ${REPLICAS:-1}\n"
-            "    environment:\n      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD}\n")  # fmt: skip
+IMPORTED = (
+    "services:\n  db:\n    image: postgres:${TAG:-16}\n    deploy:\n      replicas: ${REPLICAS:-1}\n"
+    "    environment:\n      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD}\n"
+)
 pytestmark = pytest.mark.parametrize("app", ["mongomock"], indirect=True)
 
 

@@ -13,8 +13,18 @@ from app.model.schemas import Schema
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
 # A blueprint's writable fields: what a version keeps, a diff compares and an export carries
-WRITABLE = ("name", "version", "description", "blueprintType", "yml", "entitlementType", "entitledUsers",
-            "inactive", "tags", "parameters")  # fmt: skip
+WRITABLE = (
+    "name",
+    "version",
+    "description",
+    "blueprintType",
+    "yml",
+    "entitlementType",
+    "entitledUsers",
+    "inactive",
+    "tags",
+    "parameters",
+)
 BLUEPRINT_TYPE = Pattern(r"[A-Za-z0-9_.-]{1,64}", error="1-64 characters of letters, digits, _ - .")
 TAG = Pattern(r"[A-Za-z0-9_.-]{1,64}", error="1-64 characters of letters, digits, _ - .")
 MAX_TAGS = 20
@@ -81,7 +91,7 @@ class SourceSchema(Schema):
         metadata={
             "description": "openshift: the template's displayName, iconClass, message and labels, which its "
             "export gives back."
-        }  # fmt: skip
+        }
     )
 
 

@@ -29,8 +29,14 @@ def entitlement_changes(changes, stored=None):
 class Blueprints(ResourceStore):
     collection = "blueprints"
     noun = "blueprint"
-    filters = {"name": "name", "owner": "owner", "blueprintType": "blueprintType",
-               "entitlementType": "entitlementType", "inactive": "inactive", "tag": "tags"}  # fmt: skip
+    filters = {
+        "name": "name",
+        "owner": "owner",
+        "blueprintType": "blueprintType",
+        "entitlementType": "entitlementType",
+        "inactive": "inactive",
+        "tag": "tags",
+    }
     public = True
     retired_indexes = (
         "owner_newest",

@@ -38,18 +38,34 @@ DECODED = (
     ("shm_size", "service", "shm_size", quantities.compose_bytes),
     ("deploy.resources.reservations.memory", "reservations", "memory", quantities.compose_bytes),
     ("deploy.resources.reservations.cpus", "reservations", "cpus", quantities.compose_millis),
-    *((f"healthcheck.{key}", "healthcheck", key, quantities.compose_duration)
-      for key in ("interval", "timeout", "start_period", "start_interval")),
+    *(
+        (f"healthcheck.{key}", "healthcheck", key, quantities.compose_duration)
+        for key in ("interval", "timeout", "start_period", "start_interval")
+    ),
     ("stop_grace_period", "service", "stop_grace_period", quantities.compose_duration),
-    *((f"deploy.{group}.{key}", group, key, quantities.compose_duration)
-      for group, key in (("update_config", "delay"), ("update_config", "monitor"), ("rollback_config", "delay"),
-                         ("rollback_config", "monitor"), ("restart_policy", "delay"), ("restart_policy", "window"))),
+    *(
+        (f"deploy.{group}.{key}", group, key, quantities.compose_duration)
+        for group, key in (
+            ("update_config", "delay"),
+            ("update_config", "monitor"),
+            ("rollback_config", "delay"),
+            ("rollback_config", "monitor"),
+            ("restart_policy", "delay"),
+            ("restart_policy", "window"),
+        )
+    ),
     # what Compose decodes into an unsigned integer
     ("healthcheck.retries", "healthcheck", "retries", quantities.compose_unsigned),
-    *((f"deploy.{group}.{key}", group, key, quantities.compose_unsigned)
-      for group, key in (("update_config", "parallelism"), ("rollback_config", "parallelism"),
-                         ("restart_policy", "max_attempts"), ("placement", "max_replicas_per_node"))),
-)  # fmt: skip
+    *(
+        (f"deploy.{group}.{key}", group, key, quantities.compose_unsigned)
+        for group, key in (
+            ("update_config", "parallelism"),
+            ("rollback_config", "parallelism"),
+            ("restart_policy", "max_attempts"),
+            ("placement", "max_replicas_per_node"),
+        )
+    ),
+)
 SHORT_TWINS = ("cpus", "mem_limit", "pids_limit")  # the twins of deploy.resources.limits
 DEPLOY_GROUPS = ("update_config", "rollback_config", "restart_policy", "placement")
 MEASURED = 5  # DECODED's first: the variables they wait for are the requirements' `unresolved`
@@ -61,15 +77,34 @@ HOLDERS = frozenset(
     {"deploy", "storage_opt", "healthcheck", *(key for _, group, key, _ in DECODED if group == "service")}
 )
 # Mappings whose keys are the file's own: an `x-` key in one is no extension
-OWN_KEYS = frozenset({"environment", "labels", "annotations", "args", "sysctls", "extra_hosts", "driver_opts",
-                      "options", "ulimits", "additional_contexts", "services", "networks", "volumes", "secrets",
-                      "configs", "models"})  # fmt: skip
+OWN_KEYS = frozenset(
+    {
+        "environment",
+        "labels",
+        "annotations",
+        "args",
+        "sysctls",
+        "extra_hosts",
+        "driver_opts",
+        "options",
+        "ulimits",
+        "additional_contexts",
+        "services",
+        "networks",
+        "volumes",
+        "secrets",
+        "configs",
+        "models",
+    }
+)
 
 
 def _extension(path):
     """Whether a place lies in an `x-` extension, whose values Compose takes as they are."""
-    return any(isinstance(part, str) and part.startswith("x-") and (index == 0 or path[index - 1] not in OWN_KEYS)
-               for index, part in enumerate(path))  # fmt: skip
+    return any(
+        isinstance(part, str) and part.startswith("x-") and (index == 0 or path[index - 1] not in OWN_KEYS)
+        for index, part in enumerate(path)
+    )
 
 
 def _decoded_types(document):
@@ -79,8 +114,10 @@ def _decoded_types(document):
     found = []
     for path, what in goyaml.odd_places(document, _extension):
         if what == "key":
-            found.append(f"{place(path[:-1])}: the key {goyaml.written(path[-1])} is not a string; Compose reads "
-                         "only string keys (quote it).")  # fmt: skip
+            found.append(
+                f"{place(path[:-1])}: the key {goyaml.written(path[-1])} is not a string; Compose reads "
+                "only string keys (quote it)."
+            )
         else:
             found.append(f"{place(path)}: a date where Compose wants text or a number (quote it).")
     return found
@@ -124,8 +161,11 @@ def _names(value):
     if isinstance(value, dict):
         return [str(name) for name in value]
     if isinstance(value, list):
-        return [str(mapping(one).get("source")) if isinstance(one, dict) else str(one) for one in value
-                if not isinstance(one, Unresolved)]  # fmt: skip
+        return [
+            str(mapping(one).get("source")) if isinstance(one, dict) else str(one)
+            for one in value
+            if not isinstance(one, Unresolved)
+        ]
     return []
 
 
@@ -161,8 +201,10 @@ def _twins(name, service):
             other = _as_compose_holds(kind, resources[group].get(twin))
             if other is not None and other != own:
                 unset = "" if twin in resources[group] else " (not set)"
-                found.append(f"services.{name}: can't set distinct values on '{field}' and "
-                             f"'deploy.resources.{group}.{twin}'{unset}.")  # fmt: skip
+                found.append(
+                    f"services.{name}: can't set distinct values on '{field}' and "
+                    f"'deploy.resources.{group}.{twin}'{unset}."
+                )
     return found
 
 
@@ -225,9 +267,11 @@ def _service_rules(name, service, needs, top, running, resolved):
             if kind == "volume" and source and not isinstance(source, Unresolved) and source not in top["volumes"]:
                 found.append(f"{where}.volumes: refers to undefined volume {source[:60]!r}.")
         found += _mounted_twice(where, service.get("tmpfs"), mounted)
-        found += [f"{where}.volumes.{index}: a bind mount needs a source." for index, entry
-                  in enumerate(listed(service.get("volumes"))) if mapping(entry).get("type") == "bind"
-                  and "source" not in entry]  # fmt: skip
+        found += [
+            f"{where}.volumes.{index}: a bind mount needs a source."
+            for index, entry in enumerate(listed(service.get("volumes")))
+            if mapping(entry).get("type") == "bind" and "source" not in entry
+        ]
     if "healthcheck" in service:
         test = mapping(service["healthcheck"]).get("test")
         if isinstance(test, list) and test and test[0] not in ("CMD", "CMD-SHELL", "NONE"):
@@ -262,8 +306,11 @@ def _decoded_values(where, service):
         pairs = (
             [(key, value)] if not isinstance(value, dict) else [(f"{key}.{k}", value.get(k)) for k in ("soft", "hard")]
         )
-        found += [f"{where}.ulimits.{at}: must be a whole number, not the float {one}." for at, one in pairs
-                  if isinstance(one, float)]  # fmt: skip
+        found += [
+            f"{where}.ulimits.{at}: must be a whole number, not the float {one}."
+            for at, one in pairs
+            if isinstance(one, float)
+        ]
     return found
 
 
@@ -361,8 +408,12 @@ def _short_form(declared, resolved):
     `pids_limit`) and not under `deploy.resources.limits`: Compose refuses the two mixed, so an
     amount added to one goes in the same form. A service and those it extends, or that extend it,
     take one form: what a base holds, the services extending it inherit."""
-    short = {name for name, service in resolved.items() if any(key in service for key in SHORT_TWINS)
-             and not mapping(mapping(mapping(service.get("deploy")).get("resources")).get("limits"))}  # fmt: skip
+    short = {
+        name
+        for name, service in resolved.items()
+        if any(key in service for key in SHORT_TWINS)
+        and not mapping(mapping(mapping(service.get("deploy")).get("resources")).get("limits"))
+    }
     bases = {name: _base(service) for name, service in mapping(declared).items() if "extends" in mapping(service)}
     if not short or not bases:
         return short
@@ -411,15 +462,19 @@ def _decoded(service, where, found, counted, scratch):
     """{place: amount} of the DECODED amounts the service holds (the requirements' into `counted`)."""
     deploy = mapping(service.get("deploy"))
     resources = mapping(deploy.get("resources"))
-    groups = {"service": service, "limits": mapping(resources.get("limits")),
-              "reservations": mapping(resources.get("reservations")),
-              "storage_opt": mapping(service.get("storage_opt")),
-              "healthcheck": mapping(service.get("healthcheck"))}  # fmt: skip
+    groups = {
+        "service": service,
+        "limits": mapping(resources.get("limits")),
+        "reservations": mapping(resources.get("reservations")),
+        "storage_opt": mapping(service.get("storage_opt")),
+        "healthcheck": mapping(service.get("healthcheck")),
+    }
     for group in DEPLOY_GROUPS:
         groups[group] = mapping(deploy.get(group)) if group in deploy else {}
     read = {}
     for index, (at, group, key, parse) in enumerate(DECODED):
         if key in groups[group]:
-            read[at] = amount(parse, groups[group][key], f"{where}.{at}", found,
-                                 counted if index < MEASURED else scratch)  # fmt: skip
+            read[at] = amount(
+                parse, groups[group][key], f"{where}.{at}", found, counted if index < MEASURED else scratch
+            )
     return read

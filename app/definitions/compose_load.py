@@ -92,30 +92,63 @@ def _boolean(text):
 # item. cpus, scale and deploy.replicas are cast too, by the quantities the measure reads them with.
 CASTS = {
     **dict.fromkeys(
-        [("services", "*", key) for key in ("cpu_count", "cpu_period", "cpu_quota", "cpu_rt_period",
-                                            "cpu_rt_runtime", "cpu_shares", "oom_score_adj", "pids_limit")]
-        + [("services", "*", *path) for path in (
-            ("deploy", "update_config", "parallelism"), ("deploy", "rollback_config", "parallelism"),
-            ("deploy", "restart_policy", "max_attempts"), ("deploy", "placement", "max_replicas_per_node"),
-            ("healthcheck", "retries"), ("ports", "[]", "target"), ("ulimits", "*"), ("ulimits", "*", "hard"),
-            ("ulimits", "*", "soft"))],
+        [
+            ("services", "*", key)
+            for key in (
+                "cpu_count",
+                "cpu_period",
+                "cpu_quota",
+                "cpu_rt_period",
+                "cpu_rt_runtime",
+                "cpu_shares",
+                "oom_score_adj",
+                "pids_limit",
+            )
+        ]
+        + [
+            ("services", "*", *path)
+            for path in (
+                ("deploy", "update_config", "parallelism"),
+                ("deploy", "rollback_config", "parallelism"),
+                ("deploy", "restart_policy", "max_attempts"),
+                ("deploy", "placement", "max_replicas_per_node"),
+                ("healthcheck", "retries"),
+                ("ports", "[]", "target"),
+                ("ulimits", "*"),
+                ("ulimits", "*", "hard"),
+                ("ulimits", "*", "soft"),
+            )
+        ],
         _integer,
     ),
     **dict.fromkeys(
-        [("services", "*", "cpu_percent"), ("services", "*", "deploy", "update_config", "max_failure_ratio"),
-         ("services", "*", "deploy", "rollback_config", "max_failure_ratio")],
+        [
+            ("services", "*", "cpu_percent"),
+            ("services", "*", "deploy", "update_config", "max_failure_ratio"),
+            ("services", "*", "deploy", "rollback_config", "max_failure_ratio"),
+        ],
         _number,
     ),
     **dict.fromkeys(
-        [("services", "*", *path) for path in (
-            ("init",), ("healthcheck", "disable"),
-            ("oom_kill_disable",), ("privileged",), ("read_only",), ("stdin_open",), ("tty",),
-            ("volumes", "[]", "read_only"), ("volumes", "[]", "volume", "nocopy"))]
+        [
+            ("services", "*", *path)
+            for path in (
+                ("init",),
+                ("healthcheck", "disable"),
+                ("oom_kill_disable",),
+                ("privileged",),
+                ("read_only",),
+                ("stdin_open",),
+                ("tty",),
+                ("volumes", "[]", "read_only"),
+                ("volumes", "[]", "volume", "nocopy"),
+            )
+        ]
         + [("networks", "*", key) for key in ("external", "internal", "attachable", "enable_ipv4", "enable_ipv6")]
         + [(kind, "*", "external") for kind in ("volumes", "secrets", "configs")],
         _boolean,
     ),
-}  # fmt: skip
+}
 CAST_TREE = tree(CASTS)
 
 
@@ -254,10 +287,26 @@ def _env_file(entry):
 # A service's lists Compose makes unique, and the key of an entry
 UNIQUE = {
     **dict.fromkeys(
-        [("annotations",), ("build", "args"), ("build", "additional_contexts"), ("build", "platform"),
-         ("build", "tags"), ("build", "labels"), ("cap_add",), ("cap_drop",), ("deploy", "labels"), ("dns",),
-         ("dns_opt",), ("dns_search",), ("environment",), ("labels",), ("links",), ("profiles",), ("sysctls",),
-         ("tmpfs",)],
+        [
+            ("annotations",),
+            ("build", "args"),
+            ("build", "additional_contexts"),
+            ("build", "platform"),
+            ("build", "tags"),
+            ("build", "labels"),
+            ("cap_add",),
+            ("cap_drop",),
+            ("deploy", "labels"),
+            ("dns",),
+            ("dns_opt",),
+            ("dns_search",),
+            ("environment",),
+            ("labels",),
+            ("links",),
+            ("profiles",),
+            ("sysctls",),
+            ("tmpfs",),
+        ],
         _key_value,
     ),
     ("devices",): _device,
@@ -267,7 +316,7 @@ UNIQUE = {
     ("ports",): _port,
     ("secrets",): _mount("/run/secrets"),
     ("volumes",): _volume,
-}  # fmt: skip
+}
 UNIQUE_TREE = tree(UNIQUE)
 
 
@@ -348,8 +397,11 @@ def volumes(service):
         if isinstance(entry, Unresolved) or not isinstance(entry, (str, dict)):
             continue
         try:
-            kind, source, target = parse_volume(entry) if isinstance(entry, str) else (
-                entry.get("type"), entry.get("source") or "", entry.get("target"))  # fmt: skip
+            kind, source, target = (
+                parse_volume(entry)
+                if isinstance(entry, str)
+                else (entry.get("type"), entry.get("source") or "", entry.get("target"))
+            )
         except LoadError:
             continue
         cleaned = _clean(target) if isinstance(target, str) else target
@@ -425,8 +477,11 @@ def _as_mapping(value, default):
 def services(doc, found):
     """The file's services by name, each with the service it `extends` merged in and its lists
     made unique; what Compose cannot follow or key is added to `found`."""
-    declared = {name: service or {} for name, service in mapping(mapping(doc).get("services")).items()
-                if isinstance(service, dict) or service is None}  # fmt: skip
+    declared = {
+        name: service or {}
+        for name, service in mapping(mapping(doc).get("services")).items()
+        if isinstance(service, dict) or service is None
+    }
     resolved = {}
 
     def resolve(name):
@@ -453,8 +508,9 @@ def services(doc, found):
             name = base
         merged = resolved[name]
         for child in reversed(chain):
-            merged = resolved[child] = _merged(merged, {key: value for key, value in declared[child].items()
-                                                        if key != "extends"})  # fmt: skip
+            merged = resolved[child] = _merged(
+                merged, {key: value for key, value in declared[child].items() if key != "extends"}
+            )
         return resolved[chain[0]] if chain else merged
 
     return {name: unique(resolve(name), f"services.{name}", found) for name in declared}

@@ -27,8 +27,9 @@ def write(text, compose, requirements, amounts):
     for index, written in amounts.items():
         entry = requirements["perContainer"][index]
         if compose:
-            service = _get(_get(next(doc for doc in documents if isinstance(doc, yaml.MappingNode)), "services"),
-                           entry["name"])  # fmt: skip
+            service = _get(
+                _get(next(doc for doc in documents if isinstance(doc, yaml.MappingNode)), "services"), entry["name"]
+            )
             names, path = (
                 (COMPOSE_SHORT, ()) if entry.get("shortForm") else (COMPOSE, ("deploy", "resources", "limits"))
             )
@@ -48,8 +49,11 @@ def write(text, compose, requirements, amounts):
 
 def _pairs(names, written):
     """`key: amount` of each amount written, memory first."""
-    return [f"{names[resource][0]}: {names[resource][1](written[resource])}" for resource in ("memory", "cpu")
-            if resource in written]  # fmt: skip
+    return [
+        f"{names[resource][0]}: {names[resource][1](written[resource])}"
+        for resource in ("memory", "cpu")
+        if resource in written
+    ]
 
 
 def _get(node, step):
@@ -91,5 +95,8 @@ def _first(text, mapping, pairs):
         at = text.index("{", mapping.start_mark.index) + 1
         return at, at, ", ".join(pairs) + (", " if mapping.value else "")
     first, newline = mapping.value[0][0], "\r\n" if "\r\n" in text else "\n"  # the file's own line ends
-    return first.start_mark.index, first.start_mark.index, "".join(f"{pair}{newline}{' ' * first.start_mark.column}"
-                                                                   for pair in pairs)  # fmt: skip
+    return (
+        first.start_mark.index,
+        first.start_mark.index,
+        "".join(f"{pair}{newline}{' ' * first.start_mark.column}" for pair in pairs),
+    )

@@ -52,8 +52,15 @@ def _resource(resource, requirements, limits, usage):
     available = None if cap is None else cap - used
     room = {"used": used, "available": available}
     if requirements is None or resource in requirements.get("unknownResources", ()):
-        return {"required": None, "cap": cap, "headroom": None, "verdict": "unknown", **room, "defaulted": [],
-                "overMax": []}  # fmt: skip
+        return {
+            "required": None,
+            "cap": cap,
+            "headroom": None,
+            "verdict": "unknown",
+            **room,
+            "defaulted": [],
+            "overMax": [],
+        }
     required, defaulted, over = requirements[key], [], []
     default = most = None
     if resource in PER_CONTAINER:
@@ -73,8 +80,15 @@ def _resource(resource, requirements, limits, usage):
         verdict = "unbounded"
     else:
         verdict = "fits" if required <= available else "exceeds"
-    return {"required": required, "cap": cap, "headroom": None if cap is None else available - required,
-            "verdict": verdict, **room, "defaulted": sorted(set(defaulted)), "overMax": sorted(set(over))}  # fmt: skip
+    return {
+        "required": required,
+        "cap": cap,
+        "headroom": None if cap is None else available - required,
+        "verdict": verdict,
+        **room,
+        "defaulted": sorted(set(defaulted)),
+        "overMax": sorted(set(over)),
+    }
 
 
 def _count(entry):

@@ -38,7 +38,7 @@ WORKLOADS = {
     # OpenShift's DeploymentConfig runs its pods as a Deployment does (`v1` is its legacy group)
     ("DeploymentConfig", "apps.openshift.io"): (("spec", "replicas"), ("spec", "template", "spec")),
     ("DeploymentConfig", ""): (("spec", "replicas"), ("spec", "template", "spec")),
-}  # fmt: skip
+}
 
 
 def _group(api_version):
@@ -84,8 +84,11 @@ def _label(index, manifest):
 def _basics(manifest, label):
     if not isinstance(manifest, dict):
         return [f"{label}: a manifest must be a mapping."]
-    found = [f"{place([key], label)}: must be a string." for key in ("apiVersion", "kind")
-             if not isinstance(manifest.get(key), str)]  # fmt: skip
+    found = [
+        f"{place([key], label)}: must be a string."
+        for key in ("apiVersion", "kind")
+        if not isinstance(manifest.get(key), str)
+    ]
     if manifest.get("kind") == "":
         found.append(f"{place(['kind'], label)}: must not be empty (kubectl: Object 'Kind' is missing).")
     metadata = manifest.get("metadata")
@@ -109,8 +112,10 @@ def _decoded_types(documents):
     read, found = [], []
     for index, manifest in enumerate(documents, start=1):
         nulls = [path for path, what in goyaml.odd_places(manifest) if what == "key" and path[-1] is None]
-        found += [f"{place(path[:-1], _label(index, manifest))}: a null key; Kubernetes reads none (quote it)."
-                  for path in nulls]  # fmt: skip
+        found += [
+            f"{place(path[:-1], _label(index, manifest))}: a null key; Kubernetes reads none (quote it)."
+            for path in nulls
+        ]
         read.append(None if nulls else goyaml.string_keys(manifest))
     return read, found
 
@@ -157,9 +162,12 @@ def undefined_fields(manifest):
         errors = list(validator.validator.iter_errors(manifest))
     except (ValueError, TypeError):  # a value JSON has no type for: the definition's check names it
         return []
-    return [(tuple(error.instance_path), name) for error in errors
-            if isinstance(error.kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties)
-            for name in error.kind.unexpected]  # fmt: skip
+    return [
+        (tuple(error.instance_path), name)
+        for error in errors
+        if isinstance(error.kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties)
+        for name in error.kind.unexpected
+    ]
 
 
 def _get(mapping, path):

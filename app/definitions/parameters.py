@@ -29,8 +29,20 @@ MAX_PARAMETERS = 100
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_GENERATED = 256
 MAX_LENGTH = 1024 * 1024  # no value is longer than a rendered definition may be
-FORMATS = ("date", "date-time", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uri", "uri-reference",
-           "uuid", "regex")  # fmt: skip
+FORMATS = (
+    "date",
+    "date-time",
+    "time",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "uuid",
+    "regex",
+)
 NUMERIC = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 TEXTUAL = ("minLength", "maxLength", "pattern", "format", "x-generate")
 PATTERN_ENGINE = jsonschema_rs.RegexOptions(size_limit=1 << 20, dfa_size_limit=1 << 20)
@@ -111,10 +123,14 @@ def _check_property(schema):
     """What JSON Schema's own rules say of a parameter once its keywords are known: that they fit
     its type, that it can be filled in when written, and that its values pass its own schema."""
     kind = schema["type"]
-    errors = {key: [f"Applies to the types integer and number, not {kind}."] for key in NUMERIC
-              if key in schema and kind not in ("integer", "number")}  # fmt: skip
-    errors.update({key: [f"Applies to the type string, not {kind}."] for key in TEXTUAL
-                   if key in schema and kind != "string"})  # fmt: skip
+    errors = {
+        key: [f"Applies to the types integer and number, not {kind}."]
+        for key in NUMERIC
+        if key in schema and kind not in ("integer", "number")
+    }
+    errors.update(
+        {key: [f"Applies to the type string, not {kind}."] for key in TEXTUAL if key in schema and kind != "string"}
+    )
     if not {"default", "examples", "x-generate"} & set(schema):
         errors.setdefault("default", []).append("A parameter needs a default, an examples value or x-generate.")
     if errors:
@@ -122,12 +138,22 @@ def _check_property(schema):
     try:
         check = validator(schema)
     except ValueError:  # jsonschema-rs: the pattern is no regular expression its engine compiles
-        raise ma.ValidationError({"pattern": ["Not a regular expression of the linear-time engine (no lookaround, "
-                                              "no backreferences, at most 1 MiB compiled)."]}) from None  # fmt: skip
+        raise ma.ValidationError(
+            {
+                "pattern": [
+                    "Not a regular expression of the linear-time engine (no lookaround, "
+                    "no backreferences, at most 1 MiB compiled)."
+                ]
+            }
+        ) from None
     of_type = validator({"type": kind})
     found = {}
-    for key, values in (("default", [schema.get("default")]), ("examples", schema.get("examples")),
-                        ("const", [schema.get("const")]), ("enum", schema.get("enum"))):  # fmt: skip
+    for key, values in (
+        ("default", [schema.get("default")]),
+        ("examples", schema.get("examples")),
+        ("const", [schema.get("const")]),
+        ("enum", schema.get("enum")),
+    ):
         if key not in schema:
             continue
         rule = of_type if key in ("enum", "const") else check
@@ -174,7 +200,7 @@ _ParameterFields = Schema.from_dict(
             metadata={
                 "description": "Character classes with counts ([A-Za-z0-9]{24}): a value generated when "
                 "none is given, from a cryptographic source."
-            },  # fmt: skip
+            },
         ),
     },
     name="ParameterFields",  # keys as JSON Schema spells them (x-generate), so it is stored as sent

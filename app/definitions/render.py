@@ -65,8 +65,10 @@ def _redacted(errors, declared, used):
     refuses): each secret value, and any other of 4 characters or more, is written <NAME>."""
     secret = {name for name, schema in declared.get("properties", {}).items() if parameters.is_secret(schema)}
     texts = [(templates.as_text(value), name) for name, value in used.items()]
-    texts = sorted(((text, name) for text, name in texts if text and (name in secret or len(text) >= 4)),
-                   key=lambda pair: -len(pair[0]))  # fmt: skip
+    texts = sorted(
+        ((text, name) for text, name in texts if text and (name in secret or len(text) >= 4)),
+        key=lambda pair: -len(pair[0]),
+    )
     redacted = {}
     for key, messages in errors.items():
         for text, name in texts:

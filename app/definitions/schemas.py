@@ -74,8 +74,11 @@ def _unexpected(document, error):
     if not isinstance(node, dict):
         return error.message
     names, patterns = _declared(document, node)
-    names = [name for name in error.kind.unexpected
-             if name not in names and not any(re.search(pattern, name) for pattern in patterns)]  # fmt: skip
+    names = [
+        name
+        for name in error.kind.unexpected
+        if name not in names and not any(re.search(pattern, name) for pattern in patterns)
+    ]
     if not names:
         return None
     listed = ", ".join(repr(name) for name in names)

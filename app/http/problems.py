@@ -49,7 +49,7 @@ class ProblemSchema(ma.Schema):
         metadata={
             "description": "409 of an admission only: per resource the profile caps, its required, used, cap "
             "and available amounts."
-        }  # fmt: skip
+        }
     )
     requestId = ma.fields.String()
 
@@ -118,8 +118,9 @@ def _refused(exc):
     if current is not None:
         headers = {**headers, "ETag": etag(current)}
         current = {**current, "updatedAt": current["updatedAt"] and rfc3339(current["updatedAt"])}
-    return problem(exc.status, exc.detail, exc.errors and _flatten(exc.errors), headers, {**(current or {}),
-                   **(exc.members or {})})  # fmt: skip
+    return problem(
+        exc.status, exc.detail, exc.errors and _flatten(exc.errors), headers, {**(current or {}), **(exc.members or {})}
+    )
 
 
 def _database_error(exc):

@@ -42,8 +42,12 @@ def _compose(document, files, defaults):
     except (TemplateError, YamlError) as exc:
         found.problems.append(f"document: {exc}")
         return [found]
-    found.fields = {"name": name, "blueprintType": "compose", "yml": document,
-                    "parameters": parameters(properties, required)}  # fmt: skip
+    found.fields = {
+        "name": name,
+        "blueprintType": "compose",
+        "yml": document,
+        "parameters": parameters(properties, required),
+    }
     return [found]
 
 
@@ -62,13 +66,24 @@ def _native(document, files, defaults):
         key = str(blueprint.get("id") or index)
         unknown = [field for field in blueprint if field not in (*WRITABLE, "id")]
         fields = {field: value for field, value in blueprint.items() if field in WRITABLE}
-        found.append(Candidate(key, str(blueprint.get("name") or key), fields=fields,
-                               notes=[f"{field}: not a writable field, left out." for field in unknown]))  # fmt: skip
+        found.append(
+            Candidate(
+                key,
+                str(blueprint.get("name") or key),
+                fields=fields,
+                notes=[f"{field}: not a writable field, left out." for field in unknown],
+            )
+        )
     return found
 
 
-FORMATS = {"portainer": _portainer, "openshift": _openshift, "compose": _compose, "native": _native,
-           "kubernetes-quota": quota.candidates}  # fmt: skip
+FORMATS = {
+    "portainer": _portainer,
+    "openshift": _openshift,
+    "compose": _compose,
+    "native": _native,
+    "kubernetes-quota": quota.candidates,
+}
 
 
 def candidates(fmt, document, files, defaults):

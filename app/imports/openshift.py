@@ -47,8 +47,10 @@ def _candidate(index, template):
         )
         return found
     whole = set()
-    objects = [_defined(index, _untyped(_labelled(item, template.get("labels")), whole), found.notes)
-               for index, item in enumerate(objects)]  # fmt: skip
+    objects = [
+        _defined(index, _untyped(_labelled(item, template.get("labels")), whole), found.notes)
+        for index, item in enumerate(objects)
+    ]
     properties, required = _parameters(template.get("parameters"), whole, found)
     if found.problems:
         return found
@@ -61,8 +63,11 @@ def _candidate(index, template):
         "tags": list(dict.fromkeys(tag for tag in tags if re.fullmatch(r"[a-z0-9_.-]{1,64}", tag)))[:20],
         "parameters": parameters(properties, required),
     }
-    shown = {"displayName": annotations.get("openshift.io/display-name"), "iconClass": annotations.get("iconClass"),
-             "message": template.get("message")}  # fmt: skip
+    shown = {
+        "displayName": annotations.get("openshift.io/display-name"),
+        "iconClass": annotations.get("iconClass"),
+        "message": template.get("message"),
+    }
     shown = {key: value[:10_000] for key, value in shown.items() if isinstance(value, str) and value}
     labels = template.get("labels")
     if isinstance(labels, dict) and labels and all(isinstance(v, str) for v in [*labels, *labels.values()]):
@@ -81,8 +86,10 @@ def _defined(index, item, notes):
         if isinstance(parent, dict) and name in parent:
             del parent[name]
             at = ".".join(str(key) for key in (*path, name))
-            notes.append(f"objects.{index}.{at}: not a field of {item['kind']} in Kubernetes; dropped, as the API "
-                         "server drops it.")  # fmt: skip
+            notes.append(
+                f"objects.{index}.{at}: not a field of {item['kind']} in Kubernetes; dropped, as the API "
+                "server drops it."
+            )
     return item
 
 

@@ -104,8 +104,11 @@ def _container(template, properties, found):
         service["volumes"] = [volume for volume in volumes if volume]
     if properties:
         service["environment"] = {name: f"${{{name}}}" for name in properties}
-    labels = {str(label["name"]): escaped(str(label.get("value", ""))) for label in listed(template.get("labels"))
-              if isinstance(label, dict) and label.get("name")}  # fmt: skip
+    labels = {
+        str(label["name"]): escaped(str(label.get("value", "")))
+        for label in listed(template.get("labels"))
+        if isinstance(label, dict) and label.get("name")
+    }
     if labels:
         service["labels"] = labels
     for source, target in (("privileged", "privileged"), ("interactive", "stdin_open"), ("interactive", "tty")):

@@ -27,8 +27,10 @@ HARD = {
     "storageCap": (("requests.storage",), quantities.STORAGE, quantities.kubernetes_bytes),
 }
 EXPORTED = {"limits.memory": "memoryBytes", "limits.cpu": "cpuMillis", "requests.storage": "storageBytes"}
-PER_CONTAINER = {"memory": (quantities.MEMORY, quantities.kubernetes_bytes),
-                 "cpu": (quantities.CPU, quantities.kubernetes_millis)}  # fmt: skip
+PER_CONTAINER = {
+    "memory": (quantities.MEMORY, quantities.kubernetes_bytes),
+    "cpu": (quantities.CPU, quantities.kubernetes_millis),
+}
 
 
 def _objects(document):
@@ -49,14 +51,18 @@ def candidates(document, files, defaults):
     quotas = [one for one in objects if isinstance(one, dict) and one.get("kind") == "ResourceQuota"]
     ranges = [one for one in objects if isinstance(one, dict) and one.get("kind") == "LimitRange"]
     if len(quotas) != 1 or len(ranges) > 1:
-        raise ValueError(f"must hold one ResourceQuota and at most one LimitRange, not {len(quotas)} and "
-                         f"{len(ranges)}.")  # fmt: skip
+        raise ValueError(
+            f"must hold one ResourceQuota and at most one LimitRange, not {len(quotas)} and {len(ranges)}."
+        )
     quota, metadata = quotas[0], mapping(quotas[0].get("metadata"))
     key = str(metadata.get("namespace") or metadata.get("name") or "")
     found = Candidate(key or "(unnamed)", key)
     found.problems += kubernetes.judge([*quotas, *ranges], Totals())  # Kubernetes' own schemas, strictly
-    found.notes += [f"{one.get('kind') if isinstance(one, dict) else type(one).__name__}: not a quota object, "
-                    "left out." for one in objects if one not in quotas and one not in ranges]  # fmt: skip
+    found.notes += [
+        f"{one.get('kind') if isinstance(one, dict) else type(one).__name__}: not a quota object, left out."
+        for one in objects
+        if one not in quotas and one not in ranges
+    ]
     if found.problems:
         return [found]
     annotations = mapping(metadata.get("annotations"))
@@ -87,10 +93,13 @@ def _caps(spec, fields, found):
             found.notes += [f"spec.hard.{key}: {given[0]} gives {cap}; left out." for key in given[1:]]
             for key in given[1:]:
                 hard.pop(key)
-    found.notes += [f"spec.hard.{key}: no counterpart in a profile (it counts containers, memory, cpu and "
-                    "storage); left out." for key in hard]  # fmt: skip
-    found.notes += [f"spec.{key}: a profile has no scopes; left out." for key in ("scopes", "scopeSelector")
-                    if spec.get(key)]  # fmt: skip
+    found.notes += [
+        f"spec.hard.{key}: no counterpart in a profile (it counts containers, memory, cpu and storage); left out."
+        for key in hard
+    ]
+    found.notes += [
+        f"spec.{key}: a profile has no scopes; left out." for key in ("scopes", "scopeSelector") if spec.get(key)
+    ]
 
 
 def _limit_range(spec, fields, found):
@@ -105,15 +114,25 @@ def _limit_range(spec, fields, found):
         default = "default" if item.get("default") else "defaultRequest"
         for field, source in (("containerDefaults", default), ("containerMax", "max")):
             given = mapping(item.get(source))
-            amounts = {member: _amount(given[member], grammar, read, f"{where}.{source}.{member}", found)
-                       for member, (grammar, read) in PER_CONTAINER.items() if member in given}  # fmt: skip
+            amounts = {
+                member: _amount(given[member], grammar, read, f"{where}.{source}.{member}", found)
+                for member, (grammar, read) in PER_CONTAINER.items()
+                if member in given
+            }
             if amounts:
                 fields[field] = amounts
-            found.notes += [f"{where}.{source}.{key}: no counterpart in a profile; left out." for key in given
-                            if key not in PER_CONTAINER]  # fmt: skip
-        found.notes += [f"{where}.{key}: no counterpart in a profile; left out." for key in item
-                        if key not in ("type", "default", "defaultRequest", "max")
-                        or key == "defaultRequest" and default == "default"]  # fmt: skip
+            found.notes += [
+                f"{where}.{source}.{key}: no counterpart in a profile; left out."
+                for key in given
+                if key not in PER_CONTAINER
+            ]
+        found.notes += [
+            f"{where}.{key}: no counterpart in a profile; left out."
+            for key in item
+            if key not in ("type", "default", "defaultRequest", "max")
+            or key == "defaultRequest"
+            and default == "default"
+        ]
 
 
 def _quantity(amount, key):
@@ -137,14 +156,25 @@ def as_objects(profile, namespace=None):
     comment = ""
     if profile.get("containerCap") is not None:
         annotations[CONTAINERS_ANNOTATION] = profile["containerCap"]
-        comment = (f"# containerCap {profile['containerCap']}: a ResourceQuota counts pods, not containers, so it is "
-                   f"kept in the annotation {CONTAINERS_ANNOTATION}.\n")  # fmt: skip
-    objects = [{"apiVersion": "v1", "kind": "ResourceQuota",
-                "metadata": {**metadata, "annotations": annotations}, "spec": {"hard": hard}}]  # fmt: skip
+        comment = (
+            f"# containerCap {profile['containerCap']}: a ResourceQuota counts pods, not containers, so it is "
+            f"kept in the annotation {CONTAINERS_ANNOTATION}.\n"
+        )
+    objects = [
+        {
+            "apiVersion": "v1",
+            "kind": "ResourceQuota",
+            "metadata": {**metadata, "annotations": annotations},
+            "spec": {"hard": hard},
+        }
+    ]
     item = {"type": "Container"}
     for field, into in (("containerDefaults", "default"), ("containerMax", "max")):
-        amounts = {member: _quantity(limits[field][key], key) for member, (key, _) in quantities.PER_CONTAINER.items()
-                   if limits[field][key] is not None}  # fmt: skip
+        amounts = {
+            member: _quantity(limits[field][key], key)
+            for member, (key, _) in quantities.PER_CONTAINER.items()
+            if limits[field][key] is not None
+        }
         if amounts:
             item[into] = amounts
     if len(item) > 1:

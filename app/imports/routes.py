@@ -44,8 +44,9 @@ class Imports(MethodView):
     @body_limits(MAX_IMPORT_BYTES, IMPORT_JSON_DEPTH)  # the contract's 16 MiB; a catalog holds whole objects
     def post(self, body, dryRun):
         """Import a catalog: Portainer, OpenShift, a Compose file with its .env, or an export"""
-        return workflow.run(body["format"], body["source"], body["document"], body["files"], body["defaults"],
-                           current_user(), dryRun)  # fmt: skip
+        return workflow.run(
+            body["format"], body["source"], body["document"], body["files"], body["defaults"], current_user(), dryRun
+        )
 
 
 @blp.route("/exports")
@@ -82,8 +83,12 @@ class BlueprintExport(MethodView):
 class ProfileExport(MethodView):
     @login_required(role="viewer")
     @blp.arguments(ProfileExportFormat(), location="query", as_kwargs=True)
-    @blp.response(200, description="The profile as a Kubernetes ResourceQuota and LimitRange (YAML), which a "
-                  "`kubernetes-quota` import reads back.", content_type="application/yaml")  # fmt: skip
+    @blp.response(
+        200,
+        description="The profile as a Kubernetes ResourceQuota and LimitRange (YAML), which a "
+        "`kubernetes-quota` import reads back.",
+        content_type="application/yaml",
+    )
     @problems(blp, 404, 422)
     def get(self, id, format, namespace=None):
         """Export a profile as Kubernetes' own quota objects"""

@@ -19,8 +19,13 @@ from app.profiles.storage import store as profiles
 from app.storage.resource_store import Collision
 
 MAX_TEMPLATES = 1000
-NAMED = {"portainer": "a Portainer", "openshift": "an OpenShift", "compose": "a Compose", "native": "a native",
-         "kubernetes-quota": "a Kubernetes quota"}  # fmt: skip
+NAMED = {
+    "portainer": "a Portainer",
+    "openshift": "an OpenShift",
+    "compose": "a Compose",
+    "native": "a native",
+    "kubernetes-quota": "a Kubernetes quota",
+}
 
 
 @dataclass(frozen=True)
@@ -36,8 +41,9 @@ class Target:
 
 
 BLUEPRINTS = Target(blueprints, BlueprintSchema(), ("entitlementType", "entitledUsers", "inactive", "tags"))
-TARGETS = {"kubernetes-quota": Target(profiles, ProfileSchema(), ("entitledUsers",),
-                                      kept=("defaultProfile", "entitledUsers"))}  # fmt: skip
+TARGETS = {
+    "kubernetes-quota": Target(profiles, ProfileSchema(), ("entitledUsers",), kept=("defaultProfile", "entitledUsers"))
+}
 
 
 def run(fmt, source, document, files, defaults, user, dry_run):
@@ -57,8 +63,13 @@ def run(fmt, source, document, files, defaults, user, dry_run):
     results = [None] * len(found)
     for index in reversed(range(len(found))):  # the document's first is the newest, first in lists and exports
         candidate = found[index]
-        result = {"key": candidate.key, "title": candidate.title, "id": None, "problems": candidate.problems,
-                  "notes": candidate.notes}  # fmt: skip
+        result = {
+            "key": candidate.key,
+            "title": candidate.title,
+            "id": None,
+            "problems": candidate.problems,
+            "notes": candidate.notes,
+        }
         if candidate.skipped:
             result.update(outcome="skipped", notes=[*candidate.notes, candidate.skipped])
         elif candidate.problems:
@@ -89,8 +100,11 @@ def _write(target, fields, origin, stored, user, dry_run):
         if stored is None:
             doc = store.create({**loaded, "source": origin}, user, dry_run=dry_run)
             return _made("created", None if dry_run else str(doc["_id"]), store.seen_by(doc, user), dry_run)
-        changes = {key: value for key, value in loaded.items()
-                   if not _same(stored.get(key), value) and (key in fields or key not in target.kept)}  # fmt: skip
+        changes = {
+            key: value
+            for key, value in loaded.items()
+            if not _same(stored.get(key), value) and (key in fields or key not in target.kept)
+        }
         if stored.get("source") != origin:
             changes["source"] = origin
         if not changes:

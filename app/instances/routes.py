@@ -21,8 +21,12 @@ blp = Blueprint(
     url_prefix="/instances",
     description="What was deployed from a blueprint: admitted against a profile's room, counted in its usage.",
 )
-EXAMPLE = {"name": "shop", "blueprint": "6740f1c2a9e3b1d2c3f4a5b6", "profile": "6740f1c2a9e3b1d2c3f4a5b7",
-           "values": {"REPLICAS": 3}}  # fmt: skip
+EXAMPLE = {
+    "name": "shop",
+    "blueprint": "6740f1c2a9e3b1d2c3f4a5b6",
+    "profile": "6740f1c2a9e3b1d2c3f4a5b7",
+    "values": {"REPLICAS": 3},
+}
 NO_STORE = {"Cache-Control": "no-store"}  # the definition and an upgrade's diff hold the instance's secrets
 
 
@@ -70,8 +74,13 @@ class InstanceItem(MethodView):
 
 @blp.route("/<id>/yml")
 class InstanceDefinition(MethodView):
-    @crud.read_endpoint(blp, None, "The rendered definition, the same bytes every time.",
-                        content_type="application/yaml", more=["Cache-Control"])  # fmt: skip
+    @crud.read_endpoint(
+        blp,
+        None,
+        "The rendered definition, the same bytes every time.",
+        content_type="application/yaml",
+        more=["Cache-Control"],
+    )
     def get(self, id):
         """Download an instance's rendered definition (its owner and admins)"""
         user = current_user()
@@ -96,6 +105,7 @@ class InstanceUpgrade(MethodView):
     @problems(blp, 400, 403, 404, 409, 412, 413, 415, 422)
     def post(self, args, id, dryRun):
         """Render an instance again at a revision (newer: an upgrade; older: a rollback)"""
-        doc, diff = store.upgrade(id, current_user(), args.get("rev"), args["values"], preconditions.if_match(),
-                                  dry_run=dryRun)  # fmt: skip
+        doc, diff = store.upgrade(
+            id, current_user(), args.get("rev"), args["values"], preconditions.if_match(), dry_run=dryRun
+        )
         return {**doc, "diff": diff}, NO_STORE if dryRun else {**NO_STORE, "ETag": etag(doc)}

@@ -7,8 +7,10 @@ from app.http.paging import ListArgs
 from app.model.fields import Id, Pattern, QueryBoolean, Timestamp
 from app.model.schemas import Schema
 
-NAME = Pattern(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?",
-               error="1-63 lowercase letters, digits and -, starting and ending with a letter or digit.")  # fmt: skip
+NAME = Pattern(
+    r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?",
+    error="1-63 lowercase letters, digits and -, starting and ending with a letter or digit.",
+)
 VALUES = {"keys": ma.fields.String(), "values": ma.fields.Raw(allow_none=True)}
 
 

@@ -54,9 +54,17 @@ class Instances(ResourceStore):
         profile = _readable(profiles, fields["profile"], user, "profile")
         version = _version(blueprint, fields.get("blueprintRev"))
         answer = _admitted(version, fields["values"], profile)
-        doc = {"name": fields["name"], "blueprint": str(blueprint["_id"]), "blueprintRev": version["rev"],
-               "profile": str(profile["_id"]), "profileOwner": profile["owner"], "values": answer["values"],
-               "kept": answer["used"], "requirements": answer["requirements"], "yml": answer["yml"]}  # fmt: skip
+        doc = {
+            "name": fields["name"],
+            "blueprint": str(blueprint["_id"]),
+            "blueprintRev": version["rev"],
+            "profile": str(profile["_id"]),
+            "profileOwner": profile["owner"],
+            "values": answer["values"],
+            "kept": answer["used"],
+            "requirements": answer["requirements"],
+            "yml": answer["yml"],
+        }
         if self.coll().find_one({"owner": user["username"], "name": doc["name"]}, {"_id": 1}):
             raise Conflict(f"You have an instance named {doc['name']!r} already.")
         return super().create(doc, user, id=id, dry_run=dry_run)
@@ -65,8 +73,12 @@ class Instances(ResourceStore):
         """Reserve the room on the profile, insert, settle; a reservation for a name taken is taken
         back."""
         profile_id = object_id(doc["profile"])
-        entry = _reserve(profiles.coll().find_one({"_id": profile_id}), doc["_id"], usage.change(doc["requirements"]),
-                         {"op": "create"})  # fmt: skip
+        entry = _reserve(
+            profiles.coll().find_one({"_id": profile_id}),
+            doc["_id"],
+            usage.change(doc["requirements"]),
+            {"op": "create"},
+        )
         try:
             super()._insert(doc)
         except DuplicateKeyError:  # surely not inserted; any other failure may have inserted it: `repair` will tell
@@ -85,12 +97,23 @@ class Instances(ResourceStore):
         version = _version(blueprint, rev)
         profile = profiles.coll().find_one({"_id": object_id(doc["profile"])})  # `_admitted` repairs it
         answer = _admitted(version, {**doc["kept"], **values}, profile, replacing=doc["requirements"])
-        changes = {"blueprintRev": version["rev"], "values": answer["values"], "kept": answer["used"],
-                   "requirements": answer["requirements"], "yml": answer["yml"], "updatedBy": user["username"],
-                   "updatedAt": now()}  # fmt: skip
-        diff = "".join(difflib.unified_diff(doc["yml"].splitlines(keepends=True),
-                                            answer["yml"].splitlines(keepends=True),
-                                            f"rev {doc['blueprintRev']}", f"rev {version['rev']}"))  # fmt: skip
+        changes = {
+            "blueprintRev": version["rev"],
+            "values": answer["values"],
+            "kept": answer["used"],
+            "requirements": answer["requirements"],
+            "yml": answer["yml"],
+            "updatedBy": user["username"],
+            "updatedAt": now(),
+        }
+        diff = "".join(
+            difflib.unified_diff(
+                doc["yml"].splitlines(keepends=True),
+                answer["yml"].splitlines(keepends=True),
+                f"rev {doc['blueprintRev']}",
+                f"rev {version['rev']}",
+            )
+        )
         if dry_run:
             return {**doc, **changes, "rev": doc["rev"] + 1}, diff
         delta = usage.change(answer["requirements"], doc["requirements"])
@@ -111,8 +134,13 @@ class Instances(ResourceStore):
             if profile is None:  # its profile was deleted under it (it cannot be while this is counted)
                 self.coll().delete_one({"_id": doc["_id"]})
                 return
-            entry = usage.reserve(profile, str(doc["_id"]), usage.change(None, doc["requirements"]),
-                                  quantities.limits(profile), {"op": "delete", "rev": doc["rev"]})  # fmt: skip
+            entry = usage.reserve(
+                profile,
+                str(doc["_id"]),
+                usage.change(None, doc["requirements"]),
+                quantities.limits(profile),
+                {"op": "delete", "rev": doc["rev"]},
+            )
             if entry is None:  # another change of this instance is under way, or the caps changed
                 continue
             if self.coll().delete_one({"_id": doc["_id"], "rev": doc["rev"]}).deleted_count:
@@ -203,11 +231,16 @@ def _reserve(profile, instance_id, delta, entry):
         if profile is None:
             continue
         limits, used = quantities.limits(profile), profile["usage"]
-        short = {name: (delta[key], used[key], limits[key]) for name, key in RESOURCES.items()
-                 if delta[key] > 0 and limits[key] is not None and used[key] + delta[key] > limits[key]}  # fmt: skip
+        short = {
+            name: (delta[key], used[key], limits[key])
+            for name, key in RESOURCES.items()
+            if delta[key] > 0 and limits[key] is not None and used[key] + delta[key] > limits[key]
+        }
         if short:  # another admission took the room
-            quota = {name: {"required": need, "used": held, "cap": cap, "available": cap - held}
-                     for name, (need, held, cap) in short.items()}  # fmt: skip
+            quota = {
+                name: {"required": need, "used": held, "cap": cap, "available": cap - held}
+                for name, (need, held, cap) in short.items()
+            }
             shortfalls = "; ".join(_shortfall(name, *amounts) for name, amounts in short.items())
             raise NoRoom(f"The profile has no room for it: {shortfalls}.", quota)
     raise Conflict("The profile kept changing: try again.")
@@ -216,5 +249,7 @@ def _reserve(profile, instance_id, delta, entry):
 def _shortfall(name, required, used, cap):
     """`memory: requires 1 GiB, 1.5 GiB of 2 GiB used, 512 MiB available`."""
     key, spoken = RESOURCES[name], quantities.spoken
-    return (f"{name}: requires {spoken(key, required)}, {spoken(key, used)} of {spoken(key, cap)} used, "
-            f"{spoken(key, max(cap - used, 0))} available")  # fmt: skip
+    return (
+        f"{name}: requires {spoken(key, required)}, {spoken(key, used)} of {spoken(key, cap)} used, "
+        f"{spoken(key, max(cap - used, 0))} available"
+    )

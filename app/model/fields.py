@@ -43,8 +43,11 @@ class Trimmed(ma.validate.Validator):
         if len(value) < self.min or (self.max is not None and len(value) > self.max):
             if self.min and self.max is not None:
                 raise ma.ValidationError(f"Length must be between {self.min} and {self.max} after trimming.")
-            raise ma.ValidationError(f"Longer than maximum length {self.max} after trimming." if self.max is not None
-                                     else f"Shorter than minimum length {self.min} after trimming.")  # fmt: skip
+            raise ma.ValidationError(
+                f"Longer than maximum length {self.max} after trimming."
+                if self.max is not None
+                else f"Shorter than minimum length {self.min} after trimming."
+            )
         found = NOT_ONE_LINE.search(value) if self.one_line else None
         if found:
             raise ma.ValidationError(

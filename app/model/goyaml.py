@@ -22,14 +22,14 @@ _V3_WORDS = {
     **dict.fromkeys(["", "~", "null", "Null", "NULL"], NULL),
     **dict.fromkeys(
         [".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"], FLOAT
-    ),  # fmt: skip
+    ),
     "<<": MERGE,
 }
 _V2_WORDS = {
     **_V3_WORDS,
     **dict.fromkeys(
         ["y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "n", "N", "no", "No", "NO", "off", "Off", "OFF"], BOOL
-    ),  # fmt: skip
+    ),
 }
 _TRUE = {"true", "True", "TRUE", "y", "Y", "yes", "Yes", "YES", "on", "On", "ON"}
 _GO_INT = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|0[oO]?[0-7]+|0[bB][01]+|[1-9][0-9]*|0)")

@@ -152,8 +152,10 @@ def limits(doc):
     }
     for field in ("containerDefaults", "containerMax"):
         given = doc.get(field) or {}
-        normalized[field] = {key: (grammar.parse(given[member]) if given.get(member) is not None else None)
-                             for member, (key, grammar) in PER_CONTAINER.items()}  # fmt: skip
+        normalized[field] = {
+            key: (grammar.parse(given[member]) if given.get(member) is not None else None)
+            for member, (key, grammar) in PER_CONTAINER.items()
+        }
     return normalized
 
 

@@ -167,8 +167,12 @@ def _construct(loader, root):
         tag = node.tag
         if tag == SEQ and isinstance(node, yaml.SequenceNode):
             value = built[id(node)] = []
-            value.extend([item.value if item.tag == STR and isinstance(item, yaml.ScalarNode) else build(item)
-                          for item in node.value])  # fmt: skip
+            value.extend(
+                [
+                    item.value if item.tag == STR and isinstance(item, yaml.ScalarNode) else build(item)
+                    for item in node.value
+                ]
+            )
         elif tag == MAP and isinstance(node, yaml.MappingNode) and _plain_keys(node.value):
             value = built[id(node)] = {}
             for key, item in node.value:  # a string (most nodes are) is its text: no call, no sharing

@@ -60,7 +60,7 @@ class ProfileSchema(EchoedId):
         metadata={
             "description": "What a container that declares no memory (or cpu) counts in a fit, and is "
             "given in a render, as a Kubernetes LimitRange's `default`."
-        },  # fmt: skip
+        },
     )
     containerMax = ma.fields.Nested(
         PerContainerSchema,

@@ -48,8 +48,10 @@ class Profiles(ResourceStore):
 
     def refused_delete(self, doc):
         count = doc["usage"]["instances"]
-        return Conflict(f"{count} instance{'s' if count != 1 else ''} spend{'s' if count == 1 else ''} from this "
-                        "profile: delete them first.")  # fmt: skip
+        return Conflict(
+            f"{count} instance{'s' if count != 1 else ''} spend{'s' if count == 1 else ''} from this "
+            "profile: delete them first."
+        )
 
     def apply_rules(self, changes, stored, user):
         """`entitledUsers` kept once each, in order, and existing; no default over the maximum (a
@@ -61,12 +63,16 @@ class Profiles(ResourceStore):
             users.check_entitled(changes["entitledUsers"], user)
         if {"containerDefaults", "containerMax"} & set(changes):
             merged = quantities.limits({**(stored or {}), **changes})
-            over = [member for member, (key, _) in quantities.PER_CONTAINER.items()
-                    if None not in (merged["containerDefaults"][key], merged["containerMax"][key])
-                    and merged["containerDefaults"][key] > merged["containerMax"][key]]  # fmt: skip
+            over = [
+                member
+                for member, (key, _) in quantities.PER_CONTAINER.items()
+                if None not in (merged["containerDefaults"][key], merged["containerMax"][key])
+                and merged["containerDefaults"][key] > merged["containerMax"][key]
+            ]
             if over:
-                raise Invalid({f"containerDefaults.{member}": ["Must not be more than containerMax."]
-                               for member in over})  # fmt: skip
+                raise Invalid(
+                    {f"containerDefaults.{member}": ["Must not be more than containerMax."] for member in over}
+                )
         return changes
 
     def before_write(self, stored, changes):

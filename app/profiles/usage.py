@@ -68,9 +68,11 @@ def take_back(profile_id, instance_id, entry):
     condition that the entry is still the one read)."""
     collection("profiles").update_one(
         {"_id": profile_id, f"ledger.{instance_id}.at": entry["at"]},
-        {"$inc": {f"usage.{key}": -value for key, value in entry["delta"].items()},
-         "$unset": {f"ledger.{instance_id}": ""}},
-    )  # fmt: skip
+        {
+            "$inc": {f"usage.{key}": -value for key, value in entry["delta"].items()},
+            "$unset": {f"ledger.{instance_id}": ""},
+        },
+    )
 
 
 def repair(profile):

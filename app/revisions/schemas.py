@@ -46,6 +46,9 @@ class FieldChangeSchema(Schema):
 class DiffSchema(Schema):
     older = ma.fields.Integer(attribute="from", data_key="from")
     newer = ma.fields.Integer(attribute="to", data_key="to")
-    fields = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Nested(FieldChangeSchema),
-                            metadata={"description": "Only the writable fields that differ, yml aside."})  # fmt: skip
+    fields = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Nested(FieldChangeSchema),
+        metadata={"description": "Only the writable fields that differ, yml aside."},
+    )
     yml = ma.fields.String(metadata={"description": "A unified diff of the two definitions (empty: the same)."})

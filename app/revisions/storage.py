@@ -32,15 +32,20 @@ def keep(stored):
     """Keep the version a write is about to replace, and let the oldest beyond the limit go."""
     version = {key: value for key, value in without_keys(stored).items() if key not in NOT_KEPT}
     with contextlib.suppress(DuplicateKeyError):  # a concurrent writer kept it first
-        revisions().update_one({"blueprint": stored["_id"], "rev": stored["rev"]},
-                               {"$setOnInsert": {"version": version}}, upsert=True)  # fmt: skip
+        revisions().update_one(
+            {"blueprint": stored["_id"], "rev": stored["rev"]}, {"$setOnInsert": {"version": version}}, upsert=True
+        )
     oldest_kept = stored["rev"] + 2 - current_app.config["REVISIONS_KEPT"]  # the new current is rev + 1
     if oldest_kept > 1:
         pruned = range(max(oldest_kept - 1 - PRUNE_SLACK, 1), oldest_kept)
-        used = [rev for rev in pruned if get_db().instances.find_one(
-            {"blueprint": str(stored["_id"]), "blueprintRev": rev}, {"_id": 1})]  # fmt: skip
-        revisions().delete_many({"blueprint": stored["_id"], "rev": {"$gte": pruned.start, "$lt": pruned.stop,
-                                                                     "$nin": used}})  # fmt: skip
+        used = [
+            rev
+            for rev in pruned
+            if get_db().instances.find_one({"blueprint": str(stored["_id"]), "blueprintRev": rev}, {"_id": 1})
+        ]
+        revisions().delete_many(
+            {"blueprint": stored["_id"], "rev": {"$gte": pruned.start, "$lt": pruned.stop, "$nin": used}}
+        )
 
 
 def forget(blueprint_id):
@@ -80,11 +85,17 @@ def diff(older, newer):
     """The fields that differ between two versions, and a unified diff of their `yml`, exact to the
     byte: line endings are kept, and a last line without a newline is marked as git marks it."""
     before, after = writable(older), writable(newer)
-    fields = {name: {"from": before[name], "to": after[name]} for name in WRITABLE
-              if name != "yml" and before[name] != after[name]}  # fmt: skip
-    lines = difflib.unified_diff((older.get("yml") or "").splitlines(keepends=True),
-                                 (newer.get("yml") or "").splitlines(keepends=True),
-                                 f"rev {older['rev']}", f"rev {newer['rev']}")  # fmt: skip
+    fields = {
+        name: {"from": before[name], "to": after[name]}
+        for name in WRITABLE
+        if name != "yml" and before[name] != after[name]
+    }
+    lines = difflib.unified_diff(
+        (older.get("yml") or "").splitlines(keepends=True),
+        (newer.get("yml") or "").splitlines(keepends=True),
+        f"rev {older['rev']}",
+        f"rev {newer['rev']}",
+    )
     return {"from": older["rev"], "to": newer["rev"], "fields": fields, "yml": "".join(map(_terminated, lines))}
 
 

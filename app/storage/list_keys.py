@@ -16,8 +16,17 @@ INDEX = {"keys": [(FIELD, 1), ("_id", -1)], "name": "keys_newest"}
 SEP = "\x1f"  # between scope and term: a character no username or value here contains
 EVERYONE, ADMINS, INCOMPLETE = "*", "!", "~"
 STARS = "+"  # `+<SEP>alice`: a blueprint alice starred
-CODES = {"name": "n", "owner": "o", "blueprintType": "t", "entitlementType": "e", "inactive": "i",
-         "defaultProfile": "d", "tags": "g", "blueprint": "b", "profile": "p"}  # fmt: skip
+CODES = {
+    "name": "n",
+    "owner": "o",
+    "blueprintType": "t",
+    "entitlementType": "e",
+    "inactive": "i",
+    "defaultProfile": "d",
+    "tags": "g",
+    "blueprint": "b",
+    "profile": "p",
+}
 # The key a list reads: the first kind of these among its filters, rarest first (names are nearly
 # unique, defaults one per owner; a true `inactive` is rarer than a false one).
 RAREST_FIRST = ("n", "d", "starred", "w", "g", "b", "p", "o", "i:1", "t", "e", "i:0")
@@ -104,8 +113,12 @@ def list_query(filters, scopes, username, args, readable, also=None):
     may read what `readable` accepts: the rarest key among the filters in `args` (`filters` maps
     list parameters to fields), and a test of every filter, of `q` words the key only approaches,
     of `starred` and of `also` (a filter that needs another resource, such as a fit)."""
-    conditions = [(field, value) for arg, field in filters.items() if arg in args
-                  for value in (args[arg] if isinstance(args[arg], list) else [args[arg]])]  # fmt: skip
+    conditions = [
+        (field, value)
+        for arg, field in filters.items()
+        if arg in args
+        for value in (args[arg] if isinstance(args[arg], list) else [args[arg]])
+    ]
     wanted = args.get("q", [])  # its words (`words`), read once from the query string
     candidates = [f"{CODES[field]}:{_value(value)}" for field, value in conditions]
     candidates += [f"w:{word[:5] if len(word) >= 5 else word[:3]}" for word in wanted if len(word) >= 3]

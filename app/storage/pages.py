@@ -124,8 +124,15 @@ class Pager:
             below = position.below
             return self._walk(query, limit, ids.ms_of_id(below), below, (position.width_ms, 0), most_examined)
         start = ids.ms_of(now())
-        return self._walk(query, limit, start, ids.boundary(start + LEEWAY_MS), self.first_windows(start, limit),
-                          most_examined, learn=query.plain)  # fmt: skip
+        return self._walk(
+            query,
+            limit,
+            start,
+            ids.boundary(start + LEEWAY_MS),
+            self.first_windows(start, limit),
+            most_examined,
+            learn=query.plain,
+        )
 
     def _walk(self, query, limit, start, hi, widths, most_examined, learn=False):
         """(items, Position of the next page or None): windows below `hi` (`start` ms), the first

@@ -149,8 +149,9 @@ class ResourceStore:
         """(items, the Position of the next page or None): a page of what `user` may read, as they
         see it, narrowed by the list parameters in `args` and the predicate `also` (a filter that needs
         another resource, such as a fit)."""
-        query = list_keys.list_query(self.filters, self.caller_scopes(user), user["username"], args,
-                                     lambda doc: self.can_read(doc, user), also)  # fmt: skip
+        query = list_keys.list_query(
+            self.filters, self.caller_scopes(user), user["username"], args, lambda doc: self.can_read(doc, user), also
+        )
         most = current_app.config["LIST_MOST_EXAMINED"]
         items, position = self.pager().read(query, args["limit"], args.get("cursor"), most)
         return [self.seen_by(doc, user) for doc in items], position
