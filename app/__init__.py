@@ -16,6 +16,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from app import cli, config, migrations, ops, web
 from app.access import auth, login_throttle, request_quota, tokens
 from app.access import users as accounts  # `users` would be app.users, the routes' package
+from app.blueprints.history import storage as revisions
+from app.blueprints.history.routes import blp as revisions_blp
 from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
 from app.http import docs, idempotency, openapi, problems, response_headers
@@ -26,8 +28,6 @@ from app.instances.storage import store as instances_store
 from app.ops import logs
 from app.profiles.routes import blp as profiles_blp
 from app.profiles.storage import store as profiles_store
-from app.revisions import storage as revisions
-from app.revisions.routes import blp as revisions_blp
 from app.storage import database
 from app.users.routes import blp as users_blp
 

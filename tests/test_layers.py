@@ -13,7 +13,7 @@ LAYERS = [  # bottom first
     ("app.access",),
     ("app.ops",),
     ("app.http",),
-    ("app.profiles", "app.blueprints", "app.revisions", "app.instances", "app.users", "app.imports"),
+    ("app.profiles", "app.blueprints", "app.instances", "app.users", "app.imports"),
     ("app.web", "app.cli", "app.gunicorn_worker", "app"),
 ]
 

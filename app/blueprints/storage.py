@@ -5,9 +5,9 @@ definition on every write that changes it, and stars (the users in `starredBy`).
 
 from app import definitions
 from app.access import users
+from app.blueprints.history import storage as history
 from app.errors import Conflict, Invalid
 from app.model import yamlguard
-from app.revisions import storage as history
 from app.storage import list_keys
 from app.storage.database import collection
 from app.storage.resource_store import MAX_ATTEMPTS, ResourceStore
@@ -85,7 +85,7 @@ class Blueprints(ResourceStore):
         raise RuntimeError(f"star of {id_text} kept losing races")
 
     def before_write(self, stored, changes):
-        """The version a change replaces is kept first (app/revisions/storage.py)."""
+        """The version a change replaces is kept first (history/storage.py)."""
         if stored is not None:
             history.keep(stored)
 

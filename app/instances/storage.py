@@ -16,6 +16,7 @@ from pymongo import ASCENDING
 from pymongo.errors import DuplicateKeyError
 
 from app.blueprints import fitting
+from app.blueprints.history import storage as history
 from app.blueprints.storage import store as blueprints
 from app.definitions import parameters
 from app.definitions.fit import RESOURCES
@@ -24,7 +25,6 @@ from app.model import quantities
 from app.model.accounts import is_admin
 from app.profiles import usage
 from app.profiles.storage import store as profiles
-from app.revisions import storage as history
 from app.storage import list_keys
 from app.storage.database import now
 from app.storage.resource_store import MAX_ATTEMPTS, ResourceStore, object_id

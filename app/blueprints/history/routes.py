@@ -5,6 +5,8 @@ from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
 from app.blueprints.fitting import render_answer
+from app.blueprints.history import storage as history
+from app.blueprints.history.schemas import DiffArgs, DiffSchema, RevisionPageArgs, sign
 from app.blueprints.routes import render_endpoint
 from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store
@@ -13,8 +15,6 @@ from app.http.openapi import Blueprint, headers, problems
 from app.http.paging import page_schema, respond
 from app.http.parser import bodiless
 from app.http.preconditions import IF_MATCH, etag
-from app.revisions import storage as history
-from app.revisions.schemas import DiffArgs, DiffSchema, RevisionPageArgs, sign
 
 blp = Blueprint("revisions", __name__, url_prefix="/blueprints", description="Every version of a blueprint.")
 
