@@ -48,11 +48,10 @@ def create_app(settings=None, mongo_client=None):
     accounts.init_app(app)
 
     api = openapi.Api(app)
-    app.extensions["openapi"] = api
     for blp in (profiles_blp, blueprints_blp, revisions_blp, instances_blp, users_blp, imports_blp):
         api.register_blueprint(blp)
     problems.init_app(app)
-    app.register_blueprint(docs.blp)
+    app.register_blueprint(docs.blueprint(api))
     app.register_blueprint(web.blp)
     ops.init_app(app)
     response_headers.init_app(app)

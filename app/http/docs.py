@@ -6,38 +6,41 @@ it carries the web page's strict policy (response_headers.PAGE)."""
 
 from importlib.resources import files
 
-from flask import Blueprint, current_app, request, send_from_directory
+from flask import Blueprint, request, send_from_directory
 
 from app.http.response_headers import PAGE
 
 _DIST = str(files("flask_swagger_ui") / "dist")
 _PAGE = str(files("app.http") / "swagger")
 
-blp = Blueprint("docs", __name__)
+
+def blueprint(api):
+    """The routes, serving the document flask-smorest's `api` builds."""
+    blp = Blueprint("docs", __name__)
+
+    @blp.get("/openapi.json")
+    def openapi_json():
+        return {**api.spec.to_dict(), "servers": [{"url": request.script_root or "/"}]}
+
+    blp.add_url_rule("/docs", "page", _page)
+    blp.add_url_rule("/docs/page/<path:name>", "script", _script)
+    blp.add_url_rule("/docs/assets/<path:name>", "asset", _asset)
+    blp.after_request(_protect)
+    return blp
 
 
-@blp.get("/openapi.json")
-def openapi_json():
-    document = current_app.extensions["openapi"].spec.to_dict()
-    return {**document, "servers": [{"url": request.script_root or "/"}]}
-
-
-@blp.get("/docs")
-def page():
+def _page():
     return send_from_directory(_PAGE, "index.html", max_age=0)
 
 
-@blp.get("/docs/page/<path:name>")
-def script(name):
+def _script(name):
     return send_from_directory(_PAGE, name, max_age=0)
 
 
-@blp.get("/docs/assets/<path:name>")
-def asset(name):
+def _asset(name):
     return send_from_directory(_DIST, name, max_age=86400)
 
 
-@blp.after_request
 def _protect(response):
     response.headers.update(PAGE)
     return response
