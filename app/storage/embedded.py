@@ -37,34 +37,32 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def _answers(uri, timeout_ms=300):
+def _ask(uri, command, timeout_ms=300):
+    """The answer of the server at `uri` to an admin `command`, or None when it gives none."""
     from pymongo import MongoClient
     from pymongo.errors import PyMongoError
 
     client = MongoClient(uri, serverSelectionTimeoutMS=timeout_ms, connectTimeoutMS=timeout_ms)
     try:
-        client.admin.command("ping")
-        return True
+        return client.admin.command(command)
     except PyMongoError:
-        return False
+        return None
     finally:
         client.close()
+
+
+def _answers(uri):
+    return _ask(uri, "ping") is not None
 
 
 def _serves(uri, data_dir):
     """Whether the server at `uri` is one serving `data_dir` (its process names the directory)."""
-    from pymongo import MongoClient
-    from pymongo.errors import PyMongoError
-
-    client = MongoClient(uri, serverSelectionTimeoutMS=300, connectTimeoutMS=300)
+    status = _ask(uri, "serverStatus") or {}
     try:
-        pid = client.admin.command("serverStatus")["pid"]
-        with open(f"/proc/{int(pid)}/cmdline", "rb") as fh:
+        with open(f"/proc/{int(status['pid'])}/cmdline", "rb") as fh:
             return f"\0--storage-path\0{os.path.abspath(data_dir)}\0".encode() in fh.read()
-    except (PyMongoError, OSError, KeyError, TypeError, ValueError):
+    except (OSError, KeyError, TypeError, ValueError):
         return False
-    finally:
-        client.close()
 
 
 def _die_with_parent():
