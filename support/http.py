@@ -86,6 +86,12 @@ class SocketClient(FlaskClient):
             "127.0.0.1", self.port, timeout=self.timeout, source_address=(self.address, 0)
         )
         try:
+            conn.connect()
+            if conn.sock.getsockname() == conn.sock.getpeername():
+                # Polling a port nobody listens on yet can connect the socket to itself (TCP's
+                # simultaneous open, when the kernel picks the same port as the source), which
+                # would echo the request back as its answer.
+                raise ConnectionRefusedError(f"port {self.port}: connected to itself")
             conn.request(method, path, body=data, headers=headers)
             r = conn.getresponse()
             return Response(r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
