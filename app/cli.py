@@ -46,7 +46,7 @@ def create_user(username, role, password):
 @users_cli.command("list")
 def list_users():
     """Every user with its role and status, oldest first."""
-    for user in users.collection().find({}, {"username": 1, "role": 1, "disabled": 1}).sort("_id", 1):
+    for user in users.every():
         status = "disabled" if user["disabled"] else "active"
         click.echo(f"{user['username']}\t{user['role']}\t{status}")
 

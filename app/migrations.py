@@ -15,18 +15,20 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bson import ObjectId
 from pymongo import MongoClient
 from pymongo.errors import ConnectionFailure
 
 from app import definitions
+from app.blueprints.history import storage as history
 from app.blueprints.storage import store as blueprints
-from app.errors import Invalid
+from app.errors import Invalid, NotFound
 from app.instances.storage import store as instances
 from app.model import yamlguard
 from app.profiles import usage
 from app.profiles.storage import store as profiles
 from app.storage import list_keys
-from app.storage.database import get_db
+from app.storage.database import get_db, raise_setting, setting
 
 log = logging.getLogger(__name__)
 MIGRATED = "migrated"  # the settings document holding the number of the last migration done
@@ -78,7 +80,12 @@ def _keys(store, doc):
 
 
 def _secrets(store, doc):
-    return store.secrets_hidden(doc)
+    blueprint = blueprints.found(ObjectId(doc["blueprint"]))
+    try:
+        version = history.version(blueprint, doc["blueprintRev"]) if blueprint else None
+    except NotFound:  # that revision is gone: nothing tells which value was generated
+        version = None
+    return store.secrets_hidden(doc, version)
 
 
 MIGRATIONS = (
@@ -94,12 +101,12 @@ LATEST = MIGRATIONS[-1].number
 def mark_current(db):
     """Record that `db` holds documents of the present shape only (written straight into it as
     the service stores them: the benchmarks' seeds)."""
-    db.settings.update_one({"_id": MIGRATED}, {"$max": {"value": LATEST}}, upsert=True)
+    raise_setting(db, MIGRATED, LATEST)
 
 
 def done(db):
     """The number of the last migration `db` has had."""
-    return (db.settings.find_one({"_id": MIGRATED}) or {}).get("value", 0)
+    return setting(db, MIGRATED) or 0
 
 
 def run():
@@ -148,10 +155,9 @@ def _migrated(store, migrations, doc):
             changes.update(migration.change(store, {**doc, **changes}))
         if not changes:
             return False
-        current = {"_id": doc["_id"], "rev": doc.get("rev"), list_keys.FIELD: doc.get(list_keys.FIELD)}
-        if store.coll().update_one(current, {"$set": changes}).matched_count:
+        if store.reshape(doc, changes):
             return True
-        doc = store.coll().find_one({"_id": doc["_id"]})
+        doc = store.found(doc["_id"])
     return False
 
 

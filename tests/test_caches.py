@@ -5,6 +5,7 @@ import time
 
 from app.access import auth, users
 from app.storage.cache import TtlCache
+from app.storage.database import get_db
 from support.http import PASSWORD, assert_problem, bearer, token_for
 
 
@@ -36,7 +37,7 @@ def test_a_new_role_applies_at_once(api, app):
 def test_a_change_by_another_process_applies_within_user_cache_seconds(api, app):
     assert api.get("/users/me", user="alice").status == 200  # this process keeps its copy
     with app.app_context():  # as another worker, host or the CLI would, past this process's cache
-        users.collection().update_one({"username": "alice"}, {"$set": {"disabled": True}})
+        get_db().users.update_one({"username": "alice"}, {"$set": {"disabled": True}})
     assert api.get("/users/me", user="alice").status == 200
     ttl = app.config["USER_CACHE_SECONDS"]
     assert ttl == 1
@@ -48,7 +49,7 @@ def test_with_no_user_cache_every_request_reads_the_record(api, app):
     app.config["USER_CACHE_SECONDS"] = 0
     assert api.get("/users/me", user="alice").status == 200
     with app.app_context():
-        users.collection().update_one({"username": "alice"}, {"$set": {"role": "viewer"}})
+        get_db().users.update_one({"username": "alice"}, {"$set": {"role": "viewer"}})
     assert api.get("/users/me", user="alice").json["role"] == "viewer"
 
 

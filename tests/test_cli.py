@@ -5,6 +5,7 @@ import pytest
 
 from app import create_app
 from app.access import users
+from app.storage.database import get_db
 from support.apps import settings
 
 
@@ -42,7 +43,7 @@ def test_admin_from_the_environment_is_created_once():
     with app.app_context():
         assert users.authenticate("boss", "first password")["role"] == "admin"
         assert users.authenticate("boss", "second password") is None
-        assert users.collection().count_documents({}) == 1
+        assert get_db().users.count_documents({}) == 1
 
 
 def test_an_invalid_admin_from_the_environment_stops_start_up():

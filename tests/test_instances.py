@@ -10,6 +10,8 @@ import pytest
 import yaml
 from bson import ObjectId
 
+from app.profiles.storage import store as profiles
+from app.profiles.usage import ZERO
 from app.storage.database import get_db, now
 from support import compose_oracle as oracle
 from support.http import assert_problem, create
@@ -322,25 +324,44 @@ def ledger(app, profile):
 
 
 def test_what_a_crashed_request_left_is_settled_by_what_its_instance_says(api, web, team, app):
-    """A reservation whose request died (a ledger entry older than the lease): a create without its
-    instance is taken back, one with it stays; a delete is carried through."""
-    shop = deploy(api, web, team, "shop").json
+    """Ledger entries whose requests died (older than the lease), as a reservation leaves them: a
+    create without its instance is taken back; a delete whose instance is still there is taken back
+    (the instance stays, counted); one whose instance is gone is settled, freeing its share. A read
+    of the profile concludes them, and deletes nothing."""
+    kept, gone = deploy(api, web, team, "kept").json, deploy(api, web, team, "gone").json
+    share = {"memoryBytes": 256 * Mi, "cpuMillis": 100, "containers": 1, "storageBytes": 0, "instances": 1}
+    freed = {key: -value for key, value in share.items()}
     with app.app_context():
-        profiles = get_db().profiles
-        old = now() - timedelta(minutes=5)
-        ghost, gone = str(ObjectId()), shop["id"]
-        delta = {"memoryBytes": Gi, "cpuMillis": 1, "containers": 1, "storageBytes": 0, "instances": 1}
-        profiles.update_one(
+        db, old, ghost = get_db(), now() - timedelta(minutes=5), str(ObjectId())
+        db.instances.delete_one({"_id": ObjectId(gone["id"])})  # its delete wrote, then the request died
+        db.profiles.update_one(
             {"_id": ObjectId(team["id"])},
             {
-                "$inc": {f"usage.{key}": value for key, value in delta.items()},
+                "$inc": {f"usage.{key}": value for key, value in share.items()},  # the ghost's reservation
                 "$set": {
-                    f"ledger.{ghost}": {"op": "create", "delta": delta, "at": old},
-                    f"ledger.{gone}": {"op": "delete", "rev": 1, "delta": {}, "at": old},
+                    f"ledger.{ghost}": {"op": "create", "delta": share, "pending": ZERO, "at": old},
+                    f"ledger.{kept['id']}": {"op": "delete", "delta": freed, "pending": freed, "at": old},
+                    f"ledger.{gone['id']}": {"op": "delete", "delta": freed, "pending": freed, "at": old},
                 },
             },
         )
-    settled = usage(api, team)  # a read repairs
-    assert settled == {"memoryBytes": 256 * Mi, "cpuMillis": 100, "containers": 1, "storageBytes": 0, "instances": 1}
-    assert api.get(f"/instances/{gone}", user="alice").status == 404  # the delete went through
+    assert usage(api, team) == share  # a read concludes them: one instance counted, the one that exists
+    assert api.get(f"/instances/{kept['id']}", user="alice").status == 200
+    assert ledger(app, team) == {}
+
+
+def test_a_reservation_adds_what_grows_at_once_and_frees_what_shrinks_only_once_settled(api, web, team, app):
+    """So that usage never counts less than the instances that exist: between a delete's
+    reservation and its write, another admission cannot take the room it is about to free."""
+    shop = deploy(api, web, team, "shop").json
+    share = {"memoryBytes": 256 * Mi, "cpuMillis": 100, "containers": 1, "storageBytes": 0, "instances": 1}
+    with app.app_context():
+        profile = profiles.found(ObjectId(team["id"]))
+        smaller = {**{key: -value for key, value in share.items()}, "memoryBytes": Mi, "instances": 0}
+        entry = profiles.reserve(profile, shop["id"], smaller, {"op": "upgrade", "rev": 2})
+        during = profiles.found(profile["_id"])["usage"]
+        profiles.settle(profile["_id"], shop["id"], entry)
+        after = profiles.found(profile["_id"])["usage"]
+    assert during == {**share, "memoryBytes": 257 * Mi}  # the growth is counted, the shrinking not yet
+    assert after == {"memoryBytes": 257 * Mi, "cpuMillis": 0, "containers": 0, "storageBytes": 0, "instances": 1}
     assert ledger(app, team) == {}

@@ -13,8 +13,22 @@ LAYERS = [  # bottom first
     ("app.access",),
     ("app.ops",),
     ("app.http",),
-    ("app.profiles", "app.blueprints", "app.instances", "app.users", "app.imports"),
-    ("app.web", "app.cli", "app.gunicorn_worker", "app"),
+    # The resources: their schemas and arithmetic (a module not named below is one of these); the
+    # instance store, which the others ask about instances; the other stores; what joins
+    # resources (a fit, an admission); and the routes.
+    ("app.profiles", "app.blueprints", "app.instances"),
+    ("app.instances.storage",),
+    ("app.profiles.storage", "app.blueprints.storage", "app.blueprints.history.storage"),
+    ("app.blueprints.fitting", "app.instances.admission"),
+    (
+        "app.profiles.routes",
+        "app.blueprints.routes",
+        "app.blueprints.history.routes",
+        "app.instances.routes",
+        "app.users",
+        "app.imports",
+    ),
+    ("app.web", "app.cli", "app.gunicorn_worker", "app.migrations", "app"),
 ]
 
 
@@ -59,3 +73,47 @@ def test_the_command_line_client_imports_nothing_of_the_service():
     installed in full and cannot reach around the API."""
     client = APP.parent / "bpctl"
     assert sorted(client.glob("*.py")) and [str(p) for p in client.glob("*.py") if list(imports(p))] == []
+
+
+# Each collection and the one module that reads and writes it; the resources' own (profiles,
+# blueprints, instances) are reached only through their store's `self.coll()`.
+OWNERS = {
+    "revisions": "app.blueprints.history.storage",
+    "users": "app.access.users",
+    "tokens": "app.access.tokens",
+    "idempotency": "app.http.idempotency",
+    "rate_limits": "app.access.request_quota",
+    "auth_failures": "app.access.login_throttle",
+    "settings": "app.storage.database",
+}
+DATABASE_METHODS = {"command", "client", "name", "list_collection_names", "drop_collection"}
+
+
+def touched(path):
+    """What a module reaches: (collection or "coll() of another", line) for each reach."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr not in DATABASE_METHODS:
+            database = node.value
+            if (isinstance(database, ast.Name) and database.id == "db") or (
+                isinstance(database, ast.Call) and getattr(database.func, "id", None) == "get_db"
+            ):
+                yield node.attr, node.lineno
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "collection":
+            yield next((arg.value for arg in node.args if isinstance(arg, ast.Constant)), "collection()"), node.lineno
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "coll":
+            receiver = node.func.value
+            yield from (
+                [] if isinstance(receiver, ast.Name) and receiver.id == "self" else [("coll() of another", node.lineno)]
+            )
+
+
+def test_only_a_collections_owner_touches_it():
+    strays = []
+    for path in sorted(path for path in APP.rglob("*.py") if "node_modules" not in path.parts):
+        module = ".".join(path.relative_to(APP.parent).with_suffix("").parts).removesuffix(".__init__")
+        strays += [
+            f"{module}:{line} {name}"
+            for name, line in touched(path)
+            if OWNERS.get(name) != module and not (name == "collection()" and module == "app.storage.resource_store")
+        ]
+    assert strays == []

@@ -66,9 +66,4 @@ def revoke(token, user):
     record = get_db().tokens.find_one({"_id": digest})  # not find_one_and_delete: a scan on the embedded server
     if record is None or not get_db().tokens.delete_one({"_id": digest}).deleted_count:
         return
-    stored = users.collection()
-    stored.update_one({"_id": user["_id"]}, {"$pull": {"revokedTokens": {"expiresAt": {"$lte": now()}}}})
-    stored.update_one(
-        {"_id": user["_id"]}, {"$push": {"revokedTokens": {"digest": digest, "expiresAt": record["expiresAt"]}}}
-    )
-    users.forget(user["username"])
+    users.revoke_token(user, digest, record["expiresAt"])

@@ -26,7 +26,7 @@ class NoSuchUser(Exception):
     pass
 
 
-def collection():
+def _stored():
     return database.collection("users")
 
 
@@ -50,7 +50,7 @@ def create(username, password, role):
         "createdAt": now(),
     }
     try:
-        collection().insert_one(doc)
+        _stored().insert_one(doc)
     except DuplicateKeyError:
         raise UsernameTaken(username) from None
     return doc
@@ -60,7 +60,7 @@ TOKEN_GENERATION = "tokenGeneration"  # noqa: S105 (a field name): tokens of ano
 
 
 def find(username):
-    return collection().find_one({"username": username})
+    return _stored().find_one({"username": username})
 
 
 def current(username):
@@ -87,7 +87,7 @@ EVERY_USER = ListQuery(({},), lambda user: True, plain=True)
 
 
 def page(limit, position=None):
-    return pages.pager(collection()).read(EVERY_USER, limit, position)
+    return pages.pager(_stored()).read(EVERY_USER, limit, position)
 
 
 def _set(username, revoke_tokens=False, **fields):
@@ -96,7 +96,7 @@ def _set(username, revoke_tokens=False, **fields):
     update = {"$set": fields} if fields else {}
     if revoke_tokens:
         update["$inc"] = {TOKEN_GENERATION: 1}
-    matched = collection().update_one({"username": username}, update).matched_count
+    matched = _stored().update_one({"username": username}, update).matched_count
     forget(username)  # after the write: a request in between would cache the old record again
     if not matched:
         raise NoSuchUser(username)
@@ -119,6 +119,21 @@ def set_disabled(username, disabled):
 def revoke_tokens(username):
     """Every token of the user stops working."""
     _set(username, revoke_tokens=True)
+
+
+def revoke_token(user, digest, expires_at):
+    """List one token (by its digest) as revoked on its user until it would have expired anyway;
+    those whose time is past leave the list."""
+    _stored().update_one({"_id": user["_id"]}, {"$pull": {"revokedTokens": {"expiresAt": {"$lte": now()}}}})
+    _stored().update_one(
+        {"_id": user["_id"]}, {"$push": {"revokedTokens": {"digest": digest, "expiresAt": expires_at}}}
+    )
+    forget(user["username"])
+
+
+def every():
+    """Every user's name, role and status, oldest first."""
+    return _stored().find({}, {"username": 1, "role": 1, "disabled": 1}).sort("_id", 1)
 
 
 def token_generation(user):
@@ -145,7 +160,7 @@ def authenticate(username, password):
 
 def missing(usernames):
     """The names among `usernames` that no user has."""
-    found = {d["username"] for d in collection().find({"username": {"$in": list(usernames)}}, {"username": 1})}
+    found = {d["username"] for d in _stored().find({"username": {"$in": list(usernames)}}, {"username": 1})}
     return [name for name in usernames if name not in found]
 
 

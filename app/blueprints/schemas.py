@@ -9,7 +9,7 @@ from app.http.crud import EchoedId
 from app.http.paging import ListArgs
 from app.model.accounts import EntitledUsers
 from app.model.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Trimmed, Yaml
-from app.model.schemas import Schema
+from app.model.schemas import RequirementsSchema, Schema, Source
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
 # A blueprint's writable fields: what a version keeps, a diff compares and an export carries
@@ -63,47 +63,6 @@ class Entitlement(ma.fields.String):
 
     def _deserialize(self, value, attr, data, **kwargs):
         return super()._deserialize(value, attr, data, **kwargs).strip().upper()
-
-
-class RequirementsSchema(Schema):
-    """What a definition's containers need, summed; null for a type with no known format."""
-
-    memoryBytes = ma.fields.Integer()
-    cpuMillis = ma.fields.Integer()
-    containers = ma.fields.Integer()
-    storageBytes = ma.fields.Integer()
-    unbounded = ma.fields.List(
-        ma.fields.String(),
-        metadata={"description": "Sorted: each container that declares no amount of memory (or cpu)."},
-    )
-    unresolved = ma.fields.List(
-        ma.fields.String(),
-        dump_default=list,
-        metadata={"description": "Sorted: undeclared variables without a default that stand in an amount."},
-    )
-
-
-class SourceSchema(Schema):
-    format = ma.fields.String()
-    name = ma.fields.String()
-    key = ma.fields.String()
-    template = ma.fields.Dict(
-        metadata={
-            "description": "openshift: the template's displayName, iconClass, message and labels, which its "
-            "export gives back."
-        }
-    )
-
-
-def Source():
-    """Where an import found a resource (blueprints and profiles alike); null otherwise."""
-    return ma.fields.Nested(
-        SourceSchema,
-        dump_only=True,
-        allow_none=True,
-        dump_default=None,
-        metadata={"description": "Where an import found it (its format, the import's source, its key); else null."},
-    )
 
 
 class BlueprintSchema(EchoedId):

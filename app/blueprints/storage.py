@@ -7,9 +7,9 @@ from app import definitions
 from app.access import users
 from app.blueprints.history import storage as history
 from app.errors import Conflict, Invalid
+from app.instances.storage import store as instances
 from app.model import yamlguard
 from app.storage import list_keys
-from app.storage.database import collection
 from app.storage.resource_store import MAX_ATTEMPTS, ResourceStore
 
 
@@ -91,10 +91,10 @@ class Blueprints(ResourceStore):
 
     def deletable(self, doc):
         """A blueprint no instance was made from (a 409 naming how many, at most MAX_NAMED)."""
-        made = list(collection("instances").find({"blueprint": str(doc["_id"])}, {"_id": 1}).limit(MAX_NAMED))
+        made = instances.made_from(doc["_id"], MAX_NAMED)
         if made:
-            many = len(made) > 1
-            count = f"{len(made)}{'+' if len(made) == MAX_NAMED else ''} instance{'s' if many else ''}"
+            many = made > 1
+            count = f"{made}{'+' if made == MAX_NAMED else ''} instance{'s' if many else ''}"
             raise Conflict(f"{count} of this blueprint {'exist' if many else 'exists'}: delete them first.")
         return {}
 

@@ -10,8 +10,8 @@ from app.errors import NotFound
 from app.http import crud, paging, preconditions
 from app.http.openapi import Blueprint, headers, problems
 from app.http.preconditions import IF_MATCH, etag
+from app.instances.admission import store
 from app.instances.schemas import InstanceDraftSchema, InstanceQuery, InstanceSchema, UpgradeArgs, UpgradeSchema
-from app.instances.storage import store
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
 from app.storage.resource_store import object_id
 
@@ -39,7 +39,7 @@ def behind(args):
 
     def rev_of(blueprint_id):
         if blueprint_id not in current:
-            found = blueprints.coll().find_one({"_id": object_id(blueprint_id)}, {"rev": 1})
+            found = blueprints.found(object_id(blueprint_id), {"rev": 1})
             current[blueprint_id] = found["rev"] if found else None
         return current[blueprint_id]
 

@@ -2,10 +2,9 @@
 
 import marshmallow as ma
 
-from app.blueprints.schemas import RequirementsSchema
 from app.http.paging import ListArgs
 from app.model.fields import Id, Pattern, QueryBoolean, Timestamp
-from app.model.schemas import Schema
+from app.model.schemas import RequirementsSchema, Schema
 
 NAME = Pattern(
     r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?",

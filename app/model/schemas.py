@@ -1,5 +1,5 @@
-"""The base of every schema (unknown fields refused, read-only ones named as such), and the query
-parameter every write takes."""
+"""The base of every schema (unknown fields refused, read-only ones named as such), the query
+parameter every write takes, and the fields blueprints, instances and profiles share."""
 
 import marshmallow as ma
 
@@ -28,3 +28,44 @@ class WriteArgs(Schema):
 # flask-smorest's `doc(parameters=...)` replaces the parameters `arguments` documents, so the
 # writes that also document a header list this among theirs (apispec expands it into fields).
 WRITE_PARAMETERS = {"in": "query", "schema": WriteArgs}
+
+
+class SourceSchema(Schema):
+    format = ma.fields.String()
+    name = ma.fields.String()
+    key = ma.fields.String()
+    template = ma.fields.Dict(
+        metadata={
+            "description": "openshift: the template's displayName, iconClass, message and labels, which its "
+            "export gives back."
+        }
+    )
+
+
+def Source():
+    """Where an import found a resource (blueprints and profiles alike); null otherwise."""
+    return ma.fields.Nested(
+        SourceSchema,
+        dump_only=True,
+        allow_none=True,
+        dump_default=None,
+        metadata={"description": "Where an import found it (its format, the import's source, its key); else null."},
+    )
+
+
+class RequirementsSchema(Schema):
+    """What a definition's containers need, summed; null for a type with no known format."""
+
+    memoryBytes = ma.fields.Integer()
+    cpuMillis = ma.fields.Integer()
+    containers = ma.fields.Integer()
+    storageBytes = ma.fields.Integer()
+    unbounded = ma.fields.List(
+        ma.fields.String(),
+        metadata={"description": "Sorted: each container that declares no amount of memory (or cpu)."},
+    )
+    unresolved = ma.fields.List(
+        ma.fields.String(),
+        dump_default=list,
+        metadata={"description": "Sorted: undeclared variables without a default that stand in an amount."},
+    )

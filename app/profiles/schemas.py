@@ -2,13 +2,12 @@
 
 import marshmallow as ma
 
-from app.blueprints.schemas import Source
 from app.http.crud import EchoedId
 from app.http.paging import ListArgs
 from app.model import quantities
 from app.model.accounts import EntitledUsers
 from app.model.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
-from app.model.schemas import Schema
+from app.model.schemas import Schema, Source
 
 
 class PerContainerSchema(Schema):

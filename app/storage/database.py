@@ -47,6 +47,17 @@ def collection(name):
     return made[name]
 
 
+def setting(db, name):
+    """The value of setting `name` in `db` (None: never set). Settings are the deployment's own
+    values, one document each in `settings`."""
+    return (db.settings.find_one({"_id": name}) or {}).get("value")
+
+
+def raise_setting(db, name, value):
+    """Setting `name` becomes `value`, unless it holds more already."""
+    db.settings.update_one({"_id": name}, {"$max": {"value": value}}, upsert=True)
+
+
 def shared_secret(db):
     """A random key kept in the database, so every worker on every host signs alike."""
     db.settings.update_one({"_id": "secret"}, {"$setOnInsert": {"value": secrets.token_hex(32)}}, upsert=True)

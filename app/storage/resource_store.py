@@ -101,6 +101,12 @@ class ResourceStore:
             raise missing(self.noun, id_text)
         return doc
 
+    def found(self, _id, projection=None):
+        """The document whose id is `_id` (an ObjectId), or None, whoever asks: for the service's
+        own use (the profile an admission spends from, a blueprint's current rev), never answered
+        without `get`'s check."""
+        return self.coll().find_one({"_id": _id}, projection)
+
     def caller_scopes(self, user):
         """The scopes `user` reads with: their own (admins': ADMINS), then everyone's."""
         own = list_keys.ADMINS if is_admin(user) else user["username"]
@@ -211,6 +217,13 @@ class ResourceStore:
             raise PreconditionFailed(self.get(id_text, user))  # changed or deleted since it was read
         elif condition.keys() - {"_id", "rev"} and self.coll().find_one({"_id": doc["_id"]}) is not None:
             raise self.refused_delete(self.coll().find_one({"_id": doc["_id"]}))
+
+    def reshape(self, doc, changes):
+        """Write a migration's `changes` to `doc`, which bring it to the present shape without making
+        a new version, on the condition that it is still the version read (its `rev`, and its keys,
+        which a star changes alone); whether it was."""
+        current = {"_id": doc["_id"], "rev": doc.get("rev"), list_keys.FIELD: doc.get(list_keys.FIELD)}
+        return self.coll().update_one(current, {"$set": changes}).matched_count == 1
 
     def _insert(self, doc):
         coll = self.coll()

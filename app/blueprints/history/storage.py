@@ -13,6 +13,7 @@ from pymongo.errors import DuplicateKeyError
 
 from app.blueprints.schemas import WRITABLE
 from app.errors import NotFound
+from app.instances.storage import store as instances
 from app.storage.database import get_db
 from app.storage.list_keys import without_keys
 
@@ -38,11 +39,7 @@ def keep(stored):
     oldest_kept = stored["rev"] + 2 - current_app.config["REVISIONS_KEPT"]  # the new current is rev + 1
     if oldest_kept > 1:
         pruned = range(max(oldest_kept - 1 - PRUNE_SLACK, 1), oldest_kept)
-        used = [
-            rev
-            for rev in pruned
-            if get_db().instances.find_one({"blueprint": str(stored["_id"]), "blueprintRev": rev}, {"_id": 1})
-        ]
+        used = [rev for rev in pruned if instances.rendered_at(stored["_id"], rev)]
         revisions().delete_many(
             {"blueprint": stored["_id"], "rev": {"$gte": pruned.start, "$lt": pruned.stop, "$nin": used}}
         )

@@ -1,0 +1,219 @@
+"""Instances admitted against their profile's room and counted in its usage.
+
+Every write that changes what an instance needs (create, upgrade, delete) runs inside `spending`:
+the change is reserved on the profile (its ledger, app/profiles/storage.py), the instance is
+written, and the reservation is settled, or taken back when the write was refused. The embedded
+server has no multi-document transactions, so these are three writes; a request that dies between
+them leaves its entry, which the profile store concludes by what the instance says once the
+request cannot be running any more (docs/design.md, "Instances and usage")."""
+
+import difflib
+from contextlib import contextmanager
+
+from pymongo.errors import DuplicateKeyError
+
+from app.blueprints import fitting
+from app.blueprints.history import storage as history
+from app.blueprints.storage import store as blueprints
+from app.definitions.fit import RESOURCES
+from app.errors import Conflict, Invalid, NoRoom, NotFound, Problem
+from app.instances.storage import Instances
+from app.model import quantities
+from app.profiles import usage
+from app.profiles.storage import store as profiles
+from app.storage.database import now
+from app.storage.resource_store import MAX_ATTEMPTS, object_id
+
+
+class Moved(Conflict):
+    """The instance changed between the read a write was decided on and the write."""
+
+
+class Admissions(Instances):
+    """The instance store, its writes admitted and counted."""
+
+    def create(self, fields, user, id=None, dry_run=False):
+        """Render the blueprint at its revision with the values and the profile's defaults, and
+        admit it in the room the profile has (a 409 `quota` problem otherwise)."""
+        blueprint = _readable(blueprints, fields["blueprint"], user, "blueprint")
+        profile = _readable(profiles, fields["profile"], user, "profile")
+        version = _version(blueprint, fields.get("blueprintRev"))
+        answer = _admitted(version, fields["values"], profile)
+        doc = {
+            "name": fields["name"],
+            "blueprint": str(blueprint["_id"]),
+            "blueprintRev": version["rev"],
+            "profile": str(profile["_id"]),
+            "profileOwner": profile["owner"],
+            "values": answer["values"],
+            "kept": answer["used"],
+            "requirements": answer["requirements"],
+            "yml": answer["yml"],
+        }
+        if self.named(user["username"], doc["name"]):
+            raise Conflict(f"You have an instance named {doc['name']!r} already.")
+        return super().create(doc, user, id=id, dry_run=dry_run)
+
+    def _insert(self, doc):
+        profile = profiles.found(object_id(doc["profile"]))
+        with spending(profile, doc["_id"], usage.change(doc["requirements"]), {"op": "create"}):
+            try:
+                return super()._insert(doc)
+            except DuplicateKeyError:  # surely not inserted: taken back
+                raise Conflict(f"You have an instance named {doc['name']!r} already.") from None
+
+    def upgrade(self, id_text, user, rev, values, if_match=None, dry_run=False):
+        """Render again at `rev` (the blueprint's current one when None) with the kept values and
+        those given, admit the difference; the new version and the diff of the definitions."""
+        doc = self._checked(id_text, user, if_match)
+        version = _version(blueprints.get(doc["blueprint"], user), rev)
+        profile = profiles.found(object_id(doc["profile"]))
+        answer = _admitted(version, {**doc["kept"], **values}, profile, replacing=doc["requirements"])
+        changes = {
+            "blueprintRev": version["rev"],
+            "values": answer["values"],
+            "kept": answer["used"],
+            "requirements": answer["requirements"],
+            "yml": answer["yml"],
+            "updatedBy": user["username"],
+            "updatedAt": now(),
+        }
+        upgraded = {**doc, **changes, "rev": doc["rev"] + 1}
+        diff = "".join(
+            difflib.unified_diff(
+                doc["yml"].splitlines(keepends=True),
+                answer["yml"].splitlines(keepends=True),
+                f"rev {doc['blueprintRev']}",
+                f"rev {version['rev']}",
+            )
+        )
+        if dry_run:
+            return upgraded, diff
+        delta = usage.change(answer["requirements"], doc["requirements"])
+        with spending(profile, doc["_id"], delta, {"op": "upgrade", "rev": upgraded["rev"]}):
+            if not self.replace_version(doc, changes):
+                raise Moved("The instance changed while it was upgraded: read it and try again.")
+        return upgraded, diff
+
+    def delete(self, id_text, user, if_match=None):
+        """Free its usage and go, on the condition that it is still the version whose requirements
+        are given back (decided again when it is not)."""
+        for _ in range(MAX_ATTEMPTS):
+            doc = self._checked(id_text, user, if_match)
+            profile = profiles.settled(profiles.found(object_id(doc["profile"])))
+            if profile is None:  # deleted under it (it cannot be while this is counted)
+                self.delete_version(doc)
+                return
+            try:
+                with spending(profile, doc["_id"], usage.change(None, doc["requirements"]), {"op": "delete"}):
+                    if not self.delete_version(doc):
+                        raise Moved("upgraded meanwhile")
+                return
+            except Moved:
+                continue
+        raise Conflict("Another change of this instance kept going on: try again.")
+
+
+store = Admissions()
+
+
+@contextmanager
+def spending(profile, instance_id, delta, entry):
+    """Reserve `delta` on the profile for the write the block makes, then settle it; a write the
+    block refuses (a problem it raises, a unique index) is taken back. Any other failure (a lost
+    connection, a killed worker) may have written: the entry stays, for `Profiles.settled`."""
+    recorded = _reserve(profile, str(instance_id), delta, entry)
+    try:
+        yield
+    except (Problem, DuplicateKeyError):
+        profiles.take_back(profile["_id"], str(instance_id), recorded)
+        raise
+    profiles.settle(profile["_id"], str(instance_id), recorded)
+
+
+def _readable(resource_store, id_text, user, field):
+    """A blueprint or profile a body names: one the caller may read, else a 422 naming the field."""
+    try:
+        return resource_store.get(id_text, user)
+    except NotFound as exc:
+        raise Invalid({field: [exc.detail]}) from None
+
+
+def _version(blueprint, rev):
+    """The blueprint as it was at `rev` (None: as it is)."""
+    if rev is None or rev == blueprint["rev"]:
+        return blueprint
+    try:
+        return history.version(blueprint, rev)
+    except NotFound:
+        raise Invalid({"rev": [f"The blueprint has no revision {rev}."]}) from None
+
+
+def _admitted(version, values, profile, replacing=None):
+    """The render of `version` for `profile`, if the profile has room for it (with `replacing`,
+    the requirements it replaces, given back first); else a 409 naming each resource short of it."""
+    profile = profiles.settled(profile)
+    used = profile["usage"]
+    if replacing is not None:
+        used = {key: used[key] - value for key, value in usage.change(replacing).items()}
+    answer = fitting.render_fitted(version, values, {**profile, "usage": used})
+    if answer["requirements"] is None:
+        raise Invalid({"blueprint": ["Its definition is of no known type: there is nothing to count."]})
+    _refuse_without_room(answer["fit"])
+    return answer
+
+
+def _refuse_without_room(fit):
+    """A 409 naming each resource the fit has no room for: over the cap left, over the maximum per
+    container, unbounded or unknown where the profile caps it."""
+    short, quota = [], {}
+    for name, resource in fit["resources"].items():
+        capped = resource["cap"] is not None
+        if capped:
+            quota[name] = {key: resource[key] for key in ("required", "used", "cap", "available")}
+        if resource["overMax"]:
+            short.append(f"{name}: over the profile's per-container maximum ({'; '.join(resource['overMax'])})")
+        elif capped and resource["verdict"] == "exceeds":
+            short.append(_shortfall(name, resource["required"], resource["used"], resource["cap"]))
+        elif capped and resource["verdict"] == "unbounded":
+            short.append(f"{name}: a container declares none and the profile gives no container default")
+        elif capped and resource["verdict"] == "unknown":
+            short.append(f"{name}: not known until the variables that stand in it are set")
+    if short:
+        raise NoRoom("The profile has no room for it: " + "; ".join(short) + ".", quota)
+
+
+def _reserve(profile, instance_id, delta, entry):
+    """Reserve `delta` on the profile for `instance_id`, deciding again while other admissions
+    change its usage; a 409 when the room is gone."""
+    for _ in range(MAX_ATTEMPTS):
+        if profile is None:
+            raise Conflict("The profile was deleted meanwhile.")
+        if recorded := profiles.reserve(profile, instance_id, delta, entry):
+            return recorded
+        profile = profiles.settled(profiles.found(profile["_id"]))
+        if profile is None:
+            continue
+        limits, used = quantities.limits(profile), profile["usage"]
+        short = {
+            name: (delta[key], used[key], limits[key])
+            for name, key in RESOURCES.items()
+            if delta[key] > 0 and limits[key] is not None and used[key] + delta[key] > limits[key]
+        }
+        if short:  # another admission took the room
+            quota = {
+                name: {"required": need, "used": held, "cap": cap, "available": cap - held}
+                for name, (need, held, cap) in short.items()
+            }
+            shortfalls = "; ".join(_shortfall(name, *amounts) for name, amounts in short.items())
+            raise NoRoom(f"The profile has no room for it: {shortfalls}.", quota)
+    raise Conflict("The profile kept changing: try again.")
+
+
+def _shortfall(name, required, used, cap):
+    """`memory: requires 1 GiB, 1.5 GiB of 2 GiB used, 512 MiB available`."""
+    key, spoken = RESOURCES[name], quantities.spoken
+    return (
+        f"{name}: requires {spoken(key, required)}, {spoken(key, used)} of {spoken(key, cap)} used, "
+        f"{spoken(key, max(cap - used, 0))} available"
+    )
