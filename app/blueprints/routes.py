@@ -9,6 +9,7 @@ from flask.views import MethodView
 from app.access.auth import current_user, login_required
 from app.blueprints import fitting
 from app.blueprints.schemas import (
+    RENDER_EXAMPLE,
     BlueprintDraftSchema,
     BlueprintQuery,
     BlueprintSchema,
@@ -19,9 +20,13 @@ from app.blueprints.schemas import (
 )
 from app.blueprints.storage import store
 from app.errors import NotFound
-from app.http import crud, paging
+from app.http import crud, idempotency, paging
+from app.http.crud import CREATED, DRY_RUN, NOT_MODIFIED, ChangeArgs
 from app.http.openapi import Blueprint, headers, problems
+from app.http.paging import page_schema
 from app.http.parser import bodiless
+from app.http.preconditions import IF_MATCH, IF_NONE_MATCH
+from app.model.schemas import WRITE_PARAMETERS, WriteArgs
 
 blp = Blueprint(
     "blueprints",
@@ -53,9 +58,6 @@ EXAMPLES = {
 }
 
 
-RENDER_EXAMPLE = {"values": {"REPLICAS": 3}, "profile": "6740f1c2a9e3b1d2c3f4a5b6", "maximize": "REPLICAS"}
-
-
 def attachment(name, fallback):
     """A Content-Disposition (RFC 6266) naming `name`.yml: an ASCII-only `filename` and, where the
     name has other characters, their UTF-8 form in `filename*`."""
@@ -69,13 +71,24 @@ def attachment(name, fallback):
 
 @blp.route("")
 class BlueprintCollection(MethodView):
-    @crud.list_endpoint(blp, BlueprintQuery(), BlueprintSchema, "A page of blueprints, newest first.")
+    @login_required(role="viewer")
+    @blp.arguments(BlueprintQuery(), location="query", as_kwargs=False)
+    @blp.response(
+        200, page_schema(BlueprintSchema), headers=headers("Link"), description="A page of blueprints, newest first."
+    )
+    @problems(blp, 404, 422)
     def get(self, args):
         """List the blueprints the caller may read"""
         user = current_user()
         return paging.respond_page(*store.list(user, args, fitting.blueprints_fitting(args, user)))
 
-    @crud.create_endpoint(blp, BlueprintSchema, BlueprintDraftSchema, "blueprint", examples=EXAMPLES)
+    @login_required(role="member")
+    @blp.arguments(BlueprintSchema(), examples=EXAMPLES)
+    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
+    @blp.response(201, BlueprintSchema, headers=headers(*CREATED), description="The new blueprint.")
+    @blp.alt_response(200, schema=BlueprintDraftSchema, description=DRY_RUN.format("blueprint"))
+    @blp.doc(parameters=[idempotency.HEADER, WRITE_PARAMETERS])
+    @problems(blp, 400, 403, 409, 413, 415, 422)
     def post(self, fields, dryRun):
         """Create a blueprint"""
         return crud.answer_create(store, fields, dryRun, "blueprints.BlueprintItem")
@@ -83,23 +96,40 @@ class BlueprintCollection(MethodView):
 
 @blp.route("/<id>")
 class BlueprintItem(MethodView):
-    @crud.read_endpoint(blp, BlueprintSchema, "The blueprint.")
+    @login_required(role="viewer")
+    @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The blueprint.")
+    @blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag"))
+    @blp.doc(parameters=[IF_NONE_MATCH])
+    @problems(blp, 404)
     def get(self, id):
         """Read one blueprint"""
         user = current_user()
         return crud.answer_read(store.seen_by(store.get(id, user), user))
 
-    @crud.change_endpoint(blp, BlueprintSchema(partial=True), "The changed blueprint.", example={"name": "web"})
+    @login_required(role="member")
+    @blp.arguments(BlueprintSchema(partial=True), example={"name": "web"})
+    @blp.arguments(ChangeArgs(), location="query", as_kwargs=True)
+    @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The changed blueprint.")
+    @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
+    @problems(blp, 400, 403, 404, 412, 413, 415, 422)
     def patch(self, changes, id, dryRun):
         """Change the fields sent of a blueprint"""
         return crud.answer_change(store, id, changes, dryRun)
 
-    @crud.change_endpoint(blp, BlueprintSchema(), "The replaced blueprint.", example=EXAMPLE)
+    @login_required(role="member")
+    @blp.arguments(BlueprintSchema(), example=EXAMPLE)
+    @blp.arguments(ChangeArgs(), location="query", as_kwargs=True)
+    @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The replaced blueprint.")
+    @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
+    @problems(blp, 400, 403, 404, 412, 413, 415, 422)
     def put(self, fields, id, dryRun):
         """Replace every writable field of a blueprint"""
         return crud.answer_change(store, id, fields, dryRun)
 
-    @crud.delete_endpoint(blp, "The blueprint is gone.")
+    @login_required(role="member")
+    @blp.response(204, description="The blueprint is gone.")
+    @blp.doc(parameters=[IF_MATCH])
+    @problems(blp, 403, 404, 412)
     def delete(self, id):
         """Delete a blueprint"""
         crud.answer_delete(store, id)
@@ -117,19 +147,12 @@ class BlueprintFit(MethodView):
         return fitting.fit_of(store.get(id, user), args.get("profile"), user)
 
 
-def render_endpoint(blp, description):
-    """The declarations of a render, of the current version or of a kept one."""
-    return crud.stacked(
-        login_required(role="viewer"),
-        blp.arguments(RenderArgs(), example=RENDER_EXAMPLE),
-        blp.response(200, RenderSchema, headers=headers("Cache-Control"), description=description),
-        problems(blp, 400, 404, 409, 413, 415, 422),
-    )
-
-
 @blp.route("/<id>/render")
 class BlueprintRender(MethodView):
-    @render_endpoint(blp, "The definition filled in.")
+    @login_required(role="viewer")
+    @blp.arguments(RenderArgs(), example=RENDER_EXAMPLE)
+    @blp.response(200, RenderSchema, headers=headers("Cache-Control"), description="The definition filled in.")
+    @problems(blp, 400, 404, 409, 413, 415, 422)
     def post(self, args, id):
         """Render a blueprint's template with values, measured and fitted to a profile"""
         user = current_user()
@@ -139,9 +162,17 @@ class BlueprintRender(MethodView):
 @blp.route("/<id>/yml")
 @blp.route("/<id>/yaml", endpoint="BlueprintDefinitionYaml")  # the path DCHQ's clients call
 class BlueprintDefinition(MethodView):
-    @crud.read_endpoint(
-        blp, None, "The definition, as stored.", content_type="application/yaml", more=["Content-Disposition"]
+    @login_required(role="viewer")
+    @blp.response(
+        200,
+        None,
+        headers=headers("ETag", "Content-Disposition"),
+        description="The definition, as stored.",
+        content_type="application/yaml",
     )
+    @blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag"))
+    @blp.doc(parameters=[IF_NONE_MATCH])
+    @problems(blp, 404)
     def get(self, id):
         """Download a blueprint's definition"""
         doc = store.get(id, current_user())

@@ -155,6 +155,9 @@ class FitArgs(Schema):
     )
 
 
+RENDER_EXAMPLE = {"values": {"REPLICAS": 3}, "profile": "6740f1c2a9e3b1d2c3f4a5b6", "maximize": "REPLICAS"}
+
+
 class RenderArgs(Schema):
     values = ma.fields.Dict(
         keys=ma.fields.String(),

@@ -1,19 +1,17 @@
-"""What the profiles' and the blueprints' list, create, read, change and delete have in common:
-each operation's declarations (access, body and query, responses, problems) as one decorator
-(`*_endpoint`), and its answer (a dry run, Location and ETag, a 304) as one function
-(`answer_*`), so that each resource's routes.py writes out its paths and says only what is its
-own."""
+"""What the resources' list, create, read, change and delete answer alike: a dry run, Location
+and ETag, a 304 (`answer_*`), the descriptions their declarations share, and the query a change
+takes. Each route writes out its own declarations (access, body and query, responses,
+problems)."""
 
 from collections.abc import Mapping
 
 import marshmallow as ma
 from flask import Response, has_request_context, request, url_for
 
-from app.access.auth import current_user, login_required
-from app.http import idempotency, paging, preconditions
-from app.http.openapi import headers, problems
-from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
-from app.model.schemas import WRITE_PARAMETERS, Schema, WriteArgs
+from app.access.auth import current_user
+from app.http import idempotency, preconditions
+from app.http.preconditions import etag
+from app.model.schemas import Schema, WriteArgs
 
 DRY_RUN = "dryRun=true: the {} as it would be stored (id null); nothing is stored."
 NOT_MODIFIED = "Not modified: the If-None-Match tag is current."
@@ -35,68 +33,6 @@ class EchoedId(Schema):
 
 class ChangeArgs(EchoedId, WriteArgs):
     """A change's query: `dryRun`, and the path's own id where a client sends it again."""
-
-
-def stacked(*decorators):
-    """The decorators as one, in the order they would be written above a function."""
-
-    def decorate(function):
-        for decorator in reversed(decorators):
-            function = decorator(function)
-        return function
-
-    return decorate
-
-
-def list_endpoint(blp, query, schema, description):
-    return stacked(
-        login_required(role="viewer"),
-        blp.arguments(query, location="query", as_kwargs=False),
-        blp.response(200, paging.page_schema(schema), headers=headers("Link"), description=description),
-        problems(blp, 404, 422),
-    )
-
-
-def create_endpoint(blp, schema, draft, noun, **examples):
-    return stacked(
-        login_required(role="member"),
-        blp.arguments(schema(), **examples),
-        blp.arguments(WriteArgs(), location="query", as_kwargs=True),
-        blp.response(201, schema, headers=headers(*CREATED), description=f"The new {noun}."),
-        blp.alt_response(200, schema=draft, description=DRY_RUN.format(noun)),
-        blp.doc(parameters=[idempotency.HEADER, WRITE_PARAMETERS]),
-        problems(blp, 400, 403, 409, 413, 415, 422),
-    )
-
-
-def read_endpoint(blp, schema, description, more=(), **response):
-    return stacked(
-        login_required(role="viewer"),
-        blp.response(200, schema, headers=headers("ETag", *more), description=description, **response),
-        blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag")),
-        blp.doc(parameters=[IF_NONE_MATCH]),
-        problems(blp, 404),
-    )
-
-
-def change_endpoint(blp, schema, description, example):
-    return stacked(
-        login_required(role="member"),
-        blp.arguments(schema, example=example),
-        blp.arguments(ChangeArgs(), location="query", as_kwargs=True),
-        blp.response(200, type(schema), headers=headers("ETag"), description=description),
-        blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS]),
-        problems(blp, 400, 403, 404, 412, 413, 415, 422),
-    )
-
-
-def delete_endpoint(blp, description):
-    return stacked(
-        login_required(role="member"),
-        blp.response(204, description=description),
-        blp.doc(parameters=[IF_MATCH]),
-        problems(blp, 403, 404, 412),
-    )
 
 
 def answer_create(store, fields, dry_run, endpoint):

@@ -7,9 +7,11 @@ from flask.views import MethodView
 from app.access.auth import current_user, login_required
 from app.blueprints.storage import store as blueprints
 from app.errors import NotFound
-from app.http import crud, paging, preconditions
+from app.http import crud, idempotency, paging, preconditions
+from app.http.crud import CREATED, DRY_RUN, NOT_MODIFIED
 from app.http.openapi import Blueprint, headers, problems
-from app.http.preconditions import IF_MATCH, etag
+from app.http.paging import page_schema
+from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
 from app.instances.admission import store
 from app.instances.schemas import InstanceDraftSchema, InstanceQuery, InstanceSchema, UpgradeArgs, UpgradeSchema
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
@@ -48,12 +50,23 @@ def behind(args):
 
 @blp.route("")
 class InstanceCollection(MethodView):
-    @crud.list_endpoint(blp, InstanceQuery(), InstanceSchema, "A page of instances, newest first.")
+    @login_required(role="viewer")
+    @blp.arguments(InstanceQuery(), location="query", as_kwargs=False)
+    @blp.response(
+        200, page_schema(InstanceSchema), headers=headers("Link"), description="A page of instances, newest first."
+    )
+    @problems(blp, 404, 422)
     def get(self, args):
         """List the instances the caller may read"""
         return paging.respond_page(*store.list(current_user(), args, behind(args)))
 
-    @crud.create_endpoint(blp, InstanceSchema, InstanceDraftSchema, "instance", example=EXAMPLE)
+    @login_required(role="member")
+    @blp.arguments(InstanceSchema(), example=EXAMPLE)
+    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
+    @blp.response(201, InstanceSchema, headers=headers(*CREATED), description="The new instance.")
+    @blp.alt_response(200, schema=InstanceDraftSchema, description=DRY_RUN.format("instance"))
+    @blp.doc(parameters=[idempotency.HEADER, WRITE_PARAMETERS])
+    @problems(blp, 400, 403, 409, 413, 415, 422)
     def post(self, fields, dryRun):
         """Admit an instance of a blueprint against a profile's room"""
         return crud.answer_create(store, fields, dryRun, "instances.InstanceItem")
@@ -61,12 +74,19 @@ class InstanceCollection(MethodView):
 
 @blp.route("/<id>")
 class InstanceItem(MethodView):
-    @crud.read_endpoint(blp, InstanceSchema, "The instance.")
+    @login_required(role="viewer")
+    @blp.response(200, InstanceSchema, headers=headers("ETag"), description="The instance.")
+    @blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag"))
+    @blp.doc(parameters=[IF_NONE_MATCH])
+    @problems(blp, 404)
     def get(self, id):
         """Read one instance"""
         return crud.answer_read(store.get(id, current_user()))
 
-    @crud.delete_endpoint(blp, "The instance is gone; its profile's usage is freed.")
+    @login_required(role="member")
+    @blp.response(204, description="The instance is gone; its profile's usage is freed.")
+    @blp.doc(parameters=[IF_MATCH])
+    @problems(blp, 403, 404, 412)
     def delete(self, id):
         """Delete an instance, freeing its usage"""
         crud.answer_delete(store, id)
@@ -74,13 +94,17 @@ class InstanceItem(MethodView):
 
 @blp.route("/<id>/yml")
 class InstanceDefinition(MethodView):
-    @crud.read_endpoint(
-        blp,
+    @login_required(role="viewer")
+    @blp.response(
+        200,
         None,
-        "The rendered definition, the same bytes every time.",
+        headers=headers("ETag", "Cache-Control"),
+        description="The rendered definition, the same bytes every time.",
         content_type="application/yaml",
-        more=["Cache-Control"],
     )
+    @blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag"))
+    @blp.doc(parameters=[IF_NONE_MATCH])
+    @problems(blp, 404)
     def get(self, id):
         """Download an instance's rendered definition (its owner and admins)"""
         user = current_user()

@@ -2,11 +2,15 @@
 
 from flask.views import MethodView
 
-from app.access.auth import current_user
+from app.access.auth import current_user, login_required
 from app.blueprints.fitting import profiles_fitted_by
 from app.blueprints.storage import store as blueprints
-from app.http import crud, paging
-from app.http.openapi import Blueprint
+from app.http import crud, idempotency, paging
+from app.http.crud import CREATED, DRY_RUN, NOT_MODIFIED, ChangeArgs
+from app.http.openapi import Blueprint, headers, problems
+from app.http.paging import page_schema
+from app.http.preconditions import IF_MATCH, IF_NONE_MATCH
+from app.model.schemas import WRITE_PARAMETERS, WriteArgs
 from app.profiles.schemas import ProfileDraftSchema, ProfileQuery, ProfileSchema
 from app.profiles.storage import store
 
@@ -28,7 +32,12 @@ EXAMPLE = {
 
 @blp.route("")
 class ProfileCollection(MethodView):
-    @crud.list_endpoint(blp, ProfileQuery(), ProfileSchema, "A page of profiles, newest first.")
+    @login_required(role="viewer")
+    @blp.arguments(ProfileQuery(), location="query", as_kwargs=False)
+    @blp.response(
+        200, page_schema(ProfileSchema), headers=headers("Link"), description="A page of profiles, newest first."
+    )
+    @problems(blp, 404, 422)
     def get(self, args):
         """List the profiles the caller may read"""
         user, fitting = current_user(), None
@@ -36,7 +45,13 @@ class ProfileCollection(MethodView):
             fitting = profiles_fitted_by(blueprints.get(args["fits"], user))
         return paging.respond_page(*store.list(user, args, fitting))
 
-    @crud.create_endpoint(blp, ProfileSchema, ProfileDraftSchema, "profile", example=EXAMPLE)
+    @login_required(role="member")
+    @blp.arguments(ProfileSchema(), example=EXAMPLE)
+    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
+    @blp.response(201, ProfileSchema, headers=headers(*CREATED), description="The new profile.")
+    @blp.alt_response(200, schema=ProfileDraftSchema, description=DRY_RUN.format("profile"))
+    @blp.doc(parameters=[idempotency.HEADER, WRITE_PARAMETERS])
+    @problems(blp, 400, 403, 409, 413, 415, 422)
     def post(self, fields, dryRun):
         """Create a profile"""
         return crud.answer_create(store, fields, dryRun, "profiles.ProfileItem")
@@ -44,22 +59,39 @@ class ProfileCollection(MethodView):
 
 @blp.route("/<id>")
 class ProfileItem(MethodView):
-    @crud.read_endpoint(blp, ProfileSchema, "The profile.")
+    @login_required(role="viewer")
+    @blp.response(200, ProfileSchema, headers=headers("ETag"), description="The profile.")
+    @blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag"))
+    @blp.doc(parameters=[IF_NONE_MATCH])
+    @problems(blp, 404)
     def get(self, id):
         """Read one profile"""
         return crud.answer_read(store.get(id, current_user()))
 
-    @crud.change_endpoint(blp, ProfileSchema(partial=True), "The changed profile.", example={"name": "small"})
+    @login_required(role="member")
+    @blp.arguments(ProfileSchema(partial=True), example={"name": "small"})
+    @blp.arguments(ChangeArgs(), location="query", as_kwargs=True)
+    @blp.response(200, ProfileSchema, headers=headers("ETag"), description="The changed profile.")
+    @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
+    @problems(blp, 400, 403, 404, 412, 413, 415, 422)
     def patch(self, changes, id, dryRun):
         """Change the fields sent of a profile"""
         return crud.answer_change(store, id, changes, dryRun)
 
-    @crud.change_endpoint(blp, ProfileSchema(), "The replaced profile.", example=EXAMPLE)
+    @login_required(role="member")
+    @blp.arguments(ProfileSchema(), example=EXAMPLE)
+    @blp.arguments(ChangeArgs(), location="query", as_kwargs=True)
+    @blp.response(200, ProfileSchema, headers=headers("ETag"), description="The replaced profile.")
+    @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
+    @problems(blp, 400, 403, 404, 412, 413, 415, 422)
     def put(self, fields, id, dryRun):
         """Replace every writable field of a profile"""
         return crud.answer_change(store, id, fields, dryRun)
 
-    @crud.delete_endpoint(blp, "The profile is gone.")
+    @login_required(role="member")
+    @blp.response(204, description="The profile is gone.")
+    @blp.doc(parameters=[IF_MATCH])
+    @problems(blp, 403, 404, 412)
     def delete(self, id):
         """Delete a profile"""
         crud.answer_delete(store, id)

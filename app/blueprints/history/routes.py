@@ -7,8 +7,7 @@ from app.access.auth import current_user, login_required
 from app.blueprints.fitting import render_answer
 from app.blueprints.history import storage as history
 from app.blueprints.history.schemas import DiffArgs, DiffSchema, RevisionPageArgs, sign
-from app.blueprints.routes import render_endpoint
-from app.blueprints.schemas import BlueprintSchema
+from app.blueprints.schemas import RENDER_EXAMPLE, BlueprintSchema, RenderArgs, RenderSchema
 from app.blueprints.storage import store
 from app.http import preconditions
 from app.http.openapi import Blueprint, headers, problems
@@ -62,7 +61,10 @@ class RevisionRestore(MethodView):
 
 @blp.route("/<id>/revisions/<int:rev>/render")
 class RevisionRender(MethodView):
-    @render_endpoint(blp, "That version filled in.")
+    @login_required(role="viewer")
+    @blp.arguments(RenderArgs(), example=RENDER_EXAMPLE)
+    @blp.response(200, RenderSchema, headers=headers("Cache-Control"), description="That version filled in.")
+    @problems(blp, 400, 404, 409, 413, 415, 422)
     def post(self, args, id, rev):
         """Render a kept version of a blueprint's template"""
         user = current_user()
