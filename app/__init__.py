@@ -13,7 +13,7 @@ from flask import Flask, has_request_context, request
 from pymongo.errors import ConnectionFailure
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from app import cli, config, migrations, ops, web
+from app import cli, config, migrations, ops, state, web
 from app.access import auth, login_throttle, request_quota, tokens
 from app.access import users as accounts  # `users` would be app.users, the routes' package
 from app.blueprints.history import storage as revisions
@@ -43,9 +43,11 @@ def create_app(settings=None, mongo_client=None):
     logs.configure(app.config["LOG_LEVEL"])
     app.json = OrjsonProvider(app)
     app.session_interface = auth.NoSessions()
+    state.init_app(app)
     database.init_app(app, mongo_client)
     request_quota.init_app(app)
     accounts.init_app(app)
+    auth.init_app(app)
 
     api = openapi.Api(app)
     for blp in (profiles_blp, blueprints_blp, revisions_blp, instances_blp, users_blp, imports_blp):
@@ -71,7 +73,7 @@ def _ensure_prepared(app):
     database that is away at start-up does not stop the process: the work is done by the first
     request that finds it back, and until then requests get 503."""
     serving = has_request_context()
-    if app.extensions.get("prepared") or (serving and request.blueprint in UNPREPARED_BLUEPRINTS):
+    if state.of(app).prepared or (serving and request.blueprint in UNPREPARED_BLUEPRINTS):
         return
     try:
         _prepare_database(app)
@@ -80,7 +82,7 @@ def _ensure_prepared(app):
         if serving:
             raise
         return
-    app.extensions["prepared"] = True
+    state.of(app).prepared = True
 
 
 def _prepare_database(app):

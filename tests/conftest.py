@@ -5,6 +5,7 @@ caller's environment, so exported settings cannot change what a test sees."""
 
 import pytest
 
+from app import state
 from support.apps import make_app, serving
 from support.http import FlaskClient, SocketClient
 
@@ -37,7 +38,7 @@ def socket_app(mongo_server):
     until requests timed out."""
     made = make_app("socket", mongo_server.uri)
     yield made
-    client = made.extensions["mongo"].client
+    client = state.of(made).database.client
     client.drop_database(made.config["MONGO_DB"])
     client.close()
 

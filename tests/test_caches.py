@@ -3,7 +3,8 @@ credentials, user records (USER_CACHE_SECONDS), and the cache they are built on.
 
 import time
 
-from app.access import auth, users
+from app import state
+from app.access import users
 from app.storage.cache import TtlCache
 from app.storage.database import get_db
 from support.http import PASSWORD, assert_problem, bearer, token_for
@@ -41,7 +42,7 @@ def test_a_change_by_another_process_applies_within_user_cache_seconds(api, app)
     assert api.get("/users/me", user="alice").status == 200
     ttl = app.config["USER_CACHE_SECONDS"]
     assert ttl == 1
-    app.extensions["users"].clock = lambda: time.monotonic() + ttl
+    state.of(app).users.clock = lambda: time.monotonic() + ttl
     assert_problem(api.get("/users/me", user="alice"), 401)
 
 
@@ -63,8 +64,9 @@ def test_the_cache_is_bounded_and_expires():
     assert cache.get("old") is None
 
 
-def test_the_credentials_cache_never_holds_a_password(api):
+def test_the_credentials_cache_never_holds_a_password(api, app):
     assert api.get("/users/me", user="alice").status == 200
-    assert auth.verified.entries
-    for key, (value, _) in auth.verified.entries.items():
+    verified = state.of(app).verified
+    assert verified.entries
+    for key, (value, _) in verified.entries.items():
         assert PASSWORD.encode() not in key and PASSWORD not in value

@@ -9,6 +9,7 @@ import pytest
 import yaml
 from bson import ObjectId
 
+from app import state
 from support import compose_oracle as oracle
 from support import corpus, probes
 from support.apps import make_app
@@ -400,7 +401,7 @@ def test_export_then_import_into_an_empty_service_then_export_gives_the_same_doc
         assert report["counts"]["created"] == 68
         again = empty.get("/exports", user="alice").json
     finally:
-        client = fresh.extensions["mongo"].client
+        client = state.of(fresh).database.client
         client.drop_database(fresh.config["MONGO_DB"])
         client.close()
 
@@ -526,7 +527,7 @@ def test_a_stored_definition_whose_aliases_expand_past_the_limits_is_refused_on_
     created = api.post("/blueprints", json=body, user="alice").json
     # as a definition stored before the stream-wide bound existed
     with app.app_context():
-        app.extensions["mongo"]["blueprints"].update_one(
+        state.of(app).database["blueprints"].update_one(
             {"_id": ObjectId(created["id"])}, {"$set": {"yml": probes.scalar_alias_definition()}}
         )
     problem = assert_problem(api.get(f"/blueprints/{created['id']}/export?format=openshift", user="alice"), 409)

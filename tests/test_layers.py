@@ -6,7 +6,7 @@ from pathlib import Path
 
 APP = Path(__file__).resolve().parent.parent / "app"
 LAYERS = [  # bottom first
-    ("app.config", "app.errors"),
+    ("app.config", "app.errors", "app.state"),
     ("app.model",),
     ("app.definitions",),
     ("app.storage",),

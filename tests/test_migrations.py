@@ -7,7 +7,7 @@ import sys
 
 from bson import ObjectId
 
-from app import create_app, migrations
+from app import create_app, migrations, state
 from app.blueprints.storage import store as blueprint_store
 from app.storage import ids
 from app.storage.database import get_db, now
@@ -43,7 +43,7 @@ def _earlier(app, blueprints, profiles=()):
 
 
 def _restarted(app):
-    return create_app(dict(app.config), mongo_client=app.extensions["mongo"].client)
+    return create_app(dict(app.config), mongo_client=state.of(app).database.client)
 
 
 def _blueprint(name, **fields):
@@ -135,7 +135,7 @@ def test_flask_migrate_says_where_the_database_is(socket_app):
 
 
 def _uri(app):
-    address = app.extensions["mongo"].client.address
+    address = state.of(app).database.client.address
     return f"mongodb://{address[0]}:{address[1]}"
 
 

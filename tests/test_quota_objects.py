@@ -10,7 +10,7 @@ import pytest
 import yaml
 from bson import ObjectId
 
-from app import definitions
+from app import definitions, state
 from support.http import FlaskClient, assert_problem, create
 
 Mi, Gi = 1024**2, 1024**3
@@ -240,7 +240,7 @@ def test_a_profile_name_never_adds_objects_to_its_export(app):
     sent = create(api, "profiles", name="team", memoryCap="1Gi").json
     evil = "team\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: evil}\n# \u2028x"
     with app.app_context():
-        app.extensions["mongo"]["profiles"].update_one({"_id": ObjectId(sent["id"])}, {"$set": {"name": evil}})
+        state.of(app).database["profiles"].update_one({"_id": ObjectId(sent["id"])}, {"$set": {"name": evil}})
     text = api.get(f"/profiles/{sent['id']}/export?format=kubernetes", user="alice").body.decode()
     assert [doc["kind"] for doc in yaml.safe_load_all(text)] == ["ResourceQuota"]
     assert yaml.safe_load(text)["metadata"]["annotations"]["blueprints/profile-name"] == evil

@@ -13,6 +13,7 @@ from flask import current_app
 from flask.sessions import SessionInterface
 from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
 
+from app import state
 from app.access import login_throttle, request_quota, tokens, users
 from app.errors import Forbidden, Unauthorized
 from app.model.accounts import IMPLIED_ROLES
@@ -45,7 +46,10 @@ def _credentials_digest(username, password):
 
 
 _CACHE_KEY = os.urandom(32)  # per process: the cache never leaves it
-verified = TtlCache(size=1024)  # credentials digest -> the password hash they verified against
+
+
+def init_app(app):
+    state.of(app).verified = TtlCache(size=1024)
 
 
 @basic.verify_password
@@ -53,16 +57,16 @@ def _verify_password(username, password):
     if not username:
         return None
     digest = _credentials_digest(username, password)
-    remembered = verified.get(digest)
+    remembered = state.of().verified.get(digest)
     if remembered is not None:
         user = users.current(username)
         if user and user["passwordHash"] == remembered and not user["disabled"]:
             return user
-        verified.drop(digest)
+        state.of().verified.drop(digest)
     user = login_throttle.verified(username, password)
     if user is None:
         return None
-    verified.put(digest, user["passwordHash"], current_app.config["AUTH_CACHE_SECONDS"])
+    state.of().verified.put(digest, user["passwordHash"], current_app.config["AUTH_CACHE_SECONDS"])
     return user
 
 

@@ -11,6 +11,7 @@ from functools import lru_cache
 from flask import current_app
 from limits import parse
 
+from app import state
 from app.errors import TooManyRequests
 from app.storage.cache import TtlCache
 from app.storage.counters import count_in_window, create_ttl_index
@@ -58,7 +59,7 @@ def _parsed(text):
 def check(username):
     """A 429 (TooManyRequests) once `username` is over the limit."""
     limit = _parsed(current_app.config["RATE_LIMIT"])
-    wait = current_app.extensions["quotas"].take(f"user:{username}", limit)
+    wait = state.of().quotas.take(f"user:{username}", limit)
     if wait:
         raise TooManyRequests(f"More than {limit.amount} requests; retry later.", wait)
 
@@ -68,4 +69,4 @@ def create_indexes(db):
 
 
 def init_app(app):
-    app.extensions["quotas"] = Quotas()  # per app: tests run many apps in one process
+    state.of(app).quotas = Quotas()

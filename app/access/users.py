@@ -9,6 +9,7 @@ from pymongo import ASCENDING
 from pymongo.errors import DuplicateKeyError
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from app import state
 from app.access.schemas import UserSchema
 from app.errors import Invalid
 from app.model.accounts import PASSWORD, ROLES, is_admin
@@ -66,7 +67,7 @@ def find(username):
 def current(username):
     """The user record as read at most USER_CACHE_SECONDS ago by this process (the hot path:
     every authenticated request needs it). A change made here drops the copy at once."""
-    cache = current_app.extensions["users"]
+    cache = state.of().users
     doc = cache.get(username)
     if doc is None:
         doc = find(username)
@@ -76,11 +77,11 @@ def current(username):
 
 
 def forget(username):
-    current_app.extensions["users"].drop(username)
+    state.of().users.drop(username)
 
 
 def init_app(app):
-    app.extensions["users"] = TtlCache(size=4096)
+    state.of(app).users = TtlCache(size=4096)
 
 
 EVERY_USER = ListQuery(({},), lambda user: True, plain=True)

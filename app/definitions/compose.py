@@ -364,7 +364,7 @@ def judge(documents, totals):
     text it cannot cast, the schema's findings (on the services with their bases merged in and
     their lists made unique, as Compose validates them), what it cannot follow, its rules, the
     amounts it cannot read. Without a problem, what `up` starts is added to `totals`."""
-    odd = getattr(documents, "odd", False)
+    odd = documents.odd
     documents = [doc for doc in documents if doc is not None]
     if len(documents) != 1:
         return ["(the document): a Compose file is one YAML document, with services."]

@@ -99,7 +99,7 @@ def _basics(manifest, label):
 
 def judge(documents, totals):
     """Every problem of the stream; without one, what it runs is added to `totals`."""
-    if getattr(documents, "odd", False):
+    if documents.odd:
         documents, found = _decoded_types(documents)
         if found:
             return found

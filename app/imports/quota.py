@@ -17,6 +17,7 @@ from app.definitions.totals import Totals
 from app.imports.candidate import Candidate
 from app.model import quantities
 from app.model.quantities import QuantityError
+from app.model.yamlguard import Documents
 
 NAME_ANNOTATION = "blueprints/profile-name"
 CONTAINERS_ANNOTATION = "blueprints/container-cap"
@@ -57,7 +58,7 @@ def candidates(document, files, defaults):
     quota, metadata = quotas[0], mapping(quotas[0].get("metadata"))
     key = str(metadata.get("namespace") or metadata.get("name") or "")
     found = Candidate(key or "(unnamed)", key)
-    found.problems += kubernetes.judge([*quotas, *ranges], Totals())  # Kubernetes' own schemas, strictly
+    found.problems += kubernetes.judge(Documents([*quotas, *ranges]), Totals())  # Kubernetes' own schemas, strictly
     found.notes += [
         f"{one.get('kind') if isinstance(one, dict) else type(one).__name__}: not a quota object, left out."
         for one in objects

@@ -44,9 +44,7 @@ class Imports(MethodView):
     @body_limits(MAX_IMPORT_BYTES, IMPORT_JSON_DEPTH)  # the contract's 16 MiB; a catalog holds whole objects
     def post(self, body, dryRun):
         """Import a catalog: Portainer, OpenShift, a Compose file with its .env, or an export"""
-        return workflow.run(
-            body["format"], body["source"], body["document"], body["files"], body["defaults"], current_user(), dryRun
-        )
+        return workflow.run(body, current_user(), dryRun)
 
 
 @blp.route("/exports")

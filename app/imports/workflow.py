@@ -46,10 +46,12 @@ TARGETS = {
 }
 
 
-def run(fmt, source, document, files, defaults, user, dry_run):
-    """The report of importing `document`: one result per template, in order, and the counts."""
+def run(body, user, dry_run):
+    """The report of importing an import's `body` (ImportSchema's, loaded): one result per
+    template of its document, in order, and the counts."""
+    fmt, source, defaults = body["format"], body["source"], body["defaults"]
     try:
-        found = formats.candidates(fmt, document, files, defaults)
+        found = formats.candidates(fmt, body["document"], body["files"], defaults)
     except ValueError as exc:
         raise Invalid({"document": [f"Not {NAMED.get(fmt, fmt)} document: {exc}"]}) from None
     if len(found) > MAX_TEMPLATES:

@@ -43,11 +43,13 @@ def text_of(value):
 
 
 class Documents(list):
-    """The documents of a stream; `odd` when one holds a key that is not a plain string or a
-    timestamp, which a format's reading then looks for (the rest of a stream is never walked
-    for them)."""
+    """The documents of a stream, which is what a format judges; `odd` when one holds a key that is
+    not a plain string or a timestamp, which the format's reading then looks for (the rest of a
+    stream is never walked for them)."""
 
-    odd = False
+    def __init__(self, documents=(), odd=False):
+        super().__init__(documents)
+        self.odd = odd
 
 
 class YamlError(ValueError):

@@ -3,9 +3,9 @@
 import secrets
 from datetime import UTC, datetime
 
-from flask import current_app
 from pymongo import MongoClient, WriteConcern
 
+from app import state
 from app.storage import embedded
 
 
@@ -24,8 +24,7 @@ def init_app(app, client=None):
     # An acknowledged write must survive a crash: journaled, and on a majority of a replica set,
     # unless MONGO_URI itself says otherwise (w=..., journal=...).
     concern = client.write_concern if client.write_concern.document else WriteConcern("majority", j=True)
-    app.extensions["mongo"] = client.get_database(app.config["MONGO_DB"], write_concern=concern)
-    app.extensions["collections"] = {}
+    state.of(app).database = client.get_database(app.config["MONGO_DB"], write_concern=concern)
 
 
 def now():
@@ -35,13 +34,13 @@ def now():
 
 
 def get_db():
-    return current_app.extensions["mongo"]
+    return state.of().database
 
 
 def collection(name):
     """The collection `name`, made once per process: pymongo makes a new Collection (about 7 µs)
     at every `db[name]`, and a resource's store asks for its own on every request."""
-    made = current_app.extensions["collections"]
+    made = state.of().collections
     if name not in made:
         made[name] = get_db()[name]
     return made[name]

@@ -15,6 +15,7 @@ from bson import ObjectId
 from flask import current_app
 from pymongo import DESCENDING
 
+from app import state
 from app.storage import ids, list_keys
 from app.storage.cache import TtlCache
 from app.storage.database import now
@@ -44,12 +45,12 @@ def prepare(coll, by_id_alone=False):
     pager = Pager(coll)
     if pager.windowed and by_id_alone:
         coll.create_index([("_id", DESCENDING)], name="newest")
-    current_app.extensions.setdefault("pagers", {})[coll.name] = pager
+    state.of().pagers[coll.name] = pager
 
 
 def pager(coll):
     """This app's Pager of `coll`, made by `prepare` at start-up."""
-    return current_app.extensions["pagers"][coll.name]
+    return state.of().pagers[coll.name]
 
 
 def lower_floor(coll, ms):
