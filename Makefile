@@ -69,11 +69,11 @@ instructions: $(VENV)/.installed-test
 oracle: $(VENV)/.installed-test
 	@seed=$${MUTATION_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; echo "mutation seed $$seed"; \
 	ORACLE_BATCHES=$${ORACLE_BATCHES:-400} MUTANTS=$${MUTANTS:-5000} MUTATION_SEED=$$seed \
-		$(BIN)/python -m pytest -q tests/test_compose_oracle.py tests/test_compose_rules.py tests/test_mutation_oracle.py
+		$(BIN)/python -m pytest -q tests/definitions/test_compose_oracle.py tests/definitions/test_compose_rules.py tests/definitions/test_mutation_oracle.py
 
 # A longer contract-fuzzing run than the one in `make test`, with a random seed.
 fuzz: $(VENV)/.installed-test
-	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-300} $(BIN)/python -m pytest -q tests/test_contract_fuzzing.py
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-300} $(BIN)/python -m pytest -q tests/http/test_contract_fuzzing.py
 
 # kill -9 the database and the service under write load, restart, retry; prints the counts.
 fault-test: $(VENV)/.installed-test

@@ -1,5 +1,5 @@
 """A WSGI app whose /slow never answers in time: what a request that runs past gunicorn's
-timeout looks like to the worker (tests/test_service.py). Everything else answers at once."""
+timeout looks like to the worker (tests/service/test_gunicorn.py). Everything else answers at once."""
 
 import time
 

@@ -135,7 +135,7 @@ def as_released(schema):
     """The vendored specification as RELEASE embeds it (its compose-go is older): sizes that may
     be YAML floats, `pull_policy` matched anywhere in the text, and without what came later
     (`jobs`, a service's `umask` and `pre_start`). Each difference is confirmed by the binary in
-    tests/test_compose_rules.py."""
+    tests/definitions/test_compose_rules.py."""
     defs = schema["$defs"]
     container, service = dict(defs["container_spec"]["properties"]), dict(defs["service"]["properties"])
     for size in ("mem_limit", "memswap_limit", "shm_size"):

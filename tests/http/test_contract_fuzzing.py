@@ -16,7 +16,7 @@ import pytest
 
 from support.http import PASSWORD
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
 pytestmark = [pytest.mark.slow, pytest.mark.parametrize("app", ["socket"], indirect=True)]
 

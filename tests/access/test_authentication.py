@@ -64,7 +64,7 @@ def test_every_route_refuses_bad_credentials(api, app, kind):
         assert "Basic" in r.headers["www-authenticate"] and "Bearer" in r.headers["www-authenticate"]
 
 
-def test_token_lifecycle(api):
+def test_a_token_works_for_a_day_until_it_is_revoked(api):
     r = api.post("/tokens", user="alice")
     assert r.status == 201 and len(r.json["token"]) >= 43  # 32 random bytes, base64url
     expires = datetime.fromisoformat(r.json["expiresAt"].replace("Z", "+00:00"))
@@ -133,7 +133,7 @@ def test_tokens_are_stored_only_as_digests(api, app):
     assert len(stored) == 1 and token not in str(stored)
 
 
-def test_users_api(api):
+def test_admins_create_list_change_and_disable_users(api):
     r = api.post("/users", json={"username": "dora.x@corp", "password": "long enough", "role": "viewer"}, user="admin")
     assert r.status == 201
     assert set(r.json) == {"id", "username", "role", "disabled", "createdAt"}
@@ -165,7 +165,7 @@ def test_users_api(api):
         ({"username": "fine", "password": "long enough", "role": "member", "disabled": True}, "disabled"),
     ],
 )
-def test_user_validation(api, body, field):
+def test_a_user_body_with_a_bad_field_is_refused_naming_it(api, body, field):
     assert field in assert_problem(api.post("/users", json=body, user="admin"), 422)["errors"]
 
 

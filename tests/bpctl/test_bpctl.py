@@ -359,7 +359,7 @@ def test_history_diff_and_restore(bpctl, web, tmp_path):
     assert bpctl("restore", "web", "1", **VICTOR).code == 3  # a viewer changes nothing
 
 
-def test_star(bpctl, web):
+def test_a_star_is_given_and_taken_back(bpctl, web):
     assert bpctl("star", "web", **BOB).code == 0
     assert json.loads(bpctl("get", "web", "-o", "json", **BOB).out)["starred"] is True
     assert [item["name"] for item in json.loads(bpctl("ls", "--starred", "-o", "json", **BOB).out)] == ["web"]
@@ -598,7 +598,7 @@ def test_deploy_pipes_into_docker_compose_and_an_instance_is_upgraded_and_undepl
 # profiles and completion
 
 
-def test_profiles(bpctl):
+def test_a_profile_is_created_as_the_default_and_listed_and_bad_caps_are_refused(bpctl):
     done = bpctl("profile", "create", "team", "--memory", "2Gi", "--cpu", "500m", "--default", **ALICE)
     assert done.code == 0 and "your default" in done.out
     listed = bpctl("profile", "ls", **ALICE).out.splitlines()
@@ -718,7 +718,7 @@ def test_fit_says_in_words_what_took_a_default_and_what_is_unbounded(bpctl, tmp_
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
-def test_completion(bpctl, shell):
+def test_completion_is_printed_for_each_known_shell_only(bpctl, shell):
     done = bpctl("completion", shell)
     assert done.code == 0 and "_BPCTL_COMPLETE" in done.out
     assert bpctl("completion", "tcsh").code == 2

@@ -21,7 +21,7 @@ from support import compose_oracle, corpus
 from support.browser import OUTPUT, chromium, screenshot
 from support.http import PASSWORD, FlaskClient
 
-BODIES = Path(__file__).resolve().parent.parent / "bench" / "bodies"
+BODIES = Path(__file__).resolve().parents[2] / "bench" / "bodies"
 BLUEPRINT = json.loads((BODIES / "blueprint.json").read_text())
 TEMPLATE = json.loads((BODIES / "template.json").read_text())
 XSS_NAME = "<img src=x onerror=alert(1)>"
@@ -32,7 +32,7 @@ STACKS = 52  # more than a page of 50
 # a service whose CPU is a variable the template does not declare: measured as unresolved
 MADE = "services:\n  web:\n    image: nginx\n    mem_limit: 256m\n  cache:\n    image: redis\n    cpus: ${CACHE_CPUS}\n"
 MOST_WEIGHT = 300_000
-STATIC = Path(__file__).resolve().parent.parent / "app" / "web" / "static"
+STATIC = Path(__file__).resolve().parents[2] / "app" / "web" / "static"
 # a Compose file an import turns into a blueprint with parameters (its .env gives TAG)
 IMPORTED = (
     "services:\n  db:\n    image: postgres:${TAG:-16}\n    deploy:\n      replicas: ${REPLICAS:-1}\n"

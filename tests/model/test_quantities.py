@@ -36,7 +36,7 @@ INT64 = 2**63 - 1
         ("1.", MiB),
     ],
 )
-def test_memory(text, expected):
+def test_memory_quantities_are_read_as_bytes(text, expected):
     assert caps.MEMORY.parse(text) == expected
 
 
@@ -48,7 +48,7 @@ def test_storage_bare_number_means_gib():
 @pytest.mark.parametrize(
     "text", ["", "lots", "-1", "1 2", "1Gb2", "1X", "1  Gi", "1e3", "Gi", "1.2.3", "+5", "1Gi\n", "1 Gi "]
 )
-def test_memory_refused(text):
+def test_malformed_memory_quantities_are_refused(text):
     with pytest.raises(caps.QuantityError):
         caps.MEMORY.parse(text)
 
@@ -67,17 +67,17 @@ def test_memory_refused(text):
         (".5", 500),
     ],
 )
-def test_cpu(text, expected):
+def test_cpu_quantities_are_read_as_millicores(text, expected):
     assert caps.CPU.parse(text) == expected
 
 
 @pytest.mark.parametrize("text", ["0.0005", "0.5m", "1M", "2 cpus", "-1", "1Gi", "0.5000"])
-def test_cpu_refused(text):
+def test_malformed_cpu_quantities_are_refused(text):
     with pytest.raises(caps.QuantityError):
         caps.CPU.parse(text)
 
 
-def test_containers():
+def test_a_container_count_is_a_plain_whole_number():
     assert caps.CONTAINERS.parse("3") == 3
     for text in ("3.0", "-1", "three", "３", "1e2"):
         with pytest.raises(caps.QuantityError):
@@ -96,7 +96,7 @@ def test_containers():
         (0, "0"),
     ],
 )
-def test_from_json(value, text):
+def test_a_json_number_becomes_the_quantity_it_means(value, text):
     assert caps.from_json(value) == text
 
 
@@ -189,7 +189,7 @@ KiB, MiB_, GiB_ = 1024, 1024**2, 1024**3
 def test_compose_bytes_are_read_as_docker_compose_reads_them(value, expected):
     """Powers of 1024, truncated to a byte as go-units does; None where Compose sets no limit
     (zero, a negative number, a YAML float: Compose drops it). Each checked against Docker
-    Compose itself in tests/test_compose_oracle.py."""
+    Compose itself in tests/definitions/test_compose_oracle.py."""
     assert caps.compose_bytes(value) == expected
 
 

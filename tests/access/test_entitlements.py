@@ -22,7 +22,7 @@ def test_422_for_entitled_users_rules(api):
     assert "entitledUsers" in assert_problem(not_custom, 422)["errors"]
 
 
-def test_entitlement_changes(api):
+def test_changing_entitled_users_changes_who_may_read(api):
     path = f"/blueprints/{create(api, 'blueprints', entitlementType='CUSTOM', entitledUsers=['bob']).json['id']}"
     assert api.get(path, user="bob").status == 200
     r = api.patch(path, json={"entitledUsers": ["carol", "carol"]}, user="alice")

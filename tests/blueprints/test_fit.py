@@ -40,7 +40,7 @@ def resource(required, cap, verdict, defaulted=(), over=(), used=0):
     }
 
 
-def test_each_verdict():
+def test_each_resource_gets_its_own_verdict():
     result = fit(need(512, 500, 2, 0, ["web: cpu"]), limits(memory=512, cpu=1000, containers=1))
     assert result == {
         "fits": False,

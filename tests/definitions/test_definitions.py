@@ -311,7 +311,7 @@ def test_without_the_corpus_folder_its_tests_skip_naming_it_or_fail_where_it_is_
     ],
 )
 def test_a_custom_resource_s_metadata_is_kubernetes_own_as_kubectl_decodes_it(metadata, place):
-    """Found by tests/test_mutation_oracle.py: kubectl refuses these; the rest of a custom
+    """Found by tests/definitions/test_mutation_oracle.py: kubectl refuses these; the rest of a custom
     resource is its definition's, which the service does not have."""
     text = f"apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {metadata}\nspec: {{any: 1}}\n"
     with pytest.raises(Invalid) as info:

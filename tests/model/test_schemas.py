@@ -81,7 +81,7 @@ def test_bad_caps_name_the_field(field, value):
     assert field in errors_of(ProfileSchema, {field: value})
 
 
-def test_blueprint_fields():
+def test_blueprint_fields_are_trimmed_and_normalized_on_load():
     data = BlueprintSchema().load(
         {"name": "web", "version": " 1.2 ", "blueprintType": "helm.v3", "yml": "a: 1\n", "entitlementType": "public"}
     )

@@ -53,7 +53,7 @@ def test_a_cursor_from_another_list_still_only_shows_what_the_caller_may_read(ap
     assert alice_page["items"] == []
 
 
-def test_profile_filters(api):
+def test_profile_filters_combine_and_match_only_what_the_caller_may_read(api):
     create(api, "profiles", name="web", defaultProfile=True)
     create(api, "profiles", name="Web server", memoryCap="1Gi")
     create(api, "profiles", user="bob", name="web")
@@ -71,7 +71,7 @@ def test_profile_filters(api):
     assert names("name=web&owner=bob", user="admin") == ["web"]
 
 
-def test_blueprint_filters(api):
+def test_blueprint_filters_combine_and_match_only_what_the_caller_may_read(api):
     create(api, "blueprints", name="a", blueprintType="helm", entitlementType="PUBLIC", inactive=True)
     create(api, "blueprints", name="b", blueprintType="compose", description="Uses HELM charts")
     create(api, "blueprints", name="c", entitlementType="CUSTOM", entitledUsers=["bob"])

@@ -97,7 +97,7 @@ def test_missing_and_malformed_ids_are_404(api, method):
         assert_problem(getattr(api, method)(f"/blueprints/{id_}", user="alice", **kwargs), 404)
 
 
-def test_if_match(api):
+def test_a_change_applies_only_while_if_match_names_the_current_version(api):
     path, _, tag = create_item(api, "profiles", name="p")
     assert_problem(api.patch(path, json={"name": "x"}, user="alice", headers={"If-Match": '"999"'}), 412)
     assert_problem(api.patch(path, json={"name": "x"}, user="alice", headers={"If-Match": "W/" + tag}), 412)

@@ -27,7 +27,7 @@ def billion_laughs(levels=9):
         "just a string",
     ],
 )
-def test_accepted(text):
+def test_yaml_within_the_limits_is_loaded(text):
     yamlguard.load(text)
 
 
@@ -41,7 +41,7 @@ def test_accepted(text):
         ("a: 1\n a: 2\n\tb", "Not valid YAML"),
     ],
 )
-def test_refused(text, message):
+def test_yaml_past_a_limit_or_invalid_is_refused_with_its_reason(text, message):
     with pytest.raises(yamlguard.YamlError, match=message):
         yamlguard.load(text)
 

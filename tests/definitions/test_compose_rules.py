@@ -132,7 +132,7 @@ REFUSED = {
     "extends a file": ("  web: {image: x, extends: {file: other.yml, service: base}}", "services.web.extends.file"),
     "extends nothing": ("  web: {image: x, extends: base}", "services.web.extends: no service 'base'"),
     "negative scale": ("  web: {image: x, scale: -1}", "services.web.scale: "),
-    # YAML read as go-yaml v3 reads it (app/model/goyaml.py), found by tests/test_mutation_oracle.py
+    # YAML read as go-yaml v3 reads it (app/model/goyaml.py), found by tests/definitions/test_mutation_oracle.py
     "a port mapping written as a mapping": (
         "  web: {image: x, ports: {80: 80}}",
         "services.web.ports: the key 80 is not a string",
@@ -248,7 +248,7 @@ ACCEPTED = {
         "  web: {image: x, links: [db], volumes_from: ['db:ro'], ipc: 'service:db'}\n  db: {image: y}",
         (2, 0, 0),
     ),
-    # YAML read as go-yaml v3 reads it, found by tests/test_mutation_oracle.py
+    # YAML read as go-yaml v3 reads it, found by tests/definitions/test_mutation_oracle.py
     "yes, on and 1:20 are text": (
         "  web: {image: x, labels: {yes: a, on: b}, command: [yes, '1', 1:20], ports: [22:22], privileged: yes}",
         (1, 0, 0),

@@ -28,7 +28,7 @@ CELLS = [(kind, user) for kind, row in MATRIX.items() for user in row]
 
 
 @pytest.mark.parametrize("kind, user", CELLS)
-def test_access(api, kind, user):
+def test_each_kind_of_caller_may_do_what_the_matrix_says_and_nothing_more(api, kind, user):
     collection, fields = RESOURCES[kind]
     expected = MATRIX[kind][user]
 

@@ -54,7 +54,7 @@ def test_every_change_keeps_the_version_it_replaced(api, edited):
     assert seen[3]["requirements"]["containers"] == 1
 
 
-def test_the_diff(api, edited):
+def test_the_diff_names_changed_fields_and_changed_lines(api, edited):
     latest = api.get(f"/blueprints/{edited}/diff", user="alice").json
     assert latest == {"from": 3, "to": 4, "fields": {"tags": {"from": [], "to": ["web"]}}, "yml": ""}
     older = api.get(f"/blueprints/{edited}/diff?from=1&to=3", user="bob").json
@@ -66,7 +66,7 @@ def test_the_diff(api, edited):
     assert_problem(api.get(f"/blueprints/{edited}/diff?from=0", user="alice"), 422)
 
 
-def test_restore(api, edited):
+def test_a_restore_makes_a_new_version_of_an_old_one_for_owners_only(api, edited):
     path = f"/blueprints/{edited}"
     tag = api.get(path, user="alice").headers["etag"]
     assert_problem(api.post(f"{path}/revisions/1/restore", user="alice", headers={"If-Match": '"1"'}), 412)
