@@ -1,11 +1,20 @@
-"""Admissions in `make bench`: `POST /instances` of the shared 1 KB Compose blueprint into a profile
-with one instance and into one with 100,000 (seeded straight into the database, as the service
-stores them, their usage summed on the profile), asked in turns, each admitted instance deleted
-again so that the counts stay; beside them, in the same turns, a create of the same blueprint
-(`POST /blueprints`). Sequential requests over loopback; medians and their ratios."""
+"""Admissions in `make bench`, beside creates.
+
+Sequential: `POST /instances` of the shared 1 KB Compose blueprint into a profile with one
+instance and into one with 100,000 (seeded straight into the database, as the service stores
+them, their usage summed on the profile), asked in turns, each admitted instance deleted again so
+that the counts stay; beside them, in the same turns, a create of the same blueprint (`POST
+/blueprints`). Medians and their ratios.
+
+Concurrent: 1 and 8 clients admitting into one profile (every admission reserves on the same
+document), and the same clients creating blueprints, for CONCURRENT_SECONDS each, in turns (A B A
+B), on this revision and on the one `--against` names, each on its own database. Admissions and
+creates a second, and their ratios."""
 
 import random
 import statistics
+import threading
+import time
 from datetime import UTC, datetime, timedelta
 
 from bson import ObjectId
@@ -19,6 +28,9 @@ from support.http import SocketClient, basic
 
 REPEATS = 60
 MANY = 100_000
+CLIENTS = (1, 8)
+CONCURRENT_SECONDS = 4
+CONCURRENT_ROUNDS = 3
 # The shared body declares its web service's limits and none for the others: a profile with
 # container defaults counts them, as most profiles that admit published templates do.
 PROFILE = {
@@ -61,7 +73,84 @@ def _seed(db, blueprint, profile, count, owner):
     pages.lower_floor(db.instances, ids.ms_of(now - timedelta(days=30)))
 
 
-def run(mongo_uri, admin, body, start, log=print):
+def run(mongo_uri, admin, body, start, against=None, log=print):
+    """Both parts; `start(db, cwd)` starts a service on database `db` from checkout `cwd` (None:
+    this one)."""
+    medians = sequential(mongo_uri, admin, body, lambda db: start(db, None), log)
+    return medians, concurrent(mongo_uri, admin, body, start, against, log)
+
+
+def concurrent(mongo_uri, admin, body, start, against, log):
+    """{(revision, operation, clients): [per second, per round]}, and the table of medians."""
+    auth = {"Authorization": basic(*admin)}
+    revisions = {"this": None, **({against[:8]: against} if against else {})}
+    services = {label: start(f"concurrent-{i}", cwd) for i, (label, cwd) in enumerate(revisions.items())}
+    rates = {}
+    try:
+        targets = {}
+        for label, service in services.items():
+            client = SocketClient(service.port)
+            blueprint = client.post("/blueprints", json={**body, "name": "deployed"}, headers=auth).json
+            profile = client.post("/profiles", json={**PROFILE, "name": "team"}, headers=auth).json
+            targets[label] = blueprint["id"], profile["id"]
+        for turn in range(CONCURRENT_ROUNDS):
+            for clients in CLIENTS:
+                for label, service in services.items():
+                    blueprint, profile = targets[label]
+
+                    def admit(k, i, prefix=f"r{turn}-c{clients}-k", blueprint=blueprint, profile=profile):
+                        return "/instances", {"name": f"{prefix}{k}-{i}", "blueprint": blueprint, "profile": profile}
+
+                    for operation, request in (("admission", admit), ("create", lambda k, i: ("/blueprints", body))):
+                        scale.settle(service.port)
+                        rate = _burst(service.port, auth, clients, request)
+                        rates.setdefault((label, operation, clients), []).append(rate)
+    finally:
+        for service in services.values():
+            service.stop()
+        for i in range(len(revisions)):
+            MongoClient(mongo_uri).drop_database(f"concurrent-{i}")
+    log(f"\n{'one profile, concurrent clients (medians of ' + str(CONCURRENT_ROUNDS) + ')':52} {'per s':>8}")
+    for (label, operation, clients), found in rates.items():
+        row = f"{operation} [{label}], {clients} client{'s' * (clients > 1)}"
+        log(f"{row:52} {statistics.median(found):8.1f}")
+    for label in revisions:
+        for clients in CLIENTS:
+            ratio = statistics.median(rates[label, "create", clients]) / statistics.median(
+                rates[label, "admission", clients]
+            )
+            log(f"[{label}] {clients} client{'s' * (clients > 1)}: an admission costs {ratio:.2f} creates")
+    if against:
+        for operation in ("admission", "create"):
+            for clients in CLIENTS:
+                pairs = zip(rates["this", operation, clients], rates[against[:8], operation, clients], strict=True)
+                ratios = " ".join(f"{ours / theirs:.3f}" for ours, theirs in pairs)
+                log(f"{operation}s a second, {clients} client(s), this / {against[:8]} per round: {ratios}")
+    return rates
+
+
+def _burst(port, auth, clients, request):
+    """Requests a second that `clients` threads complete in CONCURRENT_SECONDS, each sending
+    `request(client, i)` (a path and a body) again as soon as the last is answered (201)."""
+    done, deadline = [0] * clients, time.monotonic() + CONCURRENT_SECONDS
+
+    def work(k):
+        client = SocketClient(port)
+        while time.monotonic() < deadline:
+            path, sent = request(k, done[k])
+            r = client.post(path, json=sent, headers=auth)
+            assert r.status == 201, r.body[:300]
+            done[k] += 1
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sum(done) / CONCURRENT_SECONDS
+
+
+def sequential(mongo_uri, admin, body, start, log):
     """Seed, start `start(db)` (a service on database `db`), and time admissions in turns."""
     db = MongoClient(mongo_uri).admissions
     service = start("admissions")

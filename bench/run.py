@@ -292,14 +292,17 @@ def main():
         for server in servers:
             server.stop()
         servers = []
+
+        def start(db, cwd):
+            return service(mongo_uri, args.workers, cwd=cwd or ROOT, db=db)
+
         if args.sizes != "0":
             sizes = tuple(int(n) for n in args.sizes.split(","))
             if not parts or "scale" in parts:
                 scale.run(mongo_uri, ADMIN, BLUEPRINT, PROFILE, sizes=sizes, against=worktree)
             if not parts or "instances" in parts:
-                instances.run(mongo_uri, ADMIN, BLUEPRINT, lambda db: service(mongo_uri, args.workers, db=db))
+                instances.run(mongo_uri, ADMIN, BLUEPRINT, start, against=worktree)
             if not parts or "fits" in parts:
-                start = lambda db, cwd: service(mongo_uri, args.workers, cwd=cwd or ROOT, db=db)  # noqa: E731
                 fits.run(mongo_uri, ADMIN, BLUEPRINT, start, sizes=sizes, against=worktree)
         print(f"the benchmark took {time.monotonic() - started:.0f} s")
     finally:

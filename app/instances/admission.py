@@ -34,7 +34,11 @@ class Admissions(Instances):
 
     def create(self, fields, user, id=None, dry_run=False):
         """Render the blueprint at its revision with the values and the profile's defaults, and
-        admit it in the room the profile has (a 409 `quota` problem otherwise)."""
+        admit it in the room the profile has (a 409 `quota` problem otherwise). A name the caller
+        has already is refused by the unique index (`one_name_per_owner`); a dry run asks."""
+        earlier = id and self.found(id)
+        if earlier:
+            return earlier
         blueprint = _readable(blueprints, fields["blueprint"], user, "blueprint")
         profile = _readable(profiles, fields["profile"], user, "profile")
         version = _version(blueprint, fields.get("blueprintRev"))
@@ -50,17 +54,17 @@ class Admissions(Instances):
             "requirements": answer["requirements"],
             "yml": answer["yml"],
         }
-        if self.named(user["username"], doc["name"]):
-            raise Conflict(f"You have an instance named {doc['name']!r} already.")
-        return super().create(doc, user, id=id, dry_run=dry_run)
-
-    def _insert(self, doc):
-        profile = profiles.found(object_id(doc["profile"]))
+        taken = Conflict(f"You have an instance named {doc['name']!r} already.")
+        doc = self.drafted(doc, user, id, dry_run)
+        if dry_run:
+            if self.named(user["username"], doc["name"]):
+                raise taken
+            return doc
         with spending(profile, doc["_id"], usage.change(doc["requirements"]), {"op": "create"}):
             try:
-                return super()._insert(doc)
+                return self._insert(doc)
             except DuplicateKeyError:  # surely not inserted: taken back
-                raise Conflict(f"You have an instance named {doc['name']!r} already.") from None
+                raise taken from None
 
     def upgrade(self, id_text, user, rev, values, if_match=None, dry_run=False):
         """Render again at `rev` (the blueprint's current one when None) with the kept values and

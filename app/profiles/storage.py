@@ -23,7 +23,7 @@ from app.instances.storage import store as instances
 from app.model import quantities
 from app.profiles import usage
 from app.storage import list_keys
-from app.storage.database import now
+from app.storage.database import REDONE_IF_LOST, now
 from app.storage.resource_store import ResourceStore
 
 
@@ -149,8 +149,9 @@ class Profiles(ResourceStore):
 
     def _conclude(self, profile_id, instance_id, entry, added):
         """Add `added` to usage and remove the entry, once: on the condition that the entry is still
-        the one read, so that two requests concluding it at once do it once."""
-        self.coll().update_one(
+        the one read, so that two requests concluding it at once do it once. Not journaled: a
+        conclusion a crash loses leaves its entry, which `settled` concludes again."""
+        self.coll().with_options(write_concern=REDONE_IF_LOST).update_one(
             {"_id": profile_id, f"ledger.{instance_id}.at": entry["at"]},
             {"$inc": {f"usage.{key}": value for key, value in added.items()}, "$unset": {f"ledger.{instance_id}": ""}},
         )

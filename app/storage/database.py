@@ -8,6 +8,11 @@ from pymongo import MongoClient, WriteConcern
 from app import state
 from app.storage import embedded
 
+# For a write that a crash may lose because the service makes it good again (a ledger entry's
+# conclusion, which `Profiles.settled` redoes from what the instance says): acknowledged without
+# waiting for the journal's sync.
+REDONE_IF_LOST = WriteConcern(w=1, j=False)
+
 
 def init_app(app, client=None):
     if client is None:

@@ -168,9 +168,14 @@ class ResourceStore:
         """Insert. An idempotent request names the `id` (an ObjectId) the document gets, so a retry
         finds what an earlier attempt made instead of making it again. A dry run makes every
         check and returns the document it would insert, without an id, storing nothing."""
-        earlier = id and self.coll().find_one({"_id": id})
+        earlier = id and self.found(id)
         if earlier:
             return earlier
+        doc = self.drafted(fields, user, id, dry_run)
+        return doc if dry_run else self._attempt(None, doc, self._insert, doc)
+
+    def drafted(self, fields, user, id=None, dry_run=False):
+        """The document a create of `fields` by `user` inserts (a dry run's: without an id)."""
         moment = now()
         doc = {
             **self.apply_rules(fields, None, user),
@@ -181,10 +186,7 @@ class ResourceStore:
             "updatedBy": user["username"],
             "rev": 1,
         }
-        if dry_run:
-            return doc
-        doc = self.rekeyed({}, doc)
-        return self._attempt(None, doc, self._insert, doc)
+        return doc if dry_run else self.rekeyed({}, doc)
 
     def update(self, id_text, user, changes, if_match=None, dry_run=False):
         """Apply `changes` (PATCH: the fields sent; PUT: all of them) to the current version.

@@ -144,7 +144,7 @@ def test_unbounded_and_over_the_maximum_are_refused_where_the_profile_caps_them(
     assert deploy(api, web, uncapped, "c").status == 201  # nothing capped: nothing to refuse
 
 
-def test_the_body_is_checked_and_names_what_it_refers_to(api, web, team):
+def test_the_body_is_checked_and_names_what_it_refers_to(api, web, team, app):
     for body, field in (
         ({"name": "Shop"}, "name"),
         ({"name": "-a"}, "name"),
@@ -161,9 +161,15 @@ def test_the_body_is_checked_and_names_what_it_refers_to(api, web, team):
     bobs = create(api, "profiles", user="bob").json
     assert "profile" in assert_problem(deploy(api, web, bobs, "shop"), 422)["errors"]  # not alice's to read
     assert deploy(api, web, team, "shop").status == 201
+    held = usage(api, team)
     assert "already" in assert_problem(deploy(api, web, team, "shop"), 409)["detail"]  # unique per owner
+    dry = api.post(
+        "/instances?dryRun=true", json={"name": "shop", "blueprint": web["id"], "profile": team["id"]}, user="alice"
+    )
+    assert "already" in assert_problem(dry, 409)["detail"]  # a dry run asks what the index would say
     assert_problem(deploy(api, web, team, "viewer", user="victor"), 403)
-    assert usage(api, team)["instances"] == 1
+    assert usage(api, team) == held and held["instances"] == 1  # the refused one's reservation taken back
+    assert ledger(app, team) == {}
 
 
 def test_upgrade_renders_again_admits_the_difference_and_answers_the_diff(api, web, team):
