@@ -2,10 +2,12 @@
 the web page.
 
 The tree reads from the bottom up, each layer importing only from itself and the layers below
-(tests/test_layers.py): errors.py and config.py; model/ (the contract's values); definitions/
-(a blueprint's content); storage/ (the database); access/ (credentials, roles, throttles);
-ops/ (probes, metrics, logs); http/ (the API's plumbing); the resources (profiles/, blueprints/,
-revisions/, instances/, users/); and on top web/, cli.py, gunicorn_worker.py and this factory."""
+(tests/test_layers.py; the map is docs/design.md's first part): errors.py, config.py, state.py;
+model/ (the contract's values); definitions/ (a blueprint's content); storage/ (the database);
+access/ (credentials, roles, throttles); ops/ (probes, metrics, logs); http/ (the API's
+plumbing); the resources (profiles/, blueprints/ with its history/, instances/, users/,
+imports/): their schemas, their stores, what joins them (fitting, admission), their routes; and
+on top web/, cli.py, migrations.py, gunicorn_worker.py and this factory."""
 
 import logging
 

@@ -1,5 +1,7 @@
 """Instances: what a team deployed from a blueprint, admitted against a profile's room and counted
-in its usage (app/profiles/usage.py), with the rendered definition kept byte for byte.
+in its usage (admission.py, over the profile store's ledger), with the rendered definition kept
+byte for byte.
 
 A resource: routes.py (a MethodView per path) -> schemas.py -> storage.py -> the response.
-May import app.http, app.ops, app.access and what is below them, and the other resources."""
+Its store touches its own collection only, and asks other stores for what it needs of theirs;
+the layers (schemas, stores, what joins resources, routes) are tests/test_layers.py's."""

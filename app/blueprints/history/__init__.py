@@ -2,5 +2,4 @@
 one; part of the blueprints resource (its routes mount under /blueprints/{id}).
 
 routes.py (a MethodView per path) -> schemas.py -> storage.py -> the response. The blueprint
-store keeps the version a change replaces through storage.py; the routes render a kept version
-through the blueprints' own render endpoint."""
+store keeps the version a change replaces through storage.py, which owns `revisions`."""
