@@ -5,6 +5,7 @@ compose up` starts it: the services no profile leaves out, `extends` within the 
 Amounts read as Compose reads them (quantities.compose_*). Which rules, and where the service
 differs on purpose: docs/design.md, "Compose as Docker Compose judges it"."""
 
+from dataclasses import dataclass
 from functools import cache
 
 from app.definitions.compose_load import cast, dependencies, services, started, volumes
@@ -248,49 +249,126 @@ def _consistency(doc, resolved, running):
     return found
 
 
+@dataclass(frozen=True)
+class _Service:
+    """A service Compose starts, as its rules see it: its name, its place, its fields, the services
+    it depends on, and the project (`top`: its top-level mappings; the services it starts; all)."""
+
+    name: str
+    where: str
+    fields: dict
+    needs: dict
+    top: dict
+    running: list
+    resolved: dict
+
+
 def _service_rules(name, service, needs, top, running, resolved):
     """Compose's rules for one service it starts: what it names exists, what it declares agrees.
-    Each rule looks only where the service declares something (this runs on every write)."""
-    where, found = f"services.{name}", []
-    if not (service.get("image") or service.get("build") is not None or service.get("provider")):
-        found.append(f"{where}: has neither an image nor a build context specified.")
-    if "build" in service:
-        found += _build_rules(where, mapping(service["build"]), service.get("platform"), top, running, resolved)
-    if service.get("network_mode") and service.get("networks"):
-        found.append(f"{where}: declares mutually exclusive `network_mode` and `networks`.")
-    for field in [] if NAMED.isdisjoint(service) else [field for field in NAMED_IN_ORDER if field in service]:
-        for missing in [one for one in _names(service[field]) if one not in top[field] and one != "default"]:
-            found.append(f"{where}: refers to undefined {field[:-1]} {missing[:60]!r}.")
-    if "volumes" in service or "tmpfs" in service:
-        mounted = volumes(service)
-        for _, kind, source, _ in mounted:
-            if kind == "volume" and source and not isinstance(source, Unresolved) and source not in top["volumes"]:
-                found.append(f"{where}.volumes: refers to undefined volume {source[:60]!r}.")
-        found += _mounted_twice(where, service.get("tmpfs"), mounted)
-        found += [
-            f"{where}.volumes.{index}: a bind mount needs a source."
-            for index, entry in enumerate(listed(service.get("volumes")))
-            if mapping(entry).get("type") == "bind" and "source" not in entry
-        ]
-    if "healthcheck" in service:
-        test = mapping(service["healthcheck"]).get("test")
-        if isinstance(test, list) and test and test[0] not in ("CMD", "CMD-SHELL", "NONE"):
-            found.append(f'{where}.healthcheck.test: must start with "CMD", "CMD-SHELL" or "NONE".')
-    for other, required in needs.items():
-        if other not in running and (other not in resolved or required):
-            found.append(f"{where}.depends_on: depends on undefined service {other[:60]!r}.")
-    if "deploy" in service:
-        found += _twins(name, service)
-    if service.get("container_name"):
-        count = _as_compose_holds("count", mapping(service.get("deploy")).get("replicas", service.get("scale")))
-        if (count or 0) > 1:
-            found.append(f"{where}: can't set container_name with more than one container (names must be unique).")
-    if "storage_opt" in service or "ulimits" in service:
-        found += _decoded_values(where, service)
-    for watch in listed(mapping(service["develop"]).get("watch")) if "develop" in service else ():
-        if not mapping(watch).get("target") and mapping(watch).get("action") not in ("rebuild", "restart"):
-            found.append(f"{where}.develop.watch: a target is required for actions other than rebuild and restart.")
+    Each rule runs only where the service declares a field it reads (this runs on every write)."""
+    checked = _Service(name, f"services.{name}", service, needs, top, running, resolved)
+    found = []
+    for fields, rule in SERVICE_RULES:
+        if fields is None or not fields.isdisjoint(service):
+            found += rule(checked)
     return found
+
+
+def _has_image(s):
+    if s.fields.get("image") or s.fields.get("build") is not None or s.fields.get("provider"):
+        return []
+    return [f"{s.where}: has neither an image nor a build context specified."]
+
+
+def _build(s):
+    return _build_rules(s.where, mapping(s.fields["build"]), s.fields.get("platform"), s.top, s.running, s.resolved)
+
+
+def _network_mode(s):
+    if s.fields.get("network_mode") and s.fields.get("networks"):
+        return [f"{s.where}: declares mutually exclusive `network_mode` and `networks`."]
+    return []
+
+
+def _named(s):
+    """What a service names in networks, secrets, configs and models is declared at the top."""
+    return [
+        f"{s.where}: refers to undefined {field[:-1]} {missing[:60]!r}."
+        for field in NAMED_IN_ORDER
+        if field in s.fields
+        for missing in _names(s.fields[field])
+        if missing not in s.top[field] and missing != "default"
+    ]
+
+
+def _mounts(s):
+    """Named volumes declared, nothing mounted twice, a bind mount with a source."""
+    mounted = volumes(s.fields)
+    found = [
+        f"{s.where}.volumes: refers to undefined volume {source[:60]!r}."
+        for _, kind, source, _ in mounted
+        if kind == "volume" and source and not isinstance(source, Unresolved) and source not in s.top["volumes"]
+    ]
+    found += _mounted_twice(s.where, s.fields.get("tmpfs"), mounted)
+    return found + [
+        f"{s.where}.volumes.{index}: a bind mount needs a source."
+        for index, entry in enumerate(listed(s.fields.get("volumes")))
+        if mapping(entry).get("type") == "bind" and "source" not in entry
+    ]
+
+
+def _healthcheck(s):
+    test = mapping(s.fields["healthcheck"]).get("test")
+    if isinstance(test, list) and test and test[0] not in ("CMD", "CMD-SHELL", "NONE"):
+        return [f'{s.where}.healthcheck.test: must start with "CMD", "CMD-SHELL" or "NONE".']
+    return []
+
+
+def _depends_on(s):
+    return [
+        f"{s.where}.depends_on: depends on undefined service {other[:60]!r}."
+        for other, required in s.needs.items()
+        if other not in s.running and (other not in s.resolved or required)
+    ]
+
+
+def _deploy(s):
+    return _twins(s.name, s.fields)
+
+
+def _container_name(s):
+    count = _as_compose_holds("count", mapping(s.fields.get("deploy")).get("replicas", s.fields.get("scale")))
+    if s.fields.get("container_name") and (count or 0) > 1:
+        return [f"{s.where}: can't set container_name with more than one container (names must be unique)."]
+    return []
+
+
+def _decoded(s):
+    return _decoded_values(s.where, s.fields)
+
+
+def _watch(s):
+    return [
+        f"{s.where}.develop.watch: a target is required for actions other than rebuild and restart."
+        for watch in listed(mapping(s.fields["develop"]).get("watch"))
+        if not mapping(watch).get("target") and mapping(watch).get("action") not in ("rebuild", "restart")
+    ]
+
+
+# (the fields a rule reads, None: every service; the rule), in the order Compose reports them
+SERVICE_RULES = (
+    (None, _has_image),
+    (frozenset({"build"}), _build),
+    (frozenset({"network_mode"}), _network_mode),
+    (NAMED, _named),
+    (frozenset({"volumes", "tmpfs"}), _mounts),
+    (frozenset({"healthcheck"}), _healthcheck),
+    (None, _depends_on),
+    (frozenset({"deploy"}), _deploy),
+    (frozenset({"container_name"}), _container_name),
+    (frozenset({"storage_opt", "ulimits"}), _decoded),
+    (frozenset({"develop"}), _watch),
+)
 
 
 def _decoded_values(where, service):
