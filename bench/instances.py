@@ -30,7 +30,7 @@ REPEATS = 60
 MANY = 100_000
 CLIENTS = (1, 8)
 CONCURRENT_SECONDS = 4
-CONCURRENT_ROUNDS = 3
+CONCURRENT_ROUNDS = 5
 # The shared body declares its web service's limits and none for the others: a profile with
 # container defaults counts them, as most profiles that admit published templates do.
 PROFILE = {
@@ -83,7 +83,7 @@ def run(mongo_uri, admin, body, start, against=None, log=print):
 def concurrent(mongo_uri, admin, body, start, against, log):
     """{(revision, operation, clients): [per second, per round]}, and the table of medians."""
     auth = {"Authorization": basic(*admin)}
-    revisions = {"this": None, **({against[:8]: against} if against else {})}
+    revisions = {"this": None, **({"against": against} if against else {})}
     services = {label: start(f"concurrent-{i}", cwd) for i, (label, cwd) in enumerate(revisions.items())}
     rates = {}
     try:
@@ -123,9 +123,13 @@ def concurrent(mongo_uri, admin, body, start, against, log):
     if against:
         for operation in ("admission", "create"):
             for clients in CLIENTS:
-                pairs = zip(rates["this", operation, clients], rates[against[:8], operation, clients], strict=True)
-                ratios = " ".join(f"{ours / theirs:.3f}" for ours, theirs in pairs)
-                log(f"{operation}s a second, {clients} client(s), this / {against[:8]} per round: {ratios}")
+                pairs = zip(rates["this", operation, clients], rates["against", operation, clients], strict=True)
+                ratios = [ours / theirs for ours, theirs in pairs]
+                listed = " ".join(f"{ratio:.3f}" for ratio in ratios)
+                log(
+                    f"{operation}s a second, {clients} client(s), this / against per round: {listed}; "
+                    f"median {statistics.median(ratios):.3f}"
+                )
     return rates
 
 
