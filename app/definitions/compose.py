@@ -249,7 +249,7 @@ def _consistency(doc, resolved, running):
     return found
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Service:
     """A service Compose starts, as its rules see it: its name, its place, its fields, the services
     it depends on, and the project (`top`: its top-level mappings; the services it starts; all)."""
