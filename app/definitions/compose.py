@@ -187,15 +187,16 @@ def _as_compose_holds(kind, value):
         return None
 
 
-def _twins(name, service):
+def _twins(s):
     """Compose's rule for an amount given twice: both only with the same value, and where
     `deploy.resources.limits` (or `reservations`) is declared, a field without its twin differs."""
-    found, deploy = [], service.get("deploy")
+    service, found = s.fields, []
+    deploy = service.get("deploy")
     resources = mapping(mapping(deploy).get("resources"))
     if "scale" in service and isinstance(deploy, dict) and "replicas" in deploy:
         scale, replicas = (_as_compose_holds("count", value) for value in (service["scale"], deploy["replicas"]))
         if None not in (scale, replicas) and scale != replicas:
-            found.append(f"services.{name}: can't set distinct values on 'scale' and 'deploy.replicas'.")
+            found.append(f"{s.where}: can't set distinct values on 'scale' and 'deploy.replicas'.")
     for field, (group, twin), kind in TWINS:
         own = _as_compose_holds(kind, service.get(field))
         if own and isinstance(deploy, dict) and isinstance(resources.get(group), dict):
@@ -203,8 +204,7 @@ def _twins(name, service):
             if other is not None and other != own:
                 unset = "" if twin in resources[group] else " (not set)"
                 found.append(
-                    f"services.{name}: can't set distinct values on '{field}' and "
-                    f"'deploy.resources.{group}.{twin}'{unset}."
+                    f"{s.where}: can't set distinct values on '{field}' and 'deploy.resources.{group}.{twin}'{unset}."
                 )
     return found
 
@@ -280,10 +280,6 @@ def _has_image(s):
     return [f"{s.where}: has neither an image nor a build context specified."]
 
 
-def _build(s):
-    return _build_rules(s.where, mapping(s.fields["build"]), s.fields.get("platform"), s.top, s.running, s.resolved)
-
-
 def _network_mode(s):
     if s.fields.get("network_mode") and s.fields.get("networks"):
         return [f"{s.where}: declares mutually exclusive `network_mode` and `networks`."]
@@ -332,19 +328,11 @@ def _depends_on(s):
     ]
 
 
-def _deploy(s):
-    return _twins(s.name, s.fields)
-
-
 def _container_name(s):
     count = _as_compose_holds("count", mapping(s.fields.get("deploy")).get("replicas", s.fields.get("scale")))
     if s.fields.get("container_name") and (count or 0) > 1:
         return [f"{s.where}: can't set container_name with more than one container (names must be unique)."]
     return []
-
-
-def _decoded(s):
-    return _decoded_values(s.where, s.fields)
 
 
 def _watch(s):
@@ -355,27 +343,11 @@ def _watch(s):
     ]
 
 
-# (the fields a rule reads, None: every service; the rule), in the order Compose reports them
-SERVICE_RULES = (
-    (None, _has_image),
-    (frozenset({"build"}), _build),
-    (frozenset({"network_mode"}), _network_mode),
-    (NAMED, _named),
-    (frozenset({"volumes", "tmpfs"}), _mounts),
-    (frozenset({"healthcheck"}), _healthcheck),
-    (None, _depends_on),
-    (frozenset({"deploy"}), _deploy),
-    (frozenset({"container_name"}), _container_name),
-    (frozenset({"storage_opt", "ulimits"}), _decoded),
-    (frozenset({"develop"}), _watch),
-)
-
-
-def _decoded_values(where, service):
+def _decoded_values(s):
     """Values the schema admits and Compose's decoding does not: a `storage_opt` value that is a
     float, a boolean, a mapping or a list (it wants text), a ulimit written as a float (Compose
     2.40.3 stops with a panic on `1000.0`)."""
-    found = []
+    where, service, found = s.where, s.fields, []
     for key, value in mapping(service.get("storage_opt")).items():
         if isinstance(value, (bool, float, dict, list)):
             shown = goyaml.written(value) if not isinstance(value, (dict, list)) else f"a {type(value).__name__}"
@@ -392,21 +364,37 @@ def _decoded_values(where, service):
     return found
 
 
-def _build_rules(where, build, platform, top, running, resolved):
+def _build_rules(s):
     """Compose's rules for a service's build: one Dockerfile, its secrets and the services it
     takes a context from exist, and its platforms include the service's."""
-    found = []
+    where, build, platform, found = s.where, mapping(s.fields["build"]), s.fields.get("platform"), []
     if build.get("dockerfile") and build.get("dockerfile_inline"):
         found.append(f"{where}.build: declares mutually exclusive `dockerfile` and `dockerfile_inline`.")
-    for missing in [one for one in _names(build.get("secrets")) if one not in top["secrets"]]:
+    for missing in [one for one in _names(build.get("secrets")) if one not in s.top["secrets"]]:
         found.append(f"{where}: refers to undefined secret {missing[:60]!r}.")
     for other in _context_services(build.get("additional_contexts")):
-        if other not in running or resolved[other].get("build") is None:
+        if other not in s.running or s.resolved[other].get("build") is None:
             found.append(f"{where}.build.additional_contexts: {other[:60]!r} is not a service with a build.")
     platforms = build.get("platforms")
     if isinstance(platforms, list) and platforms and platform and platform not in platforms:
         found.append(f"{where}.build.platforms: must include the service's platform {str(platform)[:60]!r}.")
     return found
+
+
+# (the fields a rule reads, None: every service; the rule), in the order Compose reports them
+SERVICE_RULES = (
+    (None, _has_image),
+    (frozenset({"build"}), _build_rules),
+    (frozenset({"network_mode"}), _network_mode),
+    (NAMED, _named),
+    (frozenset({"volumes", "tmpfs"}), _mounts),
+    (frozenset({"healthcheck"}), _healthcheck),
+    (None, _depends_on),
+    (frozenset({"deploy"}), _twins),
+    (frozenset({"container_name"}), _container_name),
+    (frozenset({"storage_opt", "ulimits"}), _decoded_values),
+    (frozenset({"develop"}), _watch),
+)
 
 
 def _context_services(contexts):
