@@ -102,9 +102,8 @@ def touched(path):
             yield next((arg.value for arg in node.args if isinstance(arg, ast.Constant)), "collection()"), node.lineno
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "coll":
             receiver = node.func.value
-            yield from (
-                [] if isinstance(receiver, ast.Name) and receiver.id == "self" else [("coll() of another", node.lineno)]
-            )
+            if not (isinstance(receiver, ast.Name) and receiver.id == "self"):
+                yield "coll() of another", node.lineno
 
 
 def test_only_a_collections_owner_touches_it():

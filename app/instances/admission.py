@@ -126,13 +126,14 @@ def spending(profile, instance_id, delta, entry):
     """Reserve `delta` on the profile for the write the block makes, then settle it; a write the
     block refuses (a problem it raises, a unique index) is taken back. Any other failure (a lost
     connection, a killed worker) may have written: the entry stays, for `Profiles.settled`."""
-    recorded = _reserve(profile, str(instance_id), delta, entry)
+    key = str(instance_id)
+    recorded = _reserve(profile, key, delta, entry)
     try:
         yield
     except (Problem, DuplicateKeyError):
-        profiles.take_back(profile["_id"], str(instance_id), recorded)
+        profiles.take_back(profile["_id"], key, recorded)
         raise
-    profiles.settle(profile["_id"], str(instance_id), recorded)
+    profiles.settle(profile["_id"], key, recorded)
 
 
 def _readable(resource_store, id_text, user, field):

@@ -36,6 +36,12 @@ def object_id(text, noun="resource"):
     raise missing(noun, text)
 
 
+def _as_read(doc):
+    """The condition that a document is still the version `doc` was read at: its `rev`, and its
+    keys, which a star changes alone."""
+    return {"_id": doc["_id"], "rev": doc.get("rev"), list_keys.FIELD: doc.get(list_keys.FIELD)}
+
+
 def missing(noun, id_text):
     """The 404 of an id, the same whether nothing has it or the caller may not read it."""
     return NotFound(f"No {noun} {str(id_text)[:40]!r} that you may read.")
@@ -224,8 +230,7 @@ class ResourceStore:
         """Write a migration's `changes` to `doc`, which bring it to the present shape without making
         a new version, on the condition that it is still the version read (its `rev`, and its keys,
         which a star changes alone); whether it was."""
-        current = {"_id": doc["_id"], "rev": doc.get("rev"), list_keys.FIELD: doc.get(list_keys.FIELD)}
-        return self.coll().update_one(current, {"$set": changes}).matched_count == 1
+        return self.coll().update_one(_as_read(doc), {"$set": changes}).matched_count == 1
 
     def _insert(self, doc):
         coll = self.coll()
@@ -239,8 +244,7 @@ class ResourceStore:
         reading the whole collection: the new version is `doc` with the changes, since the write
         was conditional on `doc`."""
         changes = {**changes, "updatedAt": now()}
-        current = {"_id": doc["_id"], "rev": doc["rev"], list_keys.FIELD: doc.get(list_keys.FIELD)}
-        written = self.coll().update_one(current, {"$set": changes, "$inc": {"rev": 1}})
+        written = self.coll().update_one(_as_read(doc), {"$set": changes, "$inc": {"rev": 1}})
         return {**doc, **changes, "rev": doc["rev"] + 1} if written.matched_count else None
 
     def _attempt(self, stored, changes, write, *args):
