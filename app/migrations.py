@@ -25,7 +25,6 @@ from app.blueprints.storage import store as blueprints
 from app.errors import Invalid, NotFound
 from app.instances.storage import store as instances
 from app.model import yamlguard
-from app.profiles import usage
 from app.profiles.storage import store as profiles
 from app.storage import list_keys
 from app.storage.database import get_db, raise_setting, setting
@@ -34,7 +33,7 @@ log = logging.getLogger(__name__)
 MIGRATED = "migrated"  # the settings document holding the number of the last migration done
 BATCH = 500
 LOGGED = 10  # batches between two lines of progress
-PROFILE_FIELDS = {"usage": usage.ZERO, "containerDefaults": None, "containerMax": None, "entitledUsers": []}
+PROFILE_FIELDS = {"containerDefaults": None, "containerMax": None, "entitledUsers": []}
 EVERY_DOCUMENT = list_keys.ListQuery(
     ({list_keys.FIELD: list_keys.ADMINS}, {list_keys.FIELD: list_keys.EVERYONE}, {list_keys.FIELD: None}),
     lambda doc: True,
@@ -75,6 +74,10 @@ def _profile_fields(store, doc):
     return {field: value for field, value in PROFILE_FIELDS.items() if field not in doc}
 
 
+def _ledger(store, doc):
+    return store.keep_apart(doc)
+
+
 def _keys(store, doc):
     return store.rekeyed(doc, {})
 
@@ -91,9 +94,10 @@ def _secrets(store, doc):
 MIGRATIONS = (
     Migration(1, "who made each blueprint's version (updatedBy)", (blueprints,), _last_writer),
     Migration(2, "blueprints' requirements, container by container", (blueprints,), _requirements),
-    Migration(3, "profiles' usage, container defaults and maximum, sharing", (profiles,), _profile_fields),
+    Migration(3, "profiles' container defaults and maximum, sharing", (profiles,), _profile_fields),
     Migration(4, "what lists find each document by (keys)", (profiles, blueprints, instances), _keys),
     Migration(5, "instances' generated values hidden as secrets", (instances,), _secrets),
+    Migration(6, "profiles' usage and ledger in a document of their own", (profiles,), _ledger),
 )
 LATEST = MIGRATIONS[-1].number
 

@@ -18,6 +18,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from bson import ObjectId
 from pymongo import MongoClient
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -298,7 +299,7 @@ def usage_run(seconds_before=3.0, writers=4, log=print):
         "summed": summed,
         "usage_is_the_sum": stored["usage"] == {**summed, "instances": len(instances)},
         "acknowledged_but_lost": len((admitted - deleted) - existing),
-        "ledger_left": len(db.profiles.find_one({"name": "team"}).get("ledger") or {}),
+        "ledger_left": len(db.ledgers.find_one({"_id": ObjectId(profile)})["ledger"]),
         "definitions": sorted({doc["yml"] for doc in instances}),
     }
     log(f"usage under kill -9: { {key: value for key, value in report.items() if key != 'definitions'} }")

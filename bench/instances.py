@@ -69,7 +69,7 @@ def _seed(db, blueprint, profile, count, owner):
             db.instances.insert_many(batch, ordered=False)
             batch = []
     usage = {key: count * requirements[key] for key in ("memoryBytes", "cpuMillis", "containers", "storageBytes")}
-    db.profiles.update_one({"_id": ObjectId(profile["id"])}, {"$set": {"usage": {**usage, "instances": count}}})
+    db.ledgers.update_one({"_id": ObjectId(profile["id"])}, {"$set": {"usage": {**usage, "instances": count}}})
     pages.lower_floor(db.instances, ids.ms_of(now - timedelta(days=30)))
 
 

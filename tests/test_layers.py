@@ -18,7 +18,7 @@ LAYERS = [  # bottom first
     # resources (a fit, an admission); and the routes.
     ("app.profiles", "app.blueprints", "app.instances"),
     ("app.instances.storage",),
-    ("app.profiles.storage", "app.blueprints.storage", "app.blueprints.history.storage"),
+    ("app.profiles.storage", "app.profiles.ledgers", "app.blueprints.storage", "app.blueprints.history.storage"),
     ("app.blueprints.fitting", "app.instances.admission"),
     (
         "app.profiles.routes",
@@ -79,6 +79,7 @@ def test_the_command_line_client_imports_nothing_of_the_service():
 # blueprints, instances) are reached only through their store's `self.coll()`.
 OWNERS = {
     "revisions": "app.blueprints.history.storage",
+    "ledgers": "app.profiles.ledgers",
     "users": "app.access.users",
     "tokens": "app.access.tokens",
     "idempotency": "app.http.idempotency",

@@ -103,6 +103,32 @@ def test_a_database_already_migrated_is_not_walked_again(app, caplog):
         assert "keys" not in get_db().blueprints.find_one({"name": "left"})
 
 
+def test_a_profiles_usage_and_ledger_move_to_a_document_of_their_own_once(app, api):
+    """As the previous version kept them, on the profile; a walk that stops half-way and runs again
+    (a crash) keeps what it moved: a profile already moved is not emptied."""
+    held = {"memoryBytes": 3 * 2**20, "cpuMillis": 30, "containers": 3, "storageBytes": 0, "instances": 3}
+    entry = {"op": "create", "delta": held, "pending": {}, "at": now()}
+    moved, bare = _earlier(
+        app,
+        [],
+        [
+            {"name": "counted", "memoryCap": "1Gi", "usage": held, "ledger": {str(ObjectId()): entry}},
+            {"name": "older still", "memoryCap": "1Gi", "owner": "bob"},  # mongomock: one per owner
+        ],
+    )
+    _restarted(app)
+    with app.app_context():
+        db = get_db()
+        db.settings.delete_one({"_id": migrations.MIGRATED})  # as if the walk died before recording it
+        _restarted(app)
+        stored = db.profiles.find_one({"_id": ObjectId(moved)})
+        kept = db.ledgers.find_one({"_id": ObjectId(moved)})
+    assert "usage" not in stored and "ledger" not in stored
+    assert kept["usage"] == held and list(kept["ledger"].values())[0]["delta"] == held
+    assert api.get(f"/profiles/{moved}", user="alice").json["usage"] == held
+    assert api.get(f"/profiles/{bare}", user="bob").json["usage"]["instances"] == 0
+
+
 def test_a_document_changed_meanwhile_is_migrated_from_its_new_version(app):
     (made,) = _earlier(app, [_blueprint("raced")])
     with app.app_context():

@@ -71,7 +71,7 @@ class Admissions(Instances):
         those given, admit the difference; the new version and the diff of the definitions."""
         doc = self._checked(id_text, user, if_match)
         version = _version(blueprints.get(doc["blueprint"], user), rev)
-        profile = profiles.found(object_id(doc["profile"]))
+        profile = profiles.current(object_id(doc["profile"]))
         answer = _admitted(version, {**doc["kept"], **values}, profile, replacing=doc["requirements"])
         changes = {
             "blueprintRev": version["rev"],
@@ -104,7 +104,7 @@ class Admissions(Instances):
         are given back (decided again when it is not)."""
         for _ in range(MAX_ATTEMPTS):
             doc = self._checked(id_text, user, if_match)
-            profile = profiles.settled(profiles.found(object_id(doc["profile"])))
+            profile = profiles.current(object_id(doc["profile"]))
             if profile is None:  # deleted under it (it cannot be while this is counted)
                 self.delete_version(doc)
                 return
@@ -157,7 +157,6 @@ def _version(blueprint, rev):
 def _admitted(version, values, profile, replacing=None):
     """The render of `version` for `profile`, if the profile has room for it (with `replacing`,
     the requirements it replaces, given back first); else a 409 naming each resource short of it."""
-    profile = profiles.settled(profile)
     used = profile["usage"]
     if replacing is not None:
         used = {key: used[key] - value for key, value in usage.change(replacing).items()}
@@ -196,7 +195,7 @@ def _reserve(profile, instance_id, delta, entry):
             raise Conflict("The profile was deleted meanwhile.")
         if recorded := profiles.reserve(profile, instance_id, delta, entry):
             return recorded
-        profile = profiles.settled(profiles.found(profile["_id"]))
+        profile = profiles.current(profile["_id"])
         if profile is None:
             continue
         limits, used = quantities.limits(profile), profile["usage"]

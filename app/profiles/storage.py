@@ -5,11 +5,12 @@ unique index on owner among defaults, and an atomic demotion of the old default 
 one is written. A write that loses that race to another default demotes again and retries, so
 it still succeeds.
 
-A profile also holds its `usage` and the ledger of the changes of it under way (`ledger.<instance
-id>`, one per instance at a time): an admission reserves, writes its instance, then settles or
-takes back (app/instances/admission.py). An entry older than twice REQUEST_TIMEOUT belongs to a
-request that died (gunicorn kills one running past it); `settled` concludes it by what the
-instance store says of its instance, before every admission and every read of the profile."""
+A profile's `usage` and the ledger of the changes of it under way (`ledger.<instance id>`, one per
+instance at a time) are kept in a document of their own (ledgers.py) and read with it: an
+admission reserves, writes its instance, then settles or takes back (app/instances/admission.py).
+An entry older than twice REQUEST_TIMEOUT belongs to a request that died (gunicorn kills one
+running past it); `settled` concludes it by what the instance store says of its instance, before
+every admission and every read of the profile."""
 
 from datetime import timedelta
 
@@ -18,13 +19,13 @@ from flask import current_app
 from pymongo import ASCENDING
 
 from app.access import users
-from app.errors import Conflict, Invalid
+from app.errors import Conflict, Invalid, Problem
 from app.instances.storage import store as instances
 from app.model import quantities
-from app.profiles import usage
+from app.profiles import ledgers, usage
 from app.storage import list_keys
-from app.storage.database import REDONE_IF_LOST, now
-from app.storage.resource_store import ResourceStore
+from app.storage.database import now
+from app.storage.resource_store import REMOVED, ResourceStore
 
 
 class Profiles(ResourceStore):
@@ -53,22 +54,58 @@ class Profiles(ResourceStore):
         """A profile the user may read, its usage settled where a crashed request left it unsettled."""
         return self.settled(super().get(id_text, user))
 
-    def deletable(self, doc):
-        """A profile no instance spends from (its usage counts them, in flight ones included)."""
-        return {"usage.instances": 0}
+    def create(self, fields, user, id=None, dry_run=False):
+        """A profile, answered with its usage (a new one's: nothing)."""
+        made = super().create(fields, user, id, dry_run)
+        return made if "usage" in made else {**made, "usage": dict(usage.ZERO)}
 
-    def refused_delete(self, doc):
-        count = doc["usage"]["instances"]
-        return Conflict(
-            f"{count} instance{'s' if count != 1 else ''} spend{'s' if count == 1 else ''} from this "
-            "profile: delete them first."
-        )
+    def current(self, _id):
+        """The profile whose id is `_id` with its usage, settled, or None, whoever asks: the one an
+        admission spends from."""
+        found = self.found(_id)
+        return None if found is None else self.settled(self.with_parts([found])[0])
+
+    def with_parts(self, docs):
+        """The profiles with their `usage` and `ledger` (and `closing` while a delete is under
+        way), read in one query."""
+        parts = ledgers.of([doc["_id"] for doc in docs])
+        return [{**doc, **parts[doc["_id"]]} for doc in docs]
+
+    def delete(self, id_text, user, if_match=None):
+        """Close its ledger, on the condition that no instance spends from it (its usage counts
+        them, in-flight ones included), so that no admission can reserve while it goes; then
+        delete it, or reopen the ledger when the delete is refused. A delete that dies in between
+        leaves the ledger closed until `settled` reopens it, once its lease has passed."""
+        doc = self._checked(id_text, user, if_match)
+        closing = ledgers.close(doc["_id"])
+        if closing is None:
+            count = self.get(id_text, user)["usage"]["instances"]
+            raise Conflict(
+                f"{count} instance{'s' if count != 1 else ''} spend{'s' if count == 1 else ''} from this "
+                "profile: delete them first."
+            )
+        try:
+            super().delete(id_text, user, if_match)
+        except Problem:
+            ledgers.reopen(doc["_id"], closing)
+            raise
+
+    def keep_apart(self, doc):
+        """A profile stored with its usage and ledger in its own document: those moved to its
+        ledger (as they are now: a retry after the profile changed writes them again), then the
+        changes that remove them (a migration's, `reshape`)."""
+        if "usage" not in doc and "ledger" not in doc:
+            ledgers.open_for(doc["_id"])  # stored before usage was kept, or moved already
+            return {}
+        ledgers.keep(doc["_id"], doc.get("usage", usage.ZERO), doc.get("ledger") or {})
+        return {"usage": REMOVED, "ledger": REMOVED}
+
+    def after_delete(self, doc):
+        ledgers.remove(doc["_id"])
 
     def apply_rules(self, changes, stored, user):
         """`entitledUsers` kept once each, in order, and existing; no default over the maximum (a
-        LimitRange with one is refused too); a new profile's usage starts at zero."""
-        if stored is None:
-            changes["usage"] = usage.ZERO
+        LimitRange with one is refused too)."""
         if "entitledUsers" in changes:
             changes["entitledUsers"] = list(dict.fromkeys(changes["entitledUsers"] or []))
             users.check_entitled(changes["entitledUsers"], user)
@@ -87,10 +124,13 @@ class Profiles(ResourceStore):
         return changes
 
     def before_write(self, stored, changes):
-        """A profile becoming the default demotes its owner's current default first (found through
-        the partial index; the profile itself is not the default yet), with the keys it is now
-        found by. A demotion that loses a race leaves the other default in place, and the write
-        that needed it fails on the unique index and comes back here."""
+        """A new profile's ledger is made first (the profile's insert makes it durable). A profile
+        becoming the default demotes its owner's current default first (found through the partial
+        index; the profile itself is not the default yet), with the keys it is now found by. A
+        demotion that loses a race leaves the other default in place, and the write that needed it
+        fails on the unique index and comes back here."""
+        if stored is None:
+            ledgers.open_for(changes["_id"])
         if not changes.get("defaultProfile") or (stored or {}).get("defaultProfile"):
             return
         current = self._default((stored or changes)["owner"])
@@ -105,7 +145,7 @@ class Profiles(ResourceStore):
         doc = self._default(user["username"])
         if doc is None:
             raise Invalid({"profile": ["You have no default profile: name one."]})
-        return doc
+        return self.settled(self.with_parts([doc])[0])
 
     def _default(self, owner):
         """`owner`'s default profile or None (the partial index serves it)."""
@@ -115,61 +155,48 @@ class Profiles(ResourceStore):
 
     def reserve(self, profile, instance_id, delta, entry):
         """Add what `delta` grows to the profile's usage and record `entry` (the operation) in its
-        ledger, if no other operation of this instance is under way, the caps are still those of
-        `profile`, and for each capped resource `delta` grows the room is there (`usage <= cap -
-        change`). The entry as recorded, or None."""
-        condition = {"_id": profile["_id"], f"ledger.{instance_id}": {"$exists": False}}
-        for cap in quantities.CAPS:
-            condition[cap] = profile.get(cap)  # a cap changed meanwhile: decide again
+        ledger, if no other operation of this instance is under way, no delete has closed it, and
+        for each resource the profile caps that `delta` grows, the room is there (`usage <= cap -
+        change`). The entry as recorded, or None. A cap changed since `profile` was read does not
+        refuse it: the admission counts as having come first, and a cap below the usage is allowed."""
         limits = quantities.limits(profile)
-        for key in usage.COUNTED:  # a requirement's amounts are named as `limits` names the caps
-            if delta[key] > 0 and limits[key] is not None:
-                condition[f"usage.{key}"] = {"$lte": limits[key] - delta[key]}
+        bounds = {  # a requirement's amounts are named as `limits` names the caps
+            key: limits[key] - delta[key] for key in usage.COUNTED if delta[key] > 0 and limits[key] is not None
+        }
         recorded = {**entry, "delta": delta, "pending": usage.freed(delta), "at": now()}
-        written = self.coll().update_one(
-            condition,
-            {
-                "$inc": {f"usage.{key}": value for key, value in usage.grown(delta).items()},
-                "$set": {f"ledger.{instance_id}": recorded},
-            },
-        )
-        return recorded if written.matched_count == 1 else None
+        if ledgers.reserve(profile["_id"], instance_id, recorded, usage.grown(delta), bounds):
+            return recorded
+        return None
 
     def settle(self, profile_id, instance_id, entry):
         """The operation took place: what it frees leaves usage, and its entry goes."""
-        self._conclude(profile_id, instance_id, entry, entry.get("pending", {}))
+        ledgers.conclude(profile_id, instance_id, entry, entry.get("pending", {}))
 
     def take_back(self, profile_id, instance_id, entry):
         """The operation did not take place: what its reservation added leaves usage, and its entry
         goes."""
         pending = entry.get("pending", {})
-        self._conclude(
-            profile_id, instance_id, entry, {key: pending.get(key, 0) - value for key, value in entry["delta"].items()}
-        )
-
-    def _conclude(self, profile_id, instance_id, entry, added):
-        """Add `added` to usage and remove the entry, once: on the condition that the entry is still
-        the one read, so that two requests concluding it at once do it once. Not journaled: a
-        conclusion a crash loses leaves its entry, which `settled` concludes again."""
-        self.coll().with_options(write_concern=REDONE_IF_LOST).update_one(
-            {"_id": profile_id, f"ledger.{instance_id}.at": entry["at"]},
-            {"$inc": {f"usage.{key}": value for key, value in added.items()}, "$unset": {f"ledger.{instance_id}": ""}},
-        )
+        added = {key: pending.get(key, 0) - value for key, value in entry["delta"].items()}
+        ledgers.conclude(profile_id, instance_id, entry, added)
 
     def settled(self, profile):
-        """`profile` (None: None) as it is once each ledger entry older than twice REQUEST_TIMEOUT
-        is concluded by what the instance store says: settled where its change took place, taken
-        back where it did not."""
+        """`profile` (read with its parts; None: None) as it is once each ledger entry older than
+        twice REQUEST_TIMEOUT is concluded by what the instance store says (settled where its
+        change took place, taken back where it did not), and a ledger a delete closed that long
+        ago is open again (the delete died: the profile is here)."""
         oldest = now() - timedelta(seconds=2 * current_app.config["REQUEST_TIMEOUT"])
         stale = [(key, entry) for key, entry in ((profile or {}).get("ledger") or {}).items() if entry["at"] < oldest]
-        if not stale:
+        closing = (profile or {}).get("closing")
+        if not stale and (closing is None or closing >= oldest):
             return profile
         for instance_id, entry in stale:
             if usage.happened(entry, instances.rev_of(ObjectId(instance_id))):
                 self.settle(profile["_id"], instance_id, entry)
             else:
                 self.take_back(profile["_id"], instance_id, entry)
-        return self.found(profile["_id"])
+        if closing is not None and closing < oldest:
+            ledgers.reopen(profile["_id"], closing)
+        return self.current(profile["_id"])
 
 
 store = Profiles()

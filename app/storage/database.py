@@ -14,6 +14,15 @@ from app.storage import embedded
 REDONE_IF_LOST = WriteConcern(w=1, j=False)
 
 
+def unsynced(coll):
+    """`coll` writing with the deployment's write concern but without waiting for the journal's
+    sync: for a write that a journaled write after it in the same request makes durable. The
+    journal, and a replica set's oplog, is ordered: the sync or majority that acknowledges the
+    later write covers the earlier one, and a crash before it loses the earlier write only where
+    the later one was never acknowledged."""
+    return coll.with_options(write_concern=WriteConcern(**{**coll.write_concern.document, "j": False}))
+
+
 def init_app(app, client=None):
     if client is None:
         uri = app.config["MONGO_URI"] or embedded.start(app.config["DATA_DIR"])

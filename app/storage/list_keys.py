@@ -98,21 +98,24 @@ def _rarity(term):
 
 @dataclass(frozen=True)
 class ListQuery:
-    """What a page reads: the documents one of `branches` (flat equality filters) finds that
-    `accepts` keeps; `plain` when no filter narrows it. A page reads them without their keys
-    (derived, never part of a reply) unless `with_keys`."""
+    """What a page reads: the documents one of `branches` (flat equality filters) finds, joined
+    with what is kept of them elsewhere (`with_parts` of a list of them), that `accepts` keeps;
+    `plain` when no filter narrows it. A page reads them without their keys (derived, never part
+    of a reply) unless `with_keys`."""
 
     branches: tuple
     accepts: Callable[[dict], bool]
     plain: bool
     with_keys: bool = False
+    with_parts: Callable[[list], list] | None = None
 
 
-def list_query(filters, scopes, username, args, readable, also=None):
+def list_query(filters, scopes, username, args, readable, also=None, with_parts=None):
     """The query of a list for the caller `username`, who reads with `scopes` (their own first) and
     may read what `readable` accepts: the rarest key among the filters in `args` (`filters` maps
     list parameters to fields), and a test of every filter, of `q` words the key only approaches,
-    of `starred` and of `also` (a filter that needs another resource, such as a fit)."""
+    of `starred` and of `also` (a filter that needs another resource, such as a fit), of the
+    documents joined `with_parts`."""
     conditions = [
         (field, value)
         for arg, field in filters.items()
@@ -146,4 +149,4 @@ def list_query(filters, scopes, username, args, readable, also=None):
         return also is None or also(doc)
 
     plain = not candidates and not wanted and starred is None and also is None
-    return ListQuery(tuple({FIELD: one} for one in keys), accepts, plain)
+    return ListQuery(tuple({FIELD: one} for one in keys), accepts, plain, with_parts=with_parts)

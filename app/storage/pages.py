@@ -154,6 +154,8 @@ class Pager:
             if most_examined is not None:
                 cap = min(cap, most_examined - examined)
             docs, cut = self._window(query, hi, lo_ms, cap)
+            if query.with_parts is not None and docs:
+                docs = query.with_parts(docs)
             matches = [doc for doc in docs if query.accepts(doc)]
             found, examined = found + matches, examined + len(docs)
             if len(found) > limit:

@@ -36,6 +36,9 @@ def object_id(text, noun="resource"):
     raise missing(noun, text)
 
 
+REMOVED = object()  # a migration's change that removes a field (`reshape`)
+
+
 def _as_read(doc):
     """The condition that a document is still the version `doc` was read at: its `rev`, and its
     keys, which a star changes alone."""
@@ -105,18 +108,23 @@ class ResourceStore:
         doc = self.coll().find_one({"_id": object_id(id_text, self.noun)})
         if doc is None or not self.can_read(doc, user):
             raise missing(self.noun, id_text)
-        return doc
+        return self.with_parts([doc])[0]
 
     def found(self, _id, projection=None):
-        """The document whose id is `_id` (an ObjectId), or None, whoever asks: for the service's
-        own use (the profile an admission spends from, a blueprint's current rev), never answered
-        without `get`'s check."""
+        """The document whose id is `_id` (an ObjectId) as stored, or None, whoever asks: for the
+        service's own use (a blueprint's current rev, a migration's read), never answered without
+        `get`'s check."""
         return self.coll().find_one({"_id": _id}, projection)
 
     def caller_scopes(self, user):
         """The scopes `user` reads with: their own (admins': ADMINS), then everyone's."""
         own = list_keys.ADMINS if is_admin(user) else user["username"]
         return [own, list_keys.EVERYONE] if self.public else [own]
+
+    def with_parts(self, docs):
+        """The documents as answered, with what is kept of them elsewhere (a profile's usage): every
+        answer of a document read passes through it (`found` reads a document as stored)."""
+        return docs
 
     def seen_by(self, doc, user):
         """`doc` as `user` sees it, where what they see depends on who they are (by default it
@@ -162,7 +170,13 @@ class ResourceStore:
         see it, narrowed by the list parameters in `args` and the predicate `also` (a filter that needs
         another resource, such as a fit)."""
         query = list_keys.list_query(
-            self.filters, self.caller_scopes(user), user["username"], args, lambda doc: self.can_read(doc, user), also
+            self.filters,
+            self.caller_scopes(user),
+            user["username"],
+            args,
+            lambda doc: self.can_read(doc, user),
+            also,
+            self.with_parts,
         )
         most = current_app.config["LIST_MOST_EXAMINED"]
         items, position = self.pager().read(query, args["limit"], args.get("cursor"), most)
@@ -176,7 +190,7 @@ class ResourceStore:
         check and returns the document it would insert, without an id, storing nothing."""
         earlier = id and self.found(id)
         if earlier:
-            return earlier
+            return self.with_parts([earlier])[0]
         doc = self.drafted(fields, user, id, dry_run)
         return doc if dry_run else self._attempt(None, doc, self._insert, doc)
 
@@ -227,10 +241,15 @@ class ResourceStore:
             raise self.refused_delete(self.coll().find_one({"_id": doc["_id"]}))
 
     def reshape(self, doc, changes):
-        """Write a migration's `changes` to `doc`, which bring it to the present shape without making
-        a new version, on the condition that it is still the version read (its `rev`, and its keys,
-        which a star changes alone); whether it was."""
-        return self.coll().update_one(_as_read(doc), {"$set": changes}).matched_count == 1
+        """Write a migration's `changes` to `doc` (a field changed to REMOVED goes), which bring it to
+        the present shape without making a new version, on the condition that it is still the
+        version read (its `rev`, and its keys, which a star changes alone); whether it was."""
+        update = {
+            "$set": {field: value for field, value in changes.items() if value is not REMOVED},
+            "$unset": {field: "" for field, value in changes.items() if value is REMOVED},
+        }
+        update = {operator: fields for operator, fields in update.items() if fields}
+        return self.coll().update_one(_as_read(doc), update).matched_count == 1
 
     def _insert(self, doc):
         coll = self.coll()

@@ -3,7 +3,7 @@ exactly in its usage under concurrent admissions, their rendered definition the 
 time, upgraded and rolled back with the diff, listed (`behind`), deleted, and what they use kept
 (profiles, blueprints, revisions)."""
 
-import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
@@ -303,16 +303,8 @@ def test_a_fit_says_what_is_used_available_and_how_many_more_fit(api, web, team)
 def test_twenty_concurrent_admissions_into_room_for_ten_admit_ten(api, web, app):
     defaults = {"memory": "1Mi", "cpu": "1m"}
     room = create(api, "profiles", name="room", containerCap="10", containerDefaults=defaults).json
-    statuses = []
-
-    def admit(i):
-        statuses.append(deploy(api, web, room, f"i{i}").status)
-
-    threads = [threading.Thread(target=admit, args=(i,)) for i in range(20)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        statuses = [r.status for r in pool.map(lambda i: deploy(api, web, room, f"i{i}"), range(20))]
     assert sorted(statuses) == [201] * 10 + [409] * 10
     assert usage(api, room) == {
         "memoryBytes": 10 * Mi,
@@ -324,9 +316,41 @@ def test_twenty_concurrent_admissions_into_room_for_ten_admit_ten(api, web, app)
     assert ledger(app, room) == {}
 
 
+@pytest.mark.parametrize("app", ["socket"], indirect=True)
+def test_a_profile_deleted_while_admissions_race_it_is_either_gone_with_none_or_kept_with_all_counted(api, web, app):
+    """The delete closes the profile's ledger on the condition that nothing spends from it, then
+    deletes the profile: each admission is counted (and the delete refused) or refused."""
+    racing = create(api, "profiles", name="racing", containerDefaults={"memory": "1Mi", "cpu": "1m"}).json
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        admissions = pool.map(lambda i: deploy(api, web, racing, f"r{i}"), range(8))
+        deleted = api.delete(f"/profiles/{racing['id']}", user="alice").status
+        statuses = [r.status for r in admissions]
+    admitted = [i for i in api.get("/instances?limit=100", user="alice").json["items"] if i["profile"] == racing["id"]]
+    assert len(admitted) == statuses.count(201)
+    if deleted == 204:
+        assert admitted == [] and api.get(f"/profiles/{racing['id']}", user="alice").status == 404
+    else:
+        assert deleted == 409 and usage(api, racing)["instances"] == len(admitted) > 0
+
+
+def test_a_delete_its_precondition_refuses_leaves_the_profile_open_to_admissions(api, web, team):
+    assert_problem(api.delete(f"/profiles/{team['id']}", headers={"If-Match": '"0"'}, user="alice"), 412)
+    assert deploy(api, web, team, "after").status == 201
+
+
+def test_a_delete_that_died_half_way_closes_the_profile_only_until_its_lease_passes(api, web, team, app):
+    with app.app_context():
+        closed = {"_id": ObjectId(team["id"])}
+        get_db().ledgers.update_one(closed, {"$set": {"closing": now()}})  # the delete died before its write
+        assert_problem(deploy(api, web, team, "during"), 409)
+        get_db().ledgers.update_one(closed, {"$set": {"closing": now() - timedelta(minutes=5)}})
+    assert deploy(api, web, team, "after").status == 201
+    assert api.get(f"/profiles/{team['id']}", user="alice").status == 200
+
+
 def ledger(app, profile):
     with app.app_context():
-        return get_db().profiles.find_one({"_id": ObjectId(profile["id"])}).get("ledger") or {}
+        return get_db().ledgers.find_one({"_id": ObjectId(profile["id"])})["ledger"]
 
 
 def test_what_a_crashed_request_left_is_settled_by_what_its_instance_says(api, web, team, app):
@@ -340,7 +364,7 @@ def test_what_a_crashed_request_left_is_settled_by_what_its_instance_says(api, w
     with app.app_context():
         db, old, ghost = get_db(), now() - timedelta(minutes=5), str(ObjectId())
         db.instances.delete_one({"_id": ObjectId(gone["id"])})  # its delete wrote, then the request died
-        db.profiles.update_one(
+        db.ledgers.update_one(
             {"_id": ObjectId(team["id"])},
             {
                 "$inc": {f"usage.{key}": value for key, value in share.items()},  # the ghost's reservation
@@ -362,12 +386,12 @@ def test_a_reservation_adds_what_grows_at_once_and_frees_what_shrinks_only_once_
     shop = deploy(api, web, team, "shop").json
     share = {"memoryBytes": 256 * Mi, "cpuMillis": 100, "containers": 1, "storageBytes": 0, "instances": 1}
     with app.app_context():
-        profile = profiles.found(ObjectId(team["id"]))
+        profile = profiles.current(ObjectId(team["id"]))
         smaller = {**{key: -value for key, value in share.items()}, "memoryBytes": Mi, "instances": 0}
         entry = profiles.reserve(profile, shop["id"], smaller, {"op": "upgrade", "rev": 2})
-        during = profiles.found(profile["_id"])["usage"]
+        during = profiles.current(profile["_id"])["usage"]
         profiles.settle(profile["_id"], shop["id"], entry)
-        after = profiles.found(profile["_id"])["usage"]
+        after = profiles.current(profile["_id"])["usage"]
     assert during == {**share, "memoryBytes": 257 * Mi}  # the growth is counted, the shrinking not yet
     assert after == {"memoryBytes": 257 * Mi, "cpuMillis": 0, "containers": 0, "storageBytes": 0, "instances": 1}
     assert ledger(app, team) == {}
