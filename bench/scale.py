@@ -220,7 +220,10 @@ def measure(ports, admin_headers, profile, body, repeats, clear):
     own = client.post("/blueprints", json={"name": "mine", "tags": ["bench"]}, headers=member).json["id"]
     for i in range(10):  # a history of 11 versions
         client.patch(f"/blueprints/{own}", json={"name": f"mine {i}"}, headers=member)
-    tight = client.post("/profiles", json={**profile, "name": "tight", "memoryCap": "1Mi"}, headers=member).json["id"]
+    # Profiles are made through the last service (the `against` revision, when there is one): a
+    # revision reads what an earlier one stored (the migrations' rule), not always the reverse.
+    tight = clients[-1].post("/profiles", json={**profile, "name": "tight", "memoryCap": "1Mi"}, headers=member)
+    tight = tight.json["id"]
     page = "/blueprints?limit=50"
     operations = {
         "GET /blueprints/{id}": (f"/blueprints/{one}", member),
@@ -309,8 +312,10 @@ def run(mongo_uri, admin, body, profile, sizes=(1200, 100_000), repeats=25, agai
                 ).status
                 == 201
             ):
-                for _ in range(5):
-                    client.post("/profiles", json=profile, headers={"Authorization": basic(*MEMBER)})
+                for _ in range(5):  # through the last service, as `measure` makes its profile
+                    SocketClient(services[-1].port).post(
+                        "/profiles", json=profile, headers={"Authorization": basic(*MEMBER)}
+                    )
             ports = [service.port for service in services]
             results[size] = measure(ports, admin_headers, profile, body, repeats, partial(clear, blueprints))
         finally:

@@ -1,8 +1,13 @@
 """Each profile's `usage` and the ledger of the changes of it under way, in a document of their own
 (`ledgers`, whose `_id` is the profile's), so that an admission's writes touch a document with no
 index but `_id`: the embedded server rewrites a document's entries in every index on every update,
-and lists find profiles by a multikey index (docs/design.md, "Instances and usage"). Only the
+and lists find profiles by a multikey index (docs/design.md, "Instances and usage"). A profile
+that nothing was ever admitted into has none (it reads as empty): the first reservation or a
+delete's closing makes it, as an upsert. A deleted profile's ledger stays, closed (about 100
+bytes): an admission that read the profile before it went would otherwise make it again. Only the
 profile store calls this; the rules of reserving and concluding are its own."""
+
+from pymongo.errors import DuplicateKeyError
 
 from app.profiles import usage
 from app.storage.database import REDONE_IF_LOST, collection, now, unsynced
@@ -10,12 +15,6 @@ from app.storage.database import REDONE_IF_LOST, collection, now, unsynced
 
 def coll():
     return collection("ledgers")
-
-
-def open_for(profile_id):
-    """A new profile's ledger, empty (again: a retried create finds it). Made durable by the
-    profile's own journaled insert, which follows it."""
-    unsynced(coll()).update_one({"_id": profile_id}, {"$setOnInsert": _empty()}, upsert=True)
 
 
 def keep(profile_id, usage_now, ledger):
@@ -36,15 +35,24 @@ def _empty():
 
 def reserve(profile_id, instance_id, recorded, grown, bounds):
     """Add `grown` to usage and record the entry, if the ledger is open, holds no entry for
-    `instance_id`, and `bounds` ({usage key: most it may be before}) hold; whether it did. Not
-    journaled: the instance's journaled write follows it (database.unsynced)."""
+    `instance_id`, and `bounds` ({usage key: most it may be before}) hold; whether it did. A
+    profile without a ledger gets one holding just this (its usage was zero, which the admission
+    has fitted); one whose conditions fail is not made twice (the unique `_id`). Not journaled: the
+    instance's journaled write follows it (database.unsynced)."""
     condition = {"_id": profile_id, f"ledger.{instance_id}": {"$exists": False}, "closing": {"$exists": False}}
     condition.update({f"usage.{key}": {"$lte": most} for key, most in bounds.items()})
-    written = unsynced(coll()).update_one(
-        condition,
-        {"$inc": {f"usage.{key}": value for key, value in grown.items()}, "$set": {f"ledger.{instance_id}": recorded}},
-    )
-    return written.matched_count == 1
+    try:
+        unsynced(coll()).update_one(
+            condition,
+            {
+                "$inc": {f"usage.{key}": value for key, value in grown.items()},
+                "$set": {f"ledger.{instance_id}": recorded},
+            },
+            upsert=True,
+        )
+    except DuplicateKeyError:  # it exists, and the conditions do not hold
+        return False
+    return True
 
 
 def conclude(profile_id, instance_id, entry, added):
@@ -61,17 +69,17 @@ def close(profile_id):
     """Refuse every reservation from now on, if no instance spends from the profile (its usage
     counts them, in-flight ones included): the moment it closed, or None."""
     moment = now()
-    written = coll().update_one(
-        {"_id": profile_id, "usage.instances": 0, "closing": {"$exists": False}}, {"$set": {"closing": moment}}
-    )
-    return moment if written.matched_count == 1 else None
+    try:
+        coll().update_one(
+            {"_id": profile_id, "usage.instances": 0, "closing": {"$exists": False}},
+            {"$set": {"closing": moment}, "$setOnInsert": {"ledger": {}, "usage": usage.ZERO}},
+            upsert=True,
+        )
+    except DuplicateKeyError:  # it exists, and the conditions do not hold
+        return None
+    return moment
 
 
 def reopen(profile_id, closing):
     """Take reservations again: the delete that closed the ledger at `closing` did not happen."""
     coll().update_one({"_id": profile_id, "closing": closing}, {"$unset": {"closing": ""}})
-
-
-def remove(profile_id):
-    """The ledger of a deleted profile goes after it."""
-    coll().delete_one({"_id": profile_id})

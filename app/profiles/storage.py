@@ -73,9 +73,9 @@ class Profiles(ResourceStore):
 
     def delete(self, id_text, user, if_match=None):
         """Close its ledger, on the condition that no instance spends from it (its usage counts
-        them, in-flight ones included), so that no admission can reserve while it goes; then
-        delete it, or reopen the ledger when the delete is refused. A delete that dies in between
-        leaves the ledger closed until `settled` reopens it, once its lease has passed."""
+        them, in-flight ones included), so that no admission can reserve while it goes or after;
+        then delete it, or reopen the ledger when the delete is refused. A delete that dies in
+        between leaves the ledger closed until `settled` reopens it, once its lease has passed."""
         doc = self._checked(id_text, user, if_match)
         closing = ledgers.close(doc["_id"])
         if closing is None:
@@ -94,14 +94,10 @@ class Profiles(ResourceStore):
         """A profile stored with its usage and ledger in its own document: those moved to its
         ledger (as they are now: a retry after the profile changed writes them again), then the
         changes that remove them (a migration's, `reshape`)."""
-        if "usage" not in doc and "ledger" not in doc:
-            ledgers.open_for(doc["_id"])  # stored before usage was kept, or moved already
+        if "usage" not in doc and "ledger" not in doc:  # stored before usage was kept, or moved already
             return {}
         ledgers.keep(doc["_id"], doc.get("usage", usage.ZERO), doc.get("ledger") or {})
         return {"usage": REMOVED, "ledger": REMOVED}
-
-    def after_delete(self, doc):
-        ledgers.remove(doc["_id"])
 
     def apply_rules(self, changes, stored, user):
         """`entitledUsers` kept once each, in order, and existing; no default over the maximum (a
@@ -124,13 +120,10 @@ class Profiles(ResourceStore):
         return changes
 
     def before_write(self, stored, changes):
-        """A new profile's ledger is made first (the profile's insert makes it durable). A profile
-        becoming the default demotes its owner's current default first (found through the partial
-        index; the profile itself is not the default yet), with the keys it is now found by. A
-        demotion that loses a race leaves the other default in place, and the write that needed it
-        fails on the unique index and comes back here."""
-        if stored is None:
-            ledgers.open_for(changes["_id"])
+        """A profile becoming the default demotes its owner's current default first (found through
+        the partial index; the profile itself is not the default yet), with the keys it is now
+        found by. A demotion that loses a race leaves the other default in place, and the write
+        that needed it fails on the unique index and comes back here."""
         if not changes.get("defaultProfile") or (stored or {}).get("defaultProfile"):
             return
         current = self._default((stored or changes)["owner"])

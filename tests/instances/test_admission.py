@@ -341,7 +341,8 @@ def test_a_delete_its_precondition_refuses_leaves_the_profile_open_to_admissions
 def test_a_delete_that_died_half_way_closes_the_profile_only_until_its_lease_passes(api, web, team, app):
     with app.app_context():
         closed = {"_id": ObjectId(team["id"])}
-        get_db().ledgers.update_one(closed, {"$set": {"closing": now()}})  # the delete died before its write
+        died = {"$set": {"closing": now()}, "$setOnInsert": {"usage": ZERO, "ledger": {}}}  # as a delete closes it
+        get_db().ledgers.update_one(closed, died, upsert=True)
         assert_problem(deploy(api, web, team, "during"), 409)
         get_db().ledgers.update_one(closed, {"$set": {"closing": now() - timedelta(minutes=5)}})
     assert deploy(api, web, team, "after").status == 201
