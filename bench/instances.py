@@ -69,7 +69,8 @@ def _seed(db, blueprint, profile, count, owner):
             db.instances.insert_many(batch, ordered=False)
             batch = []
     usage = {key: count * requirements[key] for key in ("memoryBytes", "cpuMillis", "containers", "storageBytes")}
-    db.ledgers.update_one({"_id": ObjectId(profile["id"])}, {"$set": {"usage": {**usage, "instances": count}}})
+    counted = {"usage": {**usage, "instances": count}, "ledger": {}}
+    db.ledgers.update_one({"_id": ObjectId(profile["id"])}, {"$set": counted}, upsert=True)
     pages.lower_floor(db.instances, ids.ms_of(now - timedelta(days=30)))
 
 
