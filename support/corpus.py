@@ -40,3 +40,14 @@ def portainer_files():
 def openshift_templates():
     """{file name: Template} of the OpenShift templates of the corpus."""
     return {path.name: json.loads(path.read_text()) for path in sorted((folder() / "openshift").glob("*.json"))}
+
+
+def dokploy_catalog():
+    """{template id: {file name: text}} of the Dokploy templates of the corpus, as
+    `bpctl import DIR --format dokploy` sends its `blueprints/` folder."""
+    root = folder() / "dokploy"
+    return {
+        path.name: {file.name: file.read_text() for file in sorted(path.iterdir()) if file.is_file()}
+        for path in sorted(root.iterdir())
+        if path.is_dir()
+    }

@@ -1,6 +1,7 @@
 """What a format module makes of one template of a document: its key, what the blueprint would
 hold, or why it is skipped or refused, and notes on what was inferred or left out."""
 
+import re
 from dataclasses import dataclass, field
 
 from app.definitions.parameters import NAME
@@ -55,3 +56,10 @@ def checked_with(name, properties, required, notes, example="example"):
 def escaped(value):
     """Text put into a Compose file as it is: `$` doubled, so that Compose reads no variable."""
     return value.replace("$", "$$") if isinstance(value, str) else value
+
+
+def tags(values):
+    """A catalog's categories or tags as a blueprint's: lowercase, `-` for what a tag cannot hold,
+    each once, at most 20."""
+    found = [re.sub(r"[^a-z0-9_.-]+", "-", str(one).lower()).strip("-")[:64] for one in values]
+    return list(dict.fromkeys(tag for tag in found if tag))[:20]

@@ -1,11 +1,11 @@
 """The formats an import reads, each a function from (document, files, defaults) to Candidates:
-`portainer`, `openshift` and `kubernetes-quota` (a profile; their own modules), `compose` (one
+`portainer`, `openshift`, `dokploy` and `kubernetes-quota` (a profile; their own modules), `compose` (one
 file and its `.env`) and `native` (what an export gives). A document that is not of its format is a ValueError, which
 the route answers as a 422 naming `document`."""
 
 from app.blueprints.schemas import WRITABLE
 from app.definitions.placeholders import TemplateError
-from app.imports import openshift, portainer, quota, variables
+from app.imports import dokploy, openshift, portainer, quota, variables
 from app.imports.candidate import Candidate, parameters
 from app.model import yamlguard
 from app.model.yamlguard import YamlError
@@ -22,6 +22,10 @@ def _portainer(document, files, defaults):
 
 def _openshift(document, files, defaults):
     return openshift.candidates(document, files)
+
+
+def _dokploy(document, files, defaults):
+    return dokploy.candidates(document)
 
 
 def _compose(document, files, defaults):
@@ -83,6 +87,7 @@ FORMATS = {
     "compose": _compose,
     "native": _native,
     "kubernetes-quota": quota.candidates,
+    "dokploy": _dokploy,
 }
 
 

@@ -10,7 +10,7 @@ from app.definitions.compose_load import LoadError, parse_volume
 from app.definitions.placeholders import TemplateError
 from app.definitions.schemas import listed, mapping
 from app.imports import variables
-from app.imports.candidate import Candidate, checked_with, escaped, named, parameters
+from app.imports.candidate import Candidate, checked_with, escaped, named, parameters, tags
 from app.model.yamlguard import YamlError
 
 VERSIONS = ("2", "3")
@@ -61,7 +61,7 @@ def _candidate(index, template, files):
         "description": _description(template),
         "blueprintType": "compose",
         "yml": text,
-        "tags": _tags(template.get("categories")),
+        "tags": tags(listed(template.get("categories"))),
         "parameters": parameters(properties, required),
     }
     return found
@@ -188,8 +188,3 @@ def _description(template):
     description = template.get("description") if isinstance(template.get("description"), str) else ""
     note = re.sub(r"<[^>]*>", "", template["note"]) if isinstance(template.get("note"), str) else ""
     return "\n\n".join(part for part in (description, note) if part)[:10_000]
-
-
-def _tags(categories):
-    tags = [re.sub(r"[^a-z0-9_.-]+", "-", str(one).lower()).strip("-")[:64] for one in listed(categories)]
-    return list(dict.fromkeys(tag for tag in tags if tag))[:20]

@@ -89,11 +89,15 @@ def typed(text):
     return "string", text
 
 
-def inferred(text, env=None):
-    """(properties, required, notes) of the variables of a Compose file, with its `.env` values."""
-    env = env or {}
+def inferred(text, env=None, given=None):
+    """(properties, required, notes) of the variables of a Compose file, with its `.env` values;
+    those `given` ({name: schema}, as another format declares them) taken as they are."""
+    env, given = env or {}, given or {}
     properties, required, notes = {}, [], []
     for name, uses in used(text).items():
+        if name in given:
+            properties[name] = given[name]
+            continue
         default = env.get(name)
         if default is None:
             for placeholder, _ in uses:

@@ -25,6 +25,7 @@ NAMED = {
     "compose": "a Compose",
     "native": "a native",
     "kubernetes-quota": "a Kubernetes quota",
+    "dokploy": "a Dokploy catalog",
 }
 
 

@@ -15,8 +15,8 @@ from app.model import quantities
 from support import compose_oracle as oracle
 from support import corpus
 from support.http import create
+from support.imports import imported
 from tests.definitions.test_compose_oracle import storage_bytes
-from tests.imports.test_catalogs import imported
 
 pytestmark = pytest.mark.slow
 Mi, Gi = 1024**2, 1024**3

@@ -14,23 +14,10 @@ from support import compose_oracle as oracle
 from support import corpus, probes
 from support.apps import make_app
 from support.http import FlaskClient, assert_problem
+from support.imports import by_key, imported
 
 V3 = "portainer-templates-v3.json"
 V2 = "portainer-templates-v2.json"
-
-
-def imported(api, fmt, document, source="catalog", user="alice", dry_run=False, **body):
-    response = api.post(
-        "/imports" + ("?dryRun=true" if dry_run else ""),
-        json={"format": fmt, "source": source, "document": document, **body},
-        user=user,
-    )
-    assert response.status == 200, response.json
-    return response.json
-
-
-def by_key(report):
-    return {result["key"]: result for result in report["results"]}
 
 
 def test_portainer_v3_imports_every_template_with_its_file_and_says_why_it_skips_the_rest(api):

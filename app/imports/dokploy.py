@@ -1,0 +1,389 @@
+"""Dokploy templates, as its catalog publishes them (a folder per template: `docker-compose.yml`,
+`template.toml`, `meta.json`). The Compose file is the definition. `template.toml`'s `[variables]`
+become parameters: a value that is one of Dokploy's helpers (`${password:32}`, `${base64:64}`,
+`${hash:8}`, `${uuid}`, `${jwt:16}`, `${username}`) a generated one, `${domain}` and `${email}`
+required ones, any other plain value a parameter with that default; a value naming other variables
+is derived from them, written out where it is used. `[config] env` gives the values the Compose
+file's variables take, written into the file in their place; `[[config.mounts]]` the contents of
+the files its services mount, carried as Compose `configs`; domains, which Dokploy's proxy routes,
+are named in `notes`; `meta.json` gives name, version, description and tags. As Dokploy reads
+them, a `${...}` that names neither a helper nor a variable is left as written."""
+
+import json
+import posixpath
+import re
+import tomllib
+
+import yaml
+
+from app.definitions import compose, placeholders
+from app.definitions.parameters import MAX_GENERATED, NAME
+from app.definitions.placeholders import ESCAPED, TemplateError
+from app.imports import variables
+from app.imports.candidate import Candidate, checked_with, parameters, tags
+from app.model import yamlguard
+from app.model.yamlguard import YamlError
+
+COMPOSE_FILE, TEMPLATE_FILE, META_FILE = "docker-compose.yml", "template.toml", "meta.json"
+REFERENCE = re.compile(r"\$\{([^}]*)\}")
+HELPER = re.compile(r"(password|base64|hash|jwt|uuid|username|email|domain|randomPort|timestamp[sm]*)(?::(.*))?")
+MAX_DEPTH = 10  # variables naming variables
+DOKPLOY_NETWORK = "dokploy-network"  # its proxy's network, which a template joins to be routed
+FILES_DIRECTORY = "files"  # where Dokploy writes a template's mounts, beside its Compose file
+UUID_PATTERN = "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
+GIVEN = {  # what a team gives, and the example a template is checked with meanwhile
+    "domain": ({"type": "string", "title": "Domain", "format": "hostname"}, "app.example.com"),
+    "email": ({"type": "string", "title": "Email address", "format": "email"}, "admin@example.com"),
+    "randomPort": ({"type": "string", "title": "Port", "pattern": "^[0-9]{1,5}$"}, "8080"),
+}
+
+
+def candidates(document):
+    """A Candidate per template of `document` ({id: {file name: text}}), in its order."""
+    if not isinstance(document, dict) or not all(isinstance(entry, dict) for entry in document.values()):
+        raise ValueError(
+            f'must map each template\'s id to its files: {{"<id>": {{"{COMPOSE_FILE}": ..., '
+            f'"{TEMPLATE_FILE}": ..., "{META_FILE}": ...}}}}.'
+        )
+    return [_candidate(str(key), entry) for key, entry in document.items()]
+
+
+def _candidate(key, entry):
+    found = Candidate(key, key)
+    texts = {name: entry.get(name) for name in (COMPOSE_FILE, TEMPLATE_FILE, META_FILE)}
+    for name, text in texts.items():
+        if text is not None and not isinstance(text, str):
+            found.problems.append(f"{key}.{name}: not a text.")
+    if found.problems:
+        return found
+    if texts[COMPOSE_FILE] is None:
+        found.skipped = f"no {COMPOSE_FILE}: nothing to deploy."
+        return found
+    meta = _read(texts[META_FILE], json.loads, META_FILE, found)
+    template = _read(texts[TEMPLATE_FILE], tomllib.loads, TEMPLATE_FILE, found)
+    if found.problems:
+        return found
+    found.title = str(meta.get("name") or key)[:200]
+    config = template.get("config") if isinstance(template.get("config"), dict) else {}
+    scope = _Scope(template.get("variables"), found)
+    env = _env(config.get("env"), scope)
+    try:
+        documents = [doc for doc in yamlguard.load(texts[COMPOSE_FILE], compose.DIALECT.loader) if doc is not None]
+    except YamlError as exc:
+        found.problems.append(f"{COMPOSE_FILE}: {exc}")
+        return found
+    definition = documents[0] if len(documents) == 1 else None
+    if not isinstance(definition, dict) or not isinstance(definition.get("services"), dict):
+        found.problems.append(f"{COMPOSE_FILE}: not one Compose file with `services`.")
+        return found
+    definition = _substituted(definition, env, (), found)
+    _mounted(definition, config.get("mounts"), scope, found)
+    _unrouted(definition, config.get("domains"), found)
+    if scope.unsupported:
+        found.skipped = "uses " + ", ".join(sorted(scope.unsupported)) + ", which Dokploy works out when it deploys."
+    if found.skipped or found.problems:
+        return found
+    text = yaml.safe_dump(definition, sort_keys=False, allow_unicode=True)
+    try:
+        named = [name for name in variables.used(text) if name in scope.properties]
+        given = {name: scope.properties[name] for name in named if "default" not in scope.properties[name]}
+        defaults = {name: scope.properties[name]["default"] for name in named if name not in given}
+        properties, required, notes = variables.inferred(text, defaults, given)
+    except (TemplateError, YamlError) as exc:
+        found.problems.append(f"{COMPOSE_FILE}: {exc}")
+        return found
+    found.notes += notes
+    for name in scope.required:
+        if name in properties and "examples" not in properties[name]:
+            checked_with(name, properties, required, found.notes, scope.examples[name])
+    found.fields = {
+        "name": found.title,
+        "description": str(meta.get("description") or "")[:10_000],
+        "version": str(meta.get("version") or "").strip()[:64] or None,
+        "blueprintType": "compose",
+        "yml": text,
+        "tags": tags(meta["tags"] if isinstance(meta.get("tags"), list) else []),
+        "parameters": parameters(properties, required),
+    }
+    return found
+
+
+def _read(text, parse, name, found):
+    """The object a template's file holds ({} when it has none); a problem when it holds none."""
+    if text is None:
+        return {}
+    try:
+        value = parse(text)
+    except ValueError as exc:  # json and tomllib errors are ValueErrors
+        found.problems.append(f"{name}: {str(exc)[:300]}")
+        return {}
+    if not isinstance(value, dict):
+        found.problems.append(f"{name}: not an object.")
+        return {}
+    return value
+
+
+class _Scope:
+    """A template's `[variables]`, each a parameter (a helper's generated value, a value a team
+    gives, a default) or derived from others, read as Dokploy reads them."""
+
+    def __init__(self, declared, found):
+        self.declared = {
+            str(name): value if isinstance(value, str) else _text(value)
+            for name, value in (declared.items() if isinstance(declared, dict) else ())
+        }
+        self.found, self.properties, self.required, self.examples = found, {}, [], {}
+        self.unsupported, self._derived, self._expanding = set(), {}, []
+
+    def expanded(self, raw, owner):
+        """`raw` (a value as template.toml writes it) as template text: each variable a parameter's
+        placeholder or what it derives from, each helper a generated parameter's placeholder, the
+        rest as written, `$` doubled."""
+        out, at = [], 0
+        for match in REFERENCE.finditer(raw):
+            out.append(raw[at : match.start()].replace("$", "$$"))
+            out.append(self._reference(match[1], match[0], owner, whole=match[0] == raw))
+            at = match.end()
+        return "".join(out) + raw[at:].replace("$", "$$")
+
+    def _reference(self, inside, written, owner, whole):
+        """What `${inside}` stands for: a helper first, as Dokploy tries them first, then a variable;
+        anything else is left as written (a Compose placeholder as one, other text as text)."""
+        helper = HELPER.fullmatch(inside)
+        if helper is None and inside in self.declared:
+            return self._variable(inside)
+        if helper is None:
+            return written if _is_placeholder(written) else written.replace("$", "$$")
+        name = owner if whole and NAME.fullmatch(owner or "") else f"{owner or 'value'}_{len(self.properties) + 1}"
+        schema = self._helper(helper[1], helper[2], name, written)
+        if schema is None:
+            return written.replace("$", "$$")
+        self.properties[name] = schema
+        return f"${{{name}}}"
+
+    def _variable(self, name):
+        """The placeholder of variable `name`, or what it derives from, written out."""
+        raw = self.declared[name]
+        if name in self.properties or name in self._derived:
+            return f"${{{name}}}" if name in self.properties else self._derived[name]
+        if name in self._expanding or len(self._expanding) >= MAX_DEPTH:
+            self.found.problems.append(
+                f"{TEMPLATE_FILE}: variables.{name}: names itself, or variables more than {MAX_DEPTH} deep."
+            )
+            return ""
+        if "${" not in raw and NAME.fullmatch(name):
+            self.properties[name] = {"type": "string", "default": raw}
+            return f"${{{name}}}"
+        self._expanding.append(name)
+        text = self.expanded(raw, name)
+        self._expanding.pop()
+        if name not in self.properties:
+            self._derived[name] = text
+        return self._derived.get(name, text)
+
+    def _helper(self, helper, argument, name, written):
+        """The schema of a parameter generated as Dokploy's `helper` generates it, or given by the
+        team; None for one that needs the platform (named in `unsupported`) or a value longer than
+        a generated one may be (a problem)."""
+        if helper in GIVEN:
+            schema, example = GIVEN[helper]
+            self.required.append(name)
+            self.examples[name] = example
+            return dict(schema)
+        generated = _generated(helper, argument)
+        if generated is None:
+            self.unsupported.add(written)
+            return None
+        pattern, count = generated
+        if count > MAX_GENERATED:
+            self.found.problems.append(
+                f"{TEMPLATE_FILE}: {written} makes {count} characters; a generated value holds at most {MAX_GENERATED}."
+            )
+            return None
+        return {"type": "string", "writeOnly": True, "x-generate": pattern}
+
+
+def _generated(helper, argument):
+    """(x-generate pattern, length) of a value as Dokploy's `helper` generates it with `argument`,
+    or None where it needs the platform (a JWT it signs, the time it deploys)."""
+    number = int(argument) if argument and argument.isdigit() else None
+    if argument is not None and number is None:
+        return None
+    if helper == "base64":  # N random bytes (32 unless given), four characters for each three
+        full, rest = divmod(number or 32, 3)
+        tail = ("", "[A-Za-z0-9+/]{2}={2}", "[A-Za-z0-9+/]{3}=")[rest]
+        return (f"[A-Za-z0-9+/]{{{4 * full}}}" if full else "") + tail, 4 * (full + bool(rest))
+    if helper == "uuid" and number is None:
+        return UUID_PATTERN, 36
+    alphabet, count = {
+        "password": ("[a-z0-9]", number or 16),  # Dokploy lower-cases its passwords
+        "hash": ("[0-9a-f]", number or 8),
+        "jwt": ("[0-9a-f]", 2 * (number or 0)),  # ${jwt:N}: N random bytes, in hex; ${jwt} is signed
+        "username": ("[a-z]", 8 if number is None else 0),
+    }.get(helper, (None, 0))
+    return (f"{alphabet}{{{count}}}", count) if alphabet and count else None
+
+
+def _is_placeholder(written):
+    """Whether `written` is one Compose placeholder (`${NAME:-default}`), which stays one."""
+    try:
+        parts = placeholders.parse(written, strict=True)
+    except TemplateError:
+        return False
+    return len(parts) == 1 and not isinstance(parts[0], str) and parts[0] is not ESCAPED
+
+
+def _text(value):
+    """A TOML value that is not a string, as Dokploy writes it into a file."""
+    return "true" if value is True else "false" if value is False else str(value)
+
+
+def _env(env, scope):
+    """{name: template text} of `[config] env` (a table, or a list of `NAME=value` lines)."""
+    pairs = []
+    if isinstance(env, dict):
+        pairs = list(env.items())
+    elif isinstance(env, list):
+        for line in env:
+            if isinstance(line, dict):
+                pairs += list(line.items())
+            elif isinstance(line, str) and "=" in line:
+                pairs.append(tuple(line.split("=", 1)))
+            else:
+                shown = str(line)[:60]
+                scope.found.notes.append(f"{TEMPLATE_FILE}: config.env: {shown!r} is not NAME=value, left out.")
+    return {
+        str(name).strip(): scope.expanded(value if isinstance(value, str) else _text(value), str(name).strip())
+        for name, value in pairs
+    }
+
+
+def _substituted(value, env, path, found):
+    """`value` (the Compose file read) with each variable `env` sets written in its place."""
+    if isinstance(value, dict):
+        return {key: _substituted(item, env, (*path, key), found) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_substituted(item, env, (*path, index), found) for index, item in enumerate(value)]
+    if not isinstance(value, str) or "$" not in value:
+        return value
+    try:
+        return _written(placeholders.parse(value, strict=True), env)
+    except TemplateError as exc:
+        found.problems.append(f"{COMPOSE_FILE}: {'.'.join(map(str, path))}: {exc}")
+        return value
+
+
+def _written(parts, env):
+    """Template text of `parts`, each placeholder of a name `env` sets resolved as Compose resolves
+    it with that value."""
+    out = []
+    for part in parts:
+        if part is ESCAPED:
+            out.append("$$")
+        elif isinstance(part, str):
+            out.append(part)
+        elif part.name not in env:
+            argument = _written(part.argument, env)
+            out.append(f"${{{part.name}{part.operator}{argument}}}" if part.operator else part.text)
+        else:
+            value, operator = env[part.name], part.operator
+            if operator in (":+", "+"):
+                out.append(_written(part.argument, env) if value or operator == "+" else "")
+            elif operator == ":-" and not value:
+                out.append(_written(part.argument, env))
+            else:
+                out.append(value)
+    return "".join(out)
+
+
+def _mounted(definition, mounts, scope, found):
+    """Each file `[[config.mounts]]` gives, where a service mounts it from Dokploy's `files`
+    folder, carried as a Compose config with its content; the rest named in notes."""
+    contents = {}
+    for index, mount in enumerate(mounts if isinstance(mounts, list) else []):
+        path, content = (mount.get(field) if isinstance(mount, dict) else None for field in ("filePath", "content"))
+        if not isinstance(path, str) or not isinstance(content, str):
+            found.notes.append(f"{TEMPLATE_FILE}: config.mounts.{index}: no filePath and content, which Dokploy reads.")
+            continue
+        contents[posixpath.normpath(path.lstrip("/"))] = scope.expanded(content, None)
+    used = set()
+    for name, service in definition["services"].items():
+        if not isinstance(service, dict) or not isinstance(service.get("volumes"), list):
+            continue
+        kept = []
+        for volume in service["volumes"]:
+            source, target = _bind(volume)
+            carried = _configs(source, target, contents) if source is not None else []
+            if not carried:
+                kept.append(volume)
+                if source is not None:
+                    found.notes.append(
+                        f"services.{name}.volumes: {source} is a file Dokploy keeps beside the project; "
+                        "mounted from the host as written."
+                    )
+                continue
+            for path, at in carried:
+                config = "dokploy_" + re.sub(r"[^A-Za-z0-9_.-]", "_", path)
+                definition.setdefault("configs", {})[config] = {"content": contents[path]}
+                service.setdefault("configs", []).append({"source": config, "target": at})
+                used.add(path)
+        service["volumes"] = kept
+        if not kept:
+            del service["volumes"]
+    for path in contents.keys() - used:
+        found.notes.append(f"{TEMPLATE_FILE}: config.mounts: {path} is mounted by no service, left out.")
+
+
+def _bind(volume):
+    """(the path under Dokploy's files folder, the container path) of a bind mount from it, else
+    (None, None)."""
+    if isinstance(volume, str):
+        source, _, rest = volume.partition(":")
+        target = rest.split(":")[0]
+    elif isinstance(volume, dict) and volume.get("type") == "bind":
+        source, target = volume.get("source"), volume.get("target")
+    else:
+        return None, None
+    if not isinstance(source, str) or not isinstance(target, str) or not target:
+        return None, None
+    parts = posixpath.normpath(source).split("/")
+    while parts and parts[0] in (".", ".."):
+        parts.pop(0)
+    if len(parts) < 2 or parts[0] != FILES_DIRECTORY:
+        return None, None
+    return "/".join(parts[1:]), target
+
+
+def _configs(source, target, contents):
+    """(file path, container path) of each file given for `source` (a file, or a folder's files)."""
+    if source in contents:
+        return [(source, target)]
+    below = sorted(path for path in contents if path.startswith(source.rstrip("/") + "/"))
+    return [(path, posixpath.join(target, path[len(source.rstrip("/")) + 1 :])) for path in below]
+
+
+def _unrouted(definition, domains, found):
+    """Dokploy's proxy, which routes each domain to a service's port, named in notes; its network
+    left out, since Compose's own network joins the services."""
+    for domain in domains if isinstance(domains, list) else []:
+        if isinstance(domain, dict) and domain.get("serviceName"):
+            host = domain.get("host")
+            shown = host if isinstance(host, str) else "a domain Dokploy makes up"
+            found.notes.append(
+                f"{TEMPLATE_FILE}: config.domains: Dokploy routes {shown}{domain.get('path') or ''} to "
+                f"{domain['serviceName']}:{domain.get('port')}; route it to that port yourself."
+            )
+    networks = definition.get("networks")
+    if isinstance(networks, dict) and DOKPLOY_NETWORK in networks:
+        del networks[DOKPLOY_NETWORK]
+        if not networks:
+            del definition["networks"]
+        for service in definition["services"].values():
+            joined = service.get("networks") if isinstance(service, dict) else None
+            if isinstance(joined, list) and DOKPLOY_NETWORK in joined:
+                joined.remove(DOKPLOY_NETWORK)
+            elif isinstance(joined, dict):
+                joined.pop(DOKPLOY_NETWORK, None)
+            if joined in ([], {}):
+                del service["networks"]
+        found.notes.append(f"networks: {DOKPLOY_NETWORK}, the network of Dokploy's proxy, left out.")

@@ -1,0 +1,130 @@
+"""A `dokploy` import: Dokploy's catalog as it publishes it (the corpus's copy), whole, then single
+templates changed at one node: helpers generated, variables derived from variables written out,
+mounted files carried as Compose configs, and Docker Compose the judge of every render."""
+
+import re
+
+import pytest
+import yaml
+
+from support import compose_oracle as oracle
+from support import corpus
+from support.http import assert_problem, create
+from support.imports import by_key, imported
+
+# Every template of the corpus that is not created, and why, each checked by hand (docs/imports.md)
+NOT_CREATED = {
+    "backrest": ("refused", "refers to undefined volume 'backrest/data'"),  # Docker Compose refuses it too
+    "habitica": ("refused", "${base64:756} makes 1008 characters"),
+    "signoz": ("refused", "template.toml: Unescaped '\\' in a string"),
+    "timescaledb": ("refused", "template.toml: Cannot mutate immutable namespace ('config', 'mounts')"),
+    "valkey": ("refused", "template.toml: Cannot mutate immutable namespace ('config', 'mounts')"),
+    "picsur": ("skipped", "uses ${jwt:jwt_secret}"),
+    "vikunja": ("skipped", "uses ${jwt:"),
+}
+PLATFORM_SYNTAX = re.compile(r"\$\{(?:domain|password|base64|hash|jwt|uuid|username|email|randomPort)\b")
+
+
+def ackee(**changes):
+    """The catalog's Ackee template, its files changed as given."""
+    return {"ackee": {**corpus.dokploy_catalog()["ackee"], **changes}}
+
+
+def parameters_of(api, result):
+    return api.get(f"/blueprints/{result['id']}", user="alice").json["parameters"]
+
+
+@pytest.mark.parametrize("app", ["mongomock"], indirect=True)
+def test_the_catalog_is_created_but_for_the_templates_whose_own_problem_each_result_names(api):
+    report = imported(api, "dokploy", corpus.dokploy_catalog())
+    results = by_key(report)
+    assert report["counts"]["created"] >= 0.95 * len(results)
+    left = {key: result for key, result in results.items() if result["outcome"] != "created"}
+    assert sorted(left) == sorted(NOT_CREATED)
+    for key, (outcome, reason) in NOT_CREATED.items():
+        said = " ".join(left[key]["problems"]) + (left[key].get("skipped") or "") + " ".join(left[key]["notes"])
+        assert left[key]["outcome"] == outcome and reason in said, (key, left[key])
+
+
+@pytest.mark.parametrize("app", ["mongomock"], indirect=True)
+def test_every_created_blueprint_renders_with_a_profiles_defaults_to_a_file_docker_compose_accepts(api):
+    report = imported(api, "dokploy", corpus.dokploy_catalog())
+    team = create(api, "profiles", name="team", containerDefaults={"memory": "256Mi", "cpu": "250m"}).json
+    refused = []
+    for result in [result for result in report["results"] if result["outcome"] == "created"]:
+        declared = parameters_of(api, result) or {"properties": {}}
+        values = {name: declared["properties"][name]["examples"][0] for name in declared.get("required", [])}
+        render = api.post(
+            f"/blueprints/{result['id']}/render", json={"values": values, "profile": team["id"]}, user="alice"
+        )
+        assert render.status == 200, (result["key"], render.json)
+        assert not PLATFORM_SYNTAX.search(render.json["yml"]), result["key"]
+        accepted, message = oracle.config(render.json["yml"], files={".env": ""})
+        if not accepted:
+            refused.append((result["key"], message))
+    assert refused == []
+
+
+def test_helpers_are_generated_parameters_and_a_derived_variable_is_written_where_it_is_used(api):
+    result = imported(api, "dokploy", ackee())["results"][0]
+    assert result["outcome"] == "created" and result["title"] == "Ackee"
+    properties = parameters_of(api, result)["properties"]
+    assert properties["ACKEE_PASSWORD"] == {"type": "string", "writeOnly": True, "x-generate": "[a-z0-9]{16}"}
+    assert properties["ACKEE_USERNAME"] == {"type": "string", "default": "default"}
+    assert "ACKEE_MONGODB" not in properties  # derived from MONGO_INITDB_ROOT_PASSWORD
+    blueprint = api.get(f"/blueprints/{result['id']}", user="alice").json
+    assert blueprint["version"] == "latest" and "analytics" in blueprint["tags"]
+    environment = yaml.safe_load(blueprint["yml"])["services"]["ackee"]["environment"]
+    assert "ACKEE_MONGODB=mongodb://mongo:${MONGO_INITDB_ROOT_PASSWORD}@mongo:27017" in environment
+    team = create(api, "profiles", name="team", containerDefaults={"memory": "256Mi", "cpu": "250m"}).json
+    deployed = api.post(
+        "/instances", json={"name": "stats", "blueprint": result["id"], "profile": team["id"]}, user="alice"
+    )
+    assert deployed.status == 201, deployed.json
+    project = yaml.safe_load(api.get(f"/instances/{deployed.json['id']}/yml", user="alice").body)
+    password = project["services"]["mongo"]["environment"][0].split("=", 1)[1]
+    assert re.fullmatch(r"[a-z0-9]{16}", password)
+    assert f"ACKEE_MONGODB=mongodb://mongo:{password}@mongo:27017" in project["services"]["ackee"]["environment"]
+
+
+def test_a_helper_comes_before_a_variable_of_its_name_as_dokploy_reads_it(api):
+    """Flatnotes declares `username = "${username}"` and sets `FLATNOTES_USERNAME = "${username}"`:
+    Dokploy generates that value with its helper, not from the variable."""
+    template = corpus.dokploy_catalog()["flatnotes"]
+    result = imported(api, "dokploy", {"flatnotes": template})["results"][0]
+    assert parameters_of(api, result)["properties"]["FLATNOTES_USERNAME"]["x-generate"] == "[a-z]{8}"
+
+
+def test_a_mounted_file_is_a_compose_config_with_its_content(api):
+    result = imported(api, "dokploy", {"appwrite": corpus.dokploy_catalog()["appwrite"]})["results"][0]
+    definition = yaml.safe_load(api.get(f"/blueprints/{result['id']}", user="alice").json["yml"])
+    mongo = definition["services"]["mongodb"]
+    assert {"source": "dokploy_mongo-init.js", "target": "/docker-entrypoint-initdb.d/mongo-init.js"} in mongo[
+        "configs"
+    ]
+    assert definition["configs"]["dokploy_mongo-init.js"]["content"].startswith("// mongo-init.js")
+    assert not any("files/mongo-init.js" in str(volume) for volume in mongo.get("volumes", []))
+
+
+def test_variables_that_name_each_other_in_a_circle_are_refused_naming_them(api):
+    toml = '[variables]\na = "${b}"\nb = "x-${a}"\n\n[config.env]\nACKEE_USERNAME = "${a}"\n'
+    result = imported(api, "dokploy", ackee(**{"template.toml": toml}))["results"][0]
+    assert result["outcome"] == "refused" and "variables.a: names itself" in " ".join(result["problems"])
+
+
+def test_a_compose_placeholder_in_a_variable_stays_one(api):
+    toml = '[variables]\nport = "${PORT:-3000}"\n\n[config.env]\nACKEE_USERNAME = "${port}"\n'
+    result = imported(api, "dokploy", ackee(**{"template.toml": toml}))["results"][0]
+    assert parameters_of(api, result)["properties"]["PORT"]["default"] == "3000"
+
+
+def test_a_re_import_of_the_same_catalog_changes_nothing(api):
+    catalog = {key: corpus.dokploy_catalog()[key] for key in ("ackee", "appwrite", "flatnotes")}
+    imported(api, "dokploy", catalog)
+    assert imported(api, "dokploy", catalog)["counts"]["unchanged"] == 3
+
+
+@pytest.mark.parametrize("document", [[{"ackee": {}}], {"ackee": "services: {}"}, "text"])
+def test_a_document_that_is_not_a_catalog_of_folders_is_a_422_naming_it(api, document):
+    response = api.post("/imports", json={"format": "dokploy", "source": "s", "document": document}, user="alice")
+    assert "Dokploy" in assert_problem(response, 422)["errors"]["document"][0]
