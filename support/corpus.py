@@ -51,3 +51,10 @@ def dokploy_catalog():
         for path in sorted(root.iterdir())
         if path.is_dir()
     }
+
+
+def platform_catalog(platform):
+    """{template name: its YAML} of the Coolify (`coolify`) or CapRover (`caprover`) templates of
+    the corpus, each named for its file without the extension, as `bpctl import DIR` names them."""
+    root = folder() / platform
+    return {path.stem: path.read_text() for path in sorted(root.glob("*.y*ml"))}

@@ -126,10 +126,24 @@ def _decoded_types(document):
 
 @cache
 def _validator():
+    return compile_schema(_specification())
+
+
+@cache
+def _specification():
     """Imported on first use: check-jsonschema's package imports its command line (0.3 s)."""
     from check_jsonschema.builtin_schemas import get_builtin_schema
 
-    return compile_schema(as_released(get_builtin_schema("vendor.compose-spec")))
+    return as_released(get_builtin_schema("vendor.compose-spec"))
+
+
+@cache
+def service_keys():
+    """The keys a Compose service may have (`x-` ones aside), as RELEASE knows them: its own and
+    those of the parts it is made of (`allOf`)."""
+    defs = _specification()["$defs"]
+    parts = [defs["service"], *(defs[part["$ref"].rsplit("/", 1)[1]] for part in defs["service"].get("allOf", ()))]
+    return frozenset(key for part in parts for key in part.get("properties", ()))
 
 
 def as_released(schema):

@@ -25,7 +25,7 @@ from app.model.schemas import Schema
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 TYPES = ("string", "integer", "number", "boolean")
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-MAX_PARAMETERS = 100
+MAX_PARAMETERS = 256  # as the contract bounds them
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_GENERATED = 256
 MAX_LENGTH = 1024 * 1024  # no value is longer than a rendered definition may be

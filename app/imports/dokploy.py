@@ -14,14 +14,11 @@ import posixpath
 import re
 import tomllib
 
-import yaml
-
-from app.definitions import compose, placeholders
+from app.definitions import placeholders
 from app.definitions.parameters import MAX_GENERATED, NAME
 from app.definitions.placeholders import ESCAPED, TemplateError
-from app.imports import variables
+from app.imports import compose_parts, variables
 from app.imports.candidate import Candidate, checked_with, parameters, tags
-from app.model import yamlguard
 from app.model.yamlguard import YamlError
 
 COMPOSE_FILE, TEMPLATE_FILE, META_FILE = "docker-compose.yml", "template.toml", "meta.json"
@@ -67,14 +64,8 @@ def _candidate(key, entry):
     config = template.get("config") if isinstance(template.get("config"), dict) else {}
     scope = _Scope(template.get("variables"), found)
     env = _env(config.get("env"), scope)
-    try:
-        documents = [doc for doc in yamlguard.load(texts[COMPOSE_FILE], compose.DIALECT.loader) if doc is not None]
-    except YamlError as exc:
-        found.problems.append(f"{COMPOSE_FILE}: {exc}")
-        return found
-    definition = documents[0] if len(documents) == 1 else None
-    if not isinstance(definition, dict) or not isinstance(definition.get("services"), dict):
-        found.problems.append(f"{COMPOSE_FILE}: not one Compose file with `services`.")
+    definition = compose_parts.read(texts[COMPOSE_FILE], COMPOSE_FILE, found)
+    if definition is None:
         return found
     definition = _substituted(definition, env, (), found)
     _mounted(definition, config.get("mounts"), scope, found)
@@ -83,7 +74,7 @@ def _candidate(key, entry):
         found.skipped = "uses " + ", ".join(sorted(scope.unsupported)) + ", which Dokploy works out when it deploys."
     if found.skipped or found.problems:
         return found
-    text = yaml.safe_dump(definition, sort_keys=False, allow_unicode=True)
+    text = compose_parts.written(definition)
     try:
         named = [name for name in variables.used(text) if name in scope.properties]
         given = {name: scope.properties[name] for name in named if "default" not in scope.properties[name]}
@@ -318,14 +309,12 @@ def _mounted(definition, mounts, scope, found):
                 kept.append(volume)
                 if source is not None:
                     found.notes.append(
-                        f"services.{name}.volumes: {source} is a file Dokploy keeps beside the project; "
+                        f"services.{name}.volumes: {source} is a path Dokploy keeps beside the project; "
                         "mounted from the host as written."
                     )
                 continue
             for path, at in carried:
-                config = "dokploy_" + re.sub(r"[^A-Za-z0-9_.-]", "_", path)
-                definition.setdefault("configs", {})[config] = {"content": contents[path]}
-                service.setdefault("configs", []).append({"source": config, "target": at})
+                compose_parts.add_config(definition, service, path, contents[path], at)
                 used.add(path)
         service["volumes"] = kept
         if not kept:

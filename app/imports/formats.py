@@ -1,11 +1,12 @@
 """The formats an import reads, each a function from (document, files, defaults) to Candidates:
-`portainer`, `openshift`, `dokploy` and `kubernetes-quota` (a profile; their own modules), `compose` (one
-file and its `.env`) and `native` (what an export gives). A document that is not of its format is a ValueError, which
-the route answers as a 422 naming `document`."""
+`portainer`, `openshift`, the self-hosted platforms' `dokploy`, `coolify` and `caprover`, and
+`kubernetes-quota` (a profile), each its own module; `compose` (one file and its `.env`) and
+`native` (what an export gives). A document that is not of its format is a ValueError, which the
+route answers as a 422 naming `document`."""
 
 from app.blueprints.schemas import WRITABLE
 from app.definitions.placeholders import TemplateError
-from app.imports import dokploy, openshift, portainer, quota, variables
+from app.imports import caprover, coolify, dokploy, openshift, portainer, quota, variables
 from app.imports.candidate import Candidate, parameters
 from app.model import yamlguard
 from app.model.yamlguard import YamlError
@@ -26,6 +27,14 @@ def _openshift(document, files, defaults):
 
 def _dokploy(document, files, defaults):
     return dokploy.candidates(document)
+
+
+def _coolify(document, files, defaults):
+    return coolify.candidates(document)
+
+
+def _caprover(document, files, defaults):
+    return caprover.candidates(document)
 
 
 def _compose(document, files, defaults):
@@ -88,6 +97,8 @@ FORMATS = {
     "native": _native,
     "kubernetes-quota": quota.candidates,
     "dokploy": _dokploy,
+    "coolify": _coolify,
+    "caprover": _caprover,
 }
 
 

@@ -26,6 +26,8 @@ NAMED = {
     "native": "a native",
     "kubernetes-quota": "a Kubernetes quota",
     "dokploy": "a Dokploy catalog",
+    "coolify": "a Coolify catalog",
+    "caprover": "a CapRover catalog",
 }
 
 

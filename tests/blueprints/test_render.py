@@ -120,7 +120,7 @@ def test_parameters_are_kept_and_the_template_is_measured_at_its_defaults(api, t
         ({"type": "array"}, "parameters.type"),
         ({"type": "object", "patternProperties": {}}, "parameters.patternProperties"),
         (
-            {"type": "object", "properties": {f"P{i}": {"type": "boolean", "default": True} for i in range(101)}},
+            {"type": "object", "properties": {f"P{i}": {"type": "boolean", "default": True} for i in range(257)}},
             "parameters.properties",
         ),
         (

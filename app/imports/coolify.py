@@ -1,0 +1,193 @@
+"""Coolify service templates, as its catalog publishes them (`templates/compose/<name>.yaml`): a
+Compose file whose header comments say what it is (`# slogan:`, `# tags:`, `# category:`,
+`# documentation:`, `# port:`; `# ignore: true` keeps it out of Coolify's own list) and whose
+magic variables Coolify fills in: `SERVICE_<KIND>_<NAME>` generated (passwords, random strings,
+base64, hex, user names) or given by the team (`SERVICE_URL_*`, `SERVICE_FQDN_*`, a port after the
+name saying where Coolify's proxy routes it). Coolify's own service keys (`exclude_from_hc`) are left
+out, a bind mount's inline `content` is carried as a Compose config, and a magic variable listed
+alone in `environment` is given its value, as Coolify gives it."""
+
+import re
+
+from app.definitions.placeholders import TemplateError
+from app.imports import compose_parts, variables
+from app.imports.candidate import Candidate, checked_with, parameters, tags
+from app.model.yamlguard import YamlError
+
+HEADER = re.compile(r"#\s*([a-z_]+)\s*:\s*(.*)")
+MAGIC = re.compile(
+    r"SERVICE_(PASSWORDWITHSYMBOLS_64|PASSWORDWITHSYMBOLS|PASSWORD_64|PASSWORD|REALBASE64_(?:32|64|128)|REALBASE64"
+    r"|BASE64_(?:32|64|128)|BASE64|HEX_(?:32|64|128)|LOWERCASEUSER|USER|SUPABASEANON|SUPABASESERVICE|URL|FQDN)"
+    r"_([A-Za-z0-9_]+)"
+)
+SYMBOLS = r"[A-Za-z0-9~!#$%^&*()\-_.,<>?/\\{}\[\]|:;]"  # Laravel's Str::password with symbols
+GENERATED = {  # Coolify's kind -> x-generate pattern (BASE64 is a random string, REALBASE64 base64)
+    "PASSWORD": "[A-Za-z0-9]{32}",
+    "PASSWORD_64": "[A-Za-z0-9]{64}",
+    "PASSWORDWITHSYMBOLS": SYMBOLS + "{32}",
+    "PASSWORDWITHSYMBOLS_64": SYMBOLS + "{64}",
+    "BASE64": "[A-Za-z0-9]{32}",
+    "BASE64_32": "[A-Za-z0-9]{32}",
+    "BASE64_64": "[A-Za-z0-9]{64}",
+    "BASE64_128": "[A-Za-z0-9]{128}",
+    "REALBASE64": "[A-Za-z0-9+/]{43}=",
+    "REALBASE64_32": "[A-Za-z0-9+/]{43}=",
+    "REALBASE64_64": "[A-Za-z0-9+/]{86}={2}",
+    "REALBASE64_128": "[A-Za-z0-9+/]{171}=",
+    "HEX_32": "[0-9a-f]{32}",
+    "HEX_64": "[0-9a-f]{64}",
+    "HEX_128": "[0-9a-f]{128}",
+    "USER": "[A-Za-z0-9]{16}",
+    "LOWERCASEUSER": "[a-z0-9]{16}",
+}
+GIVEN = {  # what a team gives, and the example a template is checked with meanwhile
+    "URL": ({"type": "string", "title": "URL", "format": "uri"}, "https://app.example.com"),
+    "FQDN": ({"type": "string", "title": "Domain", "format": "hostname"}, "app.example.com"),
+}
+COOLIFY_VOLUME = re.compile(r"\$\{COOLIFY_VOLUME_([A-Za-z0-9_]+)\}")
+OWN_KEYS = ("exclude_from_hc",)  # Coolify's own service keys, which Compose does not know
+
+
+def candidates(document):
+    """A Candidate per template of `document` ({name: its YAML}), in its order."""
+    if not isinstance(document, dict) or not all(isinstance(text, str) for text in document.values()):
+        raise ValueError('must map each template\'s name to its YAML: {"<name>": "services: ..."}.')
+    return [_candidate(str(key), text) for key, text in document.items()]
+
+
+def _candidate(key, text):
+    found = Candidate(key, key)
+    header = _header(text)
+    if header.get("ignore", "").lower() == "true":
+        found.skipped = "marked `# ignore: true`: Coolify does not offer it either."
+        return found
+    definition = compose_parts.read(text, key, found)
+    if definition is None:
+        return found
+    for name, service in definition["services"].items():
+        if isinstance(service, dict):
+            _own_keys_left_out(name, service, found)
+            _given_their_values(service)
+            _contents_as_configs(definition, name, service, found)
+    _volumes_declared(definition, found)
+    text = compose_parts.written(definition)
+    try:
+        named = variables.used(text)
+    except (TemplateError, YamlError) as exc:
+        found.problems.append(f"{key}: {exc}")
+        return found
+    given, required, examples = {}, [], {}
+    for name in named:
+        match = MAGIC.fullmatch(name)
+        if match is None:
+            continue
+        kind = match[1]
+        if kind in GIVEN:
+            schema, examples[name] = GIVEN[kind]
+            given[name] = dict(schema)
+            required.append(name)
+            port = re.search(r"_([0-9]{1,5})$", match[2])
+            if port:
+                found.notes.append(f"{name}: Coolify's proxy routes it to port {port[1]}; route it yourself.")
+        elif kind in GENERATED:
+            given[name] = {"type": "string", "writeOnly": True, "x-generate": GENERATED[kind]}
+        else:
+            found.skipped = f"uses {name}, a JWT Coolify signs with another generated value when it deploys."
+            return found
+    properties, inferred_required, notes = variables.inferred(text, {}, given)
+    found.notes += notes
+    for name in required:
+        checked_with(name, properties, inferred_required, found.notes, examples[name])
+    found.fields = {
+        "name": key[:200],
+        "description": _description(header),
+        "blueprintType": "compose",
+        "yml": text,
+        "tags": tags([*header.get("tags", "").split(","), header.get("category", "")]),
+        "parameters": parameters(properties, inferred_required),
+    }
+    if header.get("port"):
+        found.notes.append(f"# port: Coolify routes its domain to port {header['port']}; route it yourself.")
+    return found
+
+
+def _header(text):
+    """{key: value} of the comment lines that open the file."""
+    found = {}
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        match = HEADER.fullmatch(line.strip())
+        if match:
+            found[match[1]] = match[2].strip()
+    return found
+
+
+def _description(header):
+    parts = [header.get("slogan", ""), header.get("documentation", "")]
+    return "\n\n".join(part for part in parts if part)[:10_000]
+
+
+def _volumes_declared(definition, found):
+    """Each named volume a service mounts, declared at the top level as Coolify declares it; one
+    written `${COOLIFY_VOLUME_NAME}`, the volume Coolify names, is the volume `name`."""
+    for service in definition["services"].values():
+        volumes = service.get("volumes") if isinstance(service, dict) else None
+        for index, volume in enumerate(volumes if isinstance(volumes, list) else []):
+            if isinstance(volume, str) and (own := COOLIFY_VOLUME.match(volume)):
+                volumes[index] = own[1].lower() + volume[own.end() :]
+    added = compose_parts.declare_volumes(definition)
+    if added:
+        found.notes.append(f"volumes: {', '.join(added)} declared, as Coolify declares the volumes its services name.")
+
+
+def _own_keys_left_out(name, service, found):
+    for key in OWN_KEYS:
+        if key in service:
+            del service[key]
+            found.notes.append(f"services.{name}.{key}: Coolify's own, left out.")
+
+
+def _given_their_values(service):
+    """A magic variable listed alone in `environment` (`- SERVICE_URL_APP`) gets its value, as
+    Coolify sets it, instead of Compose's reading it from the environment it runs in."""
+    environment = service.get("environment")
+    if isinstance(environment, list):
+        service["environment"] = [
+            f"{item}=${{{item}}}" if isinstance(item, str) and MAGIC.fullmatch(item) else item for item in environment
+        ]
+    elif isinstance(environment, dict):
+        for key, value in environment.items():
+            if value is None and MAGIC.fullmatch(str(key)):
+                environment[key] = f"${{{key}}}"
+
+
+def _contents_as_configs(definition, name, service, found):
+    """A bind mount with Coolify's inline `content`: the file, as a Compose config (its text as
+    written, `$` doubled); `isDirectory`, Coolify's, left out."""
+    volumes = service.get("volumes")
+    if not isinstance(volumes, list):
+        return
+    kept = []
+    for volume in volumes:
+        if (
+            isinstance(volume, dict)
+            and isinstance(volume.get("content"), str)
+            and isinstance(volume.get("target"), str)
+        ):
+            source = str(volume.get("source") or volume["target"])
+            compose_parts.add_config(
+                definition, service, source, volume["content"].replace("$", "$$"), volume["target"]
+            )
+            continue
+        if isinstance(volume, dict) and ("isDirectory" in volume or "is_directory" in volume):
+            volume = {key: value for key, value in volume.items() if key not in ("isDirectory", "is_directory")}
+            found.notes.append(f"services.{name}.volumes: isDirectory, Coolify's own, left out.")
+        if isinstance(volume, dict) and "content" in volume:
+            volume = {key: value for key, value in volume.items() if key != "content"}
+            found.notes.append(f"services.{name}.volumes: a content that is not a file's text, left out.")
+        kept.append(volume)
+    if kept:
+        service["volumes"] = kept
+    else:
+        del service["volumes"]

@@ -1,0 +1,160 @@
+"""`coolify` and `caprover` imports: each platform's catalog as it publishes it (the corpus's copy),
+whole and judged by Docker Compose, then single templates for what each platform does itself."""
+
+import re
+
+import pytest
+import yaml
+
+from support import compose_oracle as oracle
+from support import corpus
+from support.http import assert_problem, create
+from support.imports import by_key, imported
+
+# Every template of the corpus that is not created (beside Coolify's `# ignore: true` ones), and
+# why, each checked by hand (docs/imports.md): Docker Compose refuses the file itself, or the
+# platform's own check refuses its default.
+NOT_CREATED = {
+    "coolify": {
+        "gramps-web": ("refused", "expected a mapping for merging"),
+        "langfuse": ("refused", "expected a mapping for merging"),
+        "memos": ("refused", "refers to undefined volume 'memos/'"),
+        "supabase": ("skipped", "a JWT Coolify signs"),
+    },
+    "caprover": {
+        "affine": ("refused", "depends on undefined service 'affine-migration'"),
+        "airflow": ("refused", "user: null is not of type"),
+        "invoiceninja": ("refused", "user: null is not of type"),
+        "logzio-collector": ("refused", "version: 3.3 is not of type"),
+        "audiobookshelf": ("refused", 'audiobooks-volume-placeholder" does not match'),
+        "bitwardenrs": ("refused", '"True" does not match'),
+        "rallly": ("refused", '"False" does not match'),
+        "seafile": ("refused", "$$capp_appname-memcached"),
+    },
+}
+PLATFORM_SYNTAX = re.compile(r"\$\$cap_|\$\{?SERVICE_|srv-captain--|caproverExtra|exclude_from_hc")
+
+
+def ignored(catalog):
+    return {name for name, text in catalog.items() if re.search(r"^# ignore: true", text, re.MULTILINE)}
+
+
+@pytest.mark.parametrize("app", ["mongomock"], indirect=True)
+@pytest.mark.parametrize("platform", ["coolify", "caprover"])
+def test_the_catalog_is_created_but_for_the_templates_whose_own_problem_each_result_names(api, platform):
+    catalog = corpus.platform_catalog(platform)
+    results = by_key(imported(api, platform, catalog))
+    offered = len(catalog) - len(ignored(catalog))
+    assert sum(result["outcome"] == "created" for result in results.values()) >= 0.95 * offered
+    left = {key: result for key, result in results.items() if result["outcome"] != "created"}
+    assert sorted(left) == sorted(ignored(catalog) | set(NOT_CREATED[platform]))
+    for key in ignored(catalog):
+        assert left[key]["outcome"] == "skipped" and "ignore: true" in " ".join(left[key]["notes"])
+    for key, (outcome, reason) in NOT_CREATED[platform].items():
+        said = " ".join(left[key]["problems"] + left[key]["notes"])
+        assert left[key]["outcome"] == outcome and reason in said, (key, left[key])
+
+
+@pytest.mark.parametrize("app", ["mongomock"], indirect=True)
+@pytest.mark.parametrize("platform", ["coolify", "caprover"])
+def test_every_created_blueprint_renders_with_a_profiles_defaults_to_a_file_docker_compose_accepts(api, platform):
+    report = imported(api, platform, corpus.platform_catalog(platform))
+    team = create(api, "profiles", name="team", containerDefaults={"memory": "256Mi", "cpu": "250m"}).json
+    refused = []
+    for result in [result for result in report["results"] if result["outcome"] == "created"]:
+        declared = api.get(f"/blueprints/{result['id']}", user="alice").json["parameters"] or {"properties": {}}
+        properties = declared["properties"]
+        values = {name: properties[name].get("examples", ["example"])[0] for name in declared.get("required", [])}
+        render = api.post(
+            f"/blueprints/{result['id']}/render", json={"values": values, "profile": team["id"]}, user="alice"
+        )
+        assert render.status == 200, (result["key"], render.json)
+        assert not PLATFORM_SYNTAX.search(render.json["yml"]), result["key"]
+        accepted, message = oracle.config(render.json["yml"], files={".env": ""})
+        if not accepted:
+            refused.append((result["key"], message))
+    assert refused == []
+
+
+def blueprint(api, result):
+    return api.get(f"/blueprints/{result['id']}", user="alice").json
+
+
+def test_coolify_magic_variables_are_generated_or_given_and_a_bare_one_gets_its_value(api):
+    (result,) = imported(api, "coolify", {"activepieces": corpus.platform_catalog("coolify")["activepieces"]})[
+        "results"
+    ]
+    made = blueprint(api, result)
+    properties = made["parameters"]["properties"]
+    assert properties["SERVICE_PASSWORD_64_APIKEY"] == {
+        "type": "string",
+        "writeOnly": True,
+        "x-generate": "[A-Za-z0-9]{64}",
+    }
+    assert properties["SERVICE_USER_POSTGRES"]["x-generate"] == "[A-Za-z0-9]{16}"
+    assert properties["SERVICE_URL_ACTIVEPIECES"]["format"] == "uri"
+    assert "SERVICE_URL_ACTIVEPIECES" in made["parameters"]["required"]
+    environment = yaml.safe_load(made["yml"])["services"]["activepieces"]["environment"]
+    assert "SERVICE_URL_ACTIVEPIECES=${SERVICE_URL_ACTIVEPIECES}" in environment
+    assert made["description"].startswith("Open source no-code business automation.")
+    assert {"workflow", "automation"} <= set(made["tags"])
+
+
+def test_coolify_own_keys_go_and_an_inline_file_is_a_compose_config(api):
+    catalog = corpus.platform_catalog("coolify")
+    report = by_key(imported(api, "coolify", {name: catalog[name] for name in ("affine", "chaskiq")}))
+    assert any("exclude_from_hc: Coolify's own, left out" in note for note in report["affine"]["notes"])
+    definition = yaml.safe_load(blueprint(api, report["chaskiq"])["yml"])
+    assert definition["configs"]["entrypoint.sh"]["content"].startswith("#!/bin/sh")
+    assert '"$$@"' in definition["configs"]["entrypoint.sh"]["content"]  # the file's own `$`, not Compose's
+    assert all(
+        not isinstance(volume, dict) or "content" not in volume
+        for s in definition["services"].values()
+        for volume in s.get("volumes", [])
+    )
+
+
+def test_a_coolify_template_marked_ignore_is_skipped_saying_so(api):
+    text = "# ignore: true\nservices:\n  web:\n    image: nginx\n"
+    (result,) = imported(api, "coolify", {"web": text})["results"]
+    assert result["outcome"] == "skipped" and "ignore: true" in " ".join(result["notes"])
+
+
+def test_caprover_variables_are_parameters_and_names_are_placed_at_import(api):
+    catalog = corpus.platform_catalog("caprover")
+    report = by_key(imported(api, "caprover", {name: catalog[name] for name in ("activepieces", "appwrite")}))
+    made = blueprint(api, report["activepieces"])
+    assert made["parameters"]["properties"]["cap_appname"]["default"] == "activepieces"
+    assert "cap_root_domain" in made["parameters"]["required"]
+    environment = yaml.safe_load(made["yml"])["services"]["activepieces"]["environment"]
+    assert environment["AP_FRONTEND_URL"] == "http://${cap_appname}.${cap_root_domain}"
+    result = report["appwrite"]
+    definition = yaml.safe_load(blueprint(api, result)["yml"])
+    redis = definition["services"]["appwrite-redis"]
+    assert redis["build"]["dockerfile_inline"].startswith("FROM redis:7.0.4-alpine\n") and "image" not in redis
+    assert definition["services"]["appwrite"]["environment"]["_APP_REDIS_HOST"] == "appwrite-redis"
+    assert "appwrite-redis" in definition["volumes"]
+    assert any("notExposeAsWebApp" in note for note in result["notes"])
+
+
+def test_a_caprover_random_hex_default_is_generated_and_valid_regex_is_the_pattern(api):
+    text = (
+        "captainVersion: 4\nservices:\n  $$cap_appname:\n    image: redis\n    environment:\n"
+        "      PASSWORD: $$cap_pw\n      FLAG: $$cap_flag\n      COST: 5$ a month\n"
+        "caproverOneClickApp:\n  variables:\n    - id: $$cap_pw\n      defaultValue: $$cap_gen_random_hex(16)\n"
+        "    - id: $$cap_flag\n      defaultValue: 'true'\n      validRegex: /^(true|false)$/\n"
+    )
+    (result,) = imported(api, "caprover", {"cache": text})["results"]
+    made = blueprint(api, result)
+    properties = made["parameters"]["properties"]
+    assert properties["cap_pw"] == {"type": "string", "writeOnly": True, "x-generate": "[0-9a-f]{16}"}
+    assert properties["cap_flag"]["pattern"] == "^(true|false)$"
+    environment = yaml.safe_load(made["yml"])["services"]["cache"]["environment"]
+    assert environment == {"PASSWORD": "${cap_pw}", "FLAG": "${cap_flag}", "COST": "5$$ a month"}
+
+
+@pytest.mark.parametrize("platform", ["coolify", "caprover"])
+@pytest.mark.parametrize("document", [[{"a": "services: {}"}], {"a": {"services": {}}}])
+def test_a_document_that_is_not_a_catalog_of_texts_is_a_422_naming_it(api, platform, document):
+    response = api.post("/imports", json={"format": platform, "source": "s", "document": document}, user="alice")
+    assert "catalog" in assert_problem(response, 422)["errors"]["document"][0]
