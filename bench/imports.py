@@ -1,6 +1,7 @@
 """Imports in `make bench`: the community Portainer catalog of the corpus (524 templates, about
-600 KB) imported into the running service as a dry run, for real, and again (every template then
-unchanged), timed from the client and in the workers' CPU; then the largest import the contract
+600 KB), then the Dokploy, Coolify and CapRover catalogs of the corpus, each imported into the
+running service as a dry run, for real, and again (every template then unchanged), timed from the
+client and in the workers' CPU; then the largest import the contract
 allows (1,000 templates in just under 16 MiB: native blueprints whose Compose files repeat the
 shared 1 KB body's services, each copy depending on the first), with the workers' peak resident
 memory (VmHWM) after it."""
@@ -14,6 +15,7 @@ from support import corpus
 from support.http import SocketClient, basic
 
 MAX_IMPORT_BYTES = 16 * 1024 * 1024
+PLATFORMS = ("coolify", "caprover")  # a catalog of YAML files, as `corpus.platform_catalog` reads it
 LARGEST_TEMPLATES = 1000
 
 
@@ -51,16 +53,25 @@ def largest_document(blueprint):
 
 def run(server, admin, blueprint):
     client, auth = SocketClient(server.port, timeout=600), {"Authorization": basic(*admin)}
-    catalog = corpus.portainer_catalog("lissy93-templates.json")
-    body = {"format": "portainer", "source": "bench/community", "document": catalog, "files": corpus.portainer_files()}
-    size = len(json.dumps(body).encode())
-    print(f"\nimports: the community Portainer catalog, {len(catalog['templates'])} templates, {size / 1024:.0f} KiB")
-    for label, dry_run in (("dry run", True), ("first import", False), ("again (unchanged)", False)):
-        cpu = server.worker_cpu_seconds()
-        elapsed, counts = _import(client, auth, body, dry_run)
-        cpu = server.worker_cpu_seconds() - cpu
-        per_100 = elapsed / len(catalog["templates"]) * 100
-        print(f"  {label:20} {elapsed:6.2f} s ({per_100:.2f} s per 100 templates), worker CPU {cpu:.2f} s; {counts}")
+    community = corpus.portainer_catalog("lissy93-templates.json")
+    platforms = {"dokploy": corpus.dokploy_catalog(), **{name: corpus.platform_catalog(name) for name in PLATFORMS}}
+    catalogs = [
+        ("the community Portainer catalog", "portainer", community, corpus.portainer_files(), community["templates"]),
+        *((f"{name.capitalize()}'s catalog", name, document, {}, document) for name, document in platforms.items()),
+    ]
+    for title, fmt, document, files, templates in catalogs:
+        count = len(templates)
+        body = {"format": fmt, "source": f"bench/{fmt}", "document": document, "files": files}
+        size = len(json.dumps(body).encode())
+        print(f"\nimports: {title}, {count} templates, {size / 1024:.0f} KiB")
+        for label, dry_run in (("dry run", True), ("first import", False), ("again (unchanged)", False)):
+            cpu = server.worker_cpu_seconds()
+            elapsed, counts = _import(client, auth, body, dry_run)
+            cpu = server.worker_cpu_seconds() - cpu
+            per_100 = elapsed / count * 100
+            print(
+                f"  {label:20} {elapsed:6.2f} s ({per_100:.2f} s per 100 templates), worker CPU {cpu:.2f} s; {counts}"
+            )
     largest = {"format": "native", "source": "bench/largest", "document": largest_document(blueprint)}
     size = len(json.dumps(largest).encode())
     before = server.worker_rss_mb("VmHWM")

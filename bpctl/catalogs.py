@@ -12,15 +12,23 @@ from bpctl import fetch, show
 from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, connect, given, list_filters, note, query
 from bpctl.errors import Misused
 
+# Each self-hosted platform's catalog: where its repository keeps it, and what a template is there
+PLATFORMS = {
+    "dokploy": ("blueprints", "docker-compose.yml"),  # a folder per template
+    "coolify": ("templates/compose", None),  # a YAML file per template
+    "caprover": ("public/v4/apps", None),
+}
+DOKPLOY_FILES = ("docker-compose.yml", "template.toml", "meta.json")
+
 
 @cli.command("import", short_help="Import a catalog: a file, a URL or stdin.")
 @click.argument("source")
 @click.option(
     "--format",
     "kind",
-    type=click.Choice(["portainer", "openshift", "compose", "native", "kubernetes-quota"]),
+    type=click.Choice(["portainer", "openshift", "compose", "native", "kubernetes-quota", *PLATFORMS]),
     required=True,
-    help="What SOURCE holds.",
+    help="What SOURCE holds (dokploy, coolify, caprover: a checkout of the catalog, its folder, or one template).",
 )
 @click.option("--source", "source_name", help="Where it comes from (default: the URL, or the file's name).")
 @click.option("--files-from", type=click.Path(exists=True, file_okay=False), help="A Portainer catalog's checkout.")
@@ -37,26 +45,31 @@ def import_(source, kind, source_name, files_from, raw_base, env_file, name, dry
     """Import a catalog from a file, a URL or "-" (standard input); exit 3 when a template is refused.
 
     A Portainer catalog's stacks are read from --files-from, else fetched from --raw-base, else
-    from their GitHub repositories. Importing the same --source again updates what it made.
+    from their GitHub repositories. A Dokploy, Coolify or CapRover catalog is read from a folder:
+    a checkout of the platform's repository, its templates' folder, or one template. Importing
+    the same --source again updates what it made.
     """
-    text = fetch.read(source)
-    url = fetch.is_url(source)
-    if source_name is None and source == "-":
-        raise click.BadParameter("needed when the catalog is standard input.", param_hint="--source")
-    source_name = source_name or (source if url else Path(source).name)
+    if name and kind != "compose":
+        raise click.BadParameter("names the blueprint of a Compose import only.", param_hint="--name")
     files = {}
-    if kind == "compose":
-        document = text
-        files = {".env": fetch.read(env_file)} if env_file else {}
-        defaults["name"] = name or (Path(source).stem if not url and source != "-" else None)
-    elif kind == "kubernetes-quota":
-        document = text  # a YAML stream: the service reads every object of it
+    if kind in PLATFORMS:
+        document = _platform_catalog(kind, Path(source))
+        source_name = source_name or Path(source).resolve().name
     else:
-        if name:
-            raise click.BadParameter("names the blueprint of a Compose import only.", param_hint="--name")
-        document = _parsed(text, source)
-        if kind == "portainer":
-            files = fetch.stack_files(document, files_from, raw_base, warn=note)
+        text, url = fetch.read(source), fetch.is_url(source)
+        if source_name is None and source == "-":
+            raise click.BadParameter("needed when the catalog is standard input.", param_hint="--source")
+        source_name = source_name or (source if url else Path(source).name)
+        if kind == "compose":
+            document = text
+            files = {".env": fetch.read(env_file)} if env_file else {}
+            defaults["name"] = name or (Path(source).stem if not url and source != "-" else None)
+        elif kind == "kubernetes-quota":
+            document = text  # a YAML stream: the service reads every object of it
+        else:
+            document = _parsed(text, source)
+            if kind == "portainer":
+                files = fetch.stack_files(document, files_from, raw_base, warn=note)
     defaults = _import_defaults(**defaults)
     body = {"format": kind, "source": source_name, "document": document, "files": files, "defaults": defaults}
     report = connect().send("POST", "/imports", body, {"dryRun": True} if dry_run else None)
@@ -71,6 +84,24 @@ def import_(source, kind, source_name, files_from, raw_base, env_file, name, dry
         note(("would be: " if dry_run else "") + (counts or "nothing"))
     if report["counts"].get("refused"):
         sys.exit(3)
+
+
+def _platform_catalog(kind, path):
+    """{key: template} of a platform's catalog at `path`: a checkout of its repository, the folder
+    of its templates, or one template (a Dokploy template's folder, a Coolify or CapRover file)."""
+    below, marker = PLATFORMS[kind]
+    if not path.exists():
+        raise Misused(f"{path} does not exist.")
+    if (path / below).is_dir():
+        path = path / below
+    if marker is not None:  # Dokploy: a template is a folder holding its Compose file
+        folders = [path] if (path / marker).is_file() else sorted(p for p in path.iterdir() if (p / marker).is_file())
+        return {
+            folder.name: {name: (folder / name).read_text() for name in DOKPLOY_FILES if (folder / name).is_file()}
+            for folder in folders
+        }
+    files = [path] if path.is_file() else sorted(p for p in path.iterdir() if p.suffix in (".yml", ".yaml"))
+    return {file.stem: file.read_text() for file in files}
 
 
 def _why(result):

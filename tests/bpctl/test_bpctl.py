@@ -457,6 +457,43 @@ def test_import_a_portainer_catalog_with_its_stack_files(bpctl):
     assert again.code == 0 and again.err.strip().endswith("68 unchanged, 1 skipped")
 
 
+def checkout(tmp_path, platform, below, names):
+    """A clone of a platform's catalog repository holding `names` of the corpus's templates."""
+    root = tmp_path / platform
+    folder = root / below
+    folder.mkdir(parents=True)
+    for name in names:
+        source = corpus.folder() / platform / name
+        if source.is_dir():
+            shutil.copytree(source, folder / name)
+        else:
+            shutil.copy(source, folder / name)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("platform", "below", "names", "skipped"),
+    [
+        ("dokploy", "blueprints", ["ackee", "picsur"], "picsur"),
+        ("coolify", "templates/compose", ["activepieces.yaml", "azimutt.yaml"], "azimutt"),
+        ("caprover", "public/v4/apps", ["activepieces.yml", "appwrite.yml"], None),
+    ],
+)
+def test_import_a_platforms_catalog_from_a_checkout_a_folder_or_one_template(
+    bpctl, tmp_path, platform, below, names, skipped
+):
+    root = checkout(tmp_path, platform, below, names)
+    done = bpctl("import", str(root), "--format", platform, **ALICE)
+    assert done.code == 0, done.err
+    assert f"{len(names) - bool(skipped)} created" in done.err
+    if skipped:  # the table says why
+        row = next(line for line in done.out.splitlines() if line.startswith(skipped))
+        assert "skipped" in row and ("jwt" in row or "ignore: true" in row)
+    one = root / below / names[0]
+    again = bpctl("import", str(one), "--format", platform, "--source", root.name, "-o", "json", **ALICE)
+    assert json.loads(again.out)["counts"]["unchanged"] == 1
+
+
 def test_import_fetches_urls_and_stack_files(bpctl, tmp_path):
     root = corpus.folder() / "portainer"
     with local_server(static(root)) as url:
@@ -805,8 +842,10 @@ def test_the_readme_tours_run_in_order_as_written(bpctl, socket_app, tmp_path):
     portainer = corpus.folder() / "portainer"
     (tmp_path / "templates.json").write_text((portainer / "portainer-templates-v3.json").read_text())
     (tmp_path / "templates").symlink_to(portainer / "portainer-templates")
+    clone = f'git() {{ mkdir -p "${{@: -1}}" && ln -s "{corpus.folder() / "dokploy"}" "${{@: -1}}/blueprints"; }}\n'
     prelude = (
         f'set -euo pipefail\ndocker() {{ shift; "{compose_oracle.binary()}" "$@"; }}\nPATH="{PROGRAM.parent}:$PATH"\n'
+        + clone  # the clone of Dokploy's catalog is the corpus's copy of it
     )
     environ = {**clean, "BPCTL_PASSWORD": "change-me-now", "XDG_CONFIG_HOME": str(tmp_path / "config")}
     script = script.replace("export BPCTL_URL=http://127.0.0.1:8000 ", f"export BPCTL_URL={bpctl.url} ")
@@ -823,3 +862,4 @@ def test_the_readme_tours_run_in_order_as_written(bpctl, socket_app, tmp_path):
     assert "shop: admitted" in err and "memory      512Mi  2Gi  1.5Gi" in out  # the deploy, then the usage
     assert "-      replicas: 2\n+      replicas: 3\n" in err and "replicas: 3\n" in (tmp_path / "shop.yml").read_text()
     assert "kind: LimitRange" in (tmp_path / "quota.yaml").read_text()
+    assert "stats: admitted" in err and "ackee\nmongo\n" in out  # a template of Dokploy's catalog, deployed

@@ -3,7 +3,11 @@
 import { api, el, field, problemList, select } from './core.js';
 
 const IMPORT_FORMATS = [['portainer', 'Portainer app templates (v2, v3)'], ['openshift', 'OpenShift templates'],
+  ['dokploy', 'Dokploy templates'], ['coolify', 'Coolify service templates'], ['caprover', 'CapRover one-click apps'],
   ['compose', 'A Compose file and its .env'], ['native', 'An export of this catalog']];
+// The self-hosted platforms' catalogs: where a checkout of the platform's repository keeps them
+const PLATFORM_FOLDERS = { dokploy: 'blueprints/', coolify: 'templates/compose/', caprover: 'public/v4/apps/' };
+const DOKPLOY_FILES = ['docker-compose.yml', 'template.toml', 'meta.json'];
 
 /** The report of an import: the counts, then one row per template with its notes and problems. */
 function importReport(report, dryRun) {
@@ -33,6 +37,28 @@ function stackFiles(catalogText, chosen) {
   return found;
 }
 
+/** A platform's catalog ({key: template}) from the files of a chosen folder (a checkout of the
+    platform's repository, its templates' folder, or one Dokploy template's folder; `top` is the
+    chosen folder's name), else the one template pasted or chosen as a file (`text`, named `name`). */
+function platformCatalog(fmt, chosen, top, text, name) {
+  const below = PLATFORM_FOLDERS[fmt];
+  const inCatalog = chosen.some((f) => f.path.startsWith(below)) ? chosen.filter((f) => f.path.startsWith(below)) : chosen;
+  const found = {};
+  if (fmt === 'dokploy') {
+    for (const file of inCatalog) {
+      const parts = file.path.split('/');
+      const base = parts.pop();
+      if (!DOKPLOY_FILES.includes(base)) continue;
+      const key = parts.length ? parts[parts.length - 1] : top;
+      (found[key] = found[key] || {})[base] = file.text;
+    }
+    return Object.fromEntries(Object.entries(found).filter(([, files]) => files['docker-compose.yml'] !== undefined));
+  }
+  for (const file of inCatalog.filter((f) => /\.ya?ml$/.test(f.path))) found[file.path.split('/').pop().replace(/\.ya?ml$/, '')] = file.text;
+  if (!Object.keys(found).length && text.trim()) found[(name || 'template').replace(/\.ya?ml$/, '')] = text;
+  return found;
+}
+
 export async function importPage() {
   const format = select(IMPORT_FORMATS, 'portainer', { name: 'format' });
   const source = el('input', { name: 'source', maxlength: '200', placeholder: 'portainer/templates', required: true });
@@ -47,7 +73,15 @@ export async function importPage() {
   const out = el('div', { 'aria-live': 'polite' });
   const run = el('button', { type: 'button', disabled: true }, 'Import');
   let chosen = [];
+  let top = '';
+  const catalogFolder = el('input', { type: 'file', name: 'catalog', multiple: true });
+  catalogFolder.webkitdirectory = true;
+  const platform = [field('The catalog: a folder (a checkout of the platform repository, its templates, or one template)', catalogFolder,
+    'Or paste one Coolify or CapRover template above')];
   const byFormat = {
+    dokploy: platform,
+    coolify: platform,
+    caprover: platform,
     portainer: [field('Stack files: the folder of the catalog repository', folder, 'Each template\'s repository.stackfile is looked for in it')],
     compose: [field('Name of the blueprint', name), field('.env (optional)', env)],
   };
@@ -64,7 +98,10 @@ export async function importPage() {
     } else if (fmt === 'portainer') {
       files = stackFiles(documentText.value, chosen);
     }
-    return { format: fmt, source: source.value.trim(), document: documentText.value, files, defaults };
+    const document = PLATFORM_FOLDERS[fmt]
+      ? platformCatalog(fmt, chosen, top, documentText.value, upload.files[0] && upload.files[0].name)
+      : documentText.value;
+    return { format: fmt, source: source.value.trim(), document, files, defaults };
   }
 
   async function send(dryRun) {
@@ -99,11 +136,16 @@ export async function importPage() {
     }
     run.disabled = true;
   });
-  folder.addEventListener('change', async () => {
+  async function choose(input) {
     const inFolder = (f) => (f.webkitRelativePath || f.name).split('/').slice(1).join('/'); // without the folder's own name
-    chosen = await Promise.all([...folder.files].map(async (f) => ({ path: inFolder(f), text: await f.text() })));
+    const files = [...input.files];
+    top = files.length ? (files[0].webkitRelativePath || '').split('/')[0] : '';
+    chosen = await Promise.all(files.map(async (f) => ({ path: inFolder(f), text: await f.text() })));
+    if (!source.value.trim() && top) source.value = top; // as bpctl names it: importing it again updates
     run.disabled = true;
-  });
+  }
+  folder.addEventListener('change', () => choose(folder));
+  catalogFolder.addEventListener('change', () => choose(catalogFolder));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     send(true);
