@@ -19,6 +19,7 @@ from app.definitions.parameters import MAX_GENERATED, NAME
 from app.definitions.placeholders import ESCAPED, TemplateError
 from app.imports import compose_parts, variables
 from app.imports.candidate import Candidate, checked_with, parameters, tags
+from app.model import yamlguard
 from app.model.yamlguard import YamlError
 
 COMPOSE_FILE, TEMPLATE_FILE, META_FILE = "docker-compose.yml", "template.toml", "meta.json"
@@ -67,7 +68,11 @@ def _candidate(key, entry):
     definition = compose_parts.read(texts[COMPOSE_FILE], COMPOSE_FILE, found)
     if definition is None:
         return found
-    definition = _substituted(definition, env, (), found)
+    try:
+        definition = _substituted(definition, env, (), found)
+    except TooLarge:
+        found.problems.append(f"{COMPOSE_FILE}: {TooLarge.__doc__}")
+        return found
     _mounted(definition, config.get("mounts"), scope, found)
     _unrouted(definition, config.get("domains"), found)
     if scope.unsupported:
@@ -129,13 +134,18 @@ class _Scope:
     def expanded(self, raw, owner):
         """`raw` (a value as template.toml writes it) as template text: each variable a parameter's
         placeholder or what it derives from, each helper a generated parameter's placeholder, the
-        rest as written, `$` doubled."""
-        out, at = [], 0
-        for match in REFERENCE.finditer(raw):
-            out.append(raw[at : match.start()].replace("$", "$$"))
-            out.append(self._reference(match[1], match[0], owner, whole=match[0] == raw))
-            at = match.end()
-        return "".join(out) + raw[at:].replace("$", "$$")
+        rest as written, `$` doubled. Longer than a definition may be: a problem, and ""."""
+        out, at = _Bounded(), 0
+        try:
+            for match in REFERENCE.finditer(raw):
+                out.add(raw[at : match.start()].replace("$", "$$"))
+                out.add(self._reference(match[1], match[0], owner, whole=match[0] == raw))
+                at = match.end()
+            out.add(raw[at:].replace("$", "$$"))
+        except TooLarge:
+            self.found.problems.append(f"{TEMPLATE_FILE}: {owner or 'a value'}: {TooLarge.__doc__}")
+            return ""
+        return out.text()
 
     def _reference(self, inside, written, owner, whole):
         """What `${inside}` stands for: a helper first, as Dokploy tries them first, then a variable;
@@ -249,42 +259,70 @@ def _env(env, scope):
     }
 
 
-def _substituted(value, env, path, found):
-    """`value` (the Compose file read) with each variable `env` sets written in its place."""
+class TooLarge(Exception):
+    """with the variables written in, it is larger than a definition may be."""
+
+
+class _Bounded:
+    """Text built in parts, never longer than a definition may be (TooLarge): variables written
+    into variables, and into a file, could otherwise grow it without bound."""
+
+    def __init__(self, budget=None):
+        self.parts, self.budget = [], budget if budget is not None else [yamlguard.MAX_BYTES]
+
+    def add(self, text):
+        self.budget[0] -= len(text)
+        if self.budget[0] < 0:
+            raise TooLarge
+        self.parts.append(text)
+
+    def text(self):
+        return "".join(self.parts)
+
+
+def _substituted(value, env, path, found, budget=None):
+    """`value` (the Compose file read) with each variable `env` sets written in its place; the
+    whole no larger than a definition may be (TooLarge)."""
+    budget = budget if budget is not None else [yamlguard.MAX_BYTES]
     if isinstance(value, dict):
-        return {key: _substituted(item, env, (*path, key), found) for key, item in value.items()}
+        return {key: _substituted(item, env, (*path, key), found, budget) for key, item in value.items()}
     if isinstance(value, list):
-        return [_substituted(item, env, (*path, index), found) for index, item in enumerate(value)]
+        return [_substituted(item, env, (*path, index), found, budget) for index, item in enumerate(value)]
     if not isinstance(value, str) or "$" not in value:
         return value
     try:
-        return _written(placeholders.parse(value, strict=True), env)
+        out = _Bounded(budget)
+        _written(placeholders.parse(value, strict=True), env, out)
+        return out.text()
     except TemplateError as exc:
         found.problems.append(f"{COMPOSE_FILE}: {'.'.join(map(str, path))}: {exc}")
         return value
 
 
-def _written(parts, env):
-    """Template text of `parts`, each placeholder of a name `env` sets resolved as Compose resolves
-    it with that value."""
-    out = []
+def _written(parts, env, out):
+    """Adds to `out` the template text of `parts`, each placeholder of a name `env` sets resolved
+    as Compose resolves it with that value."""
     for part in parts:
         if part is ESCAPED:
-            out.append("$$")
+            out.add("$$")
         elif isinstance(part, str):
-            out.append(part)
+            out.add(part)
         elif part.name not in env:
-            argument = _written(part.argument, env)
-            out.append(f"${{{part.name}{part.operator}{argument}}}" if part.operator else part.text)
+            if part.operator:
+                out.add(f"${{{part.name}{part.operator}")
+                _written(part.argument, env, out)
+                out.add("}")
+            else:
+                out.add(part.text)
         else:
             value, operator = env[part.name], part.operator
             if operator in (":+", "+"):
-                out.append(_written(part.argument, env) if value or operator == "+" else "")
+                if value or operator == "+":
+                    _written(part.argument, env, out)
             elif operator == ":-" and not value:
-                out.append(_written(part.argument, env))
+                _written(part.argument, env, out)
             else:
-                out.append(value)
-    return "".join(out)
+                out.add(value)
 
 
 def _mounted(definition, mounts, scope, found):

@@ -177,6 +177,63 @@ def test_mutated_catalogs_are_never_a_5xx_as_json_nor_as_yaml(api):
             assert response.status < 500, (name, what, response.body[:300])
 
 
+ODD_VALUES = ('"${jwt:a:b}"', '"${"', '"${password:99999}"', "123", "[]", "{}", '"$$cap_"', "true", '"${a}${a}"')
+
+
+def _mutated_toml(text, rng):
+    """`text` (a template.toml) with one line gone, doubled, or its value made an odd one."""
+    lines = text.splitlines()
+    if not lines:
+        return text
+    at = rng.randrange(len(lines))
+    choice = rng.randrange(3)
+    if choice == 0:
+        del lines[at]
+    elif choice == 1:
+        lines.insert(at, lines[at])
+    elif "=" in lines[at]:
+        lines[at] = lines[at].split("=", 1)[0] + "= " + rng.choice(ODD_VALUES)
+    return "\n".join(lines)
+
+
+def platform_mutants(count):
+    """(format, template, what changed, document) for `count` templates of the platforms'
+    catalogs, each changed at one node: its Compose file or one-click YAML, or its template.toml."""
+    rng = _rng("platforms")
+    sources = {
+        "dokploy": corpus.dokploy_catalog(),
+        **{name: corpus.platform_catalog(name) for name in ("coolify", "caprover")},
+    }
+    found = []
+    for _ in range(count):
+        fmt = rng.choice(sorted(sources))
+        name = rng.choice(sorted(sources[fmt]))
+        template = sources[fmt][name]
+        if fmt == "dokploy" and rng.random() < 0.5:
+            what, template = (
+                "template.toml",
+                {**template, "template.toml": _mutated_toml(template.get("template.toml", ""), rng)},
+            )
+        else:
+            text = template["docker-compose.yml"] if fmt == "dokploy" else template
+            try:
+                document, what = mutations.mutate(yaml.load(text, Loader=compose.DIALECT.loader), rng)  # noqa: S506
+            except yaml.YAMLError:
+                continue
+            mutant = mutations.text(document)
+            template = {**template, "docker-compose.yml": mutant} if fmt == "dokploy" else mutant
+        found.append((fmt, name, what, {name: template}))
+    return found
+
+
+def test_mutated_platform_templates_are_never_a_5xx(api):
+    for fmt, name, what, document in platform_mutants(MUTANTS):
+        response = api.post(
+            "/imports?dryRun=true", json={"format": fmt, "source": "m", "document": document}, user="alice"
+        )
+        assert response.status < 500, (fmt, name, what, response.body[:300])
+
+
 def test_mutated_parameters_and_values_are_never_a_5xx(api):
     """A template's declared parameters, and the values a render is given, changed at one node."""
     rng = _rng("parameters")

@@ -126,3 +126,26 @@ def test_a_re_import_of_the_same_catalog_changes_nothing(api):
 def test_a_document_that_is_not_a_catalog_of_folders_is_a_422_naming_it(api, document):
     response = api.post("/imports", json={"format": "dokploy", "source": "s", "document": document}, user="alice")
     assert "Dokploy" in assert_problem(response, 422)["errors"]["document"][0]
+
+
+def test_variables_that_double_each_other_are_refused_before_they_grow_past_a_definition(api):
+    """v1 derives 40 KB of text from another variable; each next one holds the one before twice,
+    and the env names them in order, so that each is written out once from the one before: v10
+    would be 40 MB."""
+    names = [f"v{i}" for i in range(1, 11)]
+    toml = '[variables]\nv1 = "' + "x" * 40_000 + '${domain}"\n'
+    toml += "".join(f'{name} = "${{{before}}}${{{before}}}"\n' for before, name in zip(names, names[1:], strict=False))
+    toml += "\n[config.env]\n" + "".join(f'K{i} = "${{{name}}}"\n' for i, name in enumerate(names))
+    result = imported(api, "dokploy", ackee(**{"template.toml": toml}))["results"][0]
+    assert result["outcome"] == "refused"
+    assert "larger than a definition may be" in " ".join(result["problems"])
+
+
+def test_a_value_written_into_every_variable_of_the_file_is_bounded_too(api):
+    toml = '[variables]\nbig = "' + "x" * 200_000 + '${domain}"\n\n[config.env]\nACKEE_USERNAME = "${big}"\n'
+    compose = "services:\n  a:\n    image: x\n    environment:\n" + "".join(
+        f"      - V{i}=${{ACKEE_USERNAME}}\n" for i in range(10)
+    )
+    result = imported(api, "dokploy", ackee(**{"template.toml": toml, "docker-compose.yml": compose}))["results"][0]
+    assert result["outcome"] == "refused"
+    assert "larger than a definition may be" in " ".join(result["problems"])
