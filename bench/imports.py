@@ -15,7 +15,8 @@ from support import corpus
 from support.http import SocketClient, basic
 
 MAX_IMPORT_BYTES = 16 * 1024 * 1024
-PLATFORMS = ("coolify", "caprover")  # a catalog of YAML files, as `corpus.platform_catalog` reads it
+NAMES = {"dokploy": "Dokploy", "coolify": "Coolify", "caprover": "CapRover"}
+PLATFORMS = ("coolify", "caprover")  # catalogs of YAML files (`corpus.platform_catalog`)
 LARGEST_TEMPLATES = 1000
 
 
@@ -57,7 +58,7 @@ def run(server, admin, blueprint):
     platforms = {"dokploy": corpus.dokploy_catalog(), **{name: corpus.platform_catalog(name) for name in PLATFORMS}}
     catalogs = [
         ("the community Portainer catalog", "portainer", community, corpus.portainer_files(), community["templates"]),
-        *((f"{name.capitalize()}'s catalog", name, document, {}, document) for name, document in platforms.items()),
+        *((f"{NAMES[name]}'s catalog", name, document, {}, document) for name, document in platforms.items()),
     ]
     for title, fmt, document, files, templates in catalogs:
         count = len(templates)
