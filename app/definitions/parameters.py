@@ -13,9 +13,11 @@ import math
 import re
 import secrets
 import string
+import time
 from functools import lru_cache
 
 import jsonschema_rs
+import jwt
 import marshmallow as ma
 
 from app.errors import Invalid
@@ -28,6 +30,9 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 MAX_PARAMETERS = 256  # as the contract bounds them
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_GENERATED = 256
+MIN_JWT_SECRET = 32  # bytes: RFC 7518, 3.2, for HS256
+MAX_CLAIMS = 20
+MAX_LIFETIME = 200 * 365 * 86400  # seconds a generated JWT may be valid for
 MAX_LENGTH = 1024 * 1024  # no value is longer than a rendered definition may be
 FORMATS = (
     "date",
@@ -104,9 +109,32 @@ def _alphabet(members):
     return "".join(dict.fromkeys(chars))
 
 
-def generate(pattern):
-    """A value of the x-generate `pattern`, from the operating system's cryptographic source."""
-    return "".join(secrets.choice(alphabet) for alphabet, count in _generator(pattern) for _ in range(count))
+def generate(spec, values=None):
+    """A value of the x-generate `spec`, from the operating system's cryptographic source: a
+    generator pattern, or a JWT signed with the value (in `values`) of the parameter it names."""
+    if isinstance(spec, dict):
+        return _signed(spec["jwt"], values or {})
+    return "".join(secrets.choice(alphabet) for alphabet, count in _generator(spec) for _ in range(count))
+
+
+def _signed(spec, values):
+    """An HS256 JWT of `spec`'s claims, issued now (`iat`; `exp` after `expiresIn` seconds), signed
+    with the value of parameter `spec["secret"]`; ValueError when that value is too short to sign
+    with (RFC 7518 asks for 32 bytes)."""
+    secret = str(values.get(spec["secret"], "")).encode()
+    if len(secret) < MIN_JWT_SECRET:
+        raise ValueError(f"its JWT's secret, {spec['secret']}, is shorter than {MIN_JWT_SECRET} bytes.")
+    issued = int(time.time())
+    claims = {"iat": issued, **spec.get("claims", {})}
+    if "expiresIn" in spec:
+        claims["exp"] = issued + spec["expiresIn"]
+    return jwt.encode(claims, secret, algorithm="HS256")
+
+
+def signs_with(schema):
+    """The parameter whose value a generated JWT is signed with, or None."""
+    spec = schema.get("x-generate")
+    return spec["jwt"]["secret"] if isinstance(spec, dict) else None
 
 
 @lru_cache(maxsize=1024)
@@ -160,20 +188,53 @@ def _check_property(schema):
         messages = [error.message for value in values for error in rule.iter_errors(value)]
         if messages:
             found[key] = messages[:5]
-    if "x-generate" in schema and not check.is_valid(generate(schema["x-generate"])):
+    secret = signs_with(schema)
+    sample = generate(schema["x-generate"], {secret: "x" * MIN_JWT_SECRET}) if "x-generate" in schema else None
+    if "x-generate" in schema and not check.is_valid(sample):
         found["x-generate"] = ["Generates values that the parameter's own schema refuses."]
     if found:
         raise ma.ValidationError(found)
 
 
-class GeneratorPattern(ma.fields.String):
+class Claim(ma.fields.Field):
+    """A JWT claim's value: a string (at most 1,000 characters), an integer or a boolean."""
+
     def _deserialize(self, value, attr, data, **kwargs):
-        text = super()._deserialize(value, attr, data, **kwargs)
+        if isinstance(value, str) and len(value) <= 1000 or isinstance(value, bool | int):
+            return value
+        raise ma.ValidationError("Must be a string of at most 1,000 characters, an integer or a boolean.")
+
+
+class JwtSchema(Schema):
+    """A JWT generated as the platforms sign theirs (HS256), with the value of another parameter."""
+
+    secret = ma.fields.String(required=True, validate=ma.validate.Regexp(NAME))
+    claims = ma.fields.Dict(
+        keys=ma.fields.String(validate=ma.validate.Length(1, 64)),
+        values=Claim(),
+        validate=ma.validate.Length(max=MAX_CLAIMS),
+    )
+    expiresIn = ma.fields.Integer(strict=True, validate=ma.validate.Range(1, MAX_LIFETIME))
+
+
+class Generator(ma.fields.Field):
+    """x-generate: a generator pattern, or `{"jwt": {"secret": NAME, "claims": {...}, "expiresIn":
+    seconds}}`, a token signed with the value of the parameter NAME (its own form: docs/design.md,
+    "Blueprint parameters")."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, dict) and set(value) == {"jwt"}:
+            try:
+                return {"jwt": JwtSchema().load(value["jwt"])}
+            except ma.ValidationError as exc:
+                raise ma.ValidationError({"jwt": exc.messages}) from None
+        if not isinstance(value, str) or not 1 <= len(value) <= 256:
+            raise ma.ValidationError('A generator pattern of 1-256 characters, or {"jwt": {"secret": NAME}}.')
         try:
-            _generator(text)
+            _generator(value)
         except ValueError as exc:
             raise ma.ValidationError(f"Not a generator pattern: {exc}.") from None
-        return text
+        return value
 
 
 _ParameterFields = Schema.from_dict(
@@ -195,11 +256,31 @@ _ParameterFields = Schema.from_dict(
         "pattern": ma.fields.String(validate=ma.validate.Length(1, 1000)),
         "format": ma.fields.String(validate=ma.validate.OneOf(FORMATS)),
         "writeOnly": StrictBoolean(metadata={"description": "A secret: never stored with a render, never echoed."}),
-        "x-generate": GeneratorPattern(
-            validate=ma.validate.Length(1, 256),
+        "x-generate": Generator(
             metadata={
-                "description": "Character classes with counts ([A-Za-z0-9]{24}): a value generated when "
-                "none is given, from a cryptographic source."
+                "description": "Character classes with counts ([A-Za-z0-9]{24}), or a JWT signed with another "
+                'parameter\'s value ({"jwt": {"secret": "NAME", "claims": {...}, "expiresIn": seconds}}): a value '
+                "generated when none is given, from a cryptographic source.",
+                "oneOf": [
+                    {"type": "string", "minLength": 1, "maxLength": 256},
+                    {
+                        "type": "object",
+                        "required": ["jwt"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "jwt": {
+                                "type": "object",
+                                "required": ["secret"],
+                                "additionalProperties": False,
+                                "properties": {
+                                    "secret": {"type": "string", "pattern": NAME.pattern},
+                                    "claims": {"type": "object", "maxProperties": MAX_CLAIMS},
+                                    "expiresIn": {"type": "integer", "minimum": 1, "maximum": MAX_LIFETIME},
+                                },
+                            }
+                        },
+                    },
+                ],
             },
         ),
     },
@@ -262,6 +343,25 @@ class ParametersSchema(Schema):
     )
 
     @ma.validates_schema
+    def _jwt_secrets_are_declared(self, data, **kwargs):
+        """A JWT is signed with a declared string parameter's value, not its own nor another JWT's."""
+        properties = data.get("properties", {})
+        for name, schema in properties.items():
+            secret = signs_with(schema)
+            if secret is None:
+                continue
+            signer = properties.get(secret)
+            if signer is None or secret == name or signer["type"] != "string" or signs_with(signer):
+                raise ma.ValidationError(
+                    {
+                        name: {
+                            "x-generate": [f"Its secret, {secret}, must be another declared string parameter, no JWT."]
+                        }
+                    },
+                    "properties",
+                )
+
+    @ma.validates_schema
     def _required_are_declared(self, data, **kwargs):
         required = data.get("required", [])
         unknown = [name for name in required if name not in data.get("properties", {})]
@@ -275,14 +375,21 @@ class ParametersSchema(Schema):
 def defaults(declared):
     """The values a template is checked with when it is written: each parameter's default, else
     its first example, else a generated value."""
-    values = {}
+    values, signed = {}, []
     for name, schema in declared.get("properties", {}).items():
         if "default" in schema:
             values[name] = schema["default"]
         elif "examples" in schema:
             values[name] = schema["examples"][0]
+        elif signs_with(schema):
+            signed.append(name)
         else:
             values[name] = generate(schema["x-generate"])
+    for name in signed:  # once what it is signed with has its value
+        try:
+            values[name] = generate(declared["properties"][name]["x-generate"], values)
+        except ValueError as exc:
+            raise Invalid({f"parameters.properties.{name}.x-generate": [f"At its defaults, {exc}"]}) from None
     return values
 
 
@@ -308,7 +415,7 @@ def values(declared, given):
     default. No coercion: "3" is no integer."""
     properties = declared.get("properties", {})
     errors = {f"values.{name}": ["Not a parameter of this blueprint."] for name in given if name not in properties}
-    result = {}
+    result, signed = {}, []
     for name, schema in properties.items():
         if name in given:
             value = given[name]
@@ -319,12 +426,20 @@ def values(declared, given):
             result[name] = int(value) if schema["type"] == "integer" and not problems else value
         elif name in declared.get("required", ()):
             errors[f"values.{name}"] = ["Required: this template needs a value for it."]
+        elif signs_with(schema):
+            signed.append(name)
         elif "x-generate" in schema:
             result[name] = generate(schema["x-generate"])
         elif "default" in schema:
             result[name] = schema["default"]
         else:
             errors[f"values.{name}"] = ["This parameter has no default: give a value."]
+    for name in signed:  # once what it is signed with has its value
+        if signs_with(properties[name]) in result:
+            try:
+                result[name] = generate(properties[name]["x-generate"], result)
+            except ValueError as exc:
+                errors[f"values.{name}"] = [f"Cannot be generated: {exc}"]
     if errors:
         raise Invalid(errors)
     return result

@@ -2,7 +2,8 @@
 Compose file whose header comments say what it is (`# slogan:`, `# tags:`, `# category:`,
 `# documentation:`, `# port:`; `# ignore: true` keeps it out of Coolify's own list) and whose
 magic variables Coolify fills in: `SERVICE_<KIND>_<NAME>` generated (passwords, random strings,
-base64, hex, user names) or given by the team (`SERVICE_URL_*`, `SERVICE_FQDN_*`, a port after the
+base64, hex, user names, Supabase's keys: JWTs signed with another of them) or given by the team
+(`SERVICE_URL_*`, `SERVICE_FQDN_*`, a port after the
 name saying where Coolify's proxy routes it). Coolify's own service keys (`exclude_from_hc`) are left
 out, a bind mount's inline `content` is carried as a Compose config, and a magic variable listed
 alone in `environment` is given its value, as Coolify gives it."""
@@ -40,6 +41,8 @@ GENERATED = {  # Coolify's kind -> x-generate pattern (BASE64 is a random string
     "USER": "[A-Za-z0-9]{16}",
     "LOWERCASEUSER": "[a-z0-9]{16}",
 }
+SUPABASE_SECRET = "SERVICE_PASSWORD_JWT"  # noqa: S105 (the parameter Coolify signs Supabase's keys with)
+SUPABASE_ROLES = {"SUPABASEANON": "anon", "SUPABASESERVICE": "service_role"}
 GIVEN = {  # what a team gives, and the example a template is checked with meanwhile
     "URL": ({"type": "string", "title": "URL", "format": "uri"}, "https://app.example.com"),
     "FQDN": ({"type": "string", "title": "Domain", "format": "hostname"}, "app.example.com"),
@@ -91,11 +94,16 @@ def _candidate(key, text):
                 found.notes.append(f"{name}: Coolify's proxy routes it to port {port[1]}; route it yourself.")
         elif kind in GENERATED:
             given[name] = {"type": "string", "writeOnly": True, "x-generate": GENERATED[kind]}
-        else:
-            found.skipped = f"uses {name}, a JWT Coolify signs with another generated value when it deploys."
-            return found
+        else:  # Supabase's keys: JWTs signed with SERVICE_PASSWORD_JWT, issued for a hundred years
+            claims = {"iss": "supabase", "role": SUPABASE_ROLES[kind]}
+            jwt = {"secret": SUPABASE_SECRET, "claims": claims, "expiresIn": 100 * 365 * 86400}
+            given[name] = {"type": "string", "writeOnly": True, "x-generate": {"jwt": jwt}}
     properties, inferred_required, notes = variables.inferred(text, {}, given)
     found.notes += notes
+    if any(isinstance(schema.get("x-generate"), dict) for schema in properties.values()):
+        properties.setdefault(
+            SUPABASE_SECRET, {"type": "string", "writeOnly": True, "x-generate": GENERATED["PASSWORD"]}
+        )
     for name in required:
         checked_with(name, properties, inferred_required, found.notes, examples[name])
     found.fields = {

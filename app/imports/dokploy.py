@@ -28,6 +28,7 @@ HELPER = re.compile(r"(password|base64|hash|jwt|uuid|username|email|domain|rando
 MAX_DEPTH = 10  # variables naming variables
 DOKPLOY_NETWORK = "dokploy-network"  # its proxy's network, which a template joins to be routed
 FILES_DIRECTORY = "files"  # where Dokploy writes a template's mounts, beside its Compose file
+DOKPLOY_JWT_EXPIRY = 1_893_456_000  # 2030-01-01, the expiry Dokploy's own JWTs carry
 UUID_PATTERN = "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
 GIVEN = {  # what a team gives, and the example a template is checked with meanwhile
     "domain": ({"type": "string", "title": "Domain", "format": "hostname"}, "app.example.com"),
@@ -76,7 +77,7 @@ def _candidate(key, entry):
     _mounted(definition, config.get("mounts"), scope, found)
     _unrouted(definition, config.get("domains"), found)
     if scope.unsupported:
-        found.skipped = "uses " + ", ".join(sorted(scope.unsupported)) + ", which Dokploy works out when it deploys."
+        found.skipped = "uses " + "; ".join(sorted(scope.unsupported)) + "."
     if found.skipped or found.problems:
         return found
     text = compose_parts.written(definition)
@@ -182,6 +183,24 @@ class _Scope:
             self._derived[name] = text
         return self._derived.get(name, text)
 
+    def _jwt(self, argument, name, written):
+        """`${jwt:SECRET[:PAYLOAD]}`: a JWT signed with the value of variable SECRET, which must be a
+        parameter of its own (Dokploy signs with the variable's text otherwise: its own, a constant)."""
+        secret, _, payload = argument.partition(":")
+        if secret in self.declared and secret != name:
+            self._variable(secret)
+        signer = self.properties.get(secret)
+        if (
+            secret == name
+            or signer is None
+            or signer.get("type") != "string"
+            or isinstance(signer.get("x-generate"), dict)
+        ):
+            self.unsupported.add(f"{written}: a JWT signed with a fixed text, not a value of its own")
+            return None
+        payload = self.declared.get(payload, payload)
+        return {"type": "string", "writeOnly": True, "x-generate": _jwt_of(secret, payload)}
+
     def _helper(self, helper, argument, name, written):
         """The schema of a parameter generated as Dokploy's `helper` generates it, or given by the
         team; None for one that needs the platform (named in `unsupported`) or a value longer than
@@ -191,9 +210,11 @@ class _Scope:
             self.required.append(name)
             self.examples[name] = example
             return dict(schema)
+        if helper == "jwt" and argument and not argument.isdigit():
+            return self._jwt(argument, name, written)
         generated = _generated(helper, argument)
         if generated is None:
-            self.unsupported.add(written)
+            self.unsupported.add(f"{written}, which Dokploy works out when it deploys")
             return None
         pattern, count = generated
         if count > MAX_GENERATED:
@@ -202,6 +223,21 @@ class _Scope:
             )
             return None
         return {"type": "string", "writeOnly": True, "x-generate": pattern}
+
+
+def _jwt_of(secret, payload):
+    """What Dokploy signs: its issuer and expiry (2030-01-01), then the payload's claims."""
+    return {"jwt": {"secret": secret, "claims": {"iss": "dokploy", "exp": DOKPLOY_JWT_EXPIRY, **_claims(payload)}}}
+
+
+def _claims(payload):
+    """The claims of a JWT's payload (JSON of an object), those of a kind a generated JWT holds."""
+    try:
+        parsed = json.loads(payload) if payload.strip().startswith("{") else None
+    except ValueError:  # Dokploy signs no payload then
+        parsed = None
+    allowed = (str, int, bool)
+    return {key: value for key, value in (parsed or {}).items() if isinstance(value, allowed) and len(key) <= 64}
 
 
 def _generated(helper, argument):

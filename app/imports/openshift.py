@@ -192,7 +192,7 @@ def _parameter(name, schema, declared_schema):
         entry["displayName"] = schema["title"]
     if "description" in schema:
         entry["description"] = schema["description"]
-    if "x-generate" in schema:
+    if isinstance(schema.get("x-generate"), str):  # a JWT signed with another value: OpenShift has no form
         entry.update({"generate": "expression", "from": schema["x-generate"]})
     elif "default" in schema:
         entry["value"] = _text(schema["default"])

@@ -3,9 +3,12 @@ measured at their defaults, kept in history; POST /blueprints/{id}/render and th
 values checked without coercion and never echoed, defaults, generated secrets, writeOnly, fit,
 maximize, limits."""
 
+import json
 import re
 
+import jwt
 import pytest
+import yaml
 
 from app.definitions import render as rendering
 from app.model import quantities
@@ -118,6 +121,36 @@ def test_parameters_are_kept_and_the_template_is_measured_at_its_defaults(api, t
             "parameters.required",
         ),
         ({"type": "array"}, "parameters.type"),
+        (  # a JWT signed with a parameter nobody declared, with itself, or with another JWT
+            {"type": "object", "properties": {"T": {"type": "string", "x-generate": {"jwt": {"secret": "S"}}}}},
+            "parameters.properties.T.x-generate",
+        ),
+        (
+            {"type": "object", "properties": {"T": {"type": "string", "x-generate": {"jwt": {"secret": "T"}}}}},
+            "parameters.properties.T.x-generate",
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {
+                    "S": {"type": "string", "x-generate": "[a-z]{40}"},
+                    "T": {"type": "string", "x-generate": {"jwt": {"secret": "S"}}},
+                    "U": {"type": "string", "x-generate": {"jwt": {"secret": "T"}}},
+                },
+            },
+            "parameters.properties.U.x-generate",
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"T": {"type": "string", "x-generate": {"jwt": {"secret": "S", "claims": {"a": [1]}}}}},
+            },
+            "parameters.properties.T.x-generate.jwt.claims.a.value",
+        ),
+        (
+            {"type": "object", "properties": {"T": {"type": "string", "x-generate": {"other": 1}}}},
+            "parameters.properties.T.x-generate",
+        ),
         ({"type": "object", "patternProperties": {}}, "parameters.patternProperties"),
         (
             {"type": "object", "properties": {f"P{i}": {"type": "boolean", "default": True} for i in range(257)}},
@@ -485,3 +518,42 @@ def test_defaults_go_where_compose_reads_them_through_anchors_extends_and_empty_
     written = rendering.render({"yml": crlf, "blueprintType": "compose"}, {}, limits)["yml"]
     limited = "deploy: {resources: {limits: {memory: 256m, cpus: 0.25}}}"
     assert written == crlf.replace("    image", f"    {limited}\r\n    image")
+
+
+JWT_TEMPLATE = {
+    "yml": (
+        "services:\n  api:\n    image: supabase/gotrue\n    environment:\n"
+        "      JWT_SECRET: ${SECRET}\n      ANON_KEY: ${ANON}\n"
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "SECRET": {"type": "string", "writeOnly": True, "x-generate": "[A-Za-z0-9]{40}"},
+            "ANON": {
+                "type": "string",
+                "x-generate": {
+                    "jwt": {"secret": "SECRET", "claims": {"role": "anon", "iss": "supabase"}, "expiresIn": 3600}
+                },
+            },
+        },
+    },
+}
+
+
+def test_a_jwt_parameter_is_signed_with_the_value_of_the_one_it_names(api):
+    made = api.post("/blueprints", json={"name": "gotrue", "blueprintType": "compose", **JWT_TEMPLATE}, user="alice")
+    assert made.status == 201, made.json
+    for values in ({}, {"SECRET": "a given secret of thirty-two bytes!"}):
+        render = api.post(f"/blueprints/{made.json['id']}/render", json={"values": values}, user="alice").json
+        assert render["values"] == {"SECRET": None, "ANON": None}  # both secrets: only in the yml
+        environment = yaml.safe_load(render["yml"])["services"]["api"]["environment"]
+        assert values.get("SECRET", environment["JWT_SECRET"]) == environment["JWT_SECRET"]
+        claims = jwt.decode(environment["ANON_KEY"], environment["JWT_SECRET"], algorithms=["HS256"])
+        assert claims["role"] == "anon" and claims["iss"] == "supabase" and claims["exp"] - claims["iat"] == 3600
+
+
+def test_a_jwt_whose_secret_is_too_short_to_sign_with_is_a_422_naming_it(api):
+    made = api.post("/blueprints", json={"name": "gotrue", "blueprintType": "compose", **JWT_TEMPLATE}, user="alice")
+    render = api.post(f"/blueprints/{made.json['id']}/render", json={"values": {"SECRET": "short"}}, user="alice")
+    assert "shorter than 32 bytes" in assert_problem(render, 422)["errors"]["values.ANON"][0]
+    assert "short" not in json.dumps(render.json).replace("shorter", "")  # the value itself is never said

@@ -4,6 +4,7 @@ mounted files carried as Compose configs, and Docker Compose the judge of every 
 
 import re
 
+import jwt
 import pytest
 import yaml
 
@@ -19,9 +20,9 @@ NOT_CREATED = {
     "signoz": ("refused", "template.toml: Unescaped '\\' in a string"),
     "timescaledb": ("refused", "template.toml: Cannot mutate immutable namespace ('config', 'mounts')"),
     "valkey": ("refused", "template.toml: Cannot mutate immutable namespace ('config', 'mounts')"),
-    "picsur": ("skipped", "uses ${jwt:jwt_secret}"),
-    "vikunja": ("skipped", "uses ${jwt:"),
+    "picsur": ("skipped", "${jwt:jwt_secret}: a JWT signed with a fixed text"),  # its own, literally
 }
+DOKPLOY_EXPIRY = 1_893_456_000  # 2030-01-01
 PLATFORM_SYNTAX = re.compile(r"\$\{(?:domain|password|base64|hash|jwt|uuid|username|email|randomPort)\b")
 
 
@@ -149,3 +150,16 @@ def test_a_value_written_into_every_variable_of_the_file_is_bounded_too(api):
     result = imported(api, "dokploy", ackee(**{"template.toml": toml, "docker-compose.yml": compose}))["results"][0]
     assert result["outcome"] == "refused"
     assert "larger than a definition may be" in " ".join(result["problems"])
+
+
+def test_a_dokploy_jwt_is_signed_with_the_variable_it_names(api):
+    """Vikunja: `jwt_secret = "${jwt:db_password}"`, a token Dokploy signs with the database password."""
+    result = imported(api, "dokploy", {"vikunja": corpus.dokploy_catalog()["vikunja"]})["results"][0]
+    assert result["outcome"] == "created", result
+    declared = parameters_of(api, result)["properties"]["jwt_secret"]["x-generate"]
+    assert declared == {"jwt": {"secret": "db_password", "claims": {"iss": "dokploy", "exp": DOKPLOY_EXPIRY}}}
+    values = {"main_domain": "app.example.com", "VIKUNJA_PUBLIC_PORT": "3456"}  # the two it requires
+    render = api.post(f"/blueprints/{result['id']}/render", json={"values": values}, user="alice").json
+    environment = yaml.safe_load(render["yml"])["services"]["vikunja"]["environment"]
+    token, password = environment["VIKUNJA_SERVICE_JWTSECRET"], environment["VIKUNJA_DATABASE_PASSWORD"]
+    assert jwt.decode(token, password, algorithms=["HS256"])["iss"] == "dokploy"

@@ -3,6 +3,7 @@ whole and judged by Docker Compose, then single templates for what each platform
 
 import re
 
+import jwt
 import pytest
 import yaml
 
@@ -19,7 +20,6 @@ NOT_CREATED = {
         "gramps-web": ("refused", "expected a mapping for merging"),
         "langfuse": ("refused", "expected a mapping for merging"),
         "memos": ("refused", "refers to undefined volume 'memos/'"),
-        "supabase": ("skipped", "a JWT Coolify signs"),
     },
     "caprover": {
         "affine": ("refused", "depends on undefined service 'affine-migration'"),
@@ -32,7 +32,7 @@ NOT_CREATED = {
         "seafile": ("refused", "$$capp_appname-memcached"),
     },
 }
-PLATFORM_SYNTAX = re.compile(r"\$\$cap_|\$\{?SERVICE_|srv-captain--|caproverExtra|exclude_from_hc")
+PLATFORM_SYNTAX = re.compile(r"\$\$cap_|(?<!\$)\$\{?SERVICE_|srv-captain--|caproverExtra|exclude_from_hc")
 
 
 def ignored(catalog):
@@ -158,3 +158,26 @@ def test_a_caprover_random_hex_default_is_generated_and_valid_regex_is_the_patte
 def test_a_document_that_is_not_a_catalog_of_texts_is_a_422_naming_it(api, platform, document):
     response = api.post("/imports", json={"format": platform, "source": "s", "document": document}, user="alice")
     assert "catalog" in assert_problem(response, 422)["errors"]["document"][0]
+
+
+def test_supabase_s_keys_are_jwts_signed_with_its_generated_secret(api):
+    (result,) = imported(api, "coolify", {"supabase": corpus.platform_catalog("coolify")["supabase"]})["results"]
+    assert result["outcome"] == "created", result
+    declared = blueprint(api, result)["parameters"]
+    values = {name: declared["properties"][name].get("examples", ["x"])[0] for name in declared.get("required", [])}
+    render = api.post(f"/blueprints/{result['id']}/render", json={"values": values}, user="alice").json
+    definition = yaml.safe_load(render["yml"])
+    secret = next(
+        item.split("=", 1)[1]
+        for s in definition["services"].values()
+        for item in s.get("environment", []) or []
+        if isinstance(item, str) and item.startswith("JWT_SECRET=")
+    )
+    keys = {
+        item.split("=", 1)[0]: item.split("=", 1)[1]
+        for s in definition["services"].values()
+        for item in s.get("environment", []) or []
+        if isinstance(item, str) and item.startswith("SUPABASE_")
+    }
+    assert jwt.decode(keys["SUPABASE_ANON_KEY"], secret, algorithms=["HS256"])["role"] == "anon"
+    assert jwt.decode(keys["SUPABASE_SERVICE_KEY"], secret, algorithms=["HS256"])["role"] == "service_role"

@@ -4,6 +4,11 @@ import { api, codeView, diffView, el, everything, field, myProfiles, needs, prob
 import { fitBadge } from './catalog.js';
 import { fitTable, requirementsView } from './blueprint.js';
 
+/** How a parameter's value is generated: its pattern, or the JWT it is, signed with another. */
+function generator(spec) {
+  return typeof spec === 'string' ? spec : `a JWT signed with ${spec.jwt.secret}`;
+}
+
 function parameterControl(name, schema) {
   const common = { name, 'data-type': schema.type };
   const initial = schema.default !== undefined ? schema.default : schema.examples && schema.examples.length ? schema.examples[0] : undefined;
@@ -69,7 +74,7 @@ export async function parametersPage([id]) {
     controls[name] = parameterControl(name, schema);
     const notes = [schema.description, schema.type, required.has(name) ? 'required' : null,
       schema.minimum !== undefined ? `at least ${schema.minimum}` : null, schema.maximum !== undefined ? `at most ${schema.maximum}` : null,
-      schema['x-generate'] ? `generated (${schema['x-generate']}) when left empty` : null, schema.writeOnly ? 'secret: never shown again' : null].filter(Boolean).join(' · ');
+      schema['x-generate'] ? `generated (${generator(schema['x-generate'])}) when left empty` : null, schema.writeOnly ? 'secret: never shown again' : null].filter(Boolean).join(' · ');
     const most = schema.type === 'integer'
       ? el('button', { type: 'button', class: 'quiet', onclick: () => (profile.value ? render(name) : say('Choose a profile first.')) }, `Most ${name} that fits`) : null;
     return el('div', { class: 'field' }, field(schema.title || name, controls[name], notes), most);
