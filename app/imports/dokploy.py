@@ -156,7 +156,8 @@ class _Scope:
             return self._variable(inside)
         if helper is None:
             return written if _is_placeholder(written) else written.replace("$", "$$")
-        name = owner if whole and NAME.fullmatch(owner or "") else f"{owner or 'value'}_{len(self.properties) + 1}"
+        base = re.sub(r"[^A-Za-z0-9_]", "_", owner or "value")[:50]  # a parameter's name, whatever the key's
+        name = owner if whole and NAME.fullmatch(owner or "") else f"{base}_{len(self.properties) + 1}"
         schema = self._helper(helper[1], helper[2], name, written)
         if schema is None:
             return written.replace("$", "$$")

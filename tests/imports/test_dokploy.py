@@ -163,3 +163,13 @@ def test_a_dokploy_jwt_is_signed_with_the_variable_it_names(api):
     environment = yaml.safe_load(render["yml"])["services"]["vikunja"]["environment"]
     token, password = environment["VIKUNJA_SERVICE_JWTSECRET"], environment["VIKUNJA_DATABASE_PASSWORD"]
     assert jwt.decode(token, password, algorithms=["HS256"])["iss"] == "dokploy"
+
+
+def test_a_helper_inside_a_longer_value_is_a_parameter_of_its_own_whatever_its_variable_is_named(api):
+    toml = '[variables]\n"admin-name" = "admin-${password:8}"\n\n[config.env]\nACKEE_USERNAME = "${admin-name}"\n'
+    result = imported(api, "dokploy", ackee(**{"template.toml": toml}))["results"][0]
+    assert result["outcome"] == "created", result
+    properties = parameters_of(api, result)["properties"]
+    assert properties["admin_name_1"] == {"type": "string", "writeOnly": True, "x-generate": "[a-z0-9]{8}"}
+    environment = yaml.safe_load(api.get(f"/blueprints/{result['id']}", user="alice").json["yml"])
+    assert "ACKEE_USERNAME=admin-${admin_name_1}" in environment["services"]["ackee"]["environment"]
