@@ -80,6 +80,8 @@ class Profiles(ResourceStore):
         closing = ledgers.close(doc["_id"])
         if closing is None:
             count = self.get(id_text, user)["usage"]["instances"]
+            if count == 0:  # closed by another delete, under way or died less than a lease ago
+                raise Conflict("Another delete of this profile is under way: try again.")
             raise Conflict(
                 f"{count} instance{'s' if count != 1 else ''} spend{'s' if count == 1 else ''} from this "
                 "profile: delete them first."

@@ -344,6 +344,8 @@ def test_a_delete_that_died_half_way_closes_the_profile_only_until_its_lease_pas
         died = {"$set": {"closing": now()}, "$setOnInsert": {"usage": ZERO, "ledger": {}}}  # as a delete closes it
         get_db().ledgers.update_one(closed, died, upsert=True)
         assert_problem(deploy(api, web, team, "during"), 409)
+        refused = assert_problem(api.delete(f"/profiles/{team['id']}", user="alice"), 409)
+        assert "Another delete of this profile is under way" in refused["detail"]
         get_db().ledgers.update_one(closed, {"$set": {"closing": now() - timedelta(minutes=5)}})
     assert deploy(api, web, team, "after").status == 201
     assert api.get(f"/profiles/{team['id']}", user="alice").status == 200
