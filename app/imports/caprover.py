@@ -33,10 +33,8 @@ NAMES_SERVICES = ("depends_on", "links", "volumes_from", "networks")  # where a 
 
 
 def candidates(document):
-    """A Candidate per app of `document` ({name: its YAML}), in its order."""
-    if not isinstance(document, dict) or not all(isinstance(text, str) for text in document.values()):
-        raise ValueError('must map each app\'s name to its YAML: {"<name>": "captainVersion: 4\\nservices: ..."}.')
-    return [_candidate(str(key), text) for key, text in document.items()]
+    """A Candidate per template of `document` ({name: its YAML}), in its order."""
+    return compose_parts.candidates(document, _candidate, "captainVersion: 4\\nservices: ...")
 
 
 def _candidate(key, text):

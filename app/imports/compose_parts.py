@@ -13,6 +13,14 @@ from app.model import yamlguard
 CONFIG_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
+def candidates(document, candidate, example):
+    """`candidate(key, text)` of each template of `document` ({name: its YAML}), in its order; a
+    ValueError showing `example` when the document is not such a map."""
+    if not isinstance(document, dict) or not all(isinstance(text, str) for text in document.values()):
+        raise ValueError(f'must map each template\'s name to its YAML: {{"<name>": "{example}"}}.')
+    return [candidate(str(key), text) for key, text in document.items()]
+
+
 def read(text, name, found):
     """The one Compose file `text` holds, as data, else None and a problem naming the file."""
     try:

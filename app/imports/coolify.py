@@ -53,9 +53,7 @@ OWN_KEYS = ("exclude_from_hc",)  # Coolify's own service keys, which Compose doe
 
 def candidates(document):
     """A Candidate per template of `document` ({name: its YAML}), in its order."""
-    if not isinstance(document, dict) or not all(isinstance(text, str) for text in document.values()):
-        raise ValueError('must map each template\'s name to its YAML: {"<name>": "services: ..."}.')
-    return [_candidate(str(key), text) for key, text in document.items()]
+    return compose_parts.candidates(document, _candidate, "services: ...")
 
 
 def _candidate(key, text):

@@ -7,10 +7,9 @@ import jwt
 import pytest
 import yaml
 
-from support import compose_oracle as oracle
 from support import corpus
 from support.http import assert_problem, create
-from support.imports import by_key, imported
+from support.imports import by_key, imported, refused_by_compose
 
 # Every template of the corpus that is not created (beside Coolify's `# ignore: true` ones), and
 # why, each checked by hand (docs/imports.md): Docker Compose refuses the file itself, or the
@@ -60,20 +59,7 @@ def test_the_catalog_is_created_but_for_the_templates_whose_own_problem_each_res
 def test_every_created_blueprint_renders_with_a_profiles_defaults_to_a_file_docker_compose_accepts(api, platform):
     report = imported(api, platform, corpus.platform_catalog(platform))
     team = create(api, "profiles", name="team", containerDefaults={"memory": "256Mi", "cpu": "250m"}).json
-    refused = []
-    for result in [result for result in report["results"] if result["outcome"] == "created"]:
-        declared = api.get(f"/blueprints/{result['id']}", user="alice").json["parameters"] or {"properties": {}}
-        properties = declared["properties"]
-        values = {name: properties[name].get("examples", ["example"])[0] for name in declared.get("required", [])}
-        render = api.post(
-            f"/blueprints/{result['id']}/render", json={"values": values, "profile": team["id"]}, user="alice"
-        )
-        assert render.status == 200, (result["key"], render.json)
-        assert not PLATFORM_SYNTAX.search(render.json["yml"]), result["key"]
-        accepted, message = oracle.config(render.json["yml"], files={".env": ""})
-        if not accepted:
-            refused.append((result["key"], message))
-    assert refused == []
+    assert refused_by_compose(api, report, team["id"], PLATFORM_SYNTAX) == []
 
 
 def blueprint(api, result):
