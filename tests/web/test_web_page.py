@@ -626,15 +626,21 @@ def walk(w, client, template, profiles):
     for name in ("activepieces.yaml", "azimutt.yaml"):  # Coolify marks azimutt `# ignore: true`
         (checkout / name).write_text((corpus.folder() / "coolify" / name).read_text())
     Select(w.control("Format")).select_by_value("coolify")
+    w.wait(lambda: "a checkout of the platform" in w.one("main form").text)
+    # one template pasted: the Portainer stack folder chosen above is not taken for a Coolify catalog
+    w.fill("Source", "coolify/one")
+    w.fill("Catalog or Compose file (paste it, or choose its file)", (checkout / "activepieces.yaml").read_text())
+    w.button("Preview").click()
+    w.wait(lambda: w.one("main form div[aria-live] p").text == "Nothing is stored yet: 1 created.")
     w.control("Source").clear()
     w.control("Catalog or Compose file (paste it, or choose its file)").clear()
-    w.wait(lambda: "a checkout of the platform" in w.one("main form").text)
     catalog_folder = "The catalog: a folder (a checkout of the platform repository, its templates, or one template)"
     w.control(catalog_folder).send_keys(str(w.downloads.parent / "coolify"))
     w.wait(lambda: w.control("Source").get_attribute("value") == "coolify")
     w.button("Preview").click()
     w.wait(lambda: w.one("main form div[aria-live] p").text == "Nothing is stored yet: 1 created, 1 skipped.")
     assert "ignore: true" in w.one("table[aria-label='What the import would do'] tr.outcome-skipped").text
+    w.check_page("import-coolify")
 
     # The editor declares a definition's variables as parameters, typed from their defaults
     w.view(lambda: w.one("#nav-new").click())

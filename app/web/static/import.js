@@ -72,8 +72,8 @@ export async function importPage() {
   const tags = el('input', { name: 'tags', placeholder: 'imported, team-a' });
   const out = el('div', { 'aria-live': 'polite' });
   const run = el('button', { type: 'button', disabled: true }, 'Import');
-  let chosen = [];
-  let top = '';
+  const picked = new Map(); // each folder input -> { top: the folder's name, files: [{ path, text }] }
+  const filesOf = (input) => picked.get(input) || { top: '', files: [] };
   const catalogFolder = el('input', { type: 'file', name: 'catalog', multiple: true });
   catalogFolder.webkitdirectory = true;
   const platform = [field('The catalog: a folder (a checkout of the platform repository, its templates, or one template)', catalogFolder,
@@ -96,10 +96,11 @@ export async function importPage() {
       defaults.name = name.value.trim() || undefined;
       if (env.value.trim()) files = { '.env': env.value };
     } else if (fmt === 'portainer') {
-      files = stackFiles(documentText.value, chosen);
+      files = stackFiles(documentText.value, filesOf(folder).files);
     }
     const document = PLATFORM_FOLDERS[fmt]
-      ? platformCatalog(fmt, chosen, top, documentText.value, upload.files[0] && upload.files[0].name)
+      ? platformCatalog(fmt, filesOf(catalogFolder).files, filesOf(catalogFolder).top, documentText.value,
+        upload.files[0] && upload.files[0].name)
       : documentText.value;
     return { format: fmt, source: source.value.trim(), document, files, defaults };
   }
@@ -139,9 +140,9 @@ export async function importPage() {
   async function choose(input) {
     const inFolder = (f) => (f.webkitRelativePath || f.name).split('/').slice(1).join('/'); // without the folder's own name
     const files = [...input.files];
-    top = files.length ? (files[0].webkitRelativePath || '').split('/')[0] : '';
-    chosen = await Promise.all(files.map(async (f) => ({ path: inFolder(f), text: await f.text() })));
-    if (!source.value.trim() && top) source.value = top; // as bpctl names it: importing it again updates
+    const top = files.length ? (files[0].webkitRelativePath || '').split('/')[0] : '';
+    picked.set(input, { top, files: await Promise.all(files.map(async (f) => ({ path: inFolder(f), text: await f.text() }))) });
+    if (input === catalogFolder && !source.value.trim() && top) source.value = top; // as bpctl names it
     run.disabled = true;
   }
   folder.addEventListener('change', () => choose(folder));
