@@ -12,7 +12,7 @@ import math
 import time
 
 from app import definitions
-from app.definitions import compose, defaults, fit, parameters, templates
+from app.definitions import compose, defaults, fit, parameters, templates, totals
 from app.definitions.placeholders import MissingValue
 from app.errors import Invalid
 
@@ -27,7 +27,7 @@ def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None)
     which an instance keeps."""
     declared = version.get("parameters") or {}
     used = parameters.values(declared, given)
-    template = templates.Template(version["yml"], definitions.dialect_of(version.get("blueprintType")))
+    template = templates.read(version["yml"], definitions.dialect_of(version.get("blueprintType")))
     try:
         text, requirements = _rendered(template, version, used)
     except Invalid as exc:
@@ -36,7 +36,8 @@ def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None)
     if fitted is not None and (amounts := fit.defaulted(requirements, limits)):
         fmt = definitions.format_of(version.get("blueprintType"))
         text = defaults.write(text, fmt is compose, requirements, amounts)
-        requirements = definitions.measure(fmt, text)  # what the fit counted, now declared
+        # what the fit counted, now declared; read again where an anchor may share a node among containers
+        requirements = totals.declared(requirements, amounts) if "&" not in text else definitions.measure(fmt, text)
     answer = {
         "yml": text,
         "values": parameters.shown(declared, used),

@@ -4,6 +4,7 @@ kept container by container for a fit with a profile's defaults and maximum (def
 from app.model.quantities import INT64
 
 RESOURCES = ("memory", "cpu", "containers", "storage")
+KEYS = {"memory": "memoryBytes", "cpu": "cpuMillis"}  # a per-container amount's total in requirements
 
 
 class Pending:
@@ -79,3 +80,28 @@ class Totals:
             "unknownResources": sorted(self.unknown),
             "perContainer": self.entries,
         }
+
+
+def declared(requirements, amounts):
+    """The requirements once `amounts` ({index of a `perContainer` entry: {resource: amount}}) are
+    declared by the containers that lacked them: what measuring the definition they were written
+    into (app/definitions/defaults.py) finds, without reading it again. Each entry stands for
+    nodes of its own only where no node is shared (no anchor in the text): the caller measures
+    again otherwise."""
+    entries = [dict(entry) for entry in requirements["perContainer"]]
+    changed = {**requirements, "perContainer": entries}
+    for index, written in amounts.items():
+        entry = entries[index]
+        count = 1 if entry["count"] == "unknown" else entry["count"]
+        for resource, amount in written.items():
+            entry[resource] = amount
+            changed[KEYS[resource]] += count * amount
+    changed["unbounded"] = sorted(
+        {
+            f"{entry['name']}: {resource}"
+            for entry in entries
+            for resource in ("memory", "cpu")
+            if entry[resource] in (None, "unknown")
+        }
+    )
+    return changed

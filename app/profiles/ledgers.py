@@ -7,6 +7,8 @@ delete's closing makes it, as an upsert. A deleted profile's ledger stays, close
 bytes): an admission that read the profile before it went would otherwise make it again. Only the
 profile store calls this; the rules of reserving and concluding are its own."""
 
+import threading
+
 from pymongo.errors import DuplicateKeyError
 
 from app.profiles import usage
@@ -33,23 +35,26 @@ def _empty():
     return {"usage": dict(usage.ZERO), "ledger": {}}
 
 
-def reserve(profile_id, instance_id, recorded, grown, bounds):
+def reserve(profile_id, instance_id, recorded, grown, bounds, done=None):
     """Add `grown` to usage and record the entry, if the ledger is open, holds no entry for
-    `instance_id`, and `bounds` ({usage key: most it may be before}) hold; whether it did. A
-    profile without a ledger gets one holding just this (its usage was zero, which the admission
-    has fitted); one whose conditions fail is not made twice (the unique `_id`). Not journaled: the
-    instance's journaled write follows it (database.unsynced)."""
+    `instance_id`, and `bounds` ({usage key: most it may be before}) hold; and remove the entries
+    `done` names ({instance id: its `at`}: creates that took place, each on the condition that it
+    is still the entry recorded); whether it did. A profile without a ledger gets one holding just
+    this (its usage was zero, which the admission has fitted); one whose conditions fail is not
+    made twice (the unique `_id`). Not journaled: the instance's journaled write follows it
+    (database.unsynced)."""
     condition = {"_id": profile_id, f"ledger.{instance_id}": {"$exists": False}, "closing": {"$exists": False}}
     condition.update({f"usage.{key}": {"$lte": most} for key, most in bounds.items()})
+    condition.update({f"ledger.{key}.at": at for key, at in (done or {}).items()})
+    change = {
+        "$inc": {f"usage.{key}": value for key, value in grown.items()},
+        "$set": {f"ledger.{instance_id}": recorded},
+    }
+    if done:  # entries recorded in it: the ledger exists
+        change["$unset"] = dict.fromkeys((f"ledger.{key}" for key in done), "")
+        return unsynced(coll()).update_one(condition, change).matched_count == 1
     try:
-        unsynced(coll()).update_one(
-            condition,
-            {
-                "$inc": {f"usage.{key}": value for key, value in grown.items()},
-                "$set": {f"ledger.{instance_id}": recorded},
-            },
-            upsert=True,
-        )
+        unsynced(coll()).update_one(condition, change, upsert=True)
     except DuplicateKeyError:  # it exists, and the conditions do not hold
         return False
     return True
@@ -83,3 +88,23 @@ def close(profile_id):
 def reopen(profile_id, closing):
     """Take reservations again: the delete that closed the ledger at `closing` did not happen."""
     coll().update_one({"_id": profile_id, "closing": closing}, {"$unset": {"closing": ""}})
+
+
+class Finished:
+    """Entries of creates that took place, by profile, which this process removes with its next
+    reservation on that profile's ledger rather than with a write of their own: one write fewer
+    for each create, whose entry adds nothing to usage when it goes. An entry a process never
+    removes (it stopped; it reserves on that profile no more) is concluded as any other once its
+    lease has passed, and one whose instance is changed first is concluded by that change."""
+
+    def __init__(self):
+        self._lock, self._by_profile = threading.Lock(), {}
+
+    def add(self, profile_id, instance_id, at):
+        with self._lock:
+            self._by_profile.setdefault(profile_id, {})[instance_id] = at
+
+    def take(self, profile_id):
+        """{instance id: `at`} of the profile's, now the caller's to remove."""
+        with self._lock:
+            return self._by_profile.pop(profile_id, {})

@@ -33,6 +33,7 @@ class Profiles(ResourceStore):
     noun = "profile"
     filters = {"name": "name", "owner": "owner", "defaultProfile": "defaultProfile"}
     retired_indexes = ("owner_newest", "newest", "one_per_source")
+    finished = ledgers.Finished()
 
     def create_indexes(self):
         """One default per owner; one profile per owner, import source and key."""
@@ -153,19 +154,32 @@ class Profiles(ResourceStore):
         ledger, if no other operation of this instance is under way, no delete has closed it, and
         for each resource the profile caps that `delta` grows, the room is there (`usage <= cap -
         change`). The entry as recorded, or None. A cap changed since `profile` was read does not
-        refuse it: the admission counts as having come first, and a cap below the usage is allowed."""
+        refuse it: the admission counts as having come first, and a cap below the usage is allowed.
+        The creates this process settled on the profile go with it; a create's entry left in the
+        way of a change of its instance is concluded first (the change read the instance: it exists)."""
+        earlier = profile["ledger"].get(instance_id)
+        if earlier is not None and earlier["op"] == "create" and entry["op"] != "create":
+            ledgers.conclude(profile["_id"], instance_id, earlier, {})
         limits = quantities.limits(profile)
         bounds = {  # a requirement's amounts are named as `limits` names the caps
             key: limits[key] - delta[key] for key in usage.COUNTED if delta[key] > 0 and limits[key] is not None
         }
         recorded = {**entry, "delta": delta, "pending": usage.freed(delta), "at": now()}
-        if ledgers.reserve(profile["_id"], instance_id, recorded, usage.grown(delta), bounds):
+        done = self.finished.take(profile["_id"])
+        done.pop(instance_id, None)
+        if ledgers.reserve(profile["_id"], instance_id, recorded, usage.grown(delta), bounds, done):
             return recorded
+        for key, at in done.items():  # one of them may have been concluded meanwhile
+            ledgers.conclude(profile["_id"], key, {"at": at}, {})
         return None
 
     def settle(self, profile_id, instance_id, entry):
-        """The operation took place: what it frees leaves usage, and its entry goes."""
-        ledgers.conclude(profile_id, instance_id, entry, entry.get("pending", {}))
+        """The operation took place: what it frees leaves usage, and its entry goes; a create's
+        (it frees nothing) with this process's next reservation on the profile (`finished`)."""
+        if entry["op"] == "create":
+            self.finished.add(profile_id, instance_id, entry["at"])
+        else:
+            ledgers.conclude(profile_id, instance_id, entry, entry.get("pending", {}))
 
     def take_back(self, profile_id, instance_id, entry):
         """The operation did not take place: what its reservation added leaves usage, and its entry
@@ -186,7 +200,7 @@ class Profiles(ResourceStore):
             return profile
         for instance_id, entry in stale:
             if usage.happened(entry, instances.rev_of(ObjectId(instance_id))):
-                self.settle(profile["_id"], instance_id, entry)
+                ledgers.conclude(profile["_id"], instance_id, entry, entry.get("pending", {}))
             else:
                 self.take_back(profile["_id"], instance_id, entry)
         if closing is not None and closing < oldest:

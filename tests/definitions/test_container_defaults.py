@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from app import definitions
 from app.definitions import render
 from app.model import quantities
 from support import compose_oracle as oracle
@@ -34,6 +35,11 @@ def judged(text, values=None, files=None):
     """What Docker Compose counts in `text`: (True, requirements) or (False, its message)."""
     accepted, project = oracle.config(text, values, files)
     return accepted, oracle.requirements(project, storage_bytes) if accepted else project
+
+
+def measured(blueprint_type, text):
+    """The requirements of a rendered definition read again, which a render's must equal."""
+    return definitions.measure(definitions.format_of(blueprint_type), text)
 
 
 COUNTED = {"memoryBytes": "memory", "cpuMillis": "cpu", "containers": "containers"}
@@ -71,6 +77,8 @@ def test_the_imported_catalogs_fit_a_profile_with_defaults_and_render_as_compose
         assert answer["fit"] == fit or "unknown" in verdicts, title  # a render's values may settle an unknown
         assert {k: answer["requirements"][k] for k in counted(answer["fit"])} == counted(answer["fit"]), title
         assert answer["requirements"]["unbounded"] == [], title
+        again = measured("compose", answer["yml"])
+        assert answer["requirements"] == {key: again[key] for key in answer["requirements"]}, title
     with ThreadPoolExecutor(4) as pool:
         verdicts = list(pool.map(lambda one: judged(one[2]["yml"], files={"stack.env": ""}), renders))
     for (title, _, answer), (accepted, theirs) in zip(renders, verdicts, strict=True):
@@ -92,6 +100,7 @@ def corpus_files(kind):
 def test_every_corpus_compose_file_rendered_with_defaults_is_what_compose_counts(name):
     text = corpus.text(f"compose/{name}")
     answer = render.render({"yml": text, "blueprintType": "compose"}, {}, LIMITS)
+    assert answer["requirements"] == measured("compose", answer["yml"])
     accepted, theirs = judged(answer["yml"], oracle.values_for(text), oracle.env_files(text))
     assert accepted, theirs
     fit = counted(answer["fit"])
@@ -106,6 +115,7 @@ def test_every_corpus_manifest_rendered_with_defaults_declares_what_the_fit_coun
     answer = render.render({"yml": corpus.text(f"kubernetes/{name}"), "blueprintType": "kubernetes"}, {}, LIMITS)
     assert {key: answer["requirements"][key] for key in counted(answer["fit"])} == counted(answer["fit"])
     assert answer["requirements"]["unbounded"] == []
+    assert answer["requirements"] == measured("kubernetes", answer["yml"])
     if kubectl := shutil.which("kubectl"):  # Kubernetes' own types decode what was written
         done = subprocess.run(
             [kubectl, "label", "--local", "-f", "-", "checked=yes", "-o", "yaml"],

@@ -207,3 +207,12 @@ def test_a_rendered_definition_over_1_mib_is_refused():
     with pytest.raises(Invalid, match="1024 KiB"):
         templates.render(text, {"BIG": "x" * 60_000}, COMPOSE)
     assert len(templates.render(text, {"BIG": "x" * 50_000}, COMPOSE)) > 1_000_000
+
+
+def test_a_definition_is_read_once_for_the_renders_that_follow_unless_it_is_large():
+    text = "services:\n  web:\n    image: nginx:${TAG:-1}\n"
+    assert templates.read(text, COMPOSE) is templates.read(text, COMPOSE)
+    assert templates.read(text, COMPOSE).fill({"TAG": "2"}) == text.replace("${TAG:-1}", "2")
+    assert templates.read(text, COMPOSE).fill({}) == text  # nothing kept from the fill before
+    large = text + "x-padding: " + "a" * templates.CACHED_BYTES + "\n"
+    assert templates.read(large, COMPOSE) is not templates.read(large, COMPOSE)

@@ -169,7 +169,7 @@ def test_the_body_is_checked_and_names_what_it_refers_to(api, web, team, app):
     assert "already" in assert_problem(dry, 409)["detail"]  # a dry run asks what the index would say
     assert_problem(deploy(api, web, team, "viewer", user="victor"), 403)
     assert usage(api, team) == held and held["instances"] == 1  # the refused one's reservation taken back
-    assert ledger(app, team) == {}
+    assert unsettled(app, team) == {}
 
 
 def test_upgrade_renders_again_admits_the_difference_and_answers_the_diff(api, web, team):
@@ -313,7 +313,7 @@ def test_twenty_concurrent_admissions_into_room_for_ten_admit_ten(api, web, app)
         "storageBytes": 0,
         "instances": 10,
     }
-    assert ledger(app, room) == {}
+    assert unsettled(app, room) == {}
 
 
 @pytest.mark.parametrize("app", ["socket"], indirect=True)
@@ -356,6 +356,34 @@ def ledger(app, profile):
         return get_db().ledgers.find_one({"_id": ObjectId(profile["id"])})["ledger"]
 
 
+def unsettled(app, profile):
+    """The ledger's entries but those of creates whose instance exists: such an entry adds nothing
+    to usage and goes with the next reservation on the profile."""
+    entries = ledger(app, profile)
+    with app.app_context():
+        made = {
+            str(doc["_id"]) for doc in get_db().instances.find({"_id": {"$in": [ObjectId(key) for key in entries]}})
+        }
+    return {key: entry for key, entry in entries.items() if not (entry["op"] == "create" and key in made)}
+
+
+def test_a_creates_entry_goes_with_the_next_reservation_or_the_first_change_of_its_instance(api, web, team, app):
+    """A create's settlement costs no write of its own: its entry (which adds nothing to usage when
+    it goes) is removed by the process's next reservation on the profile, or concluded by an
+    upgrade or delete of its instance, which would otherwise find it in the way."""
+    first = deploy(api, web, team, "first").json
+    assert list(ledger(app, team)) == [first["id"]]
+    second = deploy(api, web, team, "second").json
+    assert list(ledger(app, team)) == [second["id"]]  # the first went with the second's reservation
+    assert api.post(f"/instances/{second['id']}/upgrade", json={"values": {"REPLICAS": 2}}, user="alice").status == 200
+    assert ledger(app, team) == {}
+    third = deploy(api, web, team, "third").json
+    assert api.delete(f"/instances/{third['id']}", user="alice").status == 204
+    assert ledger(app, team) == {}
+    share = {"memoryBytes": 256 * Mi, "cpuMillis": 100, "containers": 1, "storageBytes": 0, "instances": 1}
+    assert usage(api, team) == {key: value * 3 if key != "instances" else 2 for key, value in share.items()}
+
+
 def test_what_a_crashed_request_left_is_settled_by_what_its_instance_says(api, web, team, app):
     """Ledger entries whose requests died (older than the lease), as a reservation leaves them: a
     create without its instance is taken back; a delete whose instance is still there is taken back
@@ -380,7 +408,7 @@ def test_what_a_crashed_request_left_is_settled_by_what_its_instance_says(api, w
         )
     assert usage(api, team) == share  # a read concludes them: one instance counted, the one that exists
     assert api.get(f"/instances/{kept['id']}", user="alice").status == 200
-    assert ledger(app, team) == {}
+    assert unsettled(app, team) == {}
 
 
 def test_a_reservation_adds_what_grows_at_once_and_frees_what_shrinks_only_once_settled(api, web, team, app):
@@ -397,4 +425,4 @@ def test_a_reservation_adds_what_grows_at_once_and_frees_what_shrinks_only_once_
         after = profiles.current(profile["_id"])["usage"]
     assert during == {**share, "memoryBytes": 257 * Mi}  # the growth is counted, the shrinking not yet
     assert after == {"memoryBytes": 257 * Mi, "cpuMillis": 0, "containers": 0, "storageBytes": 0, "instances": 1}
-    assert ledger(app, team) == {}
+    assert unsettled(app, team) == {}

@@ -1,7 +1,7 @@
 """A profile's usage under random sequences of concurrent admissions, upgrades and deletes, over a
 real socket on the embedded database (a hypothesis state machine): after every step, `usage` is
-the sum of what its instances' requirements say and their count, no cap is exceeded, and the
-ledger is empty."""
+the sum of what its instances' requirements say and their count, and no cap is exceeded; each
+instance's rendered definition is one Docker Compose accepts."""
 
 import threading
 
