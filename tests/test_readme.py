@@ -103,6 +103,8 @@ def test_the_curl_tour_runs_as_written(served, tmp_path):
     assert (fits, names, render_fits, maximized, rev) == (True, "web", True, {"REPLICAS": 8}, 2)
     assert fields == {"version": {"from": None, "to": "1.1"}}
     assert (imported_fits, defaulted) == (True, ["db", "wordpress"])
+    rendered, notes = rendered.rstrip().rsplit("\n", 1)
+    assert json.loads(notes) == ["services.wordpress.ports.0"]  # its render for Kubernetes names what it approximates
     services = yaml.safe_load(rendered)["services"]
     assert [services[name]["deploy"] for name in ("wordpress", "db")] == [
         {"resources": {"limits": {"memory": "256m", "cpus": 0.25}}}

@@ -7,7 +7,7 @@ defaults and maximum included, is app/definitions/fit.py."""
 from flask import current_app
 
 from app.definitions import fit
-from app.definitions.render import render
+from app.definitions.render import cluster_of, render
 from app.errors import Conflict
 from app.model import quantities
 from app.profiles.storage import store as profiles
@@ -27,20 +27,23 @@ def fit_of(blueprint, profile_id, user):
     return fit.fit(blueprint["requirements"], quantities.limits(profile), profile["usage"])
 
 
-def render_fitted(version, values, profile, maximize=None):
-    """The render of `version` with `values`, fitted to `profile` (None: none) in the room it has."""
+def render_fitted(version, values, profile, maximize=None, cluster=None):
+    """The render of `version` with `values`, fitted to `profile` (None: none) in the room it has;
+    converted for Kubernetes with the `cluster` options (render.cluster_of)."""
     if version.get("yml") is None:
         raise Conflict("This version of the blueprint has no definition to render.")
     limits = None if profile is None else quantities.limits(profile)
     seconds = current_app.config["RENDER_SECONDS"]
-    return render(version, values, limits, maximize, seconds, None if profile is None else profile["usage"])
+    usage = None if profile is None else profile["usage"]
+    return render(version, values, limits, maximize, seconds, usage, cluster)
 
 
 def render_answer(version, args, user):
     """The render of `version` (a blueprint or a kept version of one) that `args` ask for, and
     its headers."""
+    cluster = cluster_of(version.get("blueprintType"), args, str(version["_id"]))
     profile = profile_of(args["profile"], user) if "profile" in args else None
-    return render_fitted(version, args["values"], profile, args.get("maximize")), NO_STORE
+    return render_fitted(version, args["values"], profile, args.get("maximize"), cluster), NO_STORE
 
 
 def blueprints_fitting(args, user):

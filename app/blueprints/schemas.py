@@ -8,7 +8,18 @@ from app.definitions.parameters import Parameters
 from app.http.crud import EchoedId
 from app.http.paging import ListArgs
 from app.model.accounts import EntitledUsers
-from app.model.fields import Id, Name, Pattern, QueryBoolean, StrictBoolean, Text, Timestamp, Trimmed, Yaml
+from app.model.fields import (
+    Id,
+    KubernetesSize,
+    Name,
+    Pattern,
+    QueryBoolean,
+    StrictBoolean,
+    Text,
+    Timestamp,
+    Trimmed,
+    Yaml,
+)
 from app.model.schemas import RequirementsSchema, Schema, Source
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
@@ -155,6 +166,8 @@ class FitArgs(Schema):
     )
 
 
+TARGETS = ("compose", "kubernetes")
+DNS_LABEL = r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?"
 RENDER_EXAMPLE = {"values": {"REPLICAS": 3}, "profile": "6740f1c2a9e3b1d2c3f4a5b6", "maximize": "REPLICAS"}
 
 
@@ -169,11 +182,44 @@ class RenderArgs(Schema):
     maximize = ma.fields.String(
         metadata={"description": "An integer parameter: the largest value at which the rendering fits `profile`."}
     )
+    target = ma.fields.String(
+        validate=ma.validate.OneOf(TARGETS),
+        metadata={
+            "enum": list(TARGETS),
+            "description": "What to render for (default: the blueprint's own format): `kubernetes` converts a "
+            "Compose blueprint into the objects a cluster runs, naming in `notes` what does not carry over.",
+        },
+    )
+    namespace = ma.fields.String(
+        validate=Pattern(DNS_LABEL, "Must be a DNS label: lowercase letters, digits and '-', at most 63."),
+        metadata={"description": "With `target: kubernetes`: the namespace written into every object."},
+    )
+    volumeSize = KubernetesSize(
+        metadata={"description": "With `target: kubernetes`: the size of each named volume's claim (default 1Gi)."}
+    )
+    volumeSizes = ma.fields.Dict(
+        keys=ma.fields.String(validate=ma.validate.Length(max=256)),
+        values=KubernetesSize(),
+        validate=ma.validate.Length(max=256),
+        metadata={"description": "With `target: kubernetes`: a claim's size per volume, by its name in the file."},
+    )
+
+    @ma.validates_schema
+    def _kubernetes_options_need_the_target(self, data, **kwargs):
+        for option in ("namespace", "volumeSize", "volumeSizes"):
+            if option in data and data.get("target") != "kubernetes":
+                raise ma.ValidationError("Needs `target: kubernetes`.", option)
 
     @ma.validates_schema
     def _maximize_needs_a_profile(self, data, **kwargs):
         if "maximize" in data and "profile" not in data:
             raise ma.ValidationError("Needs `profile`: the most that fits which profile.", "maximize")
+
+
+class NoteSchema(Schema):
+    path = ma.fields.String(metadata={"description": "Where in the Compose file: `services.web.depends_on`."})
+    outcome = ma.fields.String(metadata={"enum": ["dropped", "approximated"]})
+    why = ma.fields.String()
 
 
 class RenderSchema(Schema):
@@ -192,4 +238,8 @@ class RenderSchema(Schema):
         keys=ma.fields.String(),
         values=ma.fields.Integer(allow_none=True),
         metadata={"description": "With `maximize`: the largest value that fits, or null when none does."},
+    )
+    notes = ma.fields.List(
+        ma.fields.Nested(NoteSchema),
+        metadata={"description": "With `target: kubernetes`: each field of the Compose file not carried over exactly."},
     )

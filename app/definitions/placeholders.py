@@ -163,10 +163,11 @@ def _declared(placeholder, value, values, escape):
     return render(placeholder.argument, values, escape)  # ":-" with an empty value: the default
 
 
-def resolve(parts):
+def resolve(parts, empty=False):
     """(text, unresolved): the text as Compose makes it with every variable unset: `$$` is `$`, a
     `:-` or `-` default applies; `unresolved` names the variables without one (the text is then
-    unknown)."""
+    unknown, each kept as written; with `empty`, read as empty, as Compose reads them once it has
+    warned)."""
     out, unresolved = [], set()
     for part in parts:
         if isinstance(part, str):
@@ -174,13 +175,18 @@ def resolve(parts):
         elif part is ESCAPED:
             out.append("$")
         elif part.operator in (":-", "-"):
-            text, missing = resolve(part.argument)
+            text, missing = resolve(part.argument, empty)
             out.append(text)
             unresolved |= missing
         else:
-            out.append(part.text)
+            out.append("" if empty else part.text)
             unresolved.add(part.name)
     return "".join(out), unresolved
+
+
+def unset(text):
+    """`text` as Compose makes it with the variables it needs unset (each empty)."""
+    return resolve(parse(text, strict=False), empty=True)[0]
 
 
 class Unresolved(str):

@@ -12,7 +12,7 @@ import math
 import time
 
 from app import definitions
-from app.definitions import compose, defaults, fit, parameters, templates, totals
+from app.definitions import compose, defaults, fit, kubernetes, on_kubernetes, parameters, templates, totals
 from app.definitions.placeholders import MissingValue
 from app.errors import Invalid
 
@@ -20,11 +20,12 @@ RENDERS = 64
 MOST = 1_000_000  # the top of an integer parameter's range when it sets no maximum
 
 
-def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None):
+def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None, cluster=None):
     """The body of a render of `version` (a blueprint as stored) with the values `given`, fitted
     to a profile's `limits` (None: no profile) in the room its `usage` leaves; `maximize` searches
-    for `seconds` at most. `used` (not shown) holds every value used, generated ones included,
-    which an instance keeps."""
+    for `seconds` at most; `cluster` (the options of a Compose blueprint rendered for Kubernetes:
+    `namespace`, `volumeSize`, `volumeSizes`, `instance`), converted. `used` (not shown) holds every
+    value used, generated ones included, which an instance keeps."""
     declared = version.get("parameters") or {}
     used = parameters.values(declared, given)
     template = templates.read(version["yml"], definitions.dialect_of(version.get("blueprintType")))
@@ -45,6 +46,8 @@ def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None)
         "fit": fitted,
         "used": used,
     }
+    if cluster is not None:
+        answer.update(_on_kubernetes(text, answer, declared, cluster, limits, usage))
     if maximize is not None:
         deadline = time.monotonic() + seconds
         answer["maximized"] = {maximize: _most(template, version, declared, used, maximize, (limits, usage), deadline)}
@@ -59,6 +62,44 @@ def _rendered(template, version, values):
     except MissingValue as exc:
         raise Invalid({f"values.{exc.name}": [str(exc)]}) from None
     return text, None if fmt is None else definitions.measure(fmt, text)
+
+
+def cluster_of(blueprint_type, args, instance):
+    """The `cluster` options of a render that `args` ask for (`target`, `namespace`,
+    `volumeSize`, `volumeSizes`): None for the blueprint's own format; a 422 naming `target` for a
+    conversion there is none of."""
+    fmt, target = definitions.format_of(blueprint_type), args.get("target")
+    if target is None or (fmt is kubernetes and target == "kubernetes"):
+        return None
+    if fmt is not compose or target != "kubernetes":
+        return_type = "Kubernetes" if fmt is kubernetes else "no known format"
+        raise Invalid({"target": [f"A blueprint of {return_type} renders only as itself."]})
+    return {
+        "instance": instance,
+        "namespace": args.get("namespace"),
+        "volumeSize": args.get("volumeSize", "1Gi"),
+        "volumeSizes": args.get("volumeSizes", {}),
+    }
+
+
+def _on_kubernetes(text, answer, declared, cluster, limits, usage):
+    """The Kubernetes stream of a rendered Compose file, measured by Kubernetes' rules (every
+    object checked strictly) and fitted: memory, CPU and containers as the Compose render counted
+    them (its `defaulted` kept), storage with the claims; and the notes."""
+    secret = [
+        templates.as_text(value)
+        for name, value in answer["used"].items()
+        if parameters.is_secret(declared.get("properties", {}).get(name, {})) and value not in (None, "")
+    ]
+    options = {**cluster, "values": {name: templates.as_text(value) for name, value in answer["used"].items()}}
+    document = templates.load(text, compose.DIALECT)[0]
+    yml, notes = on_kubernetes.convert(document, answer["requirements"], {**options, "secretTexts": secret})
+    requirements = definitions.measure(kubernetes, yml)
+    fitted = None if limits is None else fit.fit(requirements, limits, usage)
+    if fitted is not None:
+        for resource, counted in answer["fit"]["resources"].items():
+            fitted["resources"][resource]["defaulted"] = counted["defaulted"]
+    return {"yml": yml, "requirements": requirements, "fit": fitted, "notes": notes}
 
 
 def _redacted(errors, declared, used):

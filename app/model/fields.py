@@ -138,6 +138,23 @@ class Cap(ma.fields.Field):
         return text
 
 
+class KubernetesSize(ma.fields.String):
+    """A number of bytes written as a Kubernetes quantity (`1Gi`, `500M`), kept as written."""
+
+    def __init__(self, **kwargs):
+        super().__init__(validate=ma.validate.Length(max=quantities.MAX_TEXT), **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            amount = quantities.kubernetes_bytes(text, "the size")
+        except quantities.QuantityError as exc:
+            raise ma.ValidationError(str(exc)) from None
+        if not 0 < amount <= quantities.INT64:
+            raise ma.ValidationError("Must be more than 0 bytes and fit in a 64-bit integer.")
+        return text
+
+
 class Yaml(ma.fields.String):
     """YAML text, kept byte for byte (its white space is YAML: a block scalar's final newlines, a
     document's indentation); loaded once, by the loader `loader_for(type)` gives for the type the

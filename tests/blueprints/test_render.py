@@ -557,3 +557,29 @@ def test_a_jwt_whose_secret_is_too_short_to_sign_with_is_a_422_naming_it(api):
     render = api.post(f"/blueprints/{made.json['id']}/render", json={"values": {"SECRET": "short"}}, user="alice")
     assert "shorter than 32 bytes" in assert_problem(render, 422)["errors"]["values.ANON"][0]
     assert "short" not in json.dumps(render.json).replace("shorter", "")  # the value itself is never said
+
+
+def test_a_compose_blueprint_renders_for_kubernetes_with_its_options_checked(api, template):
+    team = profile(api, memoryCap="4Gi", cpuCap="4", containerDefaults={"cpu": "100m"})
+    values = {"REPLICAS": 3, "API_KEY": "a-key-of-ours"}
+    r = render(api, template, target="kubernetes", namespace="shop", profile=team, values=values)
+    assert r.status == 200, r.json
+    objects = [one for one in yaml.safe_load_all(r.json["yml"]) if one]
+    assert [one["kind"] for one in objects] == ["Secret", "Service", "Deployment"]
+    assert objects[2]["spec"]["replicas"] == 3 and {one["metadata"]["namespace"] for one in objects} == {"shop"}
+    assert r.json["requirements"]["memoryBytes"] == 3 * 256 * Mi and r.json["requirements"]["cpuMillis"] == 300
+    assert r.json["fit"]["resources"]["cpu"]["defaulted"] == ["web"]  # the Compose render's fit, as counted
+    assert r.json["notes"] == [] and r.headers["cache-control"] == "no-store"
+    for body, field in (
+        ({"target": "swarm"}, "target"),
+        ({"namespace": "shop"}, "namespace"),  # without the target
+        ({"target": "kubernetes", "namespace": "Shop!"}, "namespace"),
+        ({"target": "kubernetes", "volumeSize": "lots"}, "volumeSize"),
+        ({"target": "kubernetes", "volumeSize": "0"}, "volumeSize"),
+        ({"target": "kubernetes", "volumeSizes": {"data": "1Gi"}}, "volumeSizes"),  # the file has no such volume
+    ):
+        assert field in assert_problem(render(api, template, values=values, **body), 422)["errors"], body
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: a, image: x}\n"
+    manifest = create(api, "blueprints", name="k", blueprintType="kubernetes", yml=pod).json
+    assert "target" in assert_problem(render(api, manifest, user="alice", target="compose"), 422)["errors"]
+    assert render(api, manifest, user="alice", target="kubernetes").status == 200  # its own format

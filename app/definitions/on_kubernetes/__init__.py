@@ -1,0 +1,165 @@
+"""A rendered Compose file as the objects a Kubernetes cluster runs: the project Docker Compose
+would start (its variables set, the profile's defaults written in, the services no profile leaves
+out), each service a Deployment (a Job where others wait for it to complete) and a Service, its
+named volumes claims, its configs and secrets ConfigMaps and Secrets, in the order they are
+applied; every field of the file not carried over exactly is named in `notes`. Why it reads the
+project rather than the text: docs/design.md, "Compose on Kubernetes"."""
+
+import yaml
+
+from app.definitions import placeholders
+from app.definitions.compose_load import cast, services, started
+from app.definitions.on_kubernetes import mounts, network, pods
+from app.definitions.on_kubernetes.names import Names, label
+from app.definitions.on_kubernetes.notes import WHY, Notes
+from app.definitions.placeholders import Unresolved
+from app.definitions.schemas import mapping
+from app.errors import Invalid
+
+NAME = "app.kubernetes.io/name"
+INSTANCE = "app.kubernetes.io/instance"
+TOP_LEVEL = frozenset({"services", "volumes", "configs", "secrets", "name", "version"})
+DEPLOY_CARRIED = frozenset({"replicas", "resources", "restart_policy", "mode"})
+
+
+def convert(document, requirements, options):
+    """(the stream of objects as YAML, notes). `document`: the Compose file as Compose reads it;
+    `requirements`: its measure (each service's counted limits and count); `options`: `instance`
+    (the name objects are labelled with), `namespace`, `volumeSize`, `volumeSizes`, `values` (the
+    render's) and `secretTexts` (the values of its secret parameters)."""
+    notes, loading = Notes(), []
+    doc = cast(_as_unset(document), [])
+    resolved = services(doc, loading)
+    labels = {INSTANCE: options["instance"]}
+    storage = mounts.Storage(doc, options, labels, notes)
+    secrets = pods.Secrets(options["instance"], options["secretTexts"])
+    entries = {entry["name"]: entry for entry in requirements["perContainer"]}
+    completed = _awaited_to_complete(resolved)
+    names = Names("Deployment or Job")
+    made_services, workloads = [], []
+    for key in sorted(set(doc) - TOP_LEVEL):
+        if not str(key).startswith("x-"):
+            notes.dropped([key], "a top-level element Kubernetes has no counterpart for")
+    for service_name, service in resolved.items():
+        where = ["services", service_name]
+        if not started(service):
+            notes.dropped(where, "in a Compose profile: `docker compose up` starts it only when its profile is named")
+            continue
+        if "image" not in service:
+            raise Invalid(
+                {"target": [f"{'.'.join(where)}: a service with `build` and no `image`: a cluster runs images."]}
+            )
+        name = names.of(service_name, ".".join(where))
+        entry = entries.get(service_name)
+        replicas = 1 if entry is None or entry["count"] == "unknown" else entry["count"]
+        _name_what_is_not_carried(service, where, notes)
+        selector = {NAME: name, INSTANCE: options["instance"]}
+        listened = network.ports(service, where, notes)
+        volumes, volume_mounts, claimed = storage.mounts(service, where, replicas)
+        container = pods.container(name, service, where, entry, listened, secrets, notes)
+        if volume_mounts:
+            container["volumeMounts"] = volume_mounts
+        spec = {"containers": [container], **pods.pod(service, where, notes)}
+        if volumes:
+            spec["volumes"] = volumes
+        template = {"metadata": {"labels": selector}, "spec": spec}
+        if annotations := pods.annotations(service, where, secrets, notes):
+            template["metadata"]["annotations"] = annotations
+        metadata = network.metadata(name, selector, options["namespace"])
+        if service_name in completed:
+            workloads.append(_job(metadata, template, replicas, service, where, notes))
+        else:
+            workloads.append(_deployment(metadata, template, replicas, claimed, service, where, notes))
+        made_services.append(network.service_object(name, selector, selector, listened, options["namespace"]))
+    values_secret = []
+    if secrets.data:
+        metadata = network.metadata(label(options["instance"]), labels, options["namespace"])
+        values_secret = [{"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "stringData": secrets.data}]
+    objects = [*values_secret, *storage.objects(), *made_services, *workloads]
+    return yaml.dump_all(objects, Dumper=_Dumper, sort_keys=False, allow_unicode=True), notes
+
+
+def _as_unset(value):
+    """The document with each value that waits for a variable without a default read as Compose
+    reads it unset (empty where the variable stands)."""
+    if isinstance(value, Unresolved):
+        return placeholders.unset(value)
+    if isinstance(value, dict):
+        return {key: _as_unset(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_as_unset(item) for item in value]
+    return value
+
+
+class _Dumper(yaml.SafeDumper):
+    """Each object written out whole: a mapping two objects share (a selector and its labels) is
+    written twice, not as an anchor and an alias."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
+def _awaited_to_complete(resolved):
+    """The services another waits for with `condition: service_completed_successfully`."""
+    return {
+        name
+        for service in resolved.values()
+        for name, condition in mapping(service.get("depends_on")).items()
+        if mapping(condition).get("condition") == "service_completed_successfully"
+    }
+
+
+def _name_what_is_not_carried(service, where, notes):
+    for key in service:
+        if key in pods.CARRIED or str(key).startswith("x-"):
+            continue
+        notes.dropped([*where, key], WHY.get(key, "no Kubernetes counterpart"))
+    deploy = mapping(service.get("deploy"))
+    for key in sorted(set(deploy) - DEPLOY_CARRIED):
+        notes.dropped([*where, "deploy", key], "a Swarm setting: the cluster's scheduler decides")
+    if deploy.get("mode") not in (None, "replicated"):
+        notes.approximated(
+            [*where, "deploy", "mode"], f"{str(deploy['mode'])[:20]!r}: a Deployment of the replicas counted"
+        )
+    resources = mapping(deploy.get("resources"))
+    for group in ("limits", "reservations"):
+        for key in sorted(set(mapping(resources.get(group))) - {"memory", "cpus"}):
+            notes.dropped([*where, "deploy", "resources", group, key], "no Kubernetes resource the profile counts")
+
+
+def _restarts_always(service, where, notes):
+    policy = mapping(mapping(service.get("deploy")).get("restart_policy"))
+    restart = service.get("restart")
+    if restart not in (None, "always", "unless-stopped"):
+        notes.approximated([*where, "restart"], "a Deployment restarts its pods whenever they stop")
+    if policy.get("condition") not in (None, "any"):
+        notes.approximated([*where, "deploy", "restart_policy"], "a Deployment restarts its pods whenever they stop")
+    for key in sorted(set(policy) - {"condition"}):
+        notes.dropped([*where, "deploy", "restart_policy", key], "the kubelet's back-off decides")
+
+
+def _deployment(metadata, template, replicas, claimed, service, where, notes):
+    """A Deployment whose rollouts never run more pods than were counted."""
+    _restarts_always(service, where, notes)
+    strategy = (
+        {"type": "Recreate"}
+        if claimed
+        else {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}
+    )
+    spec = {
+        "replicas": replicas,
+        "selector": {"matchLabels": metadata["labels"]},
+        "strategy": strategy,
+        "template": template,
+    }
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": metadata, "spec": spec}
+
+
+def _job(metadata, template, replicas, service, where, notes):
+    """A Job, for a service others wait for to complete."""
+    restart = service.get("restart")
+    template["spec"]["restartPolicy"] = "Never" if restart in (None, "no") else "OnFailure"
+    if restart not in (None, "no", "on-failure"):
+        notes.approximated([*where, "restart"], "a Job's pod is restarted only on failure")
+    spec = {"parallelism": replicas, "completions": replicas, "template": template}
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata, "spec": spec}

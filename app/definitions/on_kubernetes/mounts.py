@@ -1,0 +1,191 @@
+"""What a service mounts, on a cluster: a named volume is a PersistentVolumeClaim of the size asked
+for (made once, whoever mounts it), a bind mount or an anonymous volume an `emptyDir`, `tmpfs` and
+`shm_size` an `emptyDir` in memory, `configs` and `secrets` with their content a ConfigMap or a
+Secret mounted where Compose mounts them."""
+
+import posixpath
+from contextlib import suppress
+
+from app.definitions.compose_load import LoadError, parse_volume
+from app.definitions.on_kubernetes.names import Names, label
+from app.definitions.on_kubernetes.network import metadata
+from app.definitions.schemas import listed, mapping
+from app.errors import Invalid
+from app.model import quantities
+from app.model.quantities import QuantityError
+
+DOCKER_SOCKET = "/var/run/docker.sock"
+SHM = "/dev/shm"  # noqa: S108 (where a container's shared memory is mounted, not a file opened here)
+
+
+class Storage:
+    """The claims, ConfigMaps and Secrets of one conversion, and each service's mounts of them."""
+
+    def __init__(self, doc, options, labels, notes):
+        self.top = {kind: mapping(doc.get(kind)) for kind in ("volumes", "configs", "secrets")}
+        self.sizes, self.default_size = options["volumeSizes"], options["volumeSize"]
+        unknown = sorted(set(self.sizes) - set(self.top["volumes"]))
+        if unknown:
+            raise Invalid({"volumeSizes": [f"The file declares no volume {name!r}." for name in unknown]})
+        self.namespace, self.labels, self.notes = options["namespace"], labels, notes
+        self.values, self.secret_texts = options["values"], options["secretTexts"]
+        self.claims, self.files, self.replicas = {}, {}, {}
+        self.names = {kind: Names(kind) for kind in ("PersistentVolumeClaim", "ConfigMap", "Secret")}
+
+    def objects(self):
+        """The Secrets, then the ConfigMaps, then the claims."""
+        files = sorted(self.files.values(), key=lambda made: made["kind"] != "Secret")
+        return [*files, *(claim for claim in self.claims.values() if claim is not None)]
+
+    def mounts(self, service, where, replicas):
+        """(pod volumes, container volumeMounts, whether a claim is among them) of the service."""
+        volumes, mounts = {}, []
+        for index, entry in enumerate(listed(service.get("volumes"))):
+            self._volume(entry, [*where, "volumes", index], replicas, volumes, mounts)
+        tmpfs = service.get("tmpfs")
+        for index, entry in enumerate([tmpfs] if isinstance(tmpfs, str) else listed(tmpfs)):
+            path, _, options = str(entry).partition(":")
+            name = f"tmpfs-{index}"
+            volumes[name] = {"name": name, "emptyDir": {"medium": "Memory"}}
+            mounts.append({"name": name, "mountPath": path})
+            if options:
+                self.notes.dropped([*where, "tmpfs", index], "tmpfs options are not carried: an emptyDir in memory")
+        if "shm_size" in service:
+            shm = {"medium": "Memory"}
+            with suppress(QuantityError):  # Compose has refused it
+                shm["sizeLimit"] = quantities.binary_text(quantities.compose_bytes(service["shm_size"]))
+            volumes["dshm"] = {"name": "dshm", "emptyDir": shm}
+            mounts.append({"name": "dshm", "mountPath": SHM})
+        for kind in ("configs", "secrets"):
+            for index, entry in enumerate(listed(service.get(kind))):
+                self._file(kind, entry, [*where, kind, index], volumes, mounts)
+        claimed = any("persistentVolumeClaim" in volume for volume in volumes.values())
+        return list(volumes.values()), mounts, claimed
+
+    def _volume(self, entry, path, replicas, volumes, mounts):
+        kind, source, target, read_only, sub_path = _read_volume(entry)
+        if target is None:
+            return
+        mount = {"mountPath": target}
+        if read_only:
+            mount["readOnly"] = True
+        if sub_path:
+            mount["subPath"] = sub_path
+        if kind == "volume" and source:
+            claim = self._claim(source, path, replicas)
+            name = label(f"claim-{claim}")
+            volumes[name] = {"name": name, "persistentVolumeClaim": {"claimName": claim}}
+        else:
+            name = f"empty-{path[-1]}"
+            volumes[name] = {"name": name, "emptyDir": {}}
+            if kind == "bind":
+                why = (
+                    "the Docker socket is not on a cluster's nodes"
+                    if source == DOCKER_SOCKET
+                    else "a bind mount's content is not in the blueprint: an empty directory"
+                )
+                self.notes.approximated(path, why)
+            elif kind == "unset":
+                self.notes.approximated(path, "its source is a variable without a default: an empty directory")
+            elif kind not in ("volume", "tmpfs"):
+                self.notes.approximated(path, f"a {kind} mount: an empty directory")
+            if kind == "tmpfs":
+                volumes[name]["emptyDir"] = {"medium": "Memory"}
+        mounts.append({"name": name, **mount})
+
+    def _claim(self, key, path, replicas):
+        """The claim of the named volume `key`, made at its first mount."""
+        declared = mapping(self.top["volumes"].get(key))
+        name = self.names["PersistentVolumeClaim"].of(declared.get("name") or key, f"volumes.{key}")
+        if key not in self.claims:
+            where = ["volumes", key]
+            if declared.get("external"):
+                self.notes.approximated(where, "an external volume: a claim of its name, expected to exist")
+            for option in sorted(set(declared) - {"name", "external"}):
+                self.notes.dropped(
+                    [*where, option], "a volume driver's setting: the claim uses the cluster's storage class"
+                )
+            size = self.sizes.get(key, self.default_size)
+            spec = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": size}}}
+            made = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": self._metadata(name), "spec": spec}
+            self.claims[key] = None if declared.get("external") else made
+        self.replicas[key] = self.replicas.get(key, 0) + replicas
+        if self.replicas[key] > 1:
+            self.notes.approximated(path, "mounted by more than one pod: a ReadWriteOnce claim holds them on one node")
+        return name
+
+    def _file(self, kind, entry, path, volumes, mounts):
+        """A config or a secret the service mounts, from its content."""
+        long = mapping(entry)
+        source = long.get("source") if isinstance(entry, dict) else entry
+        if not isinstance(source, str):
+            return
+        declared = mapping(self.top[kind].get(source))
+        content = declared.get("content")
+        if "environment" in declared:
+            content = self.values.get(declared["environment"])
+            if content is None:
+                self.notes.dropped(
+                    [kind, source, "environment"], "a variable of the shell that runs Compose: not set here"
+                )
+                content = ""
+        if content is None:
+            why = (
+                "its file is not in the blueprint" if "file" in declared else "an external one is not in the blueprint"
+            )
+            self.notes.dropped(path, why)
+            return
+        made = self._made(kind, source, str(content))
+        target = long.get("target") or source
+        if not target.startswith("/"):
+            target = f"/run/secrets/{target}" if kind == "secrets" else f"/{target}"
+        name = label(f"{kind[:-1]}-{made['metadata']['name']}")
+        holder = "secret" if made["kind"] == "Secret" else "configMap"
+        reference = (
+            {"secretName": made["metadata"]["name"]} if holder == "secret" else {"name": made["metadata"]["name"]}
+        )
+        if isinstance(long.get("mode"), int):
+            reference["defaultMode"] = long["mode"]
+        volumes[name] = {"name": name, holder: reference}
+        mounts.append({"name": name, "mountPath": target, "subPath": "content", "readOnly": True})
+        for key in ("uid", "gid"):
+            if key in long:
+                self.notes.dropped([*path, key], "the file's owner is the pod's fsGroup, not set per file")
+
+    def _made(self, kind, source, content):
+        """The ConfigMap or Secret of a config or secret, made once; a config that holds a secret
+        value is a Secret."""
+        if (kind, source) not in self.files:
+            secret = kind == "secrets" or any(text in content for text in self.secret_texts)
+            object_kind = "Secret" if secret else "ConfigMap"
+            name = self.names[object_kind].of(f"{kind[:-1]}-{source}", f"{kind}.{source}")
+            made = {"apiVersion": "v1", "kind": object_kind, "metadata": self._metadata(name)}
+            made["stringData" if secret else "data"] = {"content": content}
+            self.files[kind, source] = made
+        return self.files[kind, source]
+
+    def _metadata(self, name):
+        return metadata(name, self.labels, self.namespace)
+
+
+def _read_volume(entry):
+    """(type, source, target, read-only, sub path) of a `volumes` entry; target None for one
+    Compose would have refused."""
+    if isinstance(entry, dict):
+        target = entry.get("target")
+        if not isinstance(target, str):
+            return None, None, None, False, None
+        sub_path = mapping(entry.get("volume")).get("subpath")
+        kind = entry.get("type", "volume")
+        return kind, entry.get("source") or "", target, bool(entry.get("read_only")), sub_path
+    if not isinstance(entry, str):
+        return None, None, None, False, None
+    try:
+        kind, source, target = parse_volume(entry)
+    except LoadError:  # `${DATA}:/data` with DATA unset: Compose needs it set
+        parts = entry.split(":")
+        if len(parts) < 2 or parts[0] or not parts[1].startswith("/"):
+            return None, None, None, False, None
+        kind, source, target = "unset", "", parts[1]
+    mode = entry.rsplit(":", 1)[1] if entry.count(":") >= 2 else ""
+    return kind, source, posixpath.normpath(target), "ro" in mode.split(","), None  # cleaned, as Compose does

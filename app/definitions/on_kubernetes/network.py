@@ -1,0 +1,110 @@
+"""A service's names on the network: its `ports` and `expose` as container ports and as the ports of
+one Service named after it (headless where it declares none, so that its name resolves as on a
+Compose network), and `extra_hosts` as host aliases."""
+
+import ipaddress
+
+from app.definitions.compose_load import LoadError, port_spec
+from app.definitions.schemas import listed
+
+MOST_PORTS = 100  # of one range written out as ports
+
+
+def ports(service, where, notes):
+    """[(port, protocol)] the service listens on, once each, in order; notes for what a cluster
+    does otherwise (a port published on the host)."""
+    found = []
+    for index, entry in enumerate(listed(service.get("ports"))):
+        path = [*where, "ports", index]
+        for target, protocol, published in _port_entry(entry, path, notes):
+            found.append((target, protocol))
+            if published:
+                notes.approximated(
+                    path, "published on the host: on a cluster, an Ingress or a LoadBalancer Service publishes it"
+                )
+    for index, entry in enumerate(listed(service.get("expose"))):
+        text = str(entry)
+        number, _, protocol = text.partition("/")
+        for target in _range(number, [*where, "expose", index], notes):
+            found.append((target, (protocol or "tcp").upper()))
+    return list(dict.fromkeys(found))
+
+
+def _port_entry(entry, path, notes):
+    """(target, protocol, published) of one `ports` entry, short or long."""
+    if isinstance(entry, dict):
+        target = entry.get("target")
+        protocol = str(entry.get("protocol") or "tcp").upper()
+        published = entry.get("published") not in (None, "")
+        for key in sorted(set(entry) - {"target", "protocol", "published", "host_ip", "mode", "name"}):
+            notes.dropped([*path, key], "no Kubernetes port field")
+        return [(int(target), protocol, published)] if isinstance(target, int) else []
+    try:
+        spec = port_spec(str(entry))
+    except LoadError:
+        return []
+    parts = spec.split(":")
+    container, _, protocol = parts[-1].partition("/")
+    published = len(parts) > 1
+    return [(target, (protocol or "tcp").upper(), published) for target in _range(container, path, notes)]
+
+
+def _range(text, path, notes):
+    first, dash, last = text.partition("-")
+    if not first.isdigit() or (dash and not last.isdigit()):
+        return []
+    numbers = range(int(first), int(last or first) + 1)
+    if len(numbers) > MOST_PORTS:
+        notes.dropped(path, f"a range of more than {MOST_PORTS} ports is not written out")
+        return []
+    return [number for number in numbers if 0 < number <= 65535]
+
+
+def port_name(port, protocol):
+    """`tcp-8080`: unique per port and protocol, at most 15 characters."""
+    return f"{protocol.lower()}-{port}"
+
+
+def service_object(name, labels, selector, listened, namespace):
+    """The Service that makes `name` resolve: its ports, or headless."""
+    spec = {"selector": selector}
+    if listened:
+        spec["ports"] = [
+            {"name": port_name(port, protocol), "port": port, "targetPort": port, "protocol": protocol}
+            for port, protocol in listened
+        ]
+    else:
+        spec["clusterIP"] = "None"
+    return {"apiVersion": "v1", "kind": "Service", "metadata": metadata(name, labels, namespace), "spec": spec}
+
+
+def host_aliases(service, where, notes):
+    """`extra_hosts` with an address, as hostAliases grouped by address."""
+    entries = service.get("extra_hosts")
+    pairs = []
+    if isinstance(entries, dict):
+        pairs = [(host, address, [*where, "extra_hosts", host]) for host, address in entries.items()]
+    for index, entry in enumerate(listed(entries)):
+        text = str(entry)
+        separator = "=" if "=" in text else ":"
+        host, _, address = text.partition(separator)
+        pairs.append((host, address.strip("[]"), [*where, "extra_hosts", index]))
+    by_address = {}
+    for host, address, path in pairs:
+        addresses = address if isinstance(address, list) else [address]
+        for one in addresses:
+            try:
+                ipaddress.ip_address(str(one).strip("[]"))
+            except ValueError:
+                notes.dropped(path, f"{str(one)[:40]!r} is not an address (`host-gateway` is the Docker host's)")
+                continue
+            by_address.setdefault(str(one).strip("[]"), []).append(str(host))
+    return [{"ip": address, "hostnames": hosts} for address, hosts in by_address.items()]
+
+
+def metadata(name, labels, namespace):
+    """An object's metadata: its name, labels, and the namespace where one is given."""
+    found = {"name": name, "labels": labels}
+    if namespace:
+        found["namespace"] = namespace
+    return found

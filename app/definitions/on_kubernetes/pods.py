@@ -1,0 +1,304 @@
+"""A Compose service as a pod's container: image, command, environment, user and security, the
+health check as a readiness probe, and the limits the fit counted; the pod around it (grace
+period, hostname, host aliases, annotations). A value that holds a secret parameter's value is
+read from the render's values Secret, never written in the workload."""
+
+import re
+import shlex
+
+from app.definitions.on_kubernetes import durations
+from app.definitions.on_kubernetes.network import host_aliases, port_name
+from app.definitions.on_kubernetes.notes import WHY
+from app.definitions.schemas import listed, mapping
+from app.model import quantities
+from app.model.quantities import QuantityError
+
+# Service keys the container or the pod carries (others: WHY, or named as not carried)
+CARRIED = frozenset(
+    {
+        "image",
+        "command",
+        "entrypoint",
+        "environment",
+        "working_dir",
+        "user",
+        "privileged",
+        "read_only",
+        "cap_add",
+        "cap_drop",
+        "tty",
+        "stdin_open",
+        "healthcheck",
+        "stop_grace_period",
+        "hostname",
+        "extra_hosts",
+        "deploy",
+        "scale",
+        "mem_limit",
+        "cpus",
+        "mem_reservation",
+        "ports",
+        "expose",
+        "volumes",
+        "tmpfs",
+        "shm_size",
+        "configs",
+        "secrets",
+        "restart",
+        "labels",
+        "pull_policy",
+        "profiles",
+        "extends",
+    }
+)
+PULL = {"always": "Always", "never": "Never", "missing": "IfNotPresent", "if_not_present": "IfNotPresent"}
+_ANNOTATION = re.compile(r"(?:[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
+_EXPANDED = re.compile(r"\$\(")  # Kubernetes expands $(VAR) in commands, arguments and values
+
+
+class Secrets:
+    """The render's values Secret: one key per value that holds a secret parameter's value."""
+
+    def __init__(self, name, texts):
+        self.name, self.texts, self.data = name, [text for text in texts if text], {}
+
+    def holds(self, value):
+        return any(text in value for text in self.texts)
+
+    def reference(self, key, value):
+        """The `valueFrom` of `value`, kept under `key`."""
+        key = re.sub(r"[^-._a-zA-Z0-9]", "_", key)
+        self.data[key] = value
+        return {"secretKeyRef": {"name": self.name, "key": key}}
+
+
+def container(name, service, where, entry, listened, secrets, notes):
+    """The container of service `name` (`entry`: its requirements' perContainer entry, or None;
+    `listened`: its ports)."""
+    made = {"name": name}
+    if isinstance(service.get("image"), str):
+        made["image"] = _text(service["image"])
+    if "build" in service:
+        notes.approximated([*where, "build"], WHY["build"])
+    env = _environment(name, service, where, secrets, notes)
+    for key, field in (("entrypoint", "command"), ("command", "args")):
+        if key in service and service[key] is not None:
+            made[field] = _words(service[key], env, name, secrets)
+    if env:
+        made["env"] = env
+    if isinstance(service.get("working_dir"), str):
+        made["workingDir"] = service["working_dir"]
+    _pull(service, where, made, notes)
+    if listened:
+        made["ports"] = [
+            {"name": port_name(port, protocol), "containerPort": port, "protocol": protocol}
+            for port, protocol in listened
+        ]
+    resources = _resources(service, where, entry, notes)
+    if resources:
+        made["resources"] = resources
+    security = _security(service, where, notes)
+    if security:
+        made["securityContext"] = security
+    for key, field in (("tty", "tty"), ("stdin_open", "stdin")):
+        if service.get(key) is True:
+            made[field] = True
+    probe = _probe(mapping(service.get("healthcheck")), [*where, "healthcheck"], secrets, notes)
+    if probe:
+        made["readinessProbe"] = probe
+    return made
+
+
+def pod(service, where, notes):
+    """The pod spec's own fields (the containers, volumes and restart policy are the caller's)."""
+    spec = {}
+    if "stop_grace_period" in service:
+        seconds = durations.seconds(service["stop_grace_period"])
+        if seconds is not None:
+            spec["terminationGracePeriodSeconds"] = seconds
+    hostname = service.get("hostname")
+    if isinstance(hostname, str):
+        if re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", hostname):
+            spec["hostname"] = hostname
+        else:
+            notes.dropped([*where, "hostname"], "not a DNS label, which a pod's hostname must be")
+    aliases = host_aliases(service, where, notes)
+    if aliases:
+        spec["hostAliases"] = aliases
+    return spec
+
+
+def annotations(service, where, secrets, notes):
+    """The service's `labels` as the pod's annotations, where their keys may be annotation keys."""
+    labels = service.get("labels")
+    pairs = labels.items() if isinstance(labels, dict) else [str(one).partition("=")[::2] for one in listed(labels)]
+    found = {}
+    for key, value in pairs:
+        text = "" if value is None else _text(value)
+        if not _ANNOTATION.fullmatch(str(key)):
+            notes.dropped([*where, "labels", key], "not a valid annotation key")
+        elif secrets.holds(text):
+            notes.dropped([*where, "labels", key], "holds a secret value, which annotations would show")
+        else:
+            found[str(key)] = text
+    return found
+
+
+def _text(value):
+    """A value as Compose passes it to the container: text as written, `true` for a YAML true."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _escaped(text):
+    return _EXPANDED.sub("$$(", text)
+
+
+def _environment(name, service, where, secrets, notes):
+    declared = service.get("environment")
+    if isinstance(declared, dict):
+        pairs = [(key, value, key) for key, value in declared.items()]
+    else:
+        pairs = []
+        for index, entry in enumerate(listed(declared)):
+            key, equals, value = str(entry).partition("=")
+            pairs.append((key, value if equals else None, index))
+    env = []
+    for key, value, at in pairs:
+        if value is None:
+            notes.dropped([*where, "environment", at], "takes its value from the shell that runs Compose: not set here")
+            continue
+        text = _text(value)
+        if secrets.holds(text):
+            env.append({"name": str(key), "valueFrom": secrets.reference(f"{name}.{key}", text)})
+        else:
+            env.append({"name": str(key), "value": _escaped(text)})
+    return env
+
+
+def _words(value, env, name, secrets):
+    """A command or its arguments as a list of strings (a string split as Compose splits it); a
+    word that holds a secret value reads it through `$(VAR)` of a variable from the Secret."""
+    words = [_text(word) for word in value] if isinstance(value, list) else _split(str(value))
+    written = []
+    for word in words:
+        word = _escaped(word)
+        for index, text in enumerate(secrets.texts):
+            if text in word:
+                variable = f"BLUEPRINT_SECRET_{index}"
+                if all(one["name"] != variable for one in env):
+                    env.append({"name": variable, "valueFrom": secrets.reference(f"{name}.{variable}", text)})
+                word = word.replace(_escaped(text), f"$({variable})")
+        written.append(word)
+    return written
+
+
+def _split(text):
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def _pull(service, where, made, notes):
+    policy = service.get("pull_policy")
+    if policy is None:
+        return
+    if policy in PULL:
+        made["imagePullPolicy"] = PULL[policy]
+    else:
+        made["imagePullPolicy"] = "Always"
+        notes.approximated([*where, "pull_policy"], f"{str(policy)[:40]!r}: pulled at every start")
+
+
+def _resources(service, where, entry, notes):
+    """Limits: what the fit counted (declared, or the profile's default); requests: reservations,
+    where the container has limits and at most them."""
+    limits = {}
+    if entry is not None and isinstance(entry.get("memory"), int):
+        limits["memory"] = quantities.binary_text(entry["memory"])
+    if entry is not None and isinstance(entry.get("cpu"), int):
+        limits["cpu"] = quantities.millis_text(entry["cpu"])
+    reservations = mapping(mapping(mapping(service.get("deploy")).get("resources")).get("reservations"))
+    reserved = {"memory": reservations.get("memory", service.get("mem_reservation")), "cpu": reservations.get("cpus")}
+    requests = {}
+    for resource, value in reserved.items():
+        if value is None:
+            continue
+        path = [*where, "deploy", "resources", "reservations", "cpus" if resource == "cpu" else "memory"]
+        try:
+            amount = quantities.compose_bytes(value) if resource == "memory" else quantities.compose_millis(value)
+        except QuantityError:
+            continue
+        limit = entry.get(resource) if entry is not None else None
+        if not isinstance(limit, int):
+            notes.dropped(path, "a request needs a limit here: the container has none")
+        elif amount > limit:
+            notes.approximated(path, "above the limit: requested at the limit")
+            requests[resource] = limits[resource]
+        elif amount:
+            requests[resource] = (
+                quantities.binary_text(amount) if resource == "memory" else quantities.millis_text(amount)
+            )
+    found = {}
+    if limits:
+        found["limits"] = limits
+    if requests:
+        found["requests"] = requests
+    return found
+
+
+def _security(service, where, notes):
+    found = {}
+    user = service.get("user")
+    if user is not None:
+        uid, _, gid = str(user).partition(":")
+        if uid.isdigit() and (not gid or gid.isdigit()):
+            found["runAsUser"] = int(uid)
+            if gid:
+                found["runAsGroup"] = int(gid)
+        else:
+            notes.dropped([*where, "user"], "a user by name: Kubernetes takes a numeric user id")
+    if service.get("privileged") is True:
+        found["privileged"] = True
+    if service.get("read_only") is True:
+        found["readOnlyRootFilesystem"] = True
+    capabilities = {}
+    for key, field in (("cap_add", "add"), ("cap_drop", "drop")):
+        names = [str(one).upper().removeprefix("CAP_") for one in listed(service.get(key))]
+        if names:
+            capabilities[field] = names
+    if capabilities:
+        found["capabilities"] = capabilities
+    return found
+
+
+def _probe(check, where, secrets, notes):
+    """The health check as a readiness probe (Docker restarts nothing for health)."""
+    test = check.get("test")
+    if check.get("disable") is True or not test or (isinstance(test, list) and test[0] == "NONE"):
+        return None
+    if isinstance(test, str):
+        command = ["/bin/sh", "-c", test]
+    elif test[0] == "CMD-SHELL":
+        command = ["/bin/sh", "-c", " ".join(_text(word) for word in test[1:])]
+    elif test[0] == "CMD":
+        command = [_text(word) for word in test[1:]]
+    else:
+        return None
+    if any(secrets.holds(word) for word in command):
+        notes.dropped(where, "its command holds a secret value, which a probe would show")
+        return None
+    probe = {"exec": {"command": command}}
+    for key, field, default in (("interval", "periodSeconds", 30), ("timeout", "timeoutSeconds", 30)):
+        seconds = durations.seconds(check[key], least=1) if key in check else None
+        probe[field] = default if seconds is None else seconds
+    start = durations.seconds(check["start_period"]) if "start_period" in check else None
+    if start:
+        probe["initialDelaySeconds"] = start
+    retries = check.get("retries", 3)
+    probe["failureThreshold"] = retries if isinstance(retries, int) and retries > 0 else 3
+    if "start_interval" in check:
+        notes.dropped([*where, "start_interval"], "Kubernetes probes at one interval")
+    return probe
