@@ -22,6 +22,7 @@ from pymongo.errors import ConnectionFailure
 from app import definitions
 from app.blueprints.history import storage as history
 from app.blueprints.storage import store as blueprints
+from app.definitions.render import own_target
 from app.errors import Invalid, NotFound
 from app.instances.storage import store as instances
 from app.model import yamlguard
@@ -91,6 +92,17 @@ def _secrets(store, doc):
     return store.secrets_hidden(doc, version)
 
 
+def _target(store, doc):
+    """What an instance was rendered for: its blueprint's own format (every instance was, before
+    an instance could target Kubernetes); one whose blueprint is gone, by what its definition is."""
+    if "target" in doc:
+        return {}
+    blueprint = blueprints.found(ObjectId(doc["blueprint"]))
+    if blueprint is not None:
+        return {"target": own_target(blueprint.get("blueprintType"))}
+    return {"target": "kubernetes" if "apiVersion:" in (doc.get("yml") or "") else "compose"}
+
+
 MIGRATIONS = (
     Migration(1, "who made each blueprint's version (updatedBy)", (blueprints,), _last_writer),
     Migration(2, "blueprints' requirements, container by container", (blueprints,), _requirements),
@@ -98,6 +110,7 @@ MIGRATIONS = (
     Migration(4, "what lists find each document by (keys)", (profiles, blueprints, instances), _keys),
     Migration(5, "instances' generated values hidden as secrets", (instances,), _secrets),
     Migration(6, "profiles' usage and ledger in a document of their own", (profiles,), _ledger),
+    Migration(7, "what each instance was rendered for (target)", (instances,), _target),
 )
 LATEST = MIGRATIONS[-1].number
 

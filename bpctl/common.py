@@ -10,6 +10,22 @@ OUTPUT = click.option("-o", "--output", type=click.Choice(["table", "json"]), de
 OWNER = click.option("--owner", help="Whose blueprint, where others share its name.")
 
 
+def TARGET(command):  # noqa: N802 (a decorator, named as the options it adds)
+    """--target and --volume-size, which ask for a Compose blueprint rendered for Kubernetes."""
+    command = click.option(
+        "--volume-size",
+        "volume_sizes",
+        multiple=True,
+        metavar="[VOLUME=]SIZE",
+        help="With --target kubernetes: each claim's size (1Gi by default), or one volume's (repeat).",
+    )(command)
+    return click.option(
+        "--target",
+        type=click.Choice(["compose", "kubernetes"]),
+        help="Render for this (default: the blueprint's own format): kubernetes converts a Compose blueprint.",
+    )(command)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--url", envvar="BPCTL_URL", default=DEFAULT_URL, show_default=True, help="The service (BPCTL_URL).")
 @click.version_option(package_name="blueprints-service", prog_name="bpctl")

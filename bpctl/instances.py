@@ -8,7 +8,7 @@ import sys
 import click
 
 from bpctl import show, values
-from bpctl.common import OUTPUT, OWNER, cli, connect, note
+from bpctl.common import OUTPUT, OWNER, TARGET, cli, connect, note
 from bpctl.errors import Refused
 
 SETTINGS = (
@@ -53,7 +53,7 @@ def _parameters(session, blueprint, rev):
 def _definition(session, instance):
     """The instance's rendered definition, byte for byte, to standard output."""
     response = session.request("GET", f"/instances/{instance['id']}/yml")
-    click.get_binary_stream("stdout").write(response.content)
+    click.echo(response.content, nl=False)  # bytes: written as they came
 
 
 @cli.command(short_help="Admit an instance; write its definition, nothing else.")
@@ -62,7 +62,8 @@ def _definition(session, instance):
 @click.option("--profile", required=True, help="The profile it spends from (id or name).")
 @with_settings
 @OWNER
-def deploy(blueprint, name, profile, settings, files, rev, owner):
+@TARGET
+def deploy(blueprint, name, profile, settings, files, rev, owner, target, volume_sizes):
     """Admit an instance NAME of BLUEPRINT against PROFILE's room and write its rendered
     definition to standard output: `bpctl deploy web shop --profile team | docker compose -p shop
     -f - up -d`. No room: exit 1, the shortfall on standard error, nothing written."""
@@ -76,6 +77,7 @@ def deploy(blueprint, name, profile, settings, files, rev, owner):
     }
     if rev:
         body["rev"] = rev
+    body.update(values.target(target, volume_sizes))
     with room_or_exit():
         made = session.send("POST", "/instances", body)
     note(f"{made['name']}: admitted ({made['id']}), rev {made['rev']}")

@@ -6,7 +6,7 @@ import sys
 import click
 
 from bpctl import show, values
-from bpctl.common import OUTPUT, OWNER, cli, connect, note
+from bpctl.common import OUTPUT, OWNER, TARGET, cli, connect, note
 
 
 @cli.command(short_help="Whether it fits a profile (exit 1 if not).")
@@ -40,7 +40,9 @@ def fit(blueprint, owner, profile, output):
 @click.option("--maximize", metavar="NAME", help="Render at the most of this integer parameter that fits --profile.")
 @click.option("--rev", type=click.IntRange(1), help="Render a kept revision.")
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", help="The definition, or JSON.")
-def render(blueprint, owner, settings, files, profile, maximize, rev, output):
+@TARGET
+@click.option("--namespace", help="With --target kubernetes: the namespace written into every object.")
+def render(blueprint, owner, settings, files, profile, maximize, rev, output, target, volume_sizes, namespace):
     """Write a blueprint's definition filled in with values, and nothing else, to standard output.
 
     With --profile, a definition that does not fit is not written (exit 1; the fit goes to
@@ -55,6 +57,7 @@ def render(blueprint, owner, settings, files, profile, maximize, rev, output):
     body = {"values": values.gather(files, settings, properties)}
     if profile:
         body["profile"] = session.profile(profile)["id"]
+    body.update(values.target(target, volume_sizes, namespace=namespace))
     path = f"/blueprints/{found['id']}" + (f"/revisions/{rev}" if rev else "") + "/render"
     rendered = session.send("POST", path, {**body, "maximize": maximize} if maximize else body)
     if maximize:
@@ -67,6 +70,7 @@ def render(blueprint, owner, settings, files, profile, maximize, rev, output):
         rendered = session.send("POST", path, {**body, "values": {**body["values"], maximize: most}})
         rendered["maximized"] = maximized
     show.warn_unresolved(rendered["requirements"])
+    show.notes(rendered.get("notes") or [])
     fits = rendered["fit"] is None or rendered["fit"]["fits"] is True
     if output == "json":
         show.as_json(rendered)

@@ -94,6 +94,12 @@ def explained(result, profile, unresolved):
             click.echo(f"{name}: unknown until {', '.join(unresolved)} {'is' if len(unresolved) == 1 else 'are'} set.")
 
 
+def notes(found):
+    """On standard error: what a render for Kubernetes did not carry over exactly, a line each."""
+    for one in found:
+        click.echo(f"note: {one['path']}: {one['outcome']}: {one['why']}", err=True)
+
+
 def warn_unresolved(requirements):
     """On standard error: the variables a definition uses without a value here, which Compose will
     take from the environment it deploys in (and the amounts they stand in are not known)."""

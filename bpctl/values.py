@@ -1,6 +1,7 @@
-"""A render's values from `-f values.yaml` files (later files win) and `--set NAME=VALUE` (over the
-files, the last one winning), typed by the template's own parameters: `--set REPLICAS=3` is the
-integer 3 for an integer parameter and the text "3" for a string one."""
+"""What a render or a deploy asks for: its values from `-f values.yaml` files (later files win) and
+`--set NAME=VALUE` (over the files, the last one winning), typed by the template's own parameters
+(`--set REPLICAS=3` is the integer 3 for an integer parameter and the text "3" for a string one);
+its target and the sizes of its claims."""
 
 import math
 import re
@@ -60,3 +61,19 @@ def _from_file(file, properties):
         if properties.get(name, {}).get("type") == "string" and value is not None and name in written:
             loaded[name] = written[name]
     return loaded
+
+
+def target(chosen, volume_sizes, **options):
+    """The body's members that ask for a target: `target`, `volumeSize` (SIZE) and `volumeSizes`
+    (VOLUME=SIZE), and any other option given (a render's `namespace`)."""
+    if volume_sizes and chosen != "kubernetes":
+        raise click.BadParameter("needs --target kubernetes", param_hint="--volume-size")
+    body = {"target": chosen} if chosen else {}
+    for given in volume_sizes:
+        volume, equals, size = given.rpartition("=")
+        if equals:
+            body.setdefault("volumeSizes", {})[volume] = size
+        else:
+            body["volumeSize"] = size
+    body.update({key: value for key, value in options.items() if value is not None})
+    return body

@@ -228,3 +228,17 @@ def test_an_instance_stored_showing_a_generated_value_hides_it_after_the_migrati
     _restarted(app)
     assert api.get(f"/instances/{made['id']}", user="alice").json["values"] == {"PASSWORD": None, "TAG": "1"}
     assert stored["kept"]["PASSWORD"] in api.get(f"/instances/{made['id']}/yml", user="alice").body.decode()
+
+
+def test_an_instance_stored_before_targets_is_what_its_blueprint_renders_for(app, api):
+    blueprint = create(api, "blueprints", name="web", yml=COMPOSE, blueprintType="compose").json
+    profile = create(api, "profiles", name="team").json
+    made = api.post(
+        "/instances", json={"name": "web", "blueprint": blueprint["id"], "profile": profile["id"]}, user="alice"
+    ).json
+    assert made["target"] == "compose"
+    with app.app_context():
+        get_db().instances.update_one({"_id": ObjectId(made["id"])}, {"$unset": {"target": ""}})
+        get_db().settings.update_one({"_id": migrations.MIGRATED}, {"$set": {"value": 6}})
+    _restarted(app)
+    assert api.get(f"/instances/{made['id']}", user="alice").json["target"] == "compose"

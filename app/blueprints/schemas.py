@@ -10,7 +10,6 @@ from app.http.paging import ListArgs
 from app.model.accounts import EntitledUsers
 from app.model.fields import (
     Id,
-    KubernetesSize,
     Name,
     Pattern,
     QueryBoolean,
@@ -20,7 +19,7 @@ from app.model.fields import (
     Trimmed,
     Yaml,
 )
-from app.model.schemas import RequirementsSchema, Schema, Source
+from app.model.schemas import RequirementsSchema, Schema, Source, TargetSchema
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
 # A blueprint's writable fields: what a version keeps, a diff compares and an export carries
@@ -166,12 +165,11 @@ class FitArgs(Schema):
     )
 
 
-TARGETS = ("compose", "kubernetes")
 DNS_LABEL = r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?"
 RENDER_EXAMPLE = {"values": {"REPLICAS": 3}, "profile": "6740f1c2a9e3b1d2c3f4a5b6", "maximize": "REPLICAS"}
 
 
-class RenderArgs(Schema):
+class RenderArgs(TargetSchema):
     values = ma.fields.Dict(
         keys=ma.fields.String(),
         values=ma.fields.Raw(allow_none=True),
@@ -182,33 +180,15 @@ class RenderArgs(Schema):
     maximize = ma.fields.String(
         metadata={"description": "An integer parameter: the largest value at which the rendering fits `profile`."}
     )
-    target = ma.fields.String(
-        validate=ma.validate.OneOf(TARGETS),
-        metadata={
-            "enum": list(TARGETS),
-            "description": "What to render for (default: the blueprint's own format): `kubernetes` converts a "
-            "Compose blueprint into the objects a cluster runs, naming in `notes` what does not carry over.",
-        },
-    )
     namespace = ma.fields.String(
         validate=Pattern(DNS_LABEL, "Must be a DNS label: lowercase letters, digits and '-', at most 63."),
         metadata={"description": "With `target: kubernetes`: the namespace written into every object."},
     )
-    volumeSize = KubernetesSize(
-        metadata={"description": "With `target: kubernetes`: the size of each named volume's claim (default 1Gi)."}
-    )
-    volumeSizes = ma.fields.Dict(
-        keys=ma.fields.String(validate=ma.validate.Length(max=256)),
-        values=KubernetesSize(),
-        validate=ma.validate.Length(max=256),
-        metadata={"description": "With `target: kubernetes`: a claim's size per volume, by its name in the file."},
-    )
 
     @ma.validates_schema
-    def _kubernetes_options_need_the_target(self, data, **kwargs):
-        for option in ("namespace", "volumeSize", "volumeSizes"):
-            if option in data and data.get("target") != "kubernetes":
-                raise ma.ValidationError("Needs `target: kubernetes`.", option)
+    def _namespace_needs_the_target(self, data, **kwargs):
+        if "namespace" in data and data.get("target") != "kubernetes":
+            raise ma.ValidationError("Needs `target: kubernetes`.", "namespace")
 
     @ma.validates_schema
     def _maximize_needs_a_profile(self, data, **kwargs):

@@ -24,7 +24,8 @@ def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None,
     """The body of a render of `version` (a blueprint as stored) with the values `given`, fitted
     to a profile's `limits` (None: no profile) in the room its `usage` leaves; `maximize` searches
     for `seconds` at most; `cluster` (the options of a Compose blueprint rendered for Kubernetes:
-    `namespace`, `volumeSize`, `volumeSizes`, `instance`), converted. `used` (not shown) holds every
+    `namespace`, `volumeSize`, `volumeSizes`, `instance`, and `own` for an instance's namespace of
+    its own), converted. `used` (not shown) holds every
     value used, generated ones included, which an instance keeps."""
     declared = version.get("parameters") or {}
     used = parameters.values(declared, given)
@@ -64,16 +65,21 @@ def _rendered(template, version, values):
     return text, None if fmt is None else definitions.measure(fmt, text)
 
 
+def own_target(blueprint_type):
+    """The target a blueprint renders for by default: its own format's (None: no known format)."""
+    fmt = definitions.format_of(blueprint_type)
+    return "compose" if fmt is compose else "kubernetes" if fmt is kubernetes else None
+
+
 def cluster_of(blueprint_type, args, instance):
     """The `cluster` options of a render that `args` ask for (`target`, `namespace`,
     `volumeSize`, `volumeSizes`): None for the blueprint's own format; a 422 naming `target` for a
     conversion there is none of."""
-    fmt, target = definitions.format_of(blueprint_type), args.get("target")
-    if target is None or (fmt is kubernetes and target == "kubernetes"):
+    target = args.get("target")
+    if target is None or target == own_target(blueprint_type):
         return None
-    if fmt is not compose or target != "kubernetes":
-        return_type = "Kubernetes" if fmt is kubernetes else "no known format"
-        raise Invalid({"target": [f"A blueprint of {return_type} renders only as itself."]})
+    if definitions.format_of(blueprint_type) is not compose:
+        raise Invalid({"target": ["Only a Compose blueprint renders for another target than its own format."]})
     return {
         "instance": instance,
         "namespace": args.get("namespace"),
@@ -95,6 +101,10 @@ def _on_kubernetes(text, answer, declared, cluster, limits, usage):
     document = templates.load(text, compose.DIALECT)[0]
     yml, notes = on_kubernetes.convert(document, answer["requirements"], {**options, "secretTexts": secret})
     requirements = definitions.measure(kubernetes, yml)
+    if cluster.get("own") and limits is not None:  # an instance's namespace, held to what it is admitted with
+        held = on_kubernetes.namespaced(cluster["namespace"], requirements, limits)
+        definitions.measure(kubernetes, held)  # checked as the rest
+        yml = held + yml
     fitted = None if limits is None else fit.fit(requirements, limits, usage)
     if fitted is not None:
         for resource, counted in answer["fit"]["resources"].items():

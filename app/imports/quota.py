@@ -12,6 +12,7 @@ import re
 import yaml
 
 from app.definitions import kubernetes
+from app.definitions.on_kubernetes import budget
 from app.definitions.schemas import listed, mapping
 from app.definitions.totals import Totals
 from app.imports.candidate import Candidate
@@ -27,7 +28,6 @@ HARD = {
     "cpuCap": (("limits.cpu", "cpu", "requests.cpu"), quantities.CPU, quantities.kubernetes_millis),
     "storageCap": (("requests.storage",), quantities.STORAGE, quantities.kubernetes_bytes),
 }
-EXPORTED = {"limits.memory": "memoryBytes", "limits.cpu": "cpuMillis", "requests.storage": "storageBytes"}
 PER_CONTAINER = {
     "memory": (quantities.MEMORY, quantities.kubernetes_bytes),
     "cpu": (quantities.CPU, quantities.kubernetes_millis),
@@ -136,11 +136,6 @@ def _limit_range(spec, fields, found):
         ]
 
 
-def _quantity(amount, key):
-    """An amount of `limits` (bytes or millicores) as a Kubernetes quantity."""
-    return quantities.millis_text(amount) if key == "cpuMillis" else quantities.binary_text(amount)
-
-
 def _object_name(profile):
     """A DNS subdomain (RFC 1123) from the profile's name, as an object's name must be."""
     name = re.sub(r"[^a-z0-9.-]+", "-", (profile.get("name") or "").lower()).strip("-.")[:253].strip("-.")
@@ -153,7 +148,6 @@ def as_objects(profile, namespace=None):
     limits = quantities.limits(profile)
     metadata = {"name": _object_name(profile), **({"namespace": namespace} if namespace else {})}
     annotations = {NAME_ANNOTATION: profile.get("name") or ""}
-    hard = {key: _quantity(limits[cap], cap) for key, cap in EXPORTED.items() if limits[cap] is not None}
     comment = ""
     if profile.get("containerCap") is not None:
         annotations[CONTAINERS_ANNOTATION] = profile["containerCap"]
@@ -161,25 +155,9 @@ def as_objects(profile, namespace=None):
             f"# containerCap {profile['containerCap']}: a ResourceQuota counts pods, not containers, so it is "
             f"kept in the annotation {CONTAINERS_ANNOTATION}.\n"
         )
-    objects = [
-        {
-            "apiVersion": "v1",
-            "kind": "ResourceQuota",
-            "metadata": {**metadata, "annotations": annotations},
-            "spec": {"hard": hard},
-        }
-    ]
-    item = {"type": "Container"}
-    for field, into in (("containerDefaults", "default"), ("containerMax", "max")):
-        amounts = {
-            member: _quantity(limits[field][key], key)
-            for member, (key, _) in quantities.PER_CONTAINER.items()
-            if limits[field][key] is not None
-        }
-        if amounts:
-            item[into] = amounts
-    if len(item) > 1:
-        objects.append({"apiVersion": "v1", "kind": "LimitRange", "metadata": metadata, "spec": {"limits": [item]}})
+    objects = [budget.resource_quota({**metadata, "annotations": annotations}, limits)]
+    if (limit_range := budget.limit_range(metadata, limits)) is not None:
+        objects.append(limit_range)
     name = json.dumps(profile.get("name") or str(profile["_id"]))  # quoted, escaped: a name never ends the comment
     header = f"# The profile {name}, as Kubernetes' own quota objects.\n"
     return header + comment + yaml.safe_dump_all(objects, sort_keys=False)

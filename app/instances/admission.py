@@ -16,6 +16,7 @@ from app.blueprints import fitting
 from app.blueprints.history import storage as history
 from app.blueprints.storage import store as blueprints
 from app.definitions.fit import RESOURCES
+from app.definitions.render import cluster_of, own_target
 from app.errors import Conflict, Invalid, NoRoom, NotFound, Problem
 from app.instances.storage import Instances
 from app.model import quantities
@@ -42,13 +43,16 @@ class Admissions(Instances):
         blueprint = _readable(blueprints, fields["blueprint"], user, "blueprint")
         profile = _readable(profiles, fields["profile"], user, "profile")
         version = _version(blueprint, fields.get("blueprintRev"))
-        answer = _admitted(version, fields["values"], profile)
+        target = {key: fields[key] for key in ("target", "volumeSize", "volumeSizes") if key in fields}
+        target.setdefault("target", own_target(version.get("blueprintType")))
+        answer = _admitted(version, fields["values"], profile, cluster=_cluster(version, fields["name"], target))
         doc = {
             "name": fields["name"],
             "blueprint": str(blueprint["_id"]),
             "blueprintRev": version["rev"],
             "profile": str(profile["_id"]),
             "profileOwner": profile["owner"],
+            **target,
             "values": answer["values"],
             "kept": answer["used"],
             "requirements": answer["requirements"],
@@ -72,7 +76,8 @@ class Admissions(Instances):
         doc = self._checked(id_text, user, if_match)
         version = _version(blueprints.get(doc["blueprint"], user), rev)
         profile = profiles.current(object_id(doc["profile"]))
-        answer = _admitted(version, {**doc["kept"], **values}, profile, replacing=doc["requirements"])
+        cluster = _cluster(version, doc["name"], doc)
+        answer = _admitted(version, {**doc["kept"], **values}, profile, doc["requirements"], cluster)
         changes = {
             "blueprintRev": version["rev"],
             "values": answer["values"],
@@ -154,13 +159,21 @@ def _version(blueprint, rev):
         raise Invalid({"rev": [f"The blueprint has no revision {rev}."]}) from None
 
 
-def _admitted(version, values, profile, replacing=None):
-    """The render of `version` for `profile`, if the profile has room for it (with `replacing`,
-    the requirements it replaces, given back first); else a 409 naming each resource short of it."""
+def _cluster(version, name, target):
+    """The render options of an instance (`target`: its `target`, `volumeSize`, `volumeSizes`):
+    on Kubernetes, in a namespace of its own named after it (render.cluster_of)."""
+    cluster = cluster_of(version.get("blueprintType"), target, name)
+    return None if cluster is None else {**cluster, "namespace": name, "own": True}
+
+
+def _admitted(version, values, profile, replacing=None, cluster=None):
+    """The render of `version` for `profile` (for a cluster with `cluster`), if the profile has
+    room for it (with `replacing`, the requirements it replaces, given back first); else a 409
+    naming each resource short of it."""
     used = profile["usage"]
     if replacing is not None:
         used = {key: used[key] - value for key, value in usage.change(replacing).items()}
-    answer = fitting.render_fitted(version, values, {**profile, "usage": used})
+    answer = fitting.render_fitted(version, values, {**profile, "usage": used}, cluster=cluster)
     if answer["requirements"] is None:
         raise Invalid({"blueprint": ["Its definition is of no known type: there is nothing to count."]})
     _refuse_without_room(answer["fit"])

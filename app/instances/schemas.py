@@ -4,7 +4,7 @@ import marshmallow as ma
 
 from app.http.paging import ListArgs
 from app.model.fields import Id, Pattern, QueryBoolean, Timestamp
-from app.model.schemas import RequirementsSchema, Schema
+from app.model.schemas import RequirementsSchema, Schema, TargetSchema
 
 NAME = Pattern(
     r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?",
@@ -13,7 +13,7 @@ NAME = Pattern(
 VALUES = {"keys": ma.fields.String(), "values": ma.fields.Raw(allow_none=True)}
 
 
-class InstanceSchema(Schema):
+class InstanceSchema(TargetSchema):
     id = Id()
     name = ma.fields.String(
         required=True,

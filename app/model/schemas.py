@@ -3,7 +3,7 @@ parameter every write takes, and the fields blueprints, instances and profiles s
 
 import marshmallow as ma
 
-from app.model.fields import QueryBoolean
+from app.model.fields import KubernetesSize, QueryBoolean
 
 
 class Schema(ma.Schema):
@@ -69,3 +69,37 @@ class RequirementsSchema(Schema):
         dump_default=list,
         metadata={"description": "Sorted: undeclared variables without a default that stand in an amount."},
     )
+
+
+TARGETS = ("compose", "kubernetes")
+
+
+class TargetSchema(Schema):
+    """What a Compose blueprint is rendered for (a render's, an instance's): `kubernetes` converts
+    it into the objects a cluster runs, each named volume a claim of the size asked for."""
+
+    target = ma.fields.String(
+        validate=ma.validate.OneOf(TARGETS),
+        metadata={
+            "enum": list(TARGETS),
+            "description": "What to render for (default: the blueprint's own format): `kubernetes` converts a "
+            "Compose blueprint into the objects a cluster runs, naming in `notes` what does not carry over.",
+        },
+    )
+    volumeSize = KubernetesSize(
+        load_only=True,
+        metadata={"description": "With `target: kubernetes`: the size of each named volume's claim (default 1Gi)."},
+    )
+    volumeSizes = ma.fields.Dict(
+        keys=ma.fields.String(validate=ma.validate.Length(max=256)),
+        values=KubernetesSize(),
+        validate=ma.validate.Length(max=256),
+        load_only=True,
+        metadata={"description": "With `target: kubernetes`: a claim's size per volume, by its name in the file."},
+    )
+
+    @ma.validates_schema
+    def _sizes_need_the_target(self, data, **kwargs):
+        for option in ("volumeSize", "volumeSizes"):
+            if option in data and data.get("target") != "kubernetes":
+                raise ma.ValidationError("Needs `target: kubernetes`.", option)

@@ -20,6 +20,7 @@ from support import compose_oracle, corpus, tours
 from support.apps import serving
 from support.bpctl import PROGRAM, Bpctl
 from support.http import PASSWORD, SocketClient
+from tests.definitions.test_on_kubernetes import decoded_by_kubectl
 
 ALICE = {"BPCTL_USERNAME": "alice", "BPCTL_PASSWORD": PASSWORD}
 BOB = {"BPCTL_USERNAME": "bob", "BPCTL_PASSWORD": PASSWORD}
@@ -438,6 +439,22 @@ def test_a_kubernetes_render_reads_back_as_the_same_stream(bpctl):
     documents = list(yaml.safe_load_all(done.stdout))
     expected = list(yaml.safe_load_all(KUBE.replace("${SIZE}", "large").replace("${REPLICAS}", "3")))
     assert documents == expected and documents[1]["spec"]["replicas"] == 3
+
+
+def test_render_and_deploy_for_kubernetes_pipe_into_kubectl(bpctl, web):
+    done = bpctl.run("render", "web", "--target", "kubernetes", "--namespace", "shop", "--volume-size", "2Gi", **ALICE)
+    assert done.returncode == 0, done.stderr
+    kinds = [one["kind"] for one in yaml.safe_load_all(done.stdout) if one]
+    assert kinds == ["Service", "Deployment"] and b"namespace: shop" in done.stdout
+    assert decoded_by_kubectl(done.stdout.decode())
+    deployed = bpctl("deploy", "web", "shop", "--profile", "team", "--target", "kubernetes", **ALICE)
+    assert deployed.code == 0, deployed.err
+    objects = [one for one in yaml.safe_load_all(deployed.out) if one]
+    assert [one["kind"] for one in objects[:2]] == ["Namespace", "ResourceQuota"] and objects[0]["metadata"][
+        "name"
+    ] == "shop"
+    assert decoded_by_kubectl(deployed.out)
+    assert bpctl("render", "web", "--volume-size", "2Gi", **ALICE).code == 2  # a claim's size needs the target
 
 
 # import and export

@@ -9,7 +9,7 @@ import yaml
 
 from app.definitions import placeholders
 from app.definitions.compose_load import cast, services, started
-from app.definitions.on_kubernetes import mounts, network, pods
+from app.definitions.on_kubernetes import budget, mounts, network, pods
 from app.definitions.on_kubernetes.names import Names, label
 from app.definitions.on_kubernetes.notes import WHY, Notes
 from app.definitions.placeholders import Unresolved
@@ -77,6 +77,21 @@ def convert(document, requirements, options):
         values_secret = [{"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "stringData": secrets.data}]
     objects = [*values_secret, *storage.objects(), *made_services, *workloads]
     return yaml.dump_all(objects, Dumper=_Dumper, sort_keys=False, allow_unicode=True), notes
+
+
+def namespaced(namespace, requirements, limits):
+    """The objects that put an instance's stream in a namespace of its own, held to what was
+    admitted: the Namespace, a ResourceQuota of its requirements and its profile's LimitRange;
+    YAML to go before the stream."""
+    labels = {INSTANCE: namespace}
+    metadata = network.metadata(namespace, labels, namespace)
+    objects = [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
+        budget.resource_quota(metadata, requirements),
+    ]
+    if (limit_range := budget.limit_range(metadata, limits)) is not None:
+        objects.append(limit_range)
+    return yaml.dump_all(objects, Dumper=_Dumper, sort_keys=False, explicit_end=False) + "---\n"
 
 
 def _as_unset(value):

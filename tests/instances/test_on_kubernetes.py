@@ -1,0 +1,68 @@
+"""Instances on Kubernetes: admitted by the Kubernetes rendering's requirements (its claims in
+storage), kept in a namespace of their own that carries a ResourceQuota equal to what was admitted
+and the profile's LimitRange, upgraded on the same target; decoded by kubectl."""
+
+import pytest
+import yaml
+
+from support.http import assert_problem, create
+from tests.definitions.test_on_kubernetes import decoded_by_kubectl
+from tests.instances.test_admission import PARAMETERS, TEAM, WEB
+
+Mi, Gi = 1024**2, 1024**3
+STATEFUL = WEB + "    volumes:\n      - data:/data\nvolumes:\n  data:\n"
+
+
+@pytest.fixture
+def web(api):
+    made = create(api, "blueprints", name="web", blueprintType="compose", yml=STATEFUL, parameters=PARAMETERS)
+    assert made.status == 201, made.json
+    return made.json
+
+
+def admit(api, web, team, name, **body):
+    sent = {"name": name, "blueprint": web["id"], "profile": team["id"], "target": "kubernetes", **body}
+    return api.post("/instances", json=sent, user="alice")
+
+
+def test_an_instance_on_kubernetes_lives_in_its_namespace_held_to_what_was_admitted(api, web):
+    team = create(api, "profiles", **{**TEAM, "storageCap": "10Gi", "containerMax": {"memory": "1Gi"}}).json
+    r = admit(api, web, team, "shop", values={"REPLICAS": 2}, volumeSizes={"data": "5Gi"})
+    assert r.status == 201, r.json
+    shop = r.json
+    assert shop["target"] == "kubernetes" and "volumeSizes" not in shop
+    share = {"memoryBytes": 512 * Mi, "cpuMillis": 200, "containers": 2, "storageBytes": 5 * Gi}
+    assert {key: shop["requirements"][key] for key in share} == share
+    assert api.get(f"/profiles/{team['id']}", user="alice").json["usage"] == {**share, "instances": 1}
+    text = api.get(f"/instances/{shop['id']}/yml", user="alice").body.decode()
+    objects = [one for one in yaml.safe_load_all(text) if one]
+    assert [one["kind"] for one in objects[:3]] == ["Namespace", "ResourceQuota", "LimitRange"]
+    assert objects[0]["metadata"]["name"] == "shop"
+    assert all(one["metadata"]["namespace"] == "shop" for one in objects[1:])
+    assert objects[1]["spec"]["hard"] == {"limits.memory": "512Mi", "limits.cpu": "200m", "requests.storage": "5Gi"}
+    assert objects[2]["spec"]["limits"] == [
+        {"type": "Container", "default": {"memory": "256Mi", "cpu": "100m"}, "max": {"memory": "1Gi"}}
+    ]
+    assert decoded_by_kubectl(text)
+    upgraded = api.post(f"/instances/{shop['id']}/upgrade", json={"values": {"REPLICAS": 3}}, user="alice")
+    assert upgraded.status == 200, upgraded.json
+    assert upgraded.json["target"] == "kubernetes"
+    assert (
+        "\n-    limits.memory: 512Mi\n" in upgraded.json["diff"]
+        and "\n+    limits.memory: 768Mi\n" in upgraded.json["diff"]
+    )
+    assert "storage: 5Gi" in api.get(f"/instances/{shop['id']}/yml", user="alice").body.decode()  # the size kept
+    refused = admit(api, web, team, "big", volumeSize="6Gi")  # 5 GiB of 10 used
+    assert "storage" in assert_problem(refused, 409)["quota"]
+
+
+def test_a_target_the_blueprint_has_no_conversion_to_is_named(api, web):
+    team = create(api, "profiles", **TEAM).json
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: a, image: x}\n"
+    manifest = create(api, "blueprints", name="pod", blueprintType="kubernetes", yml=pod).json
+    assert "target" in assert_problem(admit(api, manifest, team, "p", target="compose"), 422)["errors"]
+    assert admit(api, manifest, team, "p").json["target"] == "kubernetes"  # its own format
+    plain = api.post("/instances", json={"name": "c", "blueprint": web["id"], "profile": team["id"]}, user="alice")
+    assert plain.json["target"] == "compose"
+    sized = {"name": "s", "blueprint": web["id"], "profile": team["id"], "volumeSize": "1Gi"}
+    assert "volumeSize" in assert_problem(api.post("/instances", json=sized, user="alice"), 422)["errors"]
