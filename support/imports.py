@@ -1,7 +1,9 @@
-"""POST /imports as the tests send it, its report by template key, and Docker Compose's judgement of
-what it created."""
+"""POST /imports as the tests send it, its report by template key, and the judgement of what it
+created by Docker Compose and, rendered for a cluster, by kubectl."""
 
-from support import compose_oracle
+import yaml
+
+from support import compose_oracle, on_kubernetes
 
 
 def imported(api, fmt, document, source="catalog", user="alice", dry_run=False, **body):
@@ -18,24 +20,45 @@ def by_key(report):
     return {result["key"]: result for result in report["results"]}
 
 
-def refused_by_compose(api, report, profile, left_over):
-    """(key, message) of each blueprint the import `report` created whose render, with its
-    required values (a generated one given "example") and `profile`'s defaults, Docker Compose
-    refuses; each render must answer 200 and hold nothing `left_over` (a platform's syntax) finds."""
-    refused = []
+def refused_by_the_tools(api, report, profile=None, left_over=None, files=None):
+    """(template, why) of each blueprint the import `report` created that the tools refuse, rendered
+    with its required values (a generated one given "example", another its first example, else
+    "x") and `profile`'s defaults: the render must answer 200 and hold nothing `left_over` (a
+    platform's syntax) finds; Docker Compose must accept it (in a folder holding `files`); and its
+    render for Kubernetes must carry over each service Compose starts, in a stream kubectl decodes
+    (one run for the catalog), or be refused for a reason the contract gives (`allowed_refusal`)."""
+    refused, streams = [], []
     for result in [result for result in report["results"] if result["outcome"] == "created"]:
+        name = result.get("key") or result["title"]
         declared = api.get(f"/blueprints/{result['id']}", user="alice").json["parameters"] or {"properties": {}}
         properties = declared["properties"]
         values = {
-            name: "example" if "x-generate" in properties[name] else properties[name]["examples"][0]
-            for name in declared.get("required", [])
+            key: "example" if "x-generate" in properties[key] else properties[key].get("examples", ["x"])[0]
+            for key in declared.get("required", [])
         }
-        render = api.post(
-            f"/blueprints/{result['id']}/render", json={"values": values, "profile": profile}, user="alice"
-        )
-        assert render.status == 200, (result["key"], render.json)
-        assert not left_over.search(render.json["yml"]), result["key"]
-        accepted, message = compose_oracle.config(render.json["yml"], files={".env": ""})
+        body = {"values": values, **({"profile": profile} if profile else {})}
+        path = f"/blueprints/{result['id']}/render"
+        render = api.post(path, json=body, user="alice")
+        assert render.status == 200, (name, render.json)
+        assert left_over is None or not left_over.search(render.json["yml"]), name
+        accepted, project = compose_oracle.config(render.json["yml"], files=files)
         if not accepted:
-            refused.append((result["key"], message))
+            refused.append((name, project))
+            continue
+        cluster = api.post(path, json={**body, "target": "kubernetes"}, user="alice")
+        if cluster.status != 200 and not allowed_refusal(cluster.json):
+            refused.append((name, cluster.json))
+        if cluster.status != 200:
+            continue
+        written = yaml.safe_load(render.json["yml"])["services"]
+        refused += [(name, problem) for problem in on_kubernetes.unfaithful(project, written, cluster.json["yml"])]
+        streams.append(cluster.json["yml"])
+    assert on_kubernetes.decoded_by_kubectl("---\n".join(streams))
     return refused
+
+
+def allowed_refusal(problem):
+    """Whether a render for Kubernetes was refused for a reason the contract gives: a service with
+    `build` and no `image` (a cluster runs images), or two names that would be one object's."""
+    said = problem.get("errors", {}).get("target") or []
+    return bool(said) and all("with `build` and no `image`" in one or "would both be" in one for one in said)

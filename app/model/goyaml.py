@@ -149,6 +149,16 @@ class KubernetesLoader(_GoResolver, SafeLoader):
     WORDS, TIMESTAMPS = _V2_WORDS, False
 
 
+class KubernetesDumper(_GoResolver, yaml.SafeDumper):
+    """YAML written for Kubernetes' tools: a string they would read as another type (`Y`, `on`,
+    `1e3`) is quoted, an object two places share written out twice (no anchors)."""
+
+    WORDS, TIMESTAMPS = _V2_WORDS, False
+
+    def ignore_aliases(self, data):
+        return True
+
+
 for _loader in (ComposeLoader, KubernetesLoader):
     _loader.add_constructor(INT, _construct_int)
     _loader.add_constructor(FLOAT, _construct_float)

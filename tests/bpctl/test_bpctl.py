@@ -20,7 +20,7 @@ from support import compose_oracle, corpus, tours
 from support.apps import serving
 from support.bpctl import PROGRAM, Bpctl
 from support.http import PASSWORD, SocketClient
-from tests.definitions.test_on_kubernetes import decoded_by_kubectl
+from support.on_kubernetes import decoded_by_kubectl
 
 ALICE = {"BPCTL_USERNAME": "alice", "BPCTL_PASSWORD": PASSWORD}
 BOB = {"BPCTL_USERNAME": "bob", "BPCTL_PASSWORD": PASSWORD}

@@ -5,21 +5,17 @@ containers equal to the Compose render's, and each service faithful to the proje
 would start (image, replicas, environment, ports, mounts); secrets never plain in a workload;
 every field not carried over named."""
 
-import shutil
-import subprocess
-
 import pytest
 import yaml
 
 from app.definitions import render
-from app.definitions.on_kubernetes.names import label
 from app.errors import Invalid
 from support import compose_oracle as oracle
 from support import corpus
+from support.on_kubernetes import COUNTED, decoded_by_kubectl, kinds, unfaithful
 from tests.definitions.test_container_defaults import LIMITS, corpus_files
 
 CLUSTER = {"instance": "shop", "namespace": None, "volumeSize": "1Gi", "volumeSizes": {}}
-COUNTED = ("memoryBytes", "cpuMillis", "containers")
 
 
 def converted(text, values=None, parameters=None, limits=LIMITS, **options):
@@ -27,24 +23,6 @@ def converted(text, values=None, parameters=None, limits=LIMITS, **options):
     compose_render = render.render(version, values or {}, limits)
     answer = render.render(version, values or {}, limits, cluster={**CLUSTER, **options})
     return compose_render, answer, [one for one in yaml.safe_load_all(answer["yml"]) if one]
-
-
-def kinds(objects, kind):
-    return {one["metadata"]["name"]: one for one in objects if one["kind"] == kind}
-
-
-def decoded_by_kubectl(stream):
-    kubectl = shutil.which("kubectl")
-    if kubectl is None:
-        return True
-    done = subprocess.run(
-        [kubectl, "label", "--local", "-f", "-", "checked=yes", "-o", "yaml"],
-        input=stream.encode(),
-        capture_output=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr.decode()
-    return True
 
 
 @pytest.mark.slow
@@ -66,36 +44,7 @@ def test_every_corpus_compose_file_converts_valid_and_faithful_to_what_compose_s
     assert decoded_by_kubectl(answer["yml"])
     accepted, project = oracle.config(compose_render["yml"], oracle.values_for(text), oracle.env_files(text))
     assert accepted, project
-    as_written = yaml.safe_load(compose_render["yml"])["services"]
-    workloads = {**kinds(objects, "Deployment"), **kinds(objects, "Job")}
-    services = kinds(objects, "Service")
-    assert len(workloads) == len(project["services"])
-    for service_name, service in project["services"].items():
-        workload = next(
-            one
-            for one in workloads.values()
-            if one["metadata"]["labels"]["app.kubernetes.io/name"] == label(service_name)
-        )
-        pod = workload["spec"]["template"]["spec"]
-        (container,) = pod["containers"]
-        if "$" not in str((as_written.get(service_name) or {}).get("image", "")):  # else set here, unset in the render
-            assert container["image"] == service["image"], service_name
-        replicas = workload["spec"].get("replicas", workload["spec"].get("parallelism"))
-        assert replicas == service.get("deploy", {}).get("replicas", service.get("scale", 1)), service_name
-        env = {one["name"] for one in container.get("env", [])}
-        given = {key for key, value in (service.get("environment") or {}).items() if value is not None}
-        listed = (as_written.get(service_name) or {}).get("environment")
-        if isinstance(listed, dict):
-            from_the_shell = {key for key, value in listed.items() if value is None}
-        else:
-            from_the_shell = {one for one in listed or () if "=" not in one}
-        assert given - from_the_shell <= env, service_name  # a bare KEY takes the shell's value: a note
-        ports = {(one["containerPort"], one["protocol"]) for one in container.get("ports", [])}
-        written = {(int(one["target"]), one.get("protocol", "tcp").upper()) for one in service.get("ports", [])}
-        assert written <= ports, service_name
-        mounted = {one["mountPath"] for one in container.get("volumeMounts", [])}
-        assert {one["target"] for one in service.get("volumes", [])} <= mounted, service_name
-        assert label(service_name) in services
+    assert unfaithful(project, yaml.safe_load(compose_render["yml"])["services"], answer["yml"]) == []
 
 
 SHOP = """services:

@@ -14,7 +14,7 @@ from support import compose_oracle as oracle
 from support import corpus, probes
 from support.apps import make_app
 from support.http import FlaskClient, assert_problem
-from support.imports import by_key, imported
+from support.imports import by_key, imported, refused_by_the_tools
 
 V3 = "portainer-templates-v3.json"
 V2 = "portainer-templates-v2.json"
@@ -122,18 +122,7 @@ def test_portainer_env_becomes_string_parameters_with_select_preset_and_a_requir
 @pytest.mark.parametrize("catalog", [V2, V3])
 def test_every_imported_portainer_blueprint_renders_to_a_file_docker_compose_accepts(api, catalog):
     report = imported(api, "portainer", corpus.portainer_catalog(catalog), files=corpus.portainer_files())
-    refused_by_compose = []
-    for result in [result for result in report["results"] if result["outcome"] == "created"]:
-        blueprint = api.get(f"/blueprints/{result['id']}", user="alice").json
-        declared = blueprint["parameters"] or {"properties": {}}
-        properties = declared["properties"]
-        values = {name: properties[name].get("examples", ["x"])[0] for name in declared.get("required", [])}
-        render = api.post(f"/blueprints/{result['id']}/render", json={"values": values}, user="alice")
-        assert render.status == 200, (result["title"], render.json)
-        accepted, message = oracle.config(render.json["yml"], files={"stack.env": ""})
-        if not accepted:
-            refused_by_compose.append((result["title"], message))
-    assert refused_by_compose == []
+    assert refused_by_the_tools(api, report, files={"stack.env": ""}) == []
 
 
 def test_openshift_templates_each_have_an_outcome_and_their_parameters(api):

@@ -10,7 +10,7 @@ import yaml
 
 from support import corpus
 from support.http import assert_problem, create
-from support.imports import by_key, imported, refused_by_compose
+from support.imports import by_key, imported, refused_by_the_tools
 
 # Every template of the corpus that is not created, and why, each checked by hand (docs/imports.md)
 NOT_CREATED = {
@@ -50,7 +50,7 @@ def test_the_catalog_is_created_but_for_the_templates_whose_own_problem_each_res
 def test_every_created_blueprint_renders_with_a_profiles_defaults_to_a_file_docker_compose_accepts(api):
     report = imported(api, "dokploy", corpus.dokploy_catalog())
     team = create(api, "profiles", name="team", containerDefaults={"memory": "256Mi", "cpu": "250m"}).json
-    assert refused_by_compose(api, report, team["id"], PLATFORM_SYNTAX) == []
+    assert refused_by_the_tools(api, report, team["id"], PLATFORM_SYNTAX, {".env": ""}) == []
 
 
 def test_helpers_are_generated_parameters_and_a_derived_variable_is_written_where_it_is_used(api):

@@ -9,7 +9,7 @@ import yaml
 
 from support import corpus
 from support.http import assert_problem, create
-from support.imports import by_key, imported, refused_by_compose
+from support.imports import by_key, imported, refused_by_the_tools
 
 # Every template of the corpus that is not created (beside Coolify's `# ignore: true` ones), and
 # why, each checked by hand (docs/imports.md): Docker Compose refuses the file itself, or the
@@ -59,7 +59,7 @@ def test_the_catalog_is_created_but_for_the_templates_whose_own_problem_each_res
 def test_every_created_blueprint_renders_with_a_profiles_defaults_to_a_file_docker_compose_accepts(api, platform):
     report = imported(api, platform, corpus.platform_catalog(platform))
     team = create(api, "profiles", name="team", containerDefaults={"memory": "256Mi", "cpu": "250m"}).json
-    assert refused_by_compose(api, report, team["id"], PLATFORM_SYNTAX) == []
+    assert refused_by_the_tools(api, report, team["id"], PLATFORM_SYNTAX, {".env": ""}) == []
 
 
 def blueprint(api, result):

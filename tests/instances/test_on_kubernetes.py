@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from support.http import assert_problem, create
-from tests.definitions.test_on_kubernetes import decoded_by_kubectl
+from support.on_kubernetes import decoded_by_kubectl
 from tests.instances.test_admission import PARAMETERS, TEAM, WEB
 
 Mi, Gi = 1024**2, 1024**3

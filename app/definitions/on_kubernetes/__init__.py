@@ -15,6 +15,7 @@ from app.definitions.on_kubernetes.notes import WHY, Notes
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import mapping
 from app.errors import Invalid
+from app.model import goyaml
 
 NAME = "app.kubernetes.io/name"
 INSTANCE = "app.kubernetes.io/instance"
@@ -76,7 +77,7 @@ def convert(document, requirements, options):
         metadata = network.metadata(label(options["instance"]), labels, options["namespace"])
         values_secret = [{"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "stringData": secrets.data}]
     objects = [*values_secret, *storage.objects(), *made_services, *workloads]
-    return yaml.dump_all(objects, Dumper=_Dumper, sort_keys=False, allow_unicode=True), notes
+    return yaml.dump_all(objects, Dumper=goyaml.KubernetesDumper, sort_keys=False, allow_unicode=True), notes
 
 
 def namespaced(namespace, requirements, limits):
@@ -91,7 +92,7 @@ def namespaced(namespace, requirements, limits):
     ]
     if (limit_range := budget.limit_range(metadata, limits)) is not None:
         objects.append(limit_range)
-    return yaml.dump_all(objects, Dumper=_Dumper, sort_keys=False, explicit_end=False) + "---\n"
+    return yaml.dump_all(objects, Dumper=goyaml.KubernetesDumper, sort_keys=False, explicit_end=False) + "---\n"
 
 
 def _as_unset(value):
@@ -104,14 +105,6 @@ def _as_unset(value):
     if isinstance(value, list):
         return [_as_unset(item) for item in value]
     return value
-
-
-class _Dumper(yaml.SafeDumper):
-    """Each object written out whole: a mapping two objects share (a selector and its labels) is
-    written twice, not as an anchor and an alias."""
-
-    def ignore_aliases(self, data):
-        return True
 
 
 def _awaited_to_complete(resolved):

@@ -169,15 +169,15 @@ class Storage:
 
 
 def _read_volume(entry):
-    """(type, source, target, read-only, sub path) of a `volumes` entry; target None for one
-    Compose would have refused."""
+    """(type, source, target, read-only, sub path) of a `volumes` entry, its target cleaned as
+    Compose cleans it (`/data/` is `/data`); target None for one Compose would have refused."""
     if isinstance(entry, dict):
         target = entry.get("target")
         if not isinstance(target, str):
             return None, None, None, False, None
         sub_path = mapping(entry.get("volume")).get("subpath")
         kind = entry.get("type", "volume")
-        return kind, entry.get("source") or "", target, bool(entry.get("read_only")), sub_path
+        return kind, entry.get("source") or "", posixpath.normpath(target), bool(entry.get("read_only")), sub_path
     if not isinstance(entry, str):
         return None, None, None, False, None
     try:
@@ -188,4 +188,4 @@ def _read_volume(entry):
             return None, None, None, False, None
         kind, source, target = "unset", "", parts[1]
     mode = entry.rsplit(":", 1)[1] if entry.count(":") >= 2 else ""
-    return kind, source, posixpath.normpath(target), "ro" in mode.split(","), None  # cleaned, as Compose does
+    return kind, source, posixpath.normpath(target), "ro" in mode.split(","), None

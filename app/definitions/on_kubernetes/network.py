@@ -7,7 +7,7 @@ import ipaddress
 from app.definitions.compose_load import LoadError, port_spec
 from app.definitions.schemas import listed
 
-MOST_PORTS = 100  # of one range written out as ports
+MOST_PORTS = 1000  # of one range written out as ports
 
 
 def ports(service, where, notes):

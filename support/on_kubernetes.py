@@ -1,0 +1,76 @@
+"""A render for Kubernetes judged against what Docker Compose starts: each service of Compose's
+normalized project is a workload with its image, replicas, environment, ports and mounts; and
+kubectl, where the machine has it, decodes the stream with Kubernetes' own types."""
+
+import shutil
+import subprocess
+
+import yaml
+
+from app.definitions.on_kubernetes.names import label
+
+COUNTED = ("memoryBytes", "cpuMillis", "containers")
+
+
+def objects(stream):
+    return [one for one in yaml.safe_load_all(stream) if one]
+
+
+def kinds(found, kind):
+    return {one["metadata"]["name"]: one for one in found if one["kind"] == kind}
+
+
+def decoded_by_kubectl(stream):
+    """Whether kubectl (`label --local`) decodes every object; True where there is no kubectl."""
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        return True
+    done = subprocess.run(
+        [kubectl, "label", "--local", "-f", "-", "checked=yes", "-o", "yaml"],
+        input=stream.encode(),
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()[:2000]
+    return True
+
+
+def unfaithful(project, written, stream):
+    """What differs between Compose's `project` (of the Compose file `written`, as YAML read it)
+    and the workloads of `stream`, service by service: [] when each is carried over."""
+    found, problems = objects(stream), []
+    workloads = {**kinds(found, "Deployment"), **kinds(found, "Job")}
+    services = kinds(found, "Service")
+    if len(workloads) != len(project["services"]):
+        return [f"{len(workloads)} workloads for {len(project['services'])} services"]
+    by_name = {one["metadata"]["labels"]["app.kubernetes.io/name"]: one for one in workloads.values()}
+    for name, service in project["services"].items():
+        workload, own = by_name.get(label(name)), (written.get(name) or {})
+        if workload is None or label(name) not in services:
+            problems.append(f"{name}: no workload or no Service")
+            continue
+        (container,) = workload["spec"]["template"]["spec"]["containers"]
+        if "$" not in str(own.get("image", "")) and container.get("image") != service.get("image"):
+            problems.append(f"{name}: image {container.get('image')!r}, not {service.get('image')!r}")
+        replicas = workload["spec"].get("replicas", workload["spec"].get("parallelism"))
+        if replicas != service.get("deploy", {}).get("replicas", service.get("scale", 1)):
+            problems.append(f"{name}: {replicas} replicas")
+        env = {one["name"] for one in container.get("env", [])}
+        given = {key for key, value in (service.get("environment") or {}).items() if value is not None}
+        if missing := given - _from_the_shell(own.get("environment")) - env:
+            problems.append(f"{name}: no {sorted(missing)}")
+        ports = {(one["containerPort"], one["protocol"]) for one in container.get("ports", [])}
+        declared = {(int(one["target"]), one.get("protocol", "tcp").upper()) for one in service.get("ports", [])}
+        if missing := declared - ports:
+            problems.append(f"{name}: no ports {sorted(missing)}")
+        mounted = {one["mountPath"] for one in container.get("volumeMounts", [])}
+        if missing := {one["target"] for one in service.get("volumes", [])} - mounted:
+            problems.append(f"{name}: nothing mounted at {sorted(missing)}")
+    return problems
+
+
+def _from_the_shell(environment):
+    """The variables a Compose file lists without a value: the shell's, which a render has not."""
+    if isinstance(environment, dict):
+        return {key for key, value in environment.items() if value is None}
+    return {one for one in environment or () if isinstance(one, str) and "=" not in one}
