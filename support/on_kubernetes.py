@@ -7,9 +7,25 @@ import subprocess
 
 import yaml
 
+from app.definitions import render
 from app.definitions.on_kubernetes.names import label
+from app.errors import Invalid
 
 COUNTED = ("memoryBytes", "cpuMillis", "containers")
+
+
+PLAIN = {"instance": "oracle", "namespace": None, "volumeSize": "1Gi", "volumeSizes": {}}
+
+
+def rendered(text, limits=None):
+    """(the Compose render, the render for Kubernetes) of the Compose file `text` with no value
+    given, or (the Compose render, the problems of the 422 the conversion answers)."""
+    version = {"yml": text, "blueprintType": "compose", "_id": "oracle"}
+    compose_render = render.render(version, {}, limits)
+    try:
+        return compose_render, render.render(version, {}, limits, cluster=PLAIN)
+    except Invalid as exc:
+        return compose_render, exc.errors
 
 
 def objects(stream):

@@ -12,6 +12,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,7 @@ from app import definitions
 from app.definitions import compose, templates
 from app.errors import Invalid
 from support import compose_oracle as oracle
-from support import corpus
+from support import corpus, on_kubernetes
 from support.requirements import shown
 
 pytestmark = pytest.mark.slow
@@ -234,6 +235,12 @@ def test_generated_files_are_judged_as_docker_compose_judges_them(files):
         if not together:
             for one, (compose_accepts, found) in zip(accepted, pool.map(_theirs_alone, accepted), strict=True):
                 assert compose_accepts, ("the service accepts what Compose refuses", emit([one])[0], found)
+    if together and accepted:  # and rendered for a cluster, each service as Compose starts it
+        compose_render, cluster = on_kubernetes.rendered(text)
+        assert "yml" in cluster, (text, cluster)
+        assert on_kubernetes.unfaithful(project, yaml.safe_load(text)["services"], cluster["yml"]) == [], text
+        for key in on_kubernetes.COUNTED:
+            assert cluster["requirements"][key] == compose_render["requirements"][key], text
     kept = [verdict for verdict in verdicts if verdict[0]]
     for one, service_names, (_, requirements) in zip(accepted, names, kept, strict=True):
         mine = {"services": {n: s for n, s in project["services"].items() if n in service_names}}

@@ -18,7 +18,7 @@ import yaml
 
 from app.definitions import compose, kubernetes, templates
 from support import compose_oracle as oracle
-from support import corpus, mutations
+from support import corpus, mutations, on_kubernetes
 from support.apps import make_app
 from support.http import FlaskClient
 from tests.imports.test_quota_objects import QUOTA
@@ -75,11 +75,14 @@ def test_mutated_compose_files_are_judged_as_docker_compose_judges_them(api):
     mutants = compose_mutants(MUTANTS)
     with ThreadPoolExecutor(2) as pool:
         verdicts = list(pool.map(lambda mutant: oracle.config(mutant[2], {}, oracle.env_files(mutant[2])), mutants))
-    disagreements, agreed = [], 0
+    disagreements, agreed, streams = [], 0, []
     for (name, what, text), (compose_accepts, found) in zip(mutants, verdicts, strict=True):
         body = {"name": "m", "blueprintType": "compose", "yml": text}
         response = api.post("/blueprints?dryRun=true", json=body, user="alice")
         assert response.status in (200, 422), (name, what, text, response.status, response.body[:300])
+        if response.status == 200:  # rendered for a cluster: converted, or a 422 naming why
+            cluster = on_kubernetes.rendered(text)[1]
+            streams += [cluster["yml"]] if "yml" in cluster else []
         problems = [] if response.status == 200 else response.json["errors"]["yml"]
         declared = api.post(
             "/imports?dryRun=true", json={"format": "compose", "source": "m", "document": text}, user="alice"
@@ -91,6 +94,7 @@ def test_mutated_compose_files_are_judged_as_docker_compose_judges_them(api):
         disagreements.append((name, what, problems or "accepted", "accepted" if compose_accepts else found[:200]))
     print(f"seed {SEED}: {len(mutants)} Compose mutants, {agreed} verdicts as Docker Compose's")
     assert not disagreements, disagreements[:5]
+    assert on_kubernetes.decoded_by_kubectl("---\n".join(streams))
 
 
 def kubernetes_mutants(count):

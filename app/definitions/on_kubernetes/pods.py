@@ -232,12 +232,14 @@ def _resources(service, where, entry, notes):
         except QuantityError:
             continue
         limit = entry.get(resource) if entry is not None else None
+        if not amount:  # a reservation of nothing requests nothing
+            continue
         if not isinstance(limit, int):
             notes.dropped(path, "a request needs a limit here: the container has none")
         elif amount > limit:
             notes.approximated(path, "above the limit: requested at the limit")
             requests[resource] = limits[resource]
-        elif amount:
+        else:
             requests[resource] = (
                 quantities.binary_text(amount) if resource == "memory" else quantities.millis_text(amount)
             )
