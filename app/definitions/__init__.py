@@ -58,6 +58,12 @@ def measure(fmt, yml):
         documents = yml.documents if parsed else templates.load(yamlguard.text_of(yml), fmt.DIALECT)
     except yamlguard.YamlError as exc:
         raise Invalid({"yml": [str(exc)]}) from None
+    return measured(fmt, documents)
+
+
+def measured(fmt, documents):
+    """The requirements of the documents of a definition of format `fmt` (yamlguard.Documents, as
+    read, or as built: a conversion's objects, measured without writing and reading them again)."""
     totals = Totals()
     problems = fmt.judge(documents, totals)
     if problems:

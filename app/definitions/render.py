@@ -15,6 +15,7 @@ from app import definitions
 from app.definitions import compose, defaults, fit, kubernetes, on_kubernetes, parameters, templates, totals
 from app.definitions.placeholders import MissingValue
 from app.errors import Invalid
+from app.model import yamlguard
 
 RENDERS = 64
 MOST = 1_000_000  # the top of an integer parameter's range when it sets no maximum
@@ -99,11 +100,11 @@ def _on_kubernetes(text, answer, declared, cluster, limits, usage):
     ]
     options = {**cluster, "values": {name: templates.as_text(value) for name, value in answer["used"].items()}}
     document = templates.load(text, compose.DIALECT)[0]
-    yml, notes = on_kubernetes.convert(document, answer["requirements"], {**options, "secretTexts": secret})
-    requirements = definitions.measure(kubernetes, yml)
+    yml, objects, notes = on_kubernetes.convert(document, answer["requirements"], {**options, "secretTexts": secret})
+    requirements = definitions.measured(kubernetes, yamlguard.Documents(objects))
     if cluster.get("own") and limits is not None:  # an instance's namespace, held to what it is admitted with
-        held = on_kubernetes.namespaced(cluster["namespace"], requirements, limits)
-        definitions.measure(kubernetes, held)  # checked as the rest
+        held, held_objects = on_kubernetes.namespaced(cluster["namespace"], requirements, limits)
+        definitions.measured(kubernetes, yamlguard.Documents(held_objects))  # checked as the rest
         yml = held + yml
     fitted = None if limits is None else fit.fit(requirements, limits, usage)
     if fitted is not None:

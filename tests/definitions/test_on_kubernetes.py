@@ -8,6 +8,7 @@ every field not carried over named."""
 import pytest
 import yaml
 
+from app import definitions
 from app.definitions import render
 from app.errors import Invalid
 from support import compose_oracle as oracle
@@ -42,6 +43,7 @@ def test_every_corpus_compose_file_converts_valid_and_faithful_to_what_compose_s
     if compose_render["requirements"]["storageBytes"]:
         assert any(note["path"].endswith(".storage_opt") for note in answer["notes"])
     assert decoded_by_kubectl(answer["yml"])
+    assert definitions.measure(definitions.format_of("kubernetes"), answer["yml"]) == answer["requirements"]  # as read
     accepted, project = oracle.config(compose_render["yml"], oracle.values_for(text), oracle.env_files(text))
     assert accepted, project
     assert unfaithful(project, yaml.safe_load(compose_render["yml"])["services"], answer["yml"]) == []

@@ -24,7 +24,7 @@ DEPLOY_CARRIED = frozenset({"replicas", "resources", "restart_policy", "mode"})
 
 
 def convert(document, requirements, options):
-    """(the stream of objects as YAML, notes). `document`: the Compose file as Compose reads it;
+    """(the stream of objects as YAML, the objects, notes). `document`: the Compose file as Compose reads it;
     `requirements`: its measure (each service's counted limits and count); `options`: `instance`
     (the name objects are labelled with), `namespace`, `volumeSize`, `volumeSizes`, `values` (the
     render's) and `secretTexts` (the values of its secret parameters)."""
@@ -77,13 +77,13 @@ def convert(document, requirements, options):
         metadata = network.metadata(label(options["instance"]), labels, options["namespace"])
         values_secret = [{"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "stringData": secrets.data}]
     objects = [*values_secret, *storage.objects(), *made_services, *workloads]
-    return yaml.dump_all(objects, Dumper=goyaml.KubernetesDumper, sort_keys=False, allow_unicode=True), notes
+    return _written(objects), objects, notes
 
 
 def namespaced(namespace, requirements, limits):
     """The objects that put an instance's stream in a namespace of its own, held to what was
-    admitted: the Namespace, a ResourceQuota of its requirements and its profile's LimitRange;
-    YAML to go before the stream."""
+    admitted: the Namespace, a ResourceQuota of its requirements and its profile's LimitRange
+    (YAML to go before the stream, and the objects)."""
     labels = {INSTANCE: namespace}
     metadata = network.metadata(namespace, labels, namespace)
     objects = [
@@ -92,7 +92,11 @@ def namespaced(namespace, requirements, limits):
     ]
     if (limit_range := budget.limit_range(metadata, limits)) is not None:
         objects.append(limit_range)
-    return yaml.dump_all(objects, Dumper=goyaml.KubernetesDumper, sort_keys=False, explicit_end=False) + "---\n"
+    return _written(objects) + "---\n", objects
+
+
+def _written(objects):
+    return yaml.dump_all(objects, Dumper=goyaml.KubernetesDumper, sort_keys=False, allow_unicode=True)
 
 
 def _as_unset(value):

@@ -1,0 +1,41 @@
+"""A Compose render beside its render for Kubernetes, in `make bench`: the largest Compose file of
+the corpus (and the shared 1 KB body), rendered in this process with a profile's container
+defaults, as Compose and for a cluster, in alternating rounds; the CPU of each (medians of
+ROUNDS rounds of REPEATS renders) and their ratio."""
+
+import statistics
+import time
+
+from app.definitions import render
+from app.model import quantities
+from support import corpus
+
+ROUNDS, REPEATS = 7, 20
+LIMITS = quantities.limits({"containerDefaults": {"memory": "256Mi", "cpu": "250m"}})
+CLUSTER = {"instance": "bench", "namespace": "bench", "volumeSize": "1Gi", "volumeSizes": {}}
+
+
+def largest():
+    """(name, text) of the corpus's largest valid Compose file."""
+    paths = [path for path in corpus.folder().glob("compose/*.yml") if not path.stem.startswith("invalid")]
+    path = max(paths, key=lambda one: one.stat().st_size)
+    return path.stem, path.read_text()
+
+
+def run(body, log=print):
+    """Log the two renders' CPU for the largest corpus file and the shared body; their ratios."""
+    name, text = largest()
+    ratios = {}
+    for label, yml in ((f"{name} ({len(text) // 1024} KiB)", text), ("the shared 1 KB body", body["yml"])):
+        version = {"yml": yml, "blueprintType": "compose", "_id": "bench"}
+        times = {"Compose": [], "Kubernetes": []}
+        for _ in range(ROUNDS):
+            for target, cluster in (("Compose", None), ("Kubernetes", CLUSTER)):
+                started = time.process_time()
+                for _ in range(REPEATS):
+                    render.render(version, {}, LIMITS, cluster=cluster)
+                times[target].append((time.process_time() - started) / REPEATS * 1000)
+        compose, kubernetes = (statistics.median(times[target]) for target in ("Compose", "Kubernetes"))
+        ratios[label] = kubernetes / compose
+        log(f"  {label:40} Compose {compose:7.2f} ms, Kubernetes {kubernetes:7.2f} ms: {ratios[label]:.2f}")
+    return ratios
