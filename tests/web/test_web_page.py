@@ -425,9 +425,21 @@ def walk(w, client, template, profiles):
     w.wait(lambda: "values.WEB_REPLICAS" in w.one("main").text and not w.all("ol[aria-label='Rendered definition']"))
     w.console(422)
 
-    # Deploy an instance from the render form into roomy's room, then upgrade it, the diff shown first
+    # The same render for a Kubernetes cluster: the stream, its claim's size, and what does not carry over
     Select(w.control("Profile to fit")).select_by_visible_text("roomy")
     w.fill("WEB_REPLICAS", "2")
+    Select(w.control("Render for")).select_by_visible_text("Kubernetes")
+    w.fill("Claim size", "2Gi")
+    w.button("Render").click()
+    w.wait(lambda: w.all("ul[aria-label='Notes'] li"))
+    stream = "\n".join(li.text for li in w.all("ol[aria-label='Rendered definition'] li"))
+    assert "kind: Deployment" in stream and "storage: 2Gi" in stream and "name: DB_PASSWORD" not in stream
+    noted = w.one("ul[aria-label='Notes']").text
+    assert "services.web.depends_on dropped" in noted and "services.web.ports.0 approximated" in noted
+    w.check_page("render-kubernetes")
+    Select(w.control("Render for")).select_by_visible_text("Docker Compose")
+
+    # Deploy an instance from the render form into roomy's room, then upgrade it, the diff shown first
     w.fill("Instance name", "acme-shop")
     w.button("Deploy").click()
     w.wait(lambda: "acme-shop admitted at revision" in w.one("main").text)

@@ -44,9 +44,15 @@ export async function parametersPage([id]) {
   const profile = select([['', 'No profile'], ...profiles.map((p) => [p.id, p.name || '(unnamed)'])],
     (profiles.find((p) => p.defaultProfile) || {}).id || '');
   const values = () => Object.fromEntries(Object.entries(controls).map(([name, c]) => [name, valueOf(c)]).filter(([, v]) => v !== undefined));
+  // A Compose blueprint renders for Docker Compose or for a Kubernetes cluster; the same choice deploys.
+  const compose = /^(docker[-_])?compose$/i.test(bp.blueprintType || '');
+  const target = select([['compose', 'Docker Compose'], ['kubernetes', 'Kubernetes']], 'compose', { name: 'target' });
+  const volumeSize = el('input', { name: 'volumeSize', placeholder: '1Gi', autocomplete: 'off', maxlength: '40' });
+  const cluster = () => (compose && target.value === 'kubernetes'
+    ? { target: 'kubernetes', ...(volumeSize.value.trim() ? { volumeSize: volumeSize.value.trim() } : {}) } : {});
 
   async function render(maximize) {
-    const body = { values: values() };
+    const body = { values: values(), ...cluster() };
     if (profile.value) body.profile = profile.value;
     if (maximize) body.maximize = maximize;
     try {
@@ -56,7 +62,7 @@ export async function parametersPage([id]) {
         const [name, most] = Object.entries(data.maximized)[0];
         if (most !== null) { // what is shown is the render at that value
           controls[name].value = String(most);
-          ({ data } = await api('POST', `/blueprints/${id}/render`, { body: { values: values(), profile: profile.value } }));
+          ({ data } = await api('POST', `/blueprints/${id}/render`, { body: { values: values(), profile: profile.value, ...cluster() } }));
         }
         shown.push(el('p', { class: 'ok' }, most === null ? `No value of ${name} fits this profile.` : `At most ${name} = ${most} fits this profile.`));
       }
@@ -64,7 +70,7 @@ export async function parametersPage([id]) {
       output.replaceChildren(...shown, el('h2', {}, 'Requirements of the render'), requirementsView(data.requirements),
         data.fit ? el('div', {}, el('h3', {}, 'Fit ', fitBadge(data.fit, (profiles.find((p) => p.id === profile.value) || {}).limits)),
           fitTable(data.fit, 'Against the chosen profile; its container defaults are written into the rendered definition')) : null,
-        el('h2', {}, 'Rendered definition'), codeView(data.yml, new Set(), 'Rendered definition'));
+        el('h2', {}, 'Rendered definition'), codeView(data.yml, new Set(), 'Rendered definition'), notesView(data.notes));
     } catch (error) {
       output.replaceChildren(problemList(error));
     }
@@ -81,17 +87,27 @@ export async function parametersPage([id]) {
   });
   // the service checks the values (a refused one clears the last result and says why), not the browser
   const form = el('form', { class: 'grid2', novalidate: '' }, rows, field('Profile to fit', profile),
+    compose ? field('Render for', target, 'Kubernetes: a Deployment and a Service per service, the limits counted written in') : null,
+    compose ? field('Claim size', volumeSize, 'On Kubernetes, each named volume is a claim of this size (1Gi when empty)') : null,
     el('div', { class: 'actions wide' }, el('button', { type: 'submit' }, 'Render')));
   form.addEventListener('submit', (event) => { event.preventDefault(); render(null); });
   return el('section', {}, el('h1', {}, `Render ${bp.name || '(unnamed)'}`),
     el('p', {}, el('a', { href: `#/blueprints/${id}` }, 'Back to the blueprint')),
     rows.length ? null : el('p', { class: 'note' }, 'This blueprint declares no parameters: the render is its definition, measured and fitted.'),
-    form, output, await deployView(bp, profile, values));
+    form, output, await deployView(bp, profile, values, cluster));
+}
+
+/** What a render for Kubernetes did not carry over exactly: each field with its place and why. */
+function notesView(notes) {
+  if (!notes) return null;
+  if (!notes.length) return el('p', { class: 'ok' }, 'Every field of the Compose file carries over to Kubernetes.');
+  return el('div', {}, el('h2', {}, 'Not carried over exactly'),
+    el('ul', { 'aria-label': 'Notes' }, notes.map((note) => el('li', {}, el('code', {}, note.path), ` ${note.outcome}: ${note.why}`))));
 }
 
 /** Deploy these values as an instance in the chosen profile's room, or upgrade one of your
     instances of this blueprint to its current revision with them, the diff shown first. */
-async function deployView(bp, profile, values) {
+async function deployView(bp, profile, values, cluster) {
   const mine = (await everything(`/instances?blueprint=${bp.id}&owner=${encodeURIComponent(session.user.username)}`));
   const output = el('div', { 'aria-live': 'polite' });
   const name = el('input', { name: 'instance', placeholder: 'shop', autocomplete: 'off', maxlength: '63' });
@@ -102,7 +118,8 @@ async function deployView(bp, profile, values) {
     event.preventDefault();
     if (!profile.value) { say('Choose a profile first: an instance spends from one.'); return; }
     try {
-      const { data } = await api('POST', '/instances', { body: { name: name.value.trim(), blueprint: bp.id, profile: profile.value, values: values() } });
+      const body = { name: name.value.trim(), blueprint: bp.id, profile: profile.value, values: values(), ...cluster() };
+      const { data } = await api('POST', '/instances', { body });
       output.replaceChildren(el('p', { class: 'ok' }, `${data.name} admitted at revision ${data.rev}: ${needs(data.requirements)}.`));
     } catch (error) {
       output.replaceChildren(problemList(error));
