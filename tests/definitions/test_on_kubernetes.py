@@ -177,3 +177,12 @@ def test_what_cannot_convert_is_a_422_naming_why(text, options, field):
     with pytest.raises(Invalid) as refused:
         converted(text, **options)
     assert field in refused.value.errors
+
+
+def test_what_a_file_asks_to_be_written_out_is_bounded():
+    ranges = "".join(f"      - '{first}-{first + 999}:{first}-{first + 999}'\n" for first in range(1, 60_000, 1000))
+    text = f"services:\n  web:\n    image: nginx\n    ports:\n{ranges}"
+    _, answer, objects = converted(text)
+    (service,) = kinds(objects, "Service").values()
+    assert len(service["spec"]["ports"]) == 1000
+    assert {"path": "services.web.ports", "outcome": "dropped"}.items() <= answer["notes"][-1].items()

@@ -7,7 +7,7 @@ import ipaddress
 from app.definitions.compose_load import LoadError, port_spec
 from app.definitions.schemas import listed
 
-MOST_PORTS = 1000  # of one range written out as ports
+MOST_PORTS = 1000  # a service's ports written out, ranges expanded (a 256 KiB file could ask for millions)
 
 
 def ports(service, where, notes):
@@ -27,7 +27,10 @@ def ports(service, where, notes):
         number, _, protocol = text.partition("/")
         for target in _range(number, [*where, "expose", index], notes):
             found.append((target, (protocol or "tcp").upper()))
-    return list(dict.fromkeys(found))
+    found = list(dict.fromkeys(found))
+    if len(found) > MOST_PORTS:
+        notes.dropped([*where, "ports"], f"more than {MOST_PORTS} ports: the first {MOST_PORTS} are written out")
+    return found[:MOST_PORTS]
 
 
 def _port_entry(entry, path, notes):
@@ -56,7 +59,7 @@ def _range(text, path, notes):
     numbers = range(int(first), int(last or first) + 1)
     if len(numbers) > MOST_PORTS:
         notes.dropped(path, f"a range of more than {MOST_PORTS} ports is not written out")
-        return []
+        return []  # each range is bounded, and so is what they make together (`ports`)
     return [number for number in numbers if 0 < number <= 65535]
 
 
