@@ -570,6 +570,14 @@ def test_a_compose_blueprint_renders_for_kubernetes_with_its_options_checked(api
     assert r.json["requirements"]["memoryBytes"] == 3 * 256 * Mi and r.json["requirements"]["cpuMillis"] == 300
     assert r.json["fit"]["resources"]["cpu"]["defaulted"] == ["web"]  # the Compose render's fit, as counted
     assert r.json["notes"] == [] and r.headers["cache-control"] == "no-store"
+    posted = create(api, "blueprints", name="as-rendered", blueprintType="kubernetes", yml=r.json["yml"], user="bob")
+    assert posted.status == 201 and posted.json["requirements"] == r.json["requirements"]  # as Kubernetes reads it
+    kept = api.post(
+        f"/blueprints/{template['id']}/revisions/{template['rev']}/render",
+        json={"values": values, "target": "kubernetes"},
+        user="bob",
+    )
+    assert kept.status == 200 and "kind: Deployment" in kept.json["yml"]
     for body, field in (
         ({"target": "swarm"}, "target"),
         ({"namespace": "shop"}, "namespace"),  # without the target

@@ -84,6 +84,17 @@ SHOP = """services:
   migrate:
     image: shop/migrate
     restart: "no"
+    depends_on: [cache]
+  cache:
+    image: redis:7
+    volumes:
+      - type: tmpfs
+        target: /data
+        tmpfs: {size: 64m}
+      - type: bind
+        source: ./conf
+        target: /conf
+        bind: {propagation: rprivate}
   debug:
     image: busybox
     profiles: [debug]
@@ -113,9 +124,11 @@ def test_a_template_converts_with_its_secrets_in_the_secret_and_every_loss_named
         "Service",
         "Service",
         "Service",
+        "Service",
         "Deployment",
         "Deployment",
         "Job",
+        "Deployment",
     ]
     assert all(one["metadata"]["namespace"] == "team" for one in objects)
     workloads = [one for one in objects if one["kind"] in ("Deployment", "Job")]
@@ -161,7 +174,13 @@ def test_a_template_converts_with_its_secrets_in_the_secret_and_every_loss_named
         "services.web.volumes.0": "approximated",
         "volumes.cache.driver": "dropped",
         "services.debug": "dropped",
+        "services.migrate.depends_on": "dropped",
+        "services.cache": "approximated",  # others name it, and it declares no port
+        "services.cache.volumes.1.bind.propagation": "dropped",
+        "services.cache.volumes.1": "approximated",
     }
+    cache = kinds(objects, "Deployment")["cache"]["spec"]["template"]["spec"]
+    assert cache["volumes"][0] == {"name": "empty-0", "emptyDir": {"medium": "Memory", "sizeLimit": "64Mi"}}
     assert decoded_by_kubectl(answer["yml"])
 
 

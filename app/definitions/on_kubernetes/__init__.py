@@ -13,13 +13,17 @@ from app.definitions.on_kubernetes import budget, mounts, network, pods
 from app.definitions.on_kubernetes.names import Names, label
 from app.definitions.on_kubernetes.notes import WHY, Notes
 from app.definitions.placeholders import Unresolved
-from app.definitions.schemas import mapping
+from app.definitions.schemas import listed, mapping
 from app.errors import Invalid
 from app.model import goyaml
 
 NAME = "app.kubernetes.io/name"
 INSTANCE = "app.kubernetes.io/instance"
 TOP_LEVEL = frozenset({"services", "volumes", "configs", "secrets", "name", "version"})
+NO_PORT = (
+    "others name it, but it declares no port: its name resolves (a headless Service) to its pods, and "
+    "nothing on the cluster says which ports they listen on"
+)
 DEPLOY_CARRIED = frozenset({"replicas", "resources", "restart_policy", "mode"})
 
 
@@ -36,6 +40,7 @@ def convert(document, requirements, options):
     secrets = pods.Secrets(options["instance"], options["secretTexts"])
     entries = {entry["name"]: entry for entry in requirements["perContainer"]}
     completed = _awaited_to_complete(resolved)
+    named = _named_by_others(resolved)
     names = Names("Deployment or Job")
     made_services, workloads = [], []
     for key in sorted(set(doc) - TOP_LEVEL):
@@ -56,6 +61,8 @@ def convert(document, requirements, options):
         _name_what_is_not_carried(service, where, notes)
         selector = {NAME: name, INSTANCE: options["instance"]}
         listened = network.ports(service, where, notes)
+        if not listened and service_name in named - completed:
+            notes.approximated(where, NO_PORT)
         volumes, volume_mounts, claimed = storage.mounts(service, where, replicas)
         container = pods.container(name, service, where, entry, listened, secrets, notes)
         if volume_mounts:
@@ -109,6 +116,16 @@ def _as_unset(value):
     if isinstance(value, list):
         return [_as_unset(item) for item in value]
     return value
+
+
+def _named_by_others(resolved):
+    """The services another names in `depends_on` (a list or a mapping) or `links`."""
+    named = set()
+    for service in resolved.values():
+        depends = service.get("depends_on")
+        named |= {str(one) for one in (depends if isinstance(depends, list) else mapping(depends))}
+        named |= {str(one).partition(":")[0] for one in listed(service.get("links"))}
+    return named
 
 
 def _awaited_to_complete(resolved):

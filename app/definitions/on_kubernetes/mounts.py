@@ -66,6 +66,8 @@ class Storage:
         kind, source, target, read_only, sub_path = _read_volume(entry)
         if target is None:
             return
+        for key, value in _options(entry):
+            self.notes.dropped([*path, *key], f"a mount option ({value!r:.40}) a pod's volume has no field for")
         mount = {"mountPath": target}
         if read_only:
             mount["readOnly"] = True
@@ -90,7 +92,7 @@ class Storage:
             elif kind not in ("volume", "tmpfs"):
                 self.notes.approximated(path, f"a {kind} mount: an empty directory")
             if kind == "tmpfs":
-                volumes[name]["emptyDir"] = {"medium": "Memory"}
+                volumes[name]["emptyDir"] = {"medium": "Memory", **_size_limit(mapping(entry).get("tmpfs"))}
         mounts.append({"name": name, **mount})
 
     def _claim(self, key, path, replicas):
@@ -166,6 +168,33 @@ class Storage:
 
     def _metadata(self, name):
         return metadata(name, self.labels, self.namespace)
+
+
+def _size_limit(tmpfs):
+    """A tmpfs mount's `size` as an in-memory emptyDir's sizeLimit ({} where it has none)."""
+    with suppress(QuantityError):  # Compose has refused it
+        size = mapping(tmpfs).get("size")
+        if size is not None:
+            return {"sizeLimit": quantities.binary_text(quantities.compose_bytes(size))}
+    return {}
+
+
+CARRIED_OPTIONS = {("type",), ("source",), ("target",), ("read_only",), ("volume", "subpath")}
+
+
+def _options(entry):
+    """(path, value) of each setting of a long-syntax mount that is not carried (`bind.propagation`,
+    `volume.nocopy`, `consistency`...)."""
+    if not isinstance(entry, dict):
+        return []
+    found = []
+    for key, value in entry.items():
+        nested = value.items() if isinstance(value, dict) else [(None, value)]
+        for inner, one in nested:
+            path = (key,) if inner is None else (key, inner)
+            if path not in CARRIED_OPTIONS and not (key == "tmpfs" and inner == "size"):
+                found.append((path, one))
+    return found
 
 
 def _read_volume(entry):
