@@ -28,63 +28,79 @@ DEPLOY_CARRIED = frozenset({"replicas", "resources", "restart_policy", "mode"})
 
 
 def convert(document, requirements, options):
-    """(the stream of objects as YAML, the objects, notes). `document`: the Compose file as Compose reads it;
-    `requirements`: its measure (each service's counted limits and count); `options`: `instance`
-    (the name objects are labelled with), `namespace`, `volumeSize`, `volumeSizes`, `values` (the
-    render's) and `secretTexts` (the values of its secret parameters)."""
-    notes, loading = Notes(), []
-    doc = cast(_as_unset(document), [])
-    resolved = services(doc, loading)
-    labels = {INSTANCE: options["instance"]}
-    storage = mounts.Storage(doc, options, labels, notes)
-    secrets = pods.Secrets(options["instance"], options["secretTexts"])
-    entries = {entry["name"]: entry for entry in requirements["perContainer"]}
-    completed = _awaited_to_complete(resolved)
-    named = _named_by_others(resolved)
-    names = Names("Deployment or Job")
-    made_services, workloads = [], []
-    for key in sorted(set(doc) - TOP_LEVEL):
-        if not str(key).startswith("x-"):
-            notes.dropped([key], "a top-level element Kubernetes has no counterpart for")
-    for service_name, service in resolved.items():
-        where = ["services", service_name]
+    """(the stream of objects as YAML, the objects, notes). `document`: the Compose file as
+    Compose reads it; `requirements`: its measure (each service's counted limits and count);
+    `options`: `instance` (the name objects are labelled with), `namespace`, `volumeSize`,
+    `volumeSizes`, `values` (the render's) and `secretTexts` (the values of its secret parameters)."""
+    conversion = _Conversion(cast(_as_unset(document), []), requirements, options)
+    objects = conversion.objects()
+    return _written(objects), objects, conversion.notes
+
+
+class _Conversion:
+    """One file's conversion: what its services share (the claims and files mounted, the values
+    Secret, the names given) and the notes."""
+
+    def __init__(self, doc, requirements, options):
+        self.doc, self.options, self.notes = doc, options, Notes()
+        self.resolved = services(doc, [])
+        self.labels = {INSTANCE: options["instance"]}
+        self.storage = mounts.Storage(doc, options, self.labels, self.notes)
+        self.secrets = pods.Secrets(options["instance"], options["secretTexts"])
+        self.entries = {entry["name"]: entry for entry in requirements["perContainer"]}
+        self.completed = _awaited_to_complete(self.resolved)
+        self.named = _named_by_others(self.resolved) - self.completed
+        self.names = Names("Deployment or Job")
+
+    def objects(self):
+        """The values Secret, the files and claims, the Services, then the workloads."""
+        for key in sorted(set(self.doc) - TOP_LEVEL):
+            if not str(key).startswith("x-"):
+                self.notes.dropped([key], "a top-level element Kubernetes has no counterpart for")
+        made = [self._service(name, service) for name, service in self.resolved.items()]
+        made = [pair for pair in made if pair is not None]
+        values_secret = []
+        if self.secrets.data:
+            metadata = network.metadata(label(self.options["instance"]), self.labels, self.options["namespace"])
+            values_secret = [
+                {"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "stringData": self.secrets.data}
+            ]
+        return [*values_secret, *self.storage.objects(), *(pair[0] for pair in made), *(pair[1] for pair in made)]
+
+    def _service(self, service_name, service):
+        """(its Service, its workload), or None for a service `docker compose up` does not start."""
+        where, notes = ["services", service_name], self.notes
         if not started(service):
             notes.dropped(where, "in a Compose profile: `docker compose up` starts it only when its profile is named")
-            continue
+            return None
         if "image" not in service:
             raise Invalid(
                 {"target": [f"{'.'.join(where)}: a service with `build` and no `image`: a cluster runs images."]}
             )
-        name = names.of(service_name, ".".join(where))
-        entry = entries.get(service_name)
+        name = self.names.of(service_name, ".".join(where))
+        entry = self.entries.get(service_name)
         replicas = 1 if entry is None or entry["count"] == "unknown" else entry["count"]
         _name_what_is_not_carried(service, where, notes)
-        selector = {NAME: name, INSTANCE: options["instance"]}
+        selector = {NAME: name, INSTANCE: self.options["instance"]}
         listened = network.ports(service, where, notes)
-        if not listened and service_name in named - completed:
+        if not listened and service_name in self.named:
             notes.approximated(where, NO_PORT)
-        volumes, volume_mounts, claimed = storage.mounts(service, where, replicas)
-        container = pods.container(name, service, where, entry, listened, secrets, notes)
+        volumes, volume_mounts, claimed = self.storage.mounts(service, where, replicas)
+        container = pods.container(name, service, where, entry, listened, self.secrets, notes)
         if volume_mounts:
             container["volumeMounts"] = volume_mounts
         spec = {"containers": [container], **pods.pod(service, where, notes)}
         if volumes:
             spec["volumes"] = volumes
         template = {"metadata": {"labels": selector}, "spec": spec}
-        if annotations := pods.annotations(service, where, secrets, notes):
+        if annotations := pods.annotations(service, where, self.secrets, notes):
             template["metadata"]["annotations"] = annotations
-        metadata = network.metadata(name, selector, options["namespace"])
-        if service_name in completed:
-            workloads.append(_job(metadata, template, replicas, service, where, notes))
+        metadata = network.metadata(name, selector, self.options["namespace"])
+        if service_name in self.completed:
+            workload = _job(metadata, template, replicas, service, where, notes)
         else:
-            workloads.append(_deployment(metadata, template, replicas, claimed, service, where, notes))
-        made_services.append(network.service_object(name, selector, selector, listened, options["namespace"]))
-    values_secret = []
-    if secrets.data:
-        metadata = network.metadata(label(options["instance"]), labels, options["namespace"])
-        values_secret = [{"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "stringData": secrets.data}]
-    objects = [*values_secret, *storage.objects(), *made_services, *workloads]
-    return _written(objects), objects, notes
+            workload = _deployment(metadata, template, replicas, claimed, service, where, notes)
+        return network.service_object(name, selector, selector, listened, self.options["namespace"]), workload
 
 
 def namespaced(namespace, requirements, limits):
