@@ -18,14 +18,14 @@ PLAIN = {"instance": "oracle", "namespace": None, "volumeSize": "1Gi", "volumeSi
 
 
 def rendered(text, limits=None):
-    """(the Compose render, the render for Kubernetes) of the Compose file `text` with no value
-    given, or (the Compose render, the problems of the 422 the conversion answers)."""
+    """(the Compose render, the render for Kubernetes, None) of the Compose file `text` with no
+    value given, or (the Compose render, None, the problems of the 422 the conversion answers)."""
     version = {"yml": text, "blueprintType": "compose", "_id": "oracle"}
     compose_render = render.render(version, {}, limits)
     try:
-        return compose_render, render.render(version, {}, limits, cluster=PLAIN)
+        return compose_render, render.render(version, {}, limits, cluster=PLAIN), None
     except Invalid as exc:
-        return compose_render, exc.errors
+        return compose_render, None, exc.errors
 
 
 def objects(stream):

@@ -81,8 +81,9 @@ def test_mutated_compose_files_are_judged_as_docker_compose_judges_them(api):
         response = api.post("/blueprints?dryRun=true", json=body, user="alice")
         assert response.status in (200, 422), (name, what, text, response.status, response.body[:300])
         if response.status == 200:  # rendered for a cluster: converted, or a 422 naming why
-            cluster = on_kubernetes.rendered(text)[1]
-            streams += [cluster["yml"]] if "yml" in cluster else []
+            _, cluster, refused = on_kubernetes.rendered(text)
+            assert refused is None or "target" in refused, (name, what, text, refused)  # a 422 the contract gives
+            streams += [cluster["yml"]] if cluster else []
         problems = [] if response.status == 200 else response.json["errors"]["yml"]
         declared = api.post(
             "/imports?dryRun=true", json={"format": "compose", "source": "m", "document": text}, user="alice"

@@ -59,6 +59,15 @@ class _Conversion:
                 self.notes.dropped([key], "a top-level element Kubernetes has no counterpart for")
         made = [self._service(name, service) for name, service in self.resolved.items()]
         made = [pair for pair in made if pair is not None]
+        if not made:
+            raise Invalid(
+                {
+                    "target": [
+                        "Every service is in a Compose profile: `docker compose up` starts none, "
+                        "and there is nothing to run on a cluster."
+                    ]
+                }
+            )
         values_secret = []
         if self.secrets.data:
             metadata = network.metadata(label(self.options["instance"]), self.labels, self.options["namespace"])
