@@ -26,8 +26,8 @@ def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None,
     to a profile's `limits` (None: no profile) in the room its `usage` leaves; `maximize` searches
     for `seconds` at most; `cluster` (the options of a Compose blueprint rendered for Kubernetes:
     `namespace`, `volumeSize`, `volumeSizes`, `instance`, and `own` for an instance's namespace of
-    its own), converted. `used` (not shown) holds every
-    value used, generated ones included, which an instance keeps."""
+    its own), converted. `used` (not shown) holds every value used, generated ones included,
+    which an instance keeps."""
     declared = version.get("parameters") or {}
     used = parameters.values(declared, given)
     template = templates.read(version["yml"], definitions.dialect_of(version.get("blueprintType")))
@@ -98,9 +98,10 @@ def _on_kubernetes(text, answer, declared, cluster, limits, usage):
         for name, value in answer["used"].items()
         if parameters.is_secret(declared.get("properties", {}).get(name, {})) and value not in (None, "")
     ]
-    options = {**cluster, "values": {name: templates.as_text(value) for name, value in answer["used"].items()}}
+    values = {name: templates.as_text(value) for name, value in answer["used"].items()}
+    options = {**cluster, "values": values, "secretTexts": secret}
     document = templates.load(text, compose.DIALECT)[0]
-    yml, objects, notes = on_kubernetes.convert(document, answer["requirements"], {**options, "secretTexts": secret})
+    yml, objects, notes = on_kubernetes.convert(document, answer["requirements"], options)
     requirements = definitions.measured(kubernetes, yamlguard.Documents(objects))
     if cluster.get("own") and limits is not None:  # an instance's namespace, held to what it is admitted with
         held, held_objects = on_kubernetes.namespaced(cluster["namespace"], requirements, limits)

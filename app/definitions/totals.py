@@ -1,10 +1,9 @@
 """What the containers of a definition declare, summed as a format's `measure` reads them, and
 kept container by container for a fit with a profile's defaults and maximum (definitions.fit)."""
 
-from app.model.quantities import INT64
+from app.model.quantities import INT64, PER_CONTAINER
 
 RESOURCES = ("memory", "cpu", "containers", "storage")
-KEYS = {"memory": "memoryBytes", "cpu": "cpuMillis"}  # a per-container amount's total in requirements
 
 
 class Pending:
@@ -95,7 +94,7 @@ def declared(requirements, amounts):
         count = 1 if entry["count"] == "unknown" else entry["count"]
         for resource, amount in written.items():
             entry[resource] = amount
-            changed[KEYS[resource]] += count * amount
+            changed[PER_CONTAINER[resource][0]] += count * amount
     changed["unbounded"] = sorted(
         {
             f"{entry['name']}: {resource}"

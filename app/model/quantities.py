@@ -259,10 +259,27 @@ def _millis_of_number(value, what):
 _GO_DURATION = re.compile(r"[+-]?(?:0|(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h|d|w))+)")
 
 
+_DURATION_PART = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|μs|ms|s|m|h|d|w)")
+_DURATION_UNITS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "μs": 1e-6,
+    "ms": 1e-3,
+    "s": 1,
+    "m": 60,
+    "h": 3600,
+    "d": 86400,
+    "w": 7 * 86400,
+}
+
+
 def compose_duration(value, what="the duration"):
-    """Checks a duration as Compose reads one (10s, 1m30s, 1.5h, 1d, 0); nothing is measured of it."""
+    """A duration as Compose reads one (10s, 1m30s, 1.5h, 1d, 0), in seconds."""
     if not isinstance(value, str) or not _GO_DURATION.fullmatch(value):
         raise QuantityError(f"{what} is not a duration with its unit (such as 10s or 1m30s): {str(value)[:40]!r}.")
+    seconds = sum(float(number) * _DURATION_UNITS[unit] for number, unit in _DURATION_PART.findall(value))
+    return -seconds if value.startswith("-") else seconds
 
 
 def compose_count(value, what):

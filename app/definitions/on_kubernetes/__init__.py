@@ -109,7 +109,7 @@ class _Conversion:
             workload = _job(metadata, template, replicas, service, where, notes)
         else:
             workload = _deployment(metadata, template, replicas, claimed, service, where, notes)
-        return network.service_object(name, selector, selector, listened, self.options["namespace"]), workload
+        return network.service_object(name, selector, listened, self.options["namespace"]), workload
 
 
 def namespaced(namespace, requirements, limits):

@@ -68,8 +68,9 @@ def port_name(port, protocol):
     return f"{protocol.lower()}-{port}"
 
 
-def service_object(name, labels, selector, listened, namespace):
-    """The Service that makes `name` resolve: its ports, or headless."""
+def service_object(name, selector, listened, namespace):
+    """The Service that makes `name` resolve (labelled as its pods, which it selects): its ports,
+    or headless."""
     spec = {"selector": selector}
     if listened:
         spec["ports"] = [
@@ -78,7 +79,7 @@ def service_object(name, labels, selector, listened, namespace):
         ]
     else:
         spec["clusterIP"] = "None"
-    return {"apiVersion": "v1", "kind": "Service", "metadata": metadata(name, labels, namespace), "spec": spec}
+    return {"apiVersion": "v1", "kind": "Service", "metadata": metadata(name, selector, namespace), "spec": spec}
 
 
 def host_aliases(service, where, notes):

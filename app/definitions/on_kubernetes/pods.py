@@ -3,10 +3,10 @@ health check as a readiness probe, and the limits the fit counted; the pod aroun
 period, hostname, host aliases, annotations). A value that holds a secret parameter's value is
 read from the render's values Secret, never written in the workload."""
 
+import math
 import re
 import shlex
 
-from app.definitions.on_kubernetes import durations
 from app.definitions.on_kubernetes.network import host_aliases, port_name
 from app.definitions.on_kubernetes.notes import WHY
 from app.definitions.schemas import listed, mapping
@@ -53,6 +53,7 @@ CARRIED = frozenset(
 )
 PULL = {"always": "Always", "never": "Never", "missing": "IfNotPresent", "if_not_present": "IfNotPresent"}
 _ANNOTATION = re.compile(r"(?:[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
+MOST_SECONDS = 2**31 - 1  # Kubernetes' int32 fields
 _EXPANDED = re.compile(r"\$\(")  # Kubernetes expands $(VAR) in commands, arguments and values
 
 
@@ -113,7 +114,7 @@ def pod(service, where, notes):
     """The pod spec's own fields (the containers, volumes and restart policy are the caller's)."""
     spec = {}
     if "stop_grace_period" in service:
-        seconds = durations.seconds(service["stop_grace_period"])
+        seconds = _seconds(service["stop_grace_period"])
         if seconds is not None:
             spec["terminationGracePeriodSeconds"] = seconds
     hostname = service.get("hostname")
@@ -142,6 +143,16 @@ def annotations(service, where, secrets, notes):
         else:
             found[str(key)] = text
     return found
+
+
+def _seconds(value, least=0):
+    """A Compose duration in the whole seconds Kubernetes takes, rounded up, at least `least`; None
+    for what is not a duration (Compose has refused it)."""
+    try:
+        seconds = quantities.compose_duration(value)
+    except QuantityError:
+        return None
+    return min(max(math.ceil(seconds), least), MOST_SECONDS)
 
 
 def _text(value):
@@ -294,9 +305,9 @@ def _probe(check, where, secrets, notes):
         return None
     probe = {"exec": {"command": command}}
     for key, field, default in (("interval", "periodSeconds", 30), ("timeout", "timeoutSeconds", 30)):
-        seconds = durations.seconds(check[key], least=1) if key in check else None
+        seconds = _seconds(check[key], least=1) if key in check else None
         probe[field] = default if seconds is None else seconds
-    start = durations.seconds(check["start_period"]) if "start_period" in check else None
+    start = _seconds(check["start_period"]) if "start_period" in check else None
     if start:
         probe["initialDelaySeconds"] = start
     retries = check.get("retries", 3)
