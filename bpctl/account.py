@@ -144,9 +144,19 @@ def _shown(found, output, words):
 @profile.command("create")
 @click.argument("name")
 @profile_options
-def create_profile(name, output, **options):
-    """Create a profile."""
-    _shown(connect().send("POST", "/profiles", {"name": name, **_profile_body(**options)}), output, "created")
+@click.option("--duplicate", is_flag=True, help="Create it even though you have a profile of that name.")
+def create_profile(name, output, duplicate, **options):
+    """Create a profile; refused (exit 3) when you have one of that name already, since every
+    command naming it would then ask which one."""
+    session = connect()
+    if not duplicate:
+        me = session.get("/users/me")["username"]
+        if same := [found["id"] for found in session.items("/profiles", {"name": name, "owner": me})]:
+            raise Refused(
+                f"you have a profile named {name!r} already ({', '.join(same)}): change it with "
+                "`bpctl profile change`, or give --duplicate for a second."
+            )
+    _shown(session.send("POST", "/profiles", {"name": name, **_profile_body(**options)}), output, "created")
 
 
 @profile.command("get")

@@ -18,6 +18,7 @@ class Candidate:
     problems: list = field(default_factory=list)  # why it is refused before any write
     notes: list = field(default_factory=list)
     origin: dict = field(default_factory=dict)  # what the blueprint's `source` keeps beside format, name and key
+    exported_from: str | None = None  # the id of the document an export of ours was made of
 
 
 def named(entries, where, noun, found):

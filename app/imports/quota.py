@@ -3,8 +3,8 @@ caps (`limits.memory`, else `memory`, else `requests.memory`; likewise for cpu;
 `requests.storage`), a LimitRange's `Container` item its `default` (else `defaultRequest`) and
 `max` the container defaults and maximum; what has no counterpart is named in the notes. An
 export writes the same objects back, with what Kubernetes has no field for (the profile's name,
-its container cap: Kubernetes counts pods) in annotations, so that importing it gives the same
-profile back."""
+its container cap: Kubernetes counts pods; its id) in annotations, so that its owner's import of
+it updates the same profile."""
 
 import json
 import re
@@ -21,6 +21,7 @@ from app.model.quantities import QuantityError
 from app.model.yamlguard import Documents
 
 NAME_ANNOTATION = "blueprints/profile-name"
+ID_ANNOTATION = "blueprints/profile-id"
 CONTAINERS_ANNOTATION = "blueprints/container-cap"
 # cap -> (the hard keys that give it, first found wins; its grammar; how Kubernetes reads it)
 HARD = {
@@ -68,6 +69,7 @@ def candidates(document, files, defaults):
         return [found]
     annotations = mapping(metadata.get("annotations"))
     fields = {"name": annotations.get(NAME_ANNOTATION, key)}
+    found.exported_from = str(annotations.get(ID_ANNOTATION) or "") or None
     _caps(mapping(quota.get("spec")), fields, found)
     if CONTAINERS_ANNOTATION in annotations:
         fields["containerCap"] = annotations[CONTAINERS_ANNOTATION]
@@ -147,7 +149,7 @@ def as_objects(profile, namespace=None):
     LimitRange: YAML text, with a comment on what Kubernetes counts otherwise."""
     limits = quantities.limits(profile)
     metadata = {"name": _object_name(profile), **({"namespace": namespace} if namespace else {})}
-    annotations = {NAME_ANNOTATION: profile.get("name") or ""}
+    annotations = {NAME_ANNOTATION: profile.get("name") or "", ID_ANNOTATION: str(profile["_id"])}
     comment = ""
     if profile.get("containerCap") is not None:
         annotations[CONTAINERS_ANNOTATION] = profile["containerCap"]

@@ -82,7 +82,12 @@ def run(body, user, dry_run):
         else:
             origin = {"format": fmt, "name": source, "key": candidate.key, **candidate.origin}
             fields = _with_defaults(candidate.fields, defaults, target.defaults)
-            result.update(_write(target, fields, origin, made.get(candidate.key), user, dry_run))
+            stored = target.store.owned(candidate.exported_from, user)
+            if stored is not None:  # an export of the caller's own: that document, wherever it came from
+                origin = stored.get("source")
+            else:
+                stored = made.get(candidate.key)
+            result.update(_write(target, fields, origin, stored, user, dry_run))
         results[index] = result
     counts = {outcome: sum(result["outcome"] == outcome for result in results) for outcome in OUTCOMES}
     return {"source": source, "results": results, "counts": counts}
@@ -110,6 +115,7 @@ def _write(target, fields, origin, stored, user, dry_run):
             for key, value in loaded.items()
             if not _same(stored.get(key), value) and (key in fields or key not in target.kept)
         }
+        changes = store.differing(stored, changes)
         if stored.get("source") != origin:
             changes["source"] = origin
         if not changes:

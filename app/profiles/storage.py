@@ -66,6 +66,18 @@ class Profiles(ResourceStore):
         found = self.found(_id)
         return None if found is None else self.settled(self.with_parts([found])[0])
 
+    def differing(self, stored, changes):
+        """`changes` less the caps and per-container amounts that are the same amount written
+        otherwise (`512` MiB and `512Mi`, `2.5` and `2500m`)."""
+        before, after = quantities.limits(stored), quantities.limits({**stored, **changes})
+        keys = {field: key for field, (key, _) in quantities.CAPS.items()}
+
+        def same(field):
+            key = keys.get(field, field)
+            return key in before and before[key] == after[key]
+
+        return {field: value for field, value in changes.items() if not same(field)}
+
     def with_parts(self, docs):
         """The profiles with their `usage` and `ledger` (and `closing` while a delete is under
         way), read in one query."""

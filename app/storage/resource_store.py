@@ -154,6 +154,18 @@ class ResourceStore:
         found = self.coll().find({"owner": user["username"], "source.name": source})
         return {doc["source"]["key"]: doc for doc in found}
 
+    def owned(self, id_text, user):
+        """`user`'s own document whose id is `id_text`, or None: the one an export of ours names as
+        where it came from, which its owner's import updates."""
+        if not id_text or not ObjectId.is_valid(id_text):
+            return None
+        return self.coll().find_one({"_id": ObjectId(id_text), "owner": user["username"]})
+
+    def differing(self, stored, changes):
+        """`changes` less those that say what `stored` says already, in other words (an import's
+        update is `unchanged` when nothing it means differs)."""
+        return changes
+
     def keys(self, doc):
         """What `doc` is found by in lists (list_keys): the one place keys are derived."""
         scopes, named = self.scopes(doc)

@@ -706,7 +706,23 @@ def test_a_profile_with_container_defaults_a_maximum_and_users_it_is_shared_with
     assert exported.returncode == 0 and exported.stdout.decode().count("kind: ") == 2
     (tmp_path / "quota.yaml").write_bytes(exported.stdout)
     done = bpctl("import", str(tmp_path / "quota.yaml"), "--format", "kubernetes-quota", **ALICE)
-    assert done.code == 0 and "1 created" in done.err
+    assert done.code == 0 and "1 unchanged" in done.err  # the profile it came from, not a second "quota"
+    changed = exported.stdout.replace(b"limits.memory: 2Gi", b"limits.memory: 3Gi")
+    done = bpctl("import", "-", "--source", "cluster", "--format", "kubernetes-quota", input=changed, **ALICE)
+    assert done.code == 0 and "1 updated" in done.err and made["id"] in done.out
+    assert bpctl("profile", "get", "quota", **ALICE).out.splitlines()[4].split() == ["memory:", "3Gi"]
+    assert "created" in bpctl("import", str(tmp_path / "quota.yaml"), "--format", "kubernetes-quota", **BOB).err
+
+
+def test_a_profile_name_is_taken_once_unless_told_otherwise(bpctl):
+    made = bpctl("profile", "create", "acme", "--memory", "2Gi", "-o", "json", **ALICE)
+    assert made.code == 0, made.err
+    again = bpctl("profile", "create", "acme", "--memory", "4Gi", **ALICE)
+    assert again.code == 3 and json.loads(made.out)["id"] in again.err and "bpctl profile change" in again.err
+    assert [p["memoryCap"] for p in bpctl.api.get("/profiles?name=acme", user="alice").json["items"]] == ["2Gi"]
+    assert bpctl("profile", "create", "acme", **BOB).code == 0  # another user's name is theirs
+    assert bpctl("profile", "create", "acme", "--duplicate", **ALICE).code == 0
+    assert bpctl("profile", "get", "acme", **ALICE).code == 2  # two of one name: which one is asked
 
 
 def test_undeclared_variables_are_warned_of_and_their_fit_is_unknown(bpctl, web, tmp_path):

@@ -133,14 +133,26 @@ def test_an_export_is_valid_kubernetes_and_imports_as_the_same_profile(api):
             timeout=60,
         )
         assert done.returncode == 0, done.stderr.decode()
-    [result] = quota_import(api, text)["results"]
-    back = api.get(f"/profiles/{result['id']}", user="alice").json
-    assert back["name"] == sent["name"] and back["limits"] == sent["limits"] and back["containerCap"] == "10"
-    assert back["defaultProfile"] is False  # the exported one stays the default
+    assert quota["metadata"]["annotations"]["blueprints/profile-id"] == sent["id"]
+    # its owner's import of the export is the same profile, not a second of that name
+    [same] = quota_import(api, text)["results"]
+    assert (same["outcome"], same["id"]) == ("unchanged", sent["id"])
+    [changed] = quota_import(api, text.replace("limits.memory: 512Mi", "limits.memory: 1Gi"))["results"]
+    assert (changed["outcome"], changed["id"]) == ("updated", sent["id"])
+    back = api.get(f"/profiles/{sent['id']}", user="alice").json
+    assert back["memoryCap"] == "1Gi" and back["containerCap"] == "10" and back["defaultProfile"] is True
+    assert [p["id"] for p in api.get("/profiles?name=Team%20A%20(prod)", user="alice").json["items"]] == [sent["id"]]
+    # anyone else's import of it makes a profile of their own, the same as the exported one
+    [bobs] = quota_import(api, text, user="bob")["results"]
+    assert bobs["outcome"] == "created" and bobs["id"] != sent["id"]
+    theirs = api.get(f"/profiles/{bobs['id']}", user="bob").json
+    assert theirs["name"] == sent["name"] and theirs["limits"] == sent["limits"] and theirs["containerCap"] == "10"
+    assert theirs["defaultProfile"] is False
     bare = create(api, "profiles", memoryCap="1Gi").json
     only_quota = api.get(f"/profiles/{bare['id']}/export?format=kubernetes", user="alice").body.decode()
     [quota] = yaml.safe_load_all(only_quota)  # no defaults or maximum: no LimitRange
-    assert quota["metadata"] == {"name": f"profile-{bare['id']}", "annotations": {"blueprints/profile-name": ""}}
+    annotations = {"blueprints/profile-name": "", "blueprints/profile-id": bare["id"]}
+    assert quota["metadata"] == {"name": f"profile-{bare['id']}", "annotations": annotations}
 
 
 def test_a_re_import_updates_the_profile_and_keeps_what_its_owner_set(api):
