@@ -124,6 +124,8 @@ def push(file, name, blueprint_type, entitlement, entitled_user, tag, parameters
         raise Misused(f"you have {len(mine)} blueprints named {name!r}: rename all but one, then push again.")
     if not mine:
         fields.setdefault("blueprintType", _type_of(fields["yml"]))
+        if fields["blueprintType"] is None:
+            note(f"{name}: neither a Compose file nor Kubernetes manifests: stored unchecked (--type checks it as one).")
         saved, what = session.send("POST", "/blueprints", {"name": name, **fields}, dry), "created"
     elif changes := {key: value for key, value in fields.items() if mine[0].get(key) != value}:
         saved = session.send("PATCH", f"/blueprints/{mine[0]['id']}", changes, dry, if_match(mine[0]))
@@ -155,17 +157,24 @@ def _document(file):
         raise click.BadParameter(f"{_named(file)} is neither JSON nor YAML: {exc}") from None
 
 
+# What a file that means to be of a format shows, even a broken one: it is then checked as that format
+KUBERNETES_KEYS = {"apiVersion", "kind"}
+COMPOSE_KEYS = {"services", "version", "volumes", "networks", "configs", "secrets", "include"}
+
+
 def _type_of(text):
-    """ "compose" for a Compose file, "kubernetes" for manifests, else None (the service then keeps
-    the text as YAML, unchecked)."""
+    """ "kubernetes" where a document has a manifest's `apiVersion` or `kind`, "compose" where the
+    file has a top-level element of Compose's, else None (the service keeps it as YAML,
+    unchecked). A broken file of either format is typed, so that the service says what is wrong."""
     try:
         documents = [document for document in yaml.safe_load_all(text) if document is not None]
     except yaml.YAMLError:
         return None  # the service says what is wrong with it
-    if len(documents) == 1 and isinstance(documents[0], dict) and "services" in documents[0]:
-        return "compose"
-    if documents and all(isinstance(d, dict) and "apiVersion" in d and "kind" in d for d in documents):
+    mappings = [document for document in documents if isinstance(document, dict)]
+    if any(KUBERNETES_KEYS & document.keys() for document in mappings):
         return "kubernetes"
+    if len(documents) == 1 and mappings and COMPOSE_KEYS & mappings[0].keys():
+        return "compose"
     return None
 
 

@@ -321,6 +321,22 @@ def test_push_reads_standard_input_and_the_kind_of_file(bpctl, tmp_path):
     assert done.code == 0 and made["blueprintType"] == "kubernetes" and made["requirements"]["containers"] == 1
     plain = bpctl("push", "-", "--name", "notes", "-o", "json", input="just: yaml\n", **ALICE)
     assert plain.code == 0 and json.loads(plain.out)["blueprintType"] is None
+    assert "notes: neither a Compose file nor Kubernetes manifests: stored unchecked" in plain.err
+
+
+@pytest.mark.parametrize(
+    "broken, problem",
+    [
+        ("apiVersion: v1\nmetadata: {name: settings}\ndata: {a: b}\n", "kind"),  # a manifest without its kind
+        (KUBE.replace("kind: Deployment\n", ""), "kind"),  # the second of two
+        ("version: '3.8'\nvolumes:\n  data: {}\n", "services"),  # a Compose file with no services
+        ("services:\n", "services"),
+    ],
+)
+def test_push_checks_a_broken_file_as_the_format_it_looks_like(bpctl, broken, problem):
+    done = bpctl("push", "-", "--name", "broken", input=broken, **ALICE)
+    assert done.code == 3 and any(problem in line for line in problem_lines(done)), done.err
+    assert bpctl.api.get("/blueprints?name=broken", user="alice").json["items"] == []
     assert bpctl("push", "-", input="a: 1\n", **ALICE).code == 2  # standard input needs --name
 
 
