@@ -35,14 +35,10 @@ def room_or_exit():
         note(exc.problem["detail"])
         show.table(
             [{"resource": name, **room} for name, room in exc.problem["quota"].items()],
-            {"RESOURCE": "resource", **{heading: _amount(key) for heading, key in show.ROOM.items()}},
+            {"RESOURCE": "resource", **{heading: show.amount_of(key) for heading, key in show.ROOM.items()}},
             err=True,
         )
         sys.exit(1)
-
-
-def _amount(key):
-    return lambda row: show.amount(row["resource"], row[key])
 
 
 def _parameters(session, blueprint, rev):
@@ -173,6 +169,6 @@ def usage(profile, output):
     ]
     show.table(
         rows,
-        {"RESOURCE": "resource", "USED": _amount("used"), "CAP": _amount("cap"), "AVAILABLE": _amount("available")},
+        {"RESOURCE": "resource", **{heading: show.amount_of(key) for heading, key in show.ROOM.items() if key != "required"}},
     )
     click.echo(f"{found['usage']['instances']} instance{'s' if found['usage']['instances'] != 1 else ''}")

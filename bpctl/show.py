@@ -56,16 +56,21 @@ def amount(resource, value):
     return str(value)
 
 
+def amount_of(key):
+    """A table's column of the amounts at `key` of rows that name their `resource`."""
+    return lambda row: amount(row["resource"], row[key])
+
+
 def fit(result, err=False):
-    """A fit's verdicts, resource by resource."""
+    """A fit's verdicts, resource by resource: what it requires, what the profile's instances use
+    of the cap, what is left, and what would be left after it (the headroom)."""
     rows = [{"resource": name, **resource} for name, resource in result["resources"].items()]
     table(
         rows,
         {
             "RESOURCE": "resource",
-            "REQUIRED": lambda row: amount(row["resource"], row["required"]),
-            "CAP": lambda row: amount(row["resource"], row["cap"]),
-            "HEADROOM": lambda row: amount(row["resource"], row["headroom"]),
+            **{heading: amount_of(key) for heading, key in ROOM.items()},
+            "HEADROOM": amount_of("headroom"),
             "VERDICT": "verdict",
         },
         err=err,

@@ -176,13 +176,14 @@ def _admitted(version, values, profile, replacing=None, cluster=None):
     answer = fitting.render_fitted(version, values, {**profile, "usage": used}, cluster=cluster)
     if answer["requirements"] is None:
         raise Invalid({"blueprint": ["Its definition is of no known type: there is nothing to count."]})
-    _refuse_without_room(answer["fit"])
+    _refuse_without_room(answer["fit"], replacing is not None)
     return answer
 
 
-def _refuse_without_room(fit):
+def _refuse_without_room(fit, replacing=False):
     """A 409 naming each resource the fit has no room for: over the cap left, over the maximum per
-    container, unbounded or unknown where the profile caps it."""
+    container, unbounded or unknown where the profile caps it. An upgrade's says that `used`
+    leaves out the instance's own share, which differs from the profile's usage."""
     short, quota = [], {}
     for name, resource in fit["resources"].items():
         capped = resource["cap"] is not None
@@ -197,7 +198,8 @@ def _refuse_without_room(fit):
         elif capped and resource["verdict"] == "unknown":
             short.append(f"{name}: not known until the variables that stand in it are set")
     if short:
-        raise NoRoom("The profile has no room for it: " + "; ".join(short) + ".", quota)
+        own = " (used: the profile's other instances; this one's current share is given back first)"
+        raise NoRoom("The profile has no room for it: " + "; ".join(short) + (own if replacing else "") + ".", quota)
 
 
 def _reserve(profile, instance_id, delta, entry):

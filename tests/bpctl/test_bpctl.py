@@ -393,7 +393,7 @@ def test_a_star_is_given_and_taken_back(bpctl, web):
 def test_fit_to_the_default_profile_or_a_named_one(bpctl, web):
     done = bpctl("fit", "web", **ALICE)
     assert done.code == 0 and done.out.splitlines()[-1] == "fits"
-    assert done.out.splitlines()[1].split() == ["memory", "512Mi", "2Gi", "1.5Gi", "fits"]
+    assert done.out.splitlines()[1].split() == ["memory", "512Mi", "0B", "2Gi", "2Gi", "1.5Gi", "fits"]
     assert bpctl("profile", "create", "tiny", "--memory", "100Mi", **ALICE).code == 0
     done = bpctl("fit", "web", "--profile", "tiny", **ALICE)
     assert done.code == 1 and done.out.splitlines()[-1] == "does not fit"
@@ -658,6 +658,13 @@ def test_deploy_pipes_into_docker_compose_and_an_instance_is_upgraded_and_undepl
     assert listed[0].split()[:2] == ["NAME", "REV"] and listed[1].split()[:2] == ["shop", "1"]
     used = {line.split()[0]: line.split()[1:] for line in bpctl("usage", **ALICE).out.splitlines()[1:5]}
     assert used["memory"] == ["768Mi", "2Gi", "1.25Gi"] and used["containers"] == ["3", "10", "7"]
+    fitted = bpctl("fit", "web", **ALICE).out.splitlines()  # 2 replicas more: what is used is shown
+    assert fitted[0].split() == ["RESOURCE", "REQUIRED", "USED", "CAP", "AVAILABLE", "HEADROOM", "VERDICT"]
+    assert fitted[1].split() == ["memory", "512Mi", "768Mi", "2Gi", "1.25Gi", "768Mi", "fits"]
+    grown = bpctl.run("upgrade", "shop", "--set", "REPLICAS=9", **ALICE)  # 9 of 256 MiB: over 2 GiB alone
+    assert grown.returncode == 1 and grown.stdout == b""
+    assert b"memory: requires 2.25 GiB, 0 B of 2 GiB used" in grown.stderr  # without its own 768 MiB
+    assert b"used: the profile's other instances; this one's current share is given back first" in grown.stderr
     upgraded = bpctl.run("upgrade", "shop", "--set", "REPLICAS=4", **ALICE)
     assert upgraded.returncode == 0 and b"-      replicas: 3\n+      replicas: 4\n" in upgraded.stderr
     assert yaml.safe_load(upgraded.stdout)["services"]["web"]["deploy"]["replicas"] == 4
