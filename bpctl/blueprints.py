@@ -61,7 +61,7 @@ def get(blueprint, owner, output):
             ("revision", f"{found['rev']}, {found['updatedAt']} by {found.get('updatedBy') or found['owner']}"),
             ("stars", found["stars"]),
             ("inactive", found.get("inactive")),
-            ("needs", needs and ", ".join(f"{show.amount(r, needs[k])} {r}" for r, k in show.RESOURCES.items())),
+            ("needs", show.needs(needs)),
             ("unbounded", needs and needs["unbounded"]),
             ("parameters", [f"{name} ({schema.get('type')})" for name, schema in parameters.items()]),
             ("source", found.get("source") and "{format} {name} {key}".format(**found["source"])),
@@ -125,7 +125,9 @@ def push(file, name, blueprint_type, entitlement, entitled_user, tag, parameters
     if not mine:
         fields.setdefault("blueprintType", _type_of(fields["yml"]))
         if fields["blueprintType"] is None:
-            note(f"{name}: neither a Compose file nor Kubernetes manifests: stored unchecked (--type checks it as one).")
+            note(
+                f"{name}: neither a Compose file nor Kubernetes manifests: stored unchecked (--type checks it as one)."
+            )
         saved, what = session.send("POST", "/blueprints", {"name": name, **fields}, dry), "created"
     elif changes := {key: value for key, value in fields.items() if mine[0].get(key) != value}:
         saved = session.send("PATCH", f"/blueprints/{mine[0]['id']}", changes, dry, if_match(mine[0]))

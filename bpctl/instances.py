@@ -6,6 +6,7 @@ import contextlib
 import sys
 
 import click
+import whatthepatch
 
 from bpctl import show, values
 from bpctl.common import OUTPUT, OWNER, TARGET, cli, connect, note
@@ -46,10 +47,28 @@ def _parameters(session, blueprint, rev):
     return (version.get("parameters") or {}).get("properties", {})
 
 
+def _kept(session, instance):
+    """The instance's rendered definition as kept, bytes."""
+    return session.request("GET", f"/instances/{instance['id']}/yml").content
+
+
 def _definition(session, instance):
     """The instance's rendered definition, byte for byte, to standard output."""
-    response = session.request("GET", f"/instances/{instance['id']}/yml")
-    click.echo(response.content, nl=False)  # bytes: written as they came
+    click.echo(_kept(session, instance), nl=False)  # bytes: written as they came
+
+
+def _patched(kept, diff):
+    """The definition a dry run's `diff` (a unified diff of the kept one) leads to; Refused where
+    the kept definition changed meanwhile, so that the diff no longer applies."""
+    text = kept.decode()
+    if not diff:
+        return text
+    try:
+        [patch] = whatthepatch.parse_patch(diff)
+        lines = whatthepatch.apply_diff(patch, text.splitlines())
+    except (ValueError, whatthepatch.exceptions.WhatThePatchException):
+        raise Refused("the instance changed while its upgrade was tried: run it again.") from None
+    return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
 
 
 @cli.command(short_help="Admit an instance; write its definition, nothing else.")
@@ -97,19 +116,75 @@ def list_instances(profile, blueprint, behind, output):
     if output == "json":
         show.as_json(items)
         return
+    blueprints, profiles = _names(session, "blueprints", items), _names(session, "profiles", items)
     show.table(
         items,
         {
             "NAME": "name",
             "REV": "rev",
-            "BLUEPRINT": "blueprint",
-            "PROFILE": "profile",
+            "TARGET": "target",
+            "BLUEPRINT": lambda i: blueprints[i["blueprint"]],
+            "PROFILE": lambda i: profiles[i["profile"]],
             "MEMORY": lambda i: show.amount("memory", i["requirements"]["memoryBytes"]),
             "CPU": lambda i: show.amount("cpu", i["requirements"]["cpuMillis"]),
             "CONTAINERS": lambda i: i["requirements"]["containers"],
             "OWNER": "owner",
         },
     )
+
+
+def _names(session, collection, items):
+    """{id: name} of the blueprints (or profiles) `items` name, read once each; the id where the
+    caller may no longer read it."""
+    field = collection[:-1]
+    names = {}
+    for id_text in {item[field] for item in items}:
+        try:
+            names[id_text] = session.get(f"/{collection}/{id_text}").get("name") or id_text
+        except Refused:
+            names[id_text] = id_text
+    return names
+
+
+@cli.group()
+def instance():
+    """One instance: what it is, and its rendered definition as kept."""
+
+
+@instance.command("get")
+@click.argument("name")
+@OUTPUT
+def get_instance(name, output):
+    """Show an instance (its name or id): its blueprint and revision, profile, values, needs."""
+    session = connect()
+    found = session.instance(name)
+    if output == "json":
+        show.as_json(found)
+        return
+    blueprint, profile = _names(session, "blueprints", [found]), _names(session, "profiles", [found])
+    needs = found["requirements"]
+    show.fields(
+        [
+            ("id", found["id"]),
+            ("name", found["name"]),
+            ("blueprint", f"{blueprint[found['blueprint']]} ({found['blueprint']}), revision {found['rev']}"),
+            ("profile", f"{profile[found['profile']]} ({found['profile']})"),
+            ("target", found.get("target")),
+            ("values", [f"{key}={'(secret)' if value is None else value}" for key, value in found["values"].items()]),
+            ("needs", show.needs(needs)),
+            ("owner", found["owner"]),
+            ("updated", f"{found['updatedAt']} by {found.get('updatedBy') or found['owner']}"),
+        ]
+    )
+
+
+@instance.command("yml")
+@click.argument("name")
+def instance_yml(name):
+    """Write an instance's rendered definition as kept, byte for byte (the same one every time,
+    its generated secrets included): `bpctl instance yml shop | docker compose -p shop -f - up -d`."""
+    session = connect()
+    _definition(session, session.instance(name))
 
 
 @cli.command(short_help="Render an instance again (diff on stderr, definition on stdout).")
@@ -126,11 +201,13 @@ def upgrade(instance, settings, files, rev, dry_run):
     body = {"values": values.gather(files, settings, _parameters(session, blueprint, rev))}
     if rev:
         body["rev"] = rev
+    kept = _kept(session, found) if dry_run else None  # the dry run's diff applies to it
     with room_or_exit():
         path = f"/instances/{found['id']}/upgrade"
         upgraded = session.send("POST", path, body, {"dryRun": True} if dry_run else None)
     click.echo(upgraded["diff"] or "(no change)", err=True, nl=not upgraded["diff"])
     if dry_run:
+        click.echo(_patched(kept, upgraded["diff"]), nl=False)
         return
     _definition(session, upgraded)
 
@@ -169,6 +246,9 @@ def usage(profile, output):
     ]
     show.table(
         rows,
-        {"RESOURCE": "resource", **{heading: show.amount_of(key) for heading, key in show.ROOM.items() if key != "required"}},
+        {
+            "RESOURCE": "resource",
+            **{heading: show.amount_of(key) for heading, key in show.ROOM.items() if key != "required"},
+        },
     )
     click.echo(f"{found['usage']['instances']} instance{'s' if found['usage']['instances'] != 1 else ''}")

@@ -56,6 +56,23 @@ def amount(resource, value):
     return str(value)
 
 
+def needs(requirements):
+    """What a definition needs, in words: `2 containers, 512Mi memory, cpu undeclared`. An amount
+    some container leaves undeclared (`unbounded`) is a floor (`at least 256Mi memory`), or
+    `undeclared` where none declares it; storage shows where some is claimed."""
+    if requirements is None:
+        return "not measured (no definition of a known type)"
+    parts = [f"{requirements['containers']} container{'s' if requirements['containers'] != 1 else ''}"]
+    for resource in ("memory", "cpu", "storage"):
+        value = requirements[RESOURCES[resource]]
+        open_ = any(entry.endswith(f": {resource}") for entry in requirements["unbounded"])
+        if open_ and not value:
+            parts.append(f"{resource} undeclared")
+        elif value or resource != "storage":
+            parts.append(f"{'at least ' if open_ else ''}{amount(resource, value)} {resource}")
+    return ", ".join(parts)
+
+
 def amount_of(key):
     """A table's column of the amounts at `key` of rows that name their `resource`."""
     return lambda row: amount(row["resource"], row[key])

@@ -246,7 +246,7 @@ def test_ls_with_the_lists_filters(bpctl, web):
 
 def test_get_by_name_or_id_and_where_names_repeat(bpctl, web):
     done = bpctl("get", "web", **ALICE)
-    assert done.code == 0 and "512Mi memory, 500m cpu, 2 containers" in done.out
+    assert done.code == 0 and "needs:       2 containers, 512Mi memory, 500m cpu\n" in done.out
     assert json.loads(bpctl("get", web["id"], "-o", "json", **ALICE).out)["id"] == web["id"]
     bpctl.api.post("/blueprints", json={"name": "web", "entitlementType": "PUBLIC"}, user="bob")
     done = bpctl("get", "web", **ALICE)
@@ -655,7 +655,15 @@ def test_deploy_pipes_into_docker_compose_and_an_instance_is_upgraded_and_undepl
     assert full.returncode == 1 and full.stdout == b""  # 3 + 6 replicas of 256 MiB: over 2 GiB
     assert b"memory: requires 1.5 GiB, 768 MiB of 2 GiB used, 1.25 GiB available" in full.stderr
     listed = bpctl("instances", **ALICE).out.splitlines()
-    assert listed[0].split()[:2] == ["NAME", "REV"] and listed[1].split()[:2] == ["shop", "1"]
+    assert listed[0].split()[:5] == ["NAME", "REV", "TARGET", "BLUEPRINT", "PROFILE"]
+    assert listed[1].split()[:5] == ["shop", "1", "compose", "web", "team"]  # names, not ids
+    [shop] = bpctl.api.get("/instances?name=shop", user="alice").json["items"]
+    kept = bpctl.api.get(f"/instances/{shop['id']}/yml", user="alice").body
+    assert bpctl.run("instance", "yml", "shop", **ALICE).stdout == kept  # the kept definition, byte for byte
+    shown = bpctl("instance", "get", "shop", **ALICE).out
+    assert f"blueprint: web ({web['id']}), revision 1" in shown and "values:    REPLICAS=3" in shown
+    assert "needs:     3 containers, 768Mi memory, 750m cpu" in shown
+    assert bpctl("instance", "yml", "nothing", **ALICE).code == 3
     used = {line.split()[0]: line.split()[1:] for line in bpctl("usage", **ALICE).out.splitlines()[1:5]}
     assert used["memory"] == ["768Mi", "2Gi", "1.25Gi"] and used["containers"] == ["3", "10", "7"]
     fitted = bpctl("fit", "web", **ALICE).out.splitlines()  # 2 replicas more: what is used is shown
@@ -665,8 +673,12 @@ def test_deploy_pipes_into_docker_compose_and_an_instance_is_upgraded_and_undepl
     assert grown.returncode == 1 and grown.stdout == b""
     assert b"memory: requires 2.25 GiB, 0 B of 2 GiB used" in grown.stderr  # without its own 768 MiB
     assert b"used: the profile's other instances; this one's current share is given back first" in grown.stderr
+    tried = bpctl.run("upgrade", "shop", "--set", "REPLICAS=4", "--dry-run", **ALICE)
+    assert tried.returncode == 0 and b"-      replicas: 3\n+      replicas: 4\n" in tried.stderr
+    assert bpctl.api.get(f"/instances/{shop['id']}/yml", user="alice").body == kept  # nothing changed
     upgraded = bpctl.run("upgrade", "shop", "--set", "REPLICAS=4", **ALICE)
-    assert upgraded.returncode == 0 and b"-      replicas: 3\n+      replicas: 4\n" in upgraded.stderr
+    assert upgraded.returncode == 0 and upgraded.stderr.endswith(tried.stderr)
+    assert upgraded.stdout == tried.stdout  # what the dry run showed is what the upgrade wrote
     assert yaml.safe_load(upgraded.stdout)["services"]["web"]["deploy"]["replicas"] == 4
     assert bpctl("undeploy", "shop", **ALICE).code == 0
     assert json.loads(bpctl("usage", "team", "-o", "json", **ALICE).out)["instances"] == 0
@@ -780,6 +792,8 @@ def test_a_profile_is_shown_changed_and_deleted(bpctl, web):
 def test_fit_says_in_words_what_took_a_default_and_what_is_unbounded(bpctl, tmp_path):
     (tmp_path / "loose.yml").write_text("services:\n  app: {image: nginx}\n  db: {image: postgres, mem_limit: 1g}\n")
     assert bpctl("push", str(tmp_path / "loose.yml"), **ALICE).code == 0
+    # what no container declares is undeclared, not 0; what one leaves out makes the rest a floor
+    assert "needs:       2 containers, at least 1Gi memory, cpu undeclared\n" in bpctl("get", "loose", **ALICE).out
     assert bpctl("profile", "create", "capped", "--memory", "2Gi", "--cpu", "2", **ALICE).code == 0
     done = bpctl("fit", "loose", "--profile", "capped", **ALICE)
     assert (
@@ -910,7 +924,7 @@ def test_the_readme_tours_run_in_order_as_written(bpctl, socket_app, tmp_path):
     )
     out, err = done.stdout.decode(), done.stderr.decode()
     assert done.returncode == 0, err
-    assert "needs:       512Mi memory, 500m cpu, 2 containers, 0B storage" in out
+    assert "needs:       2 containers, 512Mi memory, 500m cpu" in out
     assert "\nfits\n" in out and "REPLICAS=8: the most that fits" in err
     assert "replicas: 8\n" in (tmp_path / "web-8.yml").read_text()
     assert "68 created, 1 skipped" in err and "revoked" in err
