@@ -77,13 +77,25 @@ def import_(source, kind, source_name, files_from, raw_base, env_file, name, dry
         show.as_json(report)
     else:
         show.table(report["results"], {"KEY": "key", "TITLE": "title", "OUTCOME": "outcome", "ID": "id", "WHY": _why})
-        for result in report["results"]:
-            for line in result["problems"]:
-                note(f"{result['key']}: {line}")
+        _problems_and_notes(report["results"])
         counts = ", ".join(f"{count} {outcome}" for outcome, count in report["counts"].items() if count)
         note(("would be: " if dry_run else "") + (counts or "nothing"))
     if report["counts"].get("refused"):
         sys.exit(3)
+
+
+def _problems_and_notes(results):
+    """On standard error: each problem; and what was inferred or left out where one template was
+    imported (a quota's dropped fields, a Compose file's), else how many have notes."""
+    for result in results:
+        for line in result["problems"]:
+            note(f"{result['key']}: {line}")
+    noted = [result for result in results if result["notes"] and result["outcome"] != "skipped"]
+    if len(results) == 1:
+        for line in noted[0]["notes"] if noted else []:
+            note(f"note: {line}")
+    elif noted:
+        note(f"{len(noted)} templates have notes on what was inferred or left out: -o json shows them.")
 
 
 def _platform_catalog(kind, path):

@@ -389,7 +389,8 @@ def cap_text(grammar, amount):
 
 
 def spoken(key, amount):
-    """An amount of `limits` (its key) as a person reads it: `1.5 GiB`, `0.5 CPU`, `3 containers`."""
+    """An amount of `limits` (its key) as a person reads it: `1.5 GiB`, `0.25 CPU`, `3 containers`
+    (CPU always in cores, so that amounts side by side read alike)."""
     if key in ("memoryBytes", "storageBytes"):
         value, unit = amount, "B"
         for next_unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
@@ -398,5 +399,5 @@ def spoken(key, amount):
             value, unit = value / 1024, next_unit
         return f"{value:.4g} {unit}"
     if key == "cpuMillis":
-        return f"{amount / 1000:g} CPU{'' if amount == 1000 else 's'}" if amount % 1000 == 0 else f"{amount}m CPU"
+        return f"{amount / 1000:g} CPU{'' if abs(amount) <= 1000 else 's'}"
     return f"{amount} container{'' if amount == 1 else 's'}"

@@ -747,6 +747,17 @@ def test_a_profile_with_container_defaults_a_maximum_and_users_it_is_shared_with
     assert done.code == 0 and "1 updated" in done.err and made["id"] in done.out
     assert bpctl("profile", "get", "quota", **ALICE).out.splitlines()[4].split() == ["memory:", "3Gi"]
     assert "created" in bpctl("import", str(tmp_path / "quota.yaml"), "--format", "kubernetes-quota", **BOB).err
+    # what a cluster's own quota holds that a profile cannot is said without -o json
+    cluster = yaml.safe_load_all(exported.stdout)
+    quota, limit_range = cluster
+    quota["spec"]["hard"].update({"pods": "20", "requests.memory": "1Gi", "requests.nvidia.com/gpu": "2"})
+    limit_range["spec"]["limits"][0]["min"] = {"memory": "16Mi"}
+    text = yaml.safe_dump_all([quota, limit_range])
+    done = bpctl("import", "-", "--source", "gpus", "--format", "kubernetes-quota", input=text, **BOB)
+    noted = [line for line in done.err.splitlines() if line.startswith("note: ")]
+    assert done.code == 0 and len(noted) == 4, done.err
+    for field in ("spec.hard.pods", "spec.hard.requests.memory", "spec.hard.requests.nvidia.com/gpu", ".min: "):
+        assert any(field in line for line in noted), field
 
 
 def test_a_profile_name_is_taken_once_unless_told_otherwise(bpctl):

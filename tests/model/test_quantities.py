@@ -326,3 +326,19 @@ def test_kubernetes_cpu_in_millicores_rounded_up(value, expected):
 def test_kubernetes_quantities_refused(value):
     with pytest.raises(caps.QuantityError):
         caps.kubernetes_bytes(value)
+
+
+@pytest.mark.parametrize(
+    "key, amount, words",
+    [
+        ("cpuMillis", 250, "0.25 CPU"),  # cores throughout: never `250m CPU` beside `4 CPUs`
+        ("cpuMillis", 1000, "1 CPU"),
+        ("cpuMillis", 2750, "2.75 CPUs"),
+        ("cpuMillis", 4000, "4 CPUs"),
+        ("memoryBytes", 768 * 1024**2, "768 MiB"),
+        ("storageBytes", 0, "0 B"),
+        ("containers", 1, "1 container"),
+    ],
+)
+def test_an_amount_is_spoken_in_one_unit_per_resource(key, amount, words):
+    assert caps.spoken(key, amount) == words
