@@ -123,6 +123,8 @@ class Walk:
         before = self.one("main").get_attribute("data-shown")
         action()
         self.wait(lambda: self.one("main").get_attribute("data-shown") not in (before, None))
+        top, sign_out = self.browser.execute_script(AT_TOP)
+        assert (top, sign_out) == (0, True), "a view opened scrolled down, the navigation bar out of sight"
 
     def heading(self):
         return self.one("main h1").text
@@ -154,6 +156,7 @@ class Walk:
         then the screenshot."""
         assert self.browser.execute_script(UNLABELLED) == []
         assert self.browser.execute_script("return document.querySelectorAll('main img, main script').length") == 0
+        assert self.browser.execute_script(PLACEHOLDERS) == [], "a value shown as null or undefined"
         with pytest.raises(NoAlertPresentException):
             self.browser.switch_to.alert.text  # noqa: B018 (raises when there is none)
         assert self.browser.execute_script("return document.documentElement.scrollWidth") <= self.width, (
@@ -193,6 +196,17 @@ const cut = [...document.querySelectorAll('.code li, .diff span')].filter((l) =>
   .map((l) => l.textContent.slice(0, 40));
 return [beyond, cut, document.querySelector('header').getBoundingClientRect().height];
 """
+PLACEHOLDERS = """
+const texts = document.createTreeWalker(document.getElementById('main'), NodeFilter.SHOW_TEXT);
+const found = [];
+while (texts.nextNode()) {
+  const text = texts.currentNode;  // a definition's own text may say null
+  const shown = /\\b(null|undefined|NaN)\\b/.test(text.nodeValue);
+  if (shown && !text.parentElement.closest('.code, .diff')) found.push(text.nodeValue);
+}
+return found;
+"""
+AT_TOP = "return [window.scrollY, document.getElementById('sign-out').getBoundingClientRect().top >= 0]"
 WIDER = "return [...document.querySelectorAll('table.fit')].some((t) => t.offsetWidth > t.parentNode.clientWidth)"
 UNLABELLED = """
 const named = (c) => (c.labels && c.labels.length) || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby')
@@ -267,10 +281,13 @@ def walk(w, client, template, profiles):
     w.console(401)
     w.sign_in("alice")
     w.wait(lambda: len(w.cards()) == 50)
+    assert Select(w.control("Profile to fit")).first_selected_option.text == "team (default)"
+    w.wait(lambda: all(c.find_elements(By.CSS_SELECTOR, ".badge") for c in w.cards()))  # fitted to it
     names = [c.find_element(By.CSS_SELECTOR, "h3 a").text for c in w.cards()]
     assert names[:3] == [XSS_NAME, TEMPLATE["name"], f"stack-{STACKS - 1:02d}"]
     evil = w.card(XSS_NAME)
     assert XSS_DESCRIPTION in evil.text and "Not measured" in evil.text
+    assert evil.find_element(By.CSS_SELECTOR, ".badge").text == "not measured"
     stack = w.card(f"stack-{STACKS - 1:02d}")
     assert "4 containers, at least 512 MiB, at least 0.5 CPU" in stack.text and "web" in stack.text
     w.check_page("catalog")
@@ -344,6 +361,7 @@ def walk(w, client, template, profiles):
 
     # The blueprint: definition, requirements, fit per profile, history with a diff, download, restore
     assert client.patch(f"/blueprints/{template['id']}", json={"version": "1.5"}, user="alice").status == 200
+    w.browser.execute_script("performance.clearResourceTimings()")  # the catalog's fits fill its buffer
     w.view(lambda: w.card(TEMPLATE["name"]).find_element(By.CSS_SELECTOR, "h3 a").click())
     w.wait(lambda: w.heading() == TEMPLATE["name"] and len(w.all("section[aria-label=History] tbody tr")) == 2)
     assert len(w.all("ol.code li")) == len(TEMPLATE["yml"].rstrip("\n").split("\n"))
@@ -420,8 +438,19 @@ def walk(w, client, template, profiles):
     assert w.control("WEB_REPLICAS").get_attribute("value") == str(expected)
     shown = "\n".join(li.text for li in w.all("ol[aria-label='Rendered definition'] li"))
     assert f"replicas: {expected}" in shown  # the render shown is the one at the most that fits
+    # what is shown is what the buttons send: a value typed renders again, fitted to the profile chosen
+    w.fill("WEB_REPLICAS", "6")
+    w.wait(lambda: "replicas: 6" in w.one("ol[aria-label='Rendered definition']").text)
+    assert w.one("div[aria-label=Fit] .badge").text == "does not fit" and "At most" not in w.one("main").text
+    w.fill("Instance name", "too-big")
+    w.button("Deploy").click()  # the refusal is said under the button pressed, naming what is short
+    w.wait(lambda: w.all("form[aria-label=Deploy] ul.problems"))
+    assert "containers: requires 9 containers" in w.one("form[aria-label=Deploy] ul.problems").text
+    w.console(409)
+    Select(w.control("Profile to fit")).select_by_visible_text("roomy")
+    w.wait(lambda: w.one("div[aria-label=Fit] h3").text.startswith("Fit to roomy"))
+    assert "8 GiB" in w.one("table.fit tbody").text  # roomy's caps, not tiny's
     w.fill("WEB_REPLICAS", "1000")  # over its maximum: the service says so, and the old result goes
-    w.button("Render").click()
     w.wait(lambda: "values.WEB_REPLICAS" in w.one("main").text and not w.all("ol[aria-label='Rendered definition']"))
     w.console(422)
 
@@ -440,29 +469,44 @@ def walk(w, client, template, profiles):
     Select(w.control("Render for")).select_by_visible_text("Docker Compose")
 
     # Deploy an instance from the render form into roomy's room, then upgrade it, the diff shown first
+    w.fill("WEB_REPLICAS", "3")
     w.fill("Instance name", "acme-shop")
     w.button("Deploy").click()
-    w.wait(lambda: "acme-shop admitted at revision" in w.one("main").text)
+    w.wait(lambda: "acme-shop admitted at revision" in w.one("form[aria-label=Deploy]").text)
     [made] = client.get("/instances?name=acme-shop", user="alice").json["items"]
-    assert made["values"]["WEB_REPLICAS"] == 2 and made["profile"] == profiles["roomy"]["id"]
+    assert made["values"]["WEB_REPLICAS"] == 3 and made["profile"] == profiles["roomy"]["id"]
+    deployed = client.get(f"/instances/{made['id']}/yml", user="alice").body.decode()
+    password = re.search(r"POSTGRES_PASSWORD=(\w+)", deployed)
+    # the upgrade starts from the instance's kept values, not the form's defaults
     w.view(lambda: w.browser.refresh())
-    w.wait(lambda: w.all("section[aria-label=Deploy] select"))
-    w.fill("WEB_REPLICAS", "3")
+    assert w.control("WEB_REPLICAS").get_attribute("value") == "2"
+    Select(w.control("Instance")).select_by_visible_text(f"acme-shop (revision {made['rev']})")
+    w.wait(lambda: "replicas: 3" in w.one("ol[aria-label='Rendered definition']").text)
+    assert w.control("WEB_REPLICAS").get_attribute("value") == "3"
+    assert w.control("DB_PASSWORD").get_attribute("placeholder") == "kept when left empty"
+    Select(w.control("WEB_MEMORY")).select_by_visible_text("1G")
     w.button("Show the changes").click()
     w.wait(lambda: w.all("pre[aria-label='Definition diff']"))
-    assert "replicas: 3" in w.one("pre[aria-label='Definition diff']").text
-    assert client.get(f"/instances/{made['id']}", user="alice").json["values"]["WEB_REPLICAS"] == 2  # not yet
+    changed = [line for line in w.one("pre[aria-label='Definition diff']").text.splitlines() if line[:1] in "+-"]
+    assert [line.split()[-1] for line in changed if "memory:" in line] == ["512M", "1G"]
+    assert not [line for line in changed if "replicas" in line or "PASSWORD" in line]  # only what was changed
+    assert client.get(f"/instances/{made['id']}", user="alice").json["values"]["WEB_MEMORY"] == "512M"  # not yet
     w.check_page("deploy-upgrade")
     w.button("Upgrade").click()
-    w.wait(lambda: "acme-shop upgraded to revision" in w.one("main").text)
-    assert client.get(f"/instances/{made['id']}", user="alice").json["values"]["WEB_REPLICAS"] == 3
-    assert compose_oracle.config(client.get(f"/instances/{made['id']}/yml", user="alice").body.decode())[0]
+    w.wait(lambda: "acme-shop upgraded to revision" in w.one("form[aria-label='Upgrade an instance']").text)
+    kept = client.get(f"/instances/{made['id']}", user="alice").json["values"]
+    assert kept["WEB_REPLICAS"] == 3 and kept["WEB_MEMORY"] == "1G"
+    upgraded = client.get(f"/instances/{made['id']}/yml", user="alice").body.decode()
+    assert compose_oracle.config(upgraded)[0] and f"POSTGRES_PASSWORD={password.group(1)}" in upgraded
     w.console()
     w.view(lambda: w.go(f"#/blueprints/{template['id']}"))
     w.wait(lambda: w.all("section[aria-label=Instances] table"))
     current = client.get(f"/blueprints/{template['id']}", user="alice").json["rev"]
     assert f"1 instance, 0 behind revision {current}." in w.one("section[aria-label=Instances]").text
     assert "acme-shop" in w.one("section[aria-label=Instances] table").text
+    # the fit says what the profile's instances use of each cap, so that its headroom reads
+    rows = [row.text for row in w.all("section[aria-label='Fit to your profiles'] table.fit tbody tr")]
+    assert "memory 1.75 GiB 3.75 GiB of 8 GiB 2.5 GiB fits" in rows, rows  # roomy's
 
     # The editor: problems as one types, with their line marked; then a create
     w.view(lambda: w.one("#nav-new").click())
@@ -669,3 +713,12 @@ def walk(w, client, template, profiles):
     [declared] = client.get("/blueprints?name=declared", user="admin").json["items"]
     assert declared["parameters"]["properties"]["REPLICAS"] == {"type": "integer", "default": 1}
     assert declared["parameters"]["properties"]["POSTGRES_PASSWORD"]["writeOnly"] is True
+
+    # Two blueprints of one name from two sources: each card says where it came from
+    body = {"format": "compose", "source": "team-b/db", "document": IMPORTED, "defaults": {"name": "db-imported"}}
+    assert client.post("/imports", json=body, user="admin").json["counts"]["created"] == 1
+    w.view(lambda: w.go("#/?q=db-imported"))
+    w.wait(lambda: len(w.cards()) == 2)
+    sources = sorted(c.find_element(By.CSS_SELECTOR, ".source").text for c in w.cards())
+    assert sources == ["from team-a/db (compose)", "from team-b/db (compose)"]
+    w.check_page("catalog-sources")

@@ -37,7 +37,8 @@ async function route() {
     main.replaceChildren(node);
     main.dataset.shown = String(mine); // which rendering is on screen: scripts driving the page wait on it
     document.title = `${title} · Blueprint catalog`;
-    main.focus();
+    window.scrollTo(0, 0); // a new view opens at its top, the navigation bar in sight
+    main.focus({ preventScroll: true });
   } catch (error) {
     if (mine !== shownRoute) return;
     main.replaceChildren(el('h1', {}, error.status === 404 ? 'Not found' : 'Something went wrong'), problemList(error),

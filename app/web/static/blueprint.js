@@ -24,17 +24,17 @@ export function fitTable(fit, caption) {
   if (RESOURCES.every((name) => fit.resources[name].required === null)) return el('p', { class: 'note' }, 'Not measured, so it cannot be fitted.');
   return el('div', { class: 'scroll' }, el('table', { class: 'fit' },
     el('caption', { class: 'note' }, `${caption}. Used: what the profile's instances hold now; headroom: what the cap leaves once this is added too.`),
-    el('thead', {}, el('tr', {}, ['Resource', 'Required', 'Used', 'Cap', 'Headroom', 'Verdict'].map((h) => el('th', { scope: 'col' }, h)))),
+    el('thead', {}, el('tr', {}, ['Resource', 'Required', 'Used of cap', 'Headroom', 'Verdict'].map((h) => el('th', { scope: 'col' }, h)))),
     el('tbody', {}, RESOURCES.map((name) => {
       const r = fit.resources[name];
       const show = name === 'containers' ? String : AMOUNT[name]; // the row says what they count
       return el('tr', {}, el('th', { scope: 'row' }, name), el('td', {}, show(r.required)),
-        el('td', {}, r.used === null || r.used === undefined ? '—' : show(r.used)), el('td', {}, r.cap === null ? 'none' : show(r.cap)),
+        el('td', {}, r.cap === null ? 'no cap' : `${show(r.used)} of ${show(r.cap)}`),
         el('td', {}, r.headroom === null ? '—' : r.headroom < 0 ? `−${show(-r.headroom)}` : show(r.headroom)),
         el('td', {}, el('span', { class: `badge ${r.verdict}` }, r.verdict)));
     })),
     el('tfoot', {}, RESOURCES.flatMap((name) => ['defaulted', 'overMax'].filter((kind) => fit.resources[name][kind].length)
-      .map((kind) => el('tr', {}, el('td', { colspan: '6', class: 'note' }, `${name}: ${fit.resources[name][kind].join(', ')} — ${EXPLAIN[kind]}`)))))));
+      .map((kind) => el('tr', {}, el('td', { colspan: '5', class: 'note' }, `${name}: ${fit.resources[name][kind].join(', ')} — ${EXPLAIN[kind]}`)))))));
 }
 
 /** The fit to each of the caller's profiles, the default first: its fit is asked with no profile
@@ -92,7 +92,7 @@ export async function changesView(id, from, to) {
     changed.length ? el('div', { class: 'scroll' }, el('table', {},
       el('thead', {}, el('tr', {}, ['Field', 'From', 'To'].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', {}, changed.map(([name, change]) => el('tr', {}, el('th', { scope: 'row' }, name),
-        el('td', {}, JSON.stringify(change.from)), el('td', {}, JSON.stringify(change.to))))))) : el('p', { class: 'note' }, 'No field but the definition changed.'),
+        [change.from, change.to].map((value) => el('td', {}, value === null ? '(none)' : JSON.stringify(value)))))))) : el('p', { class: 'note' }, 'No field but the definition changed.'),
     diffView(data.yml));
 }
 

@@ -48,6 +48,8 @@ function card(bp, profile, fitsOnly) {
       el('h3', {}, el('a', { href: `#/blueprints/${bp.id}` }, bp.name || '(unnamed)'), bp.version ? ` ${bp.version}` : ''),
       starButton(bp)),
     el('p', { class: 'meta' }, [bp.blueprintType || 'no type', bp.owner, bp.entitlementType, bp.inactive ? 'inactive' : null].filter(Boolean).join(' · ')),
+    // two blueprints of one name (Redis from two catalogs) told apart by where they came from
+    bp.source ? el('p', { class: 'meta source' }, `from ${bp.source.name} (${bp.source.format}${bp.source.key === bp.name ? '' : `: ${bp.source.key}`})`) : null,
     bp.description ? el('p', { class: 'desc' }, bp.description.length > 200 ? `${bp.description.slice(0, 200)}…` : bp.description) : null,
     bp.tags && bp.tags.length ? el('ul', { class: 'tags', 'aria-label': 'Tags' }, bp.tags.map((tag) => el('li', {}, tag))) : null,
     el('div', { class: 'row' }, el('p', { class: 'needs' }, needs(bp.requirements)), badge));
@@ -63,7 +65,10 @@ export async function catalog(_, params) {
   const type = el('input', { name: 'blueprintType', value: params.get('blueprintType') || '', list: 'types', placeholder: 'compose, kubernetes…' });
   const tags = el('input', { name: 'tag', value: params.getAll('tag').join(', '), placeholder: 'web, db' });
   const inactive = select([['', 'Active and inactive'], ['false', 'Active only'], ['true', 'Inactive only']], params.get('inactive') || '');
-  const profile = select([['', 'No profile'], ...profiles.map((p) => [p.id, `${p.name || '(unnamed)'}${p.defaultProfile ? ' (default)' : ''}`])], params.get('profile') || '');
+  // fitted to the caller's default profile unless the URL names another, or none (`profile=`)
+  const defaultId = (profiles.find((p) => p.defaultProfile) || {}).id || '';
+  const chosenProfile = params.has('profile') ? params.get('profile') : defaultId;
+  const profile = select([['', 'No profile'], ...profiles.map((p) => [p.id, `${p.name || '(unnamed)'}${p.defaultProfile ? ' (default)' : ''}`])], chosenProfile);
   const starred = checkbox('Starred by me', params.get('starred') === 'true');
   const fitsOnly = checkbox('Only those that fit the profile', params.get('fitsOnly') === 'true');
   const form = el('form', { class: 'filters', role: 'search' },
@@ -80,7 +85,7 @@ export async function catalog(_, params) {
     for (const tag of tags.value.split(',').map((t) => t.trim().toLowerCase()).filter(Boolean)) chosen.append('tag', tag);
     if (starred.box.checked) chosen.set('starred', 'true');
     if (inactive.value) chosen.set('inactive', inactive.value);
-    if (profile.value) chosen.set('profile', profile.value);
+    if (profile.value !== defaultId) chosen.set('profile', profile.value);
     if (profile.value && fitsOnly.box.checked) chosen.set('fitsOnly', 'true');
     const hash = `#/?${chosen}`;
     if (location.hash === hash) refresh(); else location.hash = hash;
@@ -90,7 +95,6 @@ export async function catalog(_, params) {
   const query = new URLSearchParams({ limit: String(PAGE) });
   for (const name of ['q', 'blueprintType', 'starred', 'inactive']) if (params.get(name)) query.set(name, params.get(name));
   for (const tag of params.getAll('tag')) query.append('tag', tag);
-  const chosenProfile = params.get('profile');
   const onlyFitting = Boolean(chosenProfile && params.get('fitsOnly') === 'true');
   const chosen = chosenProfile ? profiles.find((p) => p.id === chosenProfile) || { id: chosenProfile, limits: null } : null;
   if (onlyFitting) query.set('fitsProfile', chosenProfile);
