@@ -448,7 +448,7 @@ def walk(w, client, template, profiles):
     assert "containers: requires 9 containers" in w.one("form[aria-label=Deploy] ul.problems").text
     w.console(409)
     Select(w.control("Profile to fit")).select_by_visible_text("roomy")
-    w.wait(lambda: w.one("div[aria-label=Fit] h3").text.startswith("Fit to roomy"))
+    w.wait(lambda: w.one("div[aria-label=Fit] h3").text.startswith("A new instance in roomy:"))
     assert "8 GiB" in w.one("table.fit tbody").text  # roomy's caps, not tiny's
     w.fill("WEB_REPLICAS", "1000")  # over its maximum: the service says so, and the old result goes
     w.wait(lambda: "values.WEB_REPLICAS" in w.one("main").text and not w.all("ol[aria-label='Rendered definition']"))
@@ -491,6 +491,7 @@ def walk(w, client, template, profiles):
     assert [line.split()[-1] for line in changed if "memory:" in line] == ["512M", "1G"]
     assert not [line for line in changed if "replicas" in line or "PASSWORD" in line]  # only what was changed
     assert client.get(f"/instances/{made['id']}", user="alice").json["values"]["WEB_MEMORY"] == "512M"  # not yet
+    w.wait(lambda: "memory: 1G" in w.one("ol[aria-label='Rendered definition']").text)  # the render follows
     w.check_page("deploy-upgrade")
     w.button("Upgrade").click()
     w.wait(lambda: "acme-shop upgraded to revision" in w.one("form[aria-label='Upgrade an instance']").text)

@@ -67,11 +67,12 @@ export async function parametersPage([id]) {
   const cluster = () => (compose && target.value === 'kubernetes'
     ? { target: 'kubernetes', ...(volumeSize.value.trim() ? { volumeSize: volumeSize.value.trim() } : {}) } : {});
 
-  let shown = false; // whether a render (or its refusal) is on screen: then every change renders again
+  let asked = false; // whether a render was asked for: from then on every change renders again
   let latest = 0;
   let timer = null;
   async function render(maximize) {
     clearTimeout(timer);
+    asked = true;
     const mine = ++latest;
     const chosen = profiles.find((p) => p.id === profile.value);
     const body = { values: values(), ...cluster(), ...(chosen ? { profile: chosen.id } : {}) };
@@ -89,16 +90,15 @@ export async function parametersPage([id]) {
       if (mine !== latest) return;
       // The rendered text may hold secrets: it lives in this view only, never in storage or the URL.
       output.replaceChildren(el('div', {}, said, el('h2', {}, 'Requirements of the render'), requirementsView(data.requirements),
-        data.fit ? el('div', { 'aria-label': 'Fit' }, el('h3', {}, `Fit to ${chosen.name || 'the profile'} `, fitBadge(data.fit, chosen.limits)),
+        data.fit ? el('div', { 'aria-label': 'Fit' }, el('h3', {}, `A new instance in ${chosen.name || 'the profile'}: `, fitBadge(data.fit, chosen.limits)),
           fitTable(data.fit, 'Against the chosen profile; its container defaults are written into the rendered definition')) : null,
         el('h2', {}, 'Rendered definition'), codeView(data.yml, new Set(), 'Rendered definition'), notesView(data.notes)));
     } catch (error) {
       if (mine === latest) output.replaceChildren(problemList(error));
     }
-    shown = true;
   }
   const again = () => {
-    if (!shown) return;
+    if (!asked) return;
     clearTimeout(timer);
     timer = setTimeout(() => render(null), DEBOUNCE_MS);
   };
