@@ -219,11 +219,8 @@ def export_profile(name, namespace):
     `kubectl apply -f -`; `bpctl import FILE --format kubernetes-quota` reads them back."""
     session = connect()
     found = session.profile(name)
-    session.stream(
-        f"/profiles/{found['id']}/export",
-        {"format": "kubernetes", "namespace": namespace},
-        click.get_binary_stream("stdout"),
-    )
+    for chunk in session.stream(f"/profiles/{found['id']}/export", {"format": "kubernetes", "namespace": namespace}):
+        click.echo(chunk, nl=False)
 
 
 @cli.command(short_help="Print the shell code for completion.")

@@ -84,7 +84,7 @@ def pull(blueprint, owner, rev):
         if kept.get("yml") is None:
             raise Refused(f"revision {rev} of {blueprint!r} has no definition.")
         data = kept["yml"].encode()
-    click.get_binary_stream("stdout").write(data)
+    click.echo(data, nl=False)  # bytes: written as they are
 
 
 @cli.command(short_help="Create a blueprint, or a new revision of yours.")

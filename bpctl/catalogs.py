@@ -158,7 +158,8 @@ def export(blueprint, owner, kind, output, **filters):
     if kind == "native":
         if blueprint:
             raise click.BadParameter("BLUEPRINT is for --format openshift; select with --name and the filters.")
-        session.stream("/exports", query(session, **filters), click.get_binary_stream("stdout"))
+        for chunk in session.stream("/exports", query(session, **filters)):
+            click.echo(chunk, nl=False)
         return
     if not blueprint:
         raise click.BadParameter("name the Kubernetes blueprint to export.", param_hint="BLUEPRINT")

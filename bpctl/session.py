@@ -126,14 +126,13 @@ class Session:
                 return
             params["cursor"] = page["next"]
 
-    def stream(self, path, params, out):
-        """A long answer written to `out` as it arrives (an export of the whole catalog)."""
+    def stream(self, path, params):
+        """A long answer's bytes as they arrive (an export of the whole catalog), never held whole."""
         with self._reaching(), self.http.stream("GET", path, params=_query(params)) as response:
             if response.status_code >= 400:
                 response.read()
                 raise self.failure(response)
-            for chunk in response.iter_bytes():
-                out.write(chunk)
+            yield from response.iter_bytes()
 
     def blueprint(self, ref, owner=None):
         """The blueprint `ref` names: its id, else its exact name (`owner`'s where names repeat)."""
