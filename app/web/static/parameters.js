@@ -28,7 +28,7 @@ function parameterControl(name, schema) {
 
 /** Shows `value` in a parameter's control; `kept` (an instance's values) where it stands for a
     value the service keeps and never shows (a secret, a generated one): empty keeps it. */
-function show(control, schema, value, kept) {
+function setControl(control, schema, value, kept) {
   const hidden = value === null || (value !== undefined && schema.writeOnly);
   const shown = hidden ? undefined : value !== undefined ? value : kept ? undefined : initialOf(schema);
   if (control.dataset.enum) control.value = JSON.stringify(shown !== undefined ? shown : initialOf(schema));
@@ -48,8 +48,8 @@ function valueOf(control) {
   return control.value;
 }
 
-/** The render form: what is shown is always what its buttons send. Once a render is shown, every
-    change renders again (the latest answer wins); Deploy sends the form's values, and an
+/** The render form: what is shown is always what its buttons send. Once a render was asked for,
+    every change renders again (the latest answer wins); Deploy sends the form's values, and an
     upgrade the instance's kept values with only what the person changed since choosing it. */
 export async function parametersPage([id]) {
   const [{ data: bp }, profiles] = await Promise.all([api('GET', `/blueprints/${id}`), everything(myProfiles())]);
@@ -105,7 +105,7 @@ export async function parametersPage([id]) {
 
   const rows = Object.entries(properties).map(([name, schema]) => {
     controls[name] = parameterControl(name, schema);
-    show(controls[name], schema, undefined, false);
+    setControl(controls[name], schema, undefined, false);
     const notes = [schema.description, schema.type, required.has(name) ? 'required' : null,
       schema.minimum !== undefined ? `at least ${schema.minimum}` : null, schema.maximum !== undefined ? `at most ${schema.maximum}` : null,
       schema['x-generate'] ? `generated (${generator(schema['x-generate'])}) when left empty` : null, schema.writeOnly ? 'secret: never shown again' : null].filter(Boolean).join(' · ');
@@ -124,7 +124,7 @@ export async function parametersPage([id]) {
 
   /** The form set to an instance's kept values, profile and target: what its upgrade starts from. */
   function keep(instance) {
-    for (const [name, control] of Object.entries(controls)) show(control, properties[name], instance.values[name], true);
+    for (const [name, control] of Object.entries(controls)) setControl(control, properties[name], instance.values[name], true);
     profile.value = instance.profile;
     target.value = instance.target || 'compose';
     volumeSize.value = instance.volumeSize || '';
