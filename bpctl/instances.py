@@ -116,15 +116,15 @@ def list_instances(profile, blueprint, behind, output):
     if output == "json":
         show.as_json(items)
         return
-    blueprints, profiles = _names(session, "blueprints", items), _names(session, "profiles", items)
+    names = _names(session, items)
     show.table(
         items,
         {
             "NAME": "name",
             "REV": "rev",
             "TARGET": "target",
-            "BLUEPRINT": lambda i: blueprints[i["blueprint"]],
-            "PROFILE": lambda i: profiles[i["profile"]],
+            "BLUEPRINT": lambda i: names[i["blueprint"]],
+            "PROFILE": lambda i: names[i["profile"]],
             "MEMORY": lambda i: show.amount("memory", i["requirements"]["memoryBytes"]),
             "CPU": lambda i: show.amount("cpu", i["requirements"]["cpuMillis"]),
             "CONTAINERS": lambda i: i["requirements"]["containers"],
@@ -133,16 +133,16 @@ def list_instances(profile, blueprint, behind, output):
     )
 
 
-def _names(session, collection, items):
-    """{id: name} of the blueprints (or profiles) `items` name, read once each; the id where the
+def _names(session, items):
+    """{id: name} of the blueprints and profiles instances name, each read once; the id where the
     caller may no longer read it."""
-    field = collection[:-1]
     names = {}
-    for id_text in {item[field] for item in items}:
-        try:
-            names[id_text] = session.get(f"/{collection}/{id_text}").get("name") or id_text
-        except Refused:
-            names[id_text] = id_text
+    for field, collection in (("blueprint", "blueprints"), ("profile", "profiles")):
+        for id_text in {item[field] for item in items}:
+            try:
+                names[id_text] = session.get(f"/{collection}/{id_text}").get("name") or id_text
+            except Refused:
+                names[id_text] = id_text
     return names
 
 
@@ -161,14 +161,14 @@ def get_instance(name, output):
     if output == "json":
         show.as_json(found)
         return
-    blueprint, profile = _names(session, "blueprints", [found]), _names(session, "profiles", [found])
+    names = _names(session, [found])
     needs = found["requirements"]
     show.fields(
         [
             ("id", found["id"]),
             ("name", found["name"]),
-            ("blueprint", f"{blueprint[found['blueprint']]} ({found['blueprint']}), revision {found['rev']}"),
-            ("profile", f"{profile[found['profile']]} ({found['profile']})"),
+            ("blueprint", f"{names[found['blueprint']]} ({found['blueprint']}), revision {found['rev']}"),
+            ("profile", f"{names[found['profile']]} ({found['profile']})"),
             ("target", found.get("target")),
             ("values", [f"{key}={'(secret)' if value is None else value}" for key, value in found["values"].items()]),
             ("needs", show.needs(needs)),
