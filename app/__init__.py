@@ -25,6 +25,7 @@ from app.blueprints.storage import store as blueprints_store
 from app.http import docs, idempotency, openapi, problems, response_headers
 from app.http.json_provider import OrjsonProvider
 from app.imports.routes import blp as imports_blp
+from app.instances.namespace_routes import blp as namespaces_blp
 from app.instances.routes import blp as instances_blp
 from app.instances.storage import store as instances_store
 from app.ops import logs
@@ -52,7 +53,7 @@ def create_app(settings=None, mongo_client=None):
     auth.init_app(app)
 
     api = openapi.Api(app)
-    for blp in (profiles_blp, blueprints_blp, revisions_blp, instances_blp, users_blp, imports_blp):
+    for blp in (profiles_blp, blueprints_blp, revisions_blp, instances_blp, namespaces_blp, users_blp, imports_blp):
         api.register_blueprint(blp)
     problems.init_app(app)
     app.register_blueprint(docs.blueprint(api))

@@ -30,6 +30,7 @@ VARIABLES = (
     "SECRET_KEY",
     "REVISIONS_KEPT",
     "RENDER_SECONDS",
+    "RESERVED_NAMESPACES",
     "HOST",
     "PORT",
     "WEB_CONCURRENCY",
@@ -70,6 +71,11 @@ def from_env(environ=os.environ):
         "REVISIONS_KEPT": max(2, int(environ.get("REVISIONS_KEPT", "100"))),
         # How long a render's search for the most that fits may go on (well within REQUEST_TIMEOUT).
         "RENDER_SECONDS": float(environ.get("RENDER_SECONDS", "10")),
+        # Namespaces the cluster keeps beside default, kube-* and openshift-* (comma-separated, `*` a
+        # suffix wildcard): no instance or render takes them.
+        "RESERVED_NAMESPACES": tuple(
+            one.strip() for one in environ.get("RESERVED_NAMESPACES", "").split(",") if one.strip()
+        ),
         # The most documents a list page examines (the contract's bound), and the most a window of
         # one is sized to read at the density already seen (app/storage/pages.py).
         "LIST_MOST_EXAMINED": 10_000,

@@ -24,6 +24,7 @@ from app.blueprints.history import storage as history
 from app.blueprints.storage import store as blueprints
 from app.definitions.render import own_target
 from app.errors import Invalid, NotFound
+from app.instances import namespaces
 from app.instances.storage import store as instances
 from app.model import yamlguard
 from app.profiles.storage import store as profiles
@@ -103,6 +104,31 @@ def _target(store, doc):
     return {"target": "kubernetes" if "apiVersion:" in (doc.get("yml") or "") else "compose"}
 
 
+def _pod_security(store, doc):
+    """Blueprints' pod security findings, measured again; profiles that existed keep admitting
+    what they admitted (`privileged`, no kinds beyond the measured ones)."""
+    if store is profiles:
+        return {} if "podSecurity" in doc else {"podSecurity": "privileged", "allowKinds": []}
+    stored = doc.get("requirements")
+    if stored is None or "podSecurity" in stored:
+        return {}
+    return _requirements(store, {key: value for key, value in doc.items() if key != "requirements"})
+
+
+def _namespace(store, doc):
+    """The namespace an instance on Kubernetes was rendered into (a converted Compose blueprint's
+    is its name, held from now on where no other instance holds it first; a Kubernetes
+    blueprint's has none until an upgrade gives one)."""
+    if "namespace" in doc:
+        return {}
+    converted = doc.get("target") == "kubernetes" and "kind: Namespace" in (doc.get("yml") or "")
+    if converted and namespaces.held_for(doc["name"], doc["owner"], doc["_id"]):
+        return {"namespace": doc["name"]}
+    if converted:
+        log.warning("instance %s: its namespace %r is held by another instance; it holds none", doc["_id"], doc["name"])
+    return {"namespace": None}
+
+
 MIGRATIONS = (
     Migration(1, "who made each blueprint's version (updatedBy)", (blueprints,), _last_writer),
     Migration(2, "blueprints' requirements, container by container", (blueprints,), _requirements),
@@ -111,6 +137,8 @@ MIGRATIONS = (
     Migration(5, "instances' generated values hidden as secrets", (instances,), _secrets),
     Migration(6, "profiles' usage and ledger in a document of their own", (profiles,), _ledger),
     Migration(7, "what each instance was rendered for (target)", (instances,), _target),
+    Migration(8, "pod security: blueprints' findings, profiles' level", (profiles, blueprints), _pod_security),
+    Migration(9, "the namespace each instance on Kubernetes holds", (instances,), _namespace),
 )
 LATEST = MIGRATIONS[-1].number
 

@@ -17,7 +17,7 @@ LAYERS = [  # bottom first
     # instance store, which the others ask about instances; the other stores; what joins
     # resources (a fit, an admission); and the routes.
     ("app.profiles", "app.blueprints", "app.instances"),
-    ("app.instances.storage",),
+    ("app.instances.storage", "app.instances.namespaces"),
     ("app.profiles.storage", "app.profiles.ledgers", "app.blueprints.storage", "app.blueprints.history.storage"),
     ("app.blueprints.fitting", "app.instances.admission"),
     (
@@ -25,6 +25,7 @@ LAYERS = [  # bottom first
         "app.blueprints.routes",
         "app.blueprints.history.routes",
         "app.instances.routes",
+        "app.instances.namespace_routes",
         "app.users",
         "app.imports",
     ),
@@ -86,6 +87,7 @@ OWNERS = {
     "rate_limits": "app.access.request_quota",
     "auth_failures": "app.access.login_throttle",
     "settings": "app.storage.database",
+    "namespaces": "app.instances.namespaces",
 }
 DATABASE_METHODS = {"command", "client", "name", "list_collection_names", "drop_collection"}
 

@@ -9,6 +9,7 @@ from flask import current_app
 from app.definitions import fit
 from app.definitions.render import cluster_of, render
 from app.errors import Conflict
+from app.instances import namespaces
 from app.model import quantities
 from app.profiles.storage import store as profiles
 
@@ -21,10 +22,17 @@ def profile_of(profile_id, user):
     return profiles.get(profile_id, user) if profile_id is not None else profiles.default_of(user)
 
 
-def fit_of(blueprint, profile_id, user):
-    """The fit of a stored blueprint to a profile (`GET /blueprints/{id}/fit`)."""
-    profile = profile_of(profile_id, user)
-    return fit.fit(blueprint["requirements"], quantities.limits(profile), profile["usage"])
+def limits_of(profile):
+    """What a fit holds a definition to: the profile's caps (`quantities.limits`) and its pod
+    security level (a profile stored before levels were kept admits what it always did)."""
+    return {**quantities.limits(profile), "podSecurity": profile.get("podSecurity", "privileged")}
+
+
+def fit_of(blueprint, args, user):
+    """The fit of a stored blueprint to a profile (`GET /blueprints/{id}/fit`), its pod security
+    judged on `target`."""
+    profile = profile_of(args.get("profile"), user)
+    return fit.fit(blueprint["requirements"], limits_of(profile), profile["usage"], args.get("target"))
 
 
 def render_fitted(version, values, profile, maximize=None, cluster=None):
@@ -32,7 +40,7 @@ def render_fitted(version, values, profile, maximize=None, cluster=None):
     converted for Kubernetes with the `cluster` options (render.cluster_of)."""
     if version.get("yml") is None:
         raise Conflict("This version of the blueprint has no definition to render.")
-    limits = None if profile is None else quantities.limits(profile)
+    limits = None if profile is None else limits_of(profile)
     seconds = current_app.config["RENDER_SECONDS"]
     usage = None if profile is None else profile["usage"]
     return render(version, values, limits, maximize, seconds, usage, cluster)
@@ -41,6 +49,8 @@ def render_fitted(version, values, profile, maximize=None, cluster=None):
 def render_answer(version, args, user):
     """The render of `version` (a blueprint or a kept version of one) that `args` ask for, and
     its headers."""
+    if "namespace" in args:
+        namespaces.refuse_reserved(args["namespace"])
     cluster = cluster_of(version.get("blueprintType"), args, str(version["_id"]))
     profile = profile_of(args["profile"], user) if "profile" in args else None
     return render_fitted(version, args["values"], profile, args.get("maximize"), cluster), NO_STORE

@@ -144,7 +144,7 @@ class BlueprintFit(MethodView):
     def get(self, args, id):
         """Check whether a blueprint fits a profile"""
         user = current_user()
-        return fitting.fit_of(store.get(id, user), args.get("profile"), user)
+        return fitting.fit_of(store.get(id, user), args, user)
 
 
 @blp.route("/<id>/render")

@@ -4,6 +4,7 @@ list's filters."""
 import marshmallow as ma
 
 from app import definitions
+from app.definitions import pod_security
 from app.definitions.parameters import Parameters
 from app.http.crud import EchoedId
 from app.http.paging import ListArgs
@@ -19,7 +20,7 @@ from app.model.fields import (
     Trimmed,
     Yaml,
 )
-from app.model.schemas import RequirementsSchema, Schema, Source, TargetSchema
+from app.model.schemas import TARGETS, RequirementsSchema, Schema, Source, TargetSchema
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
 # A blueprint's writable fields: what a version keeps, a diff compares and an export carries
@@ -148,6 +149,16 @@ class FitResourcesSchema(Schema):
     storage = ma.fields.Nested(ResourceFitSchema, metadata={"description": "bytes"})
 
 
+class ViolationSchema(Schema):
+    path = ma.fields.String(metadata={"description": "Where: `services.web.privileged`, `yml.0.spec.hostNetwork`."})
+    control = ma.fields.String(metadata={"description": "The Pod Security Standards' control it breaks."})
+
+
+class PodSecuritySchema(Schema):
+    level = ma.fields.String(metadata={"enum": list(pod_security.LEVELS)})
+    violations = ma.fields.List(ma.fields.Nested(ViolationSchema))
+
+
 class FitSchema(Schema):
     fits = ma.fields.Boolean(
         allow_none=True, metadata={"description": "true when every verdict is fits or uncapped; null: unknown"}
@@ -157,11 +168,23 @@ class FitSchema(Schema):
         metadata={"description": "How many instances of it fit in the room left; null when nothing caps it."},
     )
     resources = ma.fields.Nested(FitResourcesSchema)
+    podSecurity = ma.fields.Nested(
+        PodSecuritySchema,
+        metadata={"description": "What the definition breaks of the profile's Pod Security Standards level."},
+    )
 
 
 class FitArgs(Schema):
     profile = ma.fields.String(
         metadata={"description": "The id of a profile the caller may read; omitted, the caller's default profile."}
+    )
+    target = ma.fields.String(
+        validate=ma.validate.OneOf(TARGETS),
+        metadata={
+            "enum": list(TARGETS),
+            "description": "What pod security is judged on (default: the blueprint's own format): a Compose bind "
+            "mount is the host's on `compose`, an emptyDir on `kubernetes`.",
+        },
     )
 
 

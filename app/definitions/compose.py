@@ -8,6 +8,7 @@ differs on purpose: docs/design.md, "Compose as Docker Compose judges it"."""
 from dataclasses import dataclass
 from functools import cache
 
+from app.definitions import pod_security
 from app.definitions.compose_load import cast, dependencies, services, started, volumes
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
@@ -462,6 +463,15 @@ def judge(documents, totals):
         found.append("services: the file defines no service; a blueprint needs at least one.")
     found += loading + _consistency(mapping(doc), resolved, running)
     measured = _measure(resolved, running, Totals() if found else totals, _short_form(declared, resolved))
+    totals.security = {
+        target: [
+            finding
+            for name, service in resolved.items()
+            if name in running
+            for finding in pod_security.of_service(service, ["services", name], target)
+        ][: pod_security.MOST_FINDINGS]
+        for target in ("compose", "kubernetes")
+    }
     return found + [problem for problem in measured if problem not in found]
 
 

@@ -3,6 +3,7 @@ resource, in the units of `limits` (bytes, millicores, containers), with the pro
 defaults counted for the containers that declare nothing and its container maximum applied to
 each, as a Kubernetes LimitRange does before its ResourceQuota counts."""
 
+from app.definitions import pod_security
 from app.model import quantities
 
 # resource -> its key in both `requirements` and `limits`
@@ -12,13 +13,14 @@ FITTING = ("fits", "uncapped")
 SHOWN = {"memory": quantities.binary_text, "cpu": quantities.millis_text}
 
 
-def fit(requirements, limits, usage=None):
+def fit(requirements, limits, usage=None, target=None):
     """`{"fits": ..., "more": ..., "resources": {...}}` as the contract defines it: each
     resource's required amount (the profile's defaults included), what the profile's instances use
     (`usage`, None: nothing) and the room left, the headroom after it, the verdict (fits, exceeds,
     uncapped, unbounded, or unknown: no requirements, or an amount waiting for a variable), and
     the containers that took a default (`defaulted`) or are over the maximum (`overMax`); `more`,
-    how many instances of it fit in the room left."""
+    how many instances of it fit in the room left. With a level in `limits` (`podSecurity`), what
+    the definition breaks of it on `target` (None: the definition's own format)."""
     resources = {resource: _resource(resource, requirements, limits, usage or {}) for resource in RESOURCES}
     verdicts = {r["verdict"] for r in resources.values()}
     if "exceeds" in verdicts:
@@ -27,7 +29,18 @@ def fit(requirements, limits, usage=None):
         fits = None
     else:
         fits = verdicts <= set(FITTING)
-    return {"fits": fits, "more": _more(fits, resources), "resources": resources}
+    answer = {"fits": fits, "more": _more(fits, resources), "resources": resources}
+    if "podSecurity" in limits:
+        answer["podSecurity"] = security(requirements, limits["podSecurity"], target)
+    return answer
+
+
+def security(requirements, level, target=None):
+    """`{"level", "violations"}`: the pod security findings of the definition on `target` that
+    `level` refuses (a Compose definition's own target is `compose`)."""
+    findings = (requirements or {}).get("podSecurity") or {}
+    target = target or ("compose" if "compose" in findings else "kubernetes")
+    return {"level": level, "violations": pod_security.violations(findings.get(target, []), level)}
 
 
 def fits(requirements, limits, usage=None):

@@ -12,6 +12,7 @@ from importlib.resources import files
 
 import jsonschema_rs
 
+from app.definitions import pod_security
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
 from app.definitions.templates import Dialect
@@ -35,6 +36,7 @@ WORKLOADS = {
         ("spec", "jobTemplate", "spec", "template", "spec"),
     ),
     ("Pod", ""): (None, ("spec",)),
+    ("ReplicationController", ""): (("spec", "replicas"), ("spec", "template", "spec")),
     # OpenShift's DeploymentConfig runs its pods as a Deployment does (`v1` is its legacy group)
     ("DeploymentConfig", "apps.openshift.io"): (("spec", "replicas"), ("spec", "template", "spec")),
     ("DeploymentConfig", ""): (("spec", "replicas"), ("spec", "template", "spec")),
@@ -45,7 +47,7 @@ def _group(api_version):
     return api_version.split("/")[0] if "/" in api_version else ""
 
 
-def _built_in(group):
+def built_in(group):
     """Whether Kubernetes itself defines the group's kinds (core, apps, *.k8s.io...)."""
     return "." not in group or group.endswith(".k8s.io")
 
@@ -137,7 +139,7 @@ def _check(documents):
         validator = _validator(kind, api_version)
         if validator is not None:
             found += problems(validator, manifest, label)
-        elif _built_in(_group(api_version)):
+        elif built_in(_group(api_version)):
             found.append(f"{place(['kind'], label)}: Kubernetes {RELEASE} defines no {kind} in {api_version}.")
         else:  # a custom resource: its metadata is still Kubernetes' own ObjectMeta, which kubectl decodes
             found += problems(_custom_resource(), manifest, label)
@@ -195,7 +197,7 @@ def _storage(claim_spec, where, found, totals, count=1):
 
 
 def _measure(documents, totals):
-    found = []
+    found, security = [], []
     for index, manifest in enumerate(documents):
         if manifest is None:
             continue
@@ -206,6 +208,8 @@ def _measure(documents, totals):
         if (kind, group) not in WORKLOADS:
             continue
         count_path, pod_path = WORKLOADS[(kind, group)]
+        annotations = _get(manifest, (*pod_path[:-1], "metadata", "annotations"))
+        security += pod_security.of_pod(_get(manifest, pod_path), [f"yml.{index}", *pod_path], annotations)
         count = 1 if count_path is None else _get(manifest, count_path)
         if isinstance(count, Unresolved):
             totals.unresolved |= count.names
@@ -228,4 +232,5 @@ def _measure(documents, totals):
                 pods = 1 if count is PENDING else count
                 claimed = _storage(mapping(mapping(claim).get("spec")), where, found, totals, pods)
                 totals.add_storage(PENDING if count is PENDING else claimed, label, found)
+    totals.security = {"kubernetes": security[: pod_security.MOST_FINDINGS]}
     return found

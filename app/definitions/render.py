@@ -13,6 +13,8 @@ import time
 
 from app import definitions
 from app.definitions import compose, defaults, fit, kubernetes, on_kubernetes, parameters, templates, totals
+from app.definitions.on_kubernetes import tenancy
+from app.definitions.on_kubernetes.notes import Notes
 from app.definitions.placeholders import MissingValue
 from app.errors import Invalid
 from app.model import yamlguard
@@ -35,9 +37,9 @@ def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None,
         text, requirements = _rendered(template, version, used)
     except Invalid as exc:
         raise Invalid(_redacted(exc.errors, declared, used)) from None
+    fmt = definitions.format_of(version.get("blueprintType"))
     fitted = None if limits is None else fit.fit(requirements, limits, usage)
     if fitted is not None and (amounts := fit.defaulted(requirements, limits)):
-        fmt = definitions.format_of(version.get("blueprintType"))
         text = defaults.write(text, fmt is compose, requirements, amounts)
         # what the fit counted, now declared; read again where an anchor may share a node among containers
         requirements = totals.declared(requirements, amounts) if "&" not in text else definitions.measure(fmt, text)
@@ -48,8 +50,13 @@ def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None,
         "fit": fitted,
         "used": used,
     }
-    if cluster is not None:
-        answer.update(_on_kubernetes(text, answer, declared, cluster, limits, usage))
+    objects = None  # a conversion's, as built
+    if cluster is not None and fmt is compose:
+        converted = _on_kubernetes(text, answer, declared, cluster, limits, usage)
+        objects = converted.pop("objects")
+        answer.update(converted)
+    if cluster is not None and cluster.get("own"):
+        answer["yml"] = _in_own_namespace(fmt, answer, cluster, limits, objects)
     if maximize is not None:
         deadline = time.monotonic() + seconds
         answer["maximized"] = {maximize: _most(template, version, declared, used, maximize, (limits, usage), deadline)}
@@ -92,26 +99,39 @@ def cluster_of(blueprint_type, args, instance):
 def _on_kubernetes(text, answer, declared, cluster, limits, usage):
     """The Kubernetes stream of a rendered Compose file, measured by Kubernetes' rules (every
     object checked strictly) and fitted: memory, CPU and containers as the Compose render counted
-    them (its `defaulted` kept), storage with the claims; and the notes."""
+    them (its `defaulted` kept), storage with the claims, pod security as the conversion runs the
+    services; and the notes."""
     secret = [
         templates.as_text(value)
         for name, value in answer["used"].items()
         if parameters.is_secret(declared.get("properties", {}).get(name, {})) and value not in (None, "")
     ]
     values = {name: templates.as_text(value) for name, value in answer["used"].items()}
-    options = {**cluster, "values": values, "secretTexts": secret}
+    level = (limits or {}).get("podSecurity")
+    options = {**cluster, "values": values, "secretTexts": secret, "podSecurity": level}
     document = templates.load(text, compose.DIALECT)[0]
     yml, objects, notes = on_kubernetes.convert(document, answer["requirements"], options)
     requirements = definitions.measured(kubernetes, yamlguard.Documents(objects))
-    if cluster.get("own") and limits is not None:  # an instance's namespace, held to what it is admitted with
-        held, held_objects = on_kubernetes.namespaced(cluster["namespace"], requirements, limits)
-        definitions.measured(kubernetes, yamlguard.Documents(held_objects))  # checked as the rest
-        yml = held + yml
     fitted = None if limits is None else fit.fit(requirements, limits, usage)
     if fitted is not None:
         for resource, counted in answer["fit"]["resources"].items():
             fitted["resources"][resource]["defaulted"] = counted["defaulted"]
-    return {"yml": yml, "requirements": requirements, "fit": fitted, "notes": notes}
+        fitted["podSecurity"] = fit.security(answer["requirements"], level, "kubernetes")
+    return {"yml": yml, "objects": objects, "requirements": requirements, "fit": fitted, "notes": notes}
+
+
+def _in_own_namespace(fmt, answer, cluster, limits, objects):
+    """An instance's stream in the namespace it holds: a Kubernetes blueprint's objects moved into
+    it (tenancy.hold: what an instance may hold there), after the Namespace, quota and LimitRange
+    that hold it to what it was admitted with."""
+    if fmt is kubernetes:
+        notes = Notes()
+        documents = templates.load(answer["yml"], kubernetes.DIALECT)
+        objects = tenancy.hold(documents, cluster["namespace"], cluster.get("allowKinds", ()), notes)
+        answer["notes"] = notes
+    held = tenancy.namespace_objects(cluster["namespace"], answer["requirements"], limits or {})
+    definitions.measured(kubernetes, yamlguard.Documents(held))  # checked as the rest
+    return on_kubernetes.written(held + objects)
 
 
 def _redacted(errors, declared, used):

@@ -31,6 +31,7 @@ class Totals:
         self.unresolved = set()  # variables without a default standing in an amount
         self.unknown = set()  # resources an amount in them waits for such a variable
         self.entries = []
+        self.security = {}  # target -> pod security findings (app/definitions/pod_security.py)
 
     def add_containers(self, count, memory, cpu, name, problems, floor=None, short_form=False, at=None):
         """`count` containers each declaring `memory` bytes and `cpu` millicores (None: nothing;
@@ -68,7 +69,8 @@ class Totals:
             problems.append(f"{name}: the totals are larger than a 64-bit integer.")
 
     def as_dict(self):
-        """The requirements; `perContainer` and `unknownResources` are kept for fits, not shown."""
+        """The requirements; `perContainer`, `unknownResources` and `podSecurity` are kept for
+        fits, not shown."""
         return {
             "memoryBytes": self.memory,
             "cpuMillis": self.cpu,
@@ -78,6 +80,7 @@ class Totals:
             "unresolved": sorted(self.unresolved),
             "unknownResources": sorted(self.unknown),
             "perContainer": self.entries,
+            "podSecurity": self.security,
         }
 
 

@@ -10,6 +10,7 @@ request cannot be running any more (docs/design.md, "Instances and usage")."""
 import difflib
 from contextlib import contextmanager
 
+from flask import current_app
 from pymongo.errors import DuplicateKeyError
 
 from app.blueprints import fitting
@@ -18,6 +19,7 @@ from app.blueprints.storage import store as blueprints
 from app.definitions.fit import RESOURCES
 from app.definitions.render import cluster_of, own_target
 from app.errors import Conflict, Invalid, NoRoom, NotFound, Problem
+from app.instances import namespaces
 from app.instances.storage import Instances
 from app.model import quantities
 from app.profiles import usage
@@ -45,9 +47,15 @@ class Admissions(Instances):
         version = _version(blueprint, fields.get("blueprintRev"))
         target = {key: fields[key] for key in ("target", "volumeSize", "volumeSizes") if key in fields}
         target.setdefault("target", own_target(version.get("blueprintType")))
-        answer = _admitted(version, fields["values"], profile, cluster=_cluster(version, fields["name"], target))
+        namespace = None
+        if target["target"] == "kubernetes":
+            namespace = fields.get("namespace") or fields["name"]
+            namespaces.refuse_reserved(namespace)
+        cluster = _cluster(version, fields["name"], target, namespace, profile)
+        answer = _admitted(version, fields["values"], profile, cluster=cluster)
         doc = {
             "name": fields["name"],
+            "namespace": namespace,
             "blueprint": str(blueprint["_id"]),
             "blueprintRev": version["rev"],
             "profile": str(profile["_id"]),
@@ -63,20 +71,37 @@ class Admissions(Instances):
         if dry_run:
             if self.named(user["username"], doc["name"]):
                 raise taken
+            if namespace is not None and not namespaces.free_for(namespace, user["username"]):
+                raise Conflict(namespaces.TAKEN.format(namespace))
             return doc
-        with spending(profile, doc["_id"], usage.change(doc["requirements"]), {"op": "create"}):
-            try:
-                return self._insert(doc)
-            except DuplicateKeyError:  # surely not inserted: taken back
-                raise taken from None
+        if namespace is not None:
+            _take(namespace, user["username"], doc["_id"])
+        try:
+            with spending(profile, doc["_id"], usage.change(doc["requirements"]), {"op": "create"}):
+                try:
+                    return self._insert(doc)
+                except DuplicateKeyError:  # surely not inserted: taken back
+                    raise taken from None
+        except Problem:
+            if namespace is not None:
+                namespaces.free(namespace, doc["_id"])
+            raise
 
-    def upgrade(self, id_text, user, rev, values, if_match=None, dry_run=False):
+    def upgrade(self, id_text, user, rev, values, if_match=None, dry_run=False, namespace=None):
         """Render again at `rev` (the blueprint's current one when None) with the kept values and
-        those given, admit the difference; the new version and the diff of the definitions."""
+        those given, admit the difference; the new version and the diff of the definitions. An
+        instance on Kubernetes admitted before instances held namespaces takes `namespace`."""
         doc = self._checked(id_text, user, if_match)
         version = _version(blueprints.get(doc["blueprint"], user), rev)
         profile = profiles.current(object_id(doc["profile"]))
-        cluster = _cluster(version, doc["name"], doc)
+        held = doc.get("namespace")
+        if namespace is not None and (held is not None or doc["target"] != "kubernetes"):
+            raise Invalid({"namespace": ["Only an instance on Kubernetes that holds no namespace yet takes one."]})
+        if namespace is not None:
+            namespaces.refuse_reserved(namespace)
+            if not dry_run:
+                _take(namespace, doc["owner"], doc["_id"])
+        cluster = _cluster(version, doc["name"], doc, held or namespace, profile)
         answer = _admitted(version, {**doc["kept"], **values}, profile, doc["requirements"], cluster)
         changes = {
             "blueprintRev": version["rev"],
@@ -84,6 +109,7 @@ class Admissions(Instances):
             "kept": answer["used"],
             "requirements": answer["requirements"],
             "yml": answer["yml"],
+            "namespace": held or namespace,
             "updatedBy": user["username"],
             "updatedAt": now(),
         }
@@ -99,9 +125,14 @@ class Admissions(Instances):
         if dry_run:
             return upgraded, diff
         delta = usage.change(answer["requirements"], doc["requirements"])
-        with spending(profile, doc["_id"], delta, {"op": "upgrade", "rev": upgraded["rev"]}):
-            if not self.replace_version(doc, changes):
-                raise Moved("The instance changed while it was upgraded: read it and try again.")
+        try:
+            with spending(profile, doc["_id"], delta, {"op": "upgrade", "rev": upgraded["rev"]}):
+                if not self.replace_version(doc, changes):
+                    raise Moved("The instance changed while it was upgraded: read it and try again.")
+        except Problem:
+            if namespace is not None:
+                namespaces.free(namespace, doc["_id"])
+            raise
         return upgraded, diff
 
     def delete(self, id_text, user, if_match=None):
@@ -112,11 +143,13 @@ class Admissions(Instances):
             profile = profiles.current(object_id(doc["profile"]))
             if profile is None:  # deleted under it (it cannot be while this is counted)
                 self.delete_version(doc)
+                _let_go(doc)
                 return
             try:
                 with spending(profile, doc["_id"], usage.change(None, doc["requirements"]), {"op": "delete"}):
                     if not self.delete_version(doc):
                         raise Moved("upgraded meanwhile")
+                _let_go(doc)
                 return
             except Moved:
                 continue
@@ -159,11 +192,36 @@ def _version(blueprint, rev):
         raise Invalid({"rev": [f"The blueprint has no revision {rev}."]}) from None
 
 
-def _cluster(version, name, target):
+def _cluster(version, name, target, namespace, profile):
     """The render options of an instance (`target`: its `target`, `volumeSize`, `volumeSizes`):
-    on Kubernetes, in a namespace of its own named after it (render.cluster_of)."""
-    cluster = cluster_of(version.get("blueprintType"), target, name)
-    return None if cluster is None else {**cluster, "namespace": name, "own": True}
+    on Kubernetes, in the namespace it holds (none: one admitted before instances held them,
+    rendered as it was), holding the kinds its profile allows (render.cluster_of)."""
+    converted = cluster_of(version.get("blueprintType"), target, name)
+    if target.get("target") != "kubernetes" or (namespace is None and converted is None):
+        return converted
+    own = {"instance": name, "namespace": namespace, "own": namespace is not None}
+    return {**(converted or {}), **own, "allowKinds": profile.get("allowKinds") or []}
+
+
+def _take(namespace, owner, instance_id):
+    """Hold the namespace for the instance; a hold left by a request that died before its
+    instance was written is freed once its lease has passed."""
+    try:
+        namespaces.take(namespace, owner, instance_id)
+    except Conflict:
+        found = namespaces.holder(namespace)
+        lease = 2 * current_app.config["REQUEST_TIMEOUT"]
+        if found is None or store.found(object_id(found[0])) is not None:
+            raise
+        if not namespaces.free_stale(namespace, found[0], lease):
+            raise
+        namespaces.take(namespace, owner, instance_id)
+
+
+def _let_go(doc):
+    """A deleted instance's namespace, freed for its owner."""
+    if doc.get("namespace") is not None:
+        namespaces.free(doc["namespace"], doc["_id"])
 
 
 def _admitted(version, values, profile, replacing=None, cluster=None):
@@ -176,6 +234,16 @@ def _admitted(version, values, profile, replacing=None, cluster=None):
     answer = fitting.render_fitted(version, values, {**profile, "usage": used}, cluster=cluster)
     if answer["requirements"] is None:
         raise Invalid({"blueprint": ["Its definition is of no known type: there is nothing to count."]})
+    security = answer["fit"]["podSecurity"]
+    if security["violations"]:
+        level = security["level"]
+        raise Invalid(
+            {
+                "podSecurity": [
+                    f"{one['path']}: {one['control']} (the profile holds to {level})" for one in security["violations"]
+                ]
+            }
+        )
     _refuse_without_room(answer["fit"], replacing is not None)
     return answer
 

@@ -130,6 +130,12 @@ class InstanceUpgrade(MethodView):
     def post(self, args, id, dryRun):
         """Render an instance again at a revision (newer: an upgrade; older: a rollback)"""
         doc, diff = store.upgrade(
-            id, current_user(), args.get("rev"), args["values"], preconditions.if_match(), dry_run=dryRun
+            id,
+            current_user(),
+            args.get("rev"),
+            args["values"],
+            preconditions.if_match(),
+            dry_run=dryRun,
+            namespace=args.get("namespace"),
         )
         return {**doc, "diff": diff}, NO_STORE if dryRun else {**NO_STORE, "ETag": etag(doc)}

@@ -20,6 +20,14 @@ class InstanceSchema(TargetSchema):
         validate=NAME,
         metadata={"description": "A Compose project name and a Kubernetes namespace alike; unique per owner."},
     )
+    namespace = ma.fields.String(
+        validate=NAME,
+        allow_none=True,
+        metadata={
+            "description": "With `target: kubernetes`: the namespace it lives in (default: its name), unique across "
+            "the service and held for its life; null on Compose."
+        },
+    )
     blueprint = ma.fields.String(required=True, metadata={"description": "The id of a blueprint you may read."})
     rev = ma.fields.Integer(
         attribute="blueprintRev",
@@ -42,6 +50,11 @@ class InstanceSchema(TargetSchema):
     updatedAt = Timestamp()
     updatedBy = ma.fields.String(dump_only=True)
 
+    @ma.validates_schema
+    def _namespace_needs_the_target(self, data, **kwargs):
+        if data.get("namespace") is not None and data.get("target") != "kubernetes":
+            raise ma.ValidationError("Needs `target: kubernetes`.", "namespace")
+
 
 class InstanceDraftSchema(InstanceSchema):
     id = Id(draft=True)
@@ -54,6 +67,13 @@ class UpgradeArgs(Schema):
     )
     values = ma.fields.Dict(
         load_default=dict, **VALUES, metadata={"description": "Values replacing the kept ones of the same names."}
+    )
+    namespace = ma.fields.String(
+        validate=NAME,
+        metadata={
+            "description": "For an instance of a Kubernetes blueprint admitted before instances held namespaces: "
+            "the namespace it moves into (refused once it has one)."
+        },
     )
 
 

@@ -2,12 +2,15 @@
 
 import marshmallow as ma
 
+from app.definitions import pod_security
 from app.http.crud import EchoedId
 from app.http.paging import ListArgs
 from app.model import quantities
 from app.model.accounts import EntitledUsers
 from app.model.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
 from app.model.schemas import Schema, Source
+
+KIND = r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/[A-Za-z][A-Za-z0-9]{0,62}"
 
 
 class PerContainerSchema(Schema):
@@ -70,6 +73,24 @@ class ProfileSchema(EchoedId):
     entitledUsers = EntitledUsers(
         load_default=list,
         metadata={"description": "Users who may read the profile and deploy against it, beside its owner."},
+    )
+    podSecurity = ma.fields.String(
+        load_default=pod_security.BASELINE,
+        validate=ma.validate.OneOf(pod_security.LEVELS),
+        metadata={
+            "enum": list(pod_security.LEVELS),
+            "description": f"The Pod Security Standards level ({pod_security.VERSION}) every render, fit and admission "
+            "against it holds to; only admins set `privileged`.",
+        },
+    )
+    allowKinds = ma.fields.List(
+        ma.fields.String(validate=ma.validate.Regexp(KIND, error="Must be `group/Kind` (`v1/Kind` for the core API).")),
+        load_default=list,
+        validate=ma.validate.Length(max=100),
+        metadata={
+            "description": "Kinds the service cannot measure (custom resources, or apps/DaemonSet) that its "
+            "instances may hold, as `group/Kind`; only admins set them."
+        },
     )
     limits = ma.fields.Nested(LimitsSchema, dump_only=True)
     usage = ma.fields.Nested(

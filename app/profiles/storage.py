@@ -19,9 +19,10 @@ from flask import current_app
 from pymongo import ASCENDING
 
 from app.access import users
-from app.errors import Conflict, Invalid, Problem
+from app.errors import Conflict, Forbidden, Invalid, Problem
 from app.instances.storage import store as instances
 from app.model import quantities
+from app.model.accounts import is_admin
 from app.profiles import ledgers, usage
 from app.storage import list_keys
 from app.storage.database import now
@@ -116,7 +117,15 @@ class Profiles(ResourceStore):
 
     def apply_rules(self, changes, stored, user):
         """`entitledUsers` kept once each, in order, and existing; no default over the maximum (a
-        LimitRange with one is refused too)."""
+        LimitRange with one is refused too); only admins loosen what a cluster holds its
+        instances to (`podSecurity: privileged`, `allowKinds` more than it has)."""
+        if not is_admin(user):
+            if changes.get("podSecurity") == "privileged" and (stored or {}).get("podSecurity") != "privileged":
+                raise Forbidden("Only admins set `podSecurity: privileged`.")
+            if set(changes.get("allowKinds") or ()) - set((stored or {}).get("allowKinds") or ()):
+                raise Forbidden("Only admins add to `allowKinds`.")
+        if "allowKinds" in changes:
+            changes["allowKinds"] = list(dict.fromkeys(changes["allowKinds"] or []))
         if "entitledUsers" in changes:
             changes["entitledUsers"] = list(dict.fromkeys(changes["entitledUsers"] or []))
             users.check_entitled(changes["entitledUsers"], user)

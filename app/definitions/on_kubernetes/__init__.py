@@ -9,7 +9,7 @@ import yaml
 
 from app.definitions import placeholders
 from app.definitions.compose_load import cast, services, started
-from app.definitions.on_kubernetes import budget, mounts, network, pods
+from app.definitions.on_kubernetes import mounts, network, pods
 from app.definitions.on_kubernetes.names import Names, label
 from app.definitions.on_kubernetes.notes import WHY, Notes
 from app.definitions.placeholders import Unresolved
@@ -31,10 +31,11 @@ def convert(document, requirements, options):
     """(the stream of objects as YAML, the objects, notes). `document`: the Compose file as
     Compose reads it; `requirements`: its measure (each service's counted limits and count);
     `options`: `instance` (the name objects are labelled with), `namespace`, `volumeSize`,
-    `volumeSizes`, `values` (the render's) and `secretTexts` (the values of its secret parameters)."""
+    `volumeSizes`, `values` (the render's), `secretTexts` (the values of its secret parameters) and
+    `podSecurity` (the level its pods run at: restricted writes what it requires)."""
     conversion = _Conversion(cast(_as_unset(document), []), requirements, options)
     objects = conversion.objects()
-    return _written(objects), objects, conversion.notes
+    return written(objects), objects, conversion.notes
 
 
 class _Conversion:
@@ -95,7 +96,8 @@ class _Conversion:
         if not listened and service_name in self.named:
             notes.approximated(where, NO_PORT)
         volumes, volume_mounts, claimed = self.storage.mounts(service, where, replicas)
-        container = pods.container(name, service, where, entry, listened, self.secrets, notes)
+        level = self.options.get("podSecurity")
+        container = pods.container(name, service, where, entry, listened, self.secrets, notes, level)
         if volume_mounts:
             container["volumeMounts"] = volume_mounts
         spec = {"containers": [container], **pods.pod(service, where, notes)}
@@ -112,22 +114,8 @@ class _Conversion:
         return network.service_object(name, selector, listened, self.options["namespace"]), workload
 
 
-def namespaced(namespace, requirements, limits):
-    """The objects that put an instance's stream in a namespace of its own, held to what was
-    admitted: the Namespace, a ResourceQuota of its requirements and its profile's LimitRange
-    (YAML to go before the stream, and the objects)."""
-    labels = {INSTANCE: namespace}
-    metadata = network.metadata(namespace, labels, namespace)
-    objects = [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
-        budget.resource_quota(metadata, requirements),
-    ]
-    if (limit_range := budget.limit_range(metadata, limits)) is not None:
-        objects.append(limit_range)
-    return _written(objects) + "---\n", objects
-
-
-def _written(objects):
+def written(objects):
+    """The objects as a YAML stream, every string a Kubernetes tool would read as another type quoted."""
     return yaml.dump_all(objects, Dumper=goyaml.KubernetesDumper, sort_keys=False, allow_unicode=True)
 
 

@@ -7,6 +7,7 @@ import math
 import re
 import shlex
 
+from app.definitions import pod_security
 from app.definitions.on_kubernetes.network import host_aliases, port_name
 from app.definitions.on_kubernetes.notes import WHY
 from app.definitions.schemas import listed, mapping
@@ -73,9 +74,9 @@ class Secrets:
         return {"secretKeyRef": {"name": self.name, "key": key}}
 
 
-def container(name, service, where, entry, listened, secrets, notes):
+def container(name, service, where, entry, listened, secrets, notes, level=None):
     """The container of service `name` (`entry`: its requirements' perContainer entry, or None;
-    `listened`: its ports)."""
+    `listened`: its ports; `level`: the pod security level it runs at)."""
     made = {"name": name}
     if isinstance(service.get("image"), str):
         made["image"] = _text(service["image"])
@@ -98,7 +99,7 @@ def container(name, service, where, entry, listened, secrets, notes):
     resources = _resources(service, where, entry, notes)
     if resources:
         made["resources"] = resources
-    security = _security(service, where, notes)
+    security = _security(service, where, notes, level)
     if security:
         made["securityContext"] = security
     for key, field in (("tty", "tty"), ("stdin_open", "stdin")):
@@ -262,7 +263,7 @@ def _resources(service, where, entry, notes):
     return found
 
 
-def _security(service, where, notes):
+def _security(service, where, notes, level):
     found = {}
     user = service.get("user")
     if user is not None:
@@ -284,7 +285,25 @@ def _security(service, where, notes):
             capabilities[field] = names
     if capabilities:
         found["capabilities"] = capabilities
+    if level == pod_security.RESTRICTED:
+        _restricted(found, where, notes)
     return found
+
+
+def _restricted(found, where, notes):
+    """What the restricted level requires, where the file is silent on it (where it contradicts
+    it, the fit names the violation)."""
+    why = "written as the profile's restricted pod security level requires"
+    if "runAsUser" not in found or found["runAsUser"] != 0:
+        found["runAsNonRoot"] = True
+        notes.approximated([*where, "user"], f"runAsNonRoot {why}: an image whose user is root does not start")
+    found["allowPrivilegeEscalation"] = False
+    notes.approximated([*where, "security_opt"], f"allowPrivilegeEscalation: false and seccomp RuntimeDefault {why}")
+    found["seccompProfile"] = {"type": "RuntimeDefault"}
+    capabilities = found.setdefault("capabilities", {})
+    if capabilities.get("drop") != ["ALL"]:
+        capabilities["drop"] = ["ALL"]
+        notes.approximated([*where, "cap_drop"], f"every capability dropped {why}")
 
 
 def _probe(check, where, secrets, notes):

@@ -1,0 +1,217 @@
+"""An instance on a cluster that many teams share: the namespace it lives in (never one the
+cluster keeps for itself), what its stream may hold there (the workloads the budget counts and the
+namespaced kinds that run nothing; nothing cluster-scoped, no quota of its own, nothing that could
+loosen the quota it is held to), and the Namespace, ResourceQuota and LimitRange that hold it to
+what was admitted and to its profile's pod security level."""
+
+import fnmatch
+
+from app.definitions import kubernetes, pod_security
+from app.definitions.on_kubernetes import budget, network
+from app.definitions.schemas import listed, mapping
+from app.errors import Invalid
+
+RESERVED = ("default", "kube-*", "openshift-*")
+INSTANCE = "app.kubernetes.io/instance"
+RBAC = "rbac.authorization.k8s.io"
+# (API group, kind) an instance may hold beside the workloads the budget measures
+ALWAYS_ALLOWED = frozenset(
+    {
+        ("", "Service"),
+        ("", "ConfigMap"),
+        ("", "Secret"),
+        ("", "PersistentVolumeClaim"),
+        ("", "ServiceAccount"),
+        (RBAC, "Role"),
+        (RBAC, "RoleBinding"),
+        ("networking.k8s.io", "Ingress"),
+        ("networking.k8s.io", "NetworkPolicy"),
+        ("gateway.networking.k8s.io", "HTTPRoute"),
+        ("policy", "PodDisruptionBudget"),
+        ("autoscaling", "HorizontalPodAutoscaler"),
+    }
+)
+# Kinds of Kubernetes' own API that are not namespaced (and OpenShift's most met)
+CLUSTER_SCOPED = frozenset(
+    {
+        "APIService",
+        "CSIDriver",
+        "CSINode",
+        "CertificateSigningRequest",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ClusterTrustBundle",
+        "ComponentStatus",
+        "CustomResourceDefinition",
+        "DeviceClass",
+        "FlowSchema",
+        "IPAddress",
+        "IngressClass",
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+        "MutatingWebhookConfiguration",
+        "Namespace",
+        "Node",
+        "PersistentVolume",
+        "PodSecurityPolicy",
+        "PriorityClass",
+        "PriorityLevelConfiguration",
+        "Project",
+        "ResourceSlice",
+        "RuntimeClass",
+        "SecurityContextConstraints",
+        "ServiceCIDR",
+        "StorageClass",
+        "StorageVersion",
+        "StorageVersionMigration",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "ValidatingWebhookConfiguration",
+        "VolumeAttachment",
+        "VolumeAttributesClass",
+    }
+)
+BOUND_ROLES = frozenset({"view", "edit", "admin"})  # cluster roles that cannot write a quota
+READING = frozenset({"get", "list", "watch"})
+GUARDED = frozenset({"resourcequotas", "limitranges", "namespaces", "*"})
+
+
+def reserved(namespace, extra=()):
+    """Whether the cluster keeps `namespace` for itself (`default`, `kube-*`, `openshift-*`, and
+    the operator's `extra` patterns, `*` a suffix wildcard)."""
+    return any(fnmatch.fnmatchcase(namespace, pattern) for pattern in (*RESERVED, *extra))
+
+
+def kind_key(manifest):
+    """`group/Kind` as `allowKinds` names it (`v1/Kind` for the core API)."""
+    api_version = str(manifest.get("apiVersion", ""))
+    return f"{api_version.split('/')[0] if '/' in api_version else 'v1'}/{manifest.get('kind')}"
+
+
+def hold(documents, namespace, allow_kinds, notes):
+    """The stream of a Kubernetes blueprint's instance in its own namespace: every object written
+    into it (one naming another is a 422), every kind one the budget measures or the profile
+    allows, and each container that declares only requests given limits of the same amounts (a
+    note), so that the namespace's `limits.*` quota admits its pods. Problems name the document."""
+    found, objects = [], [doc for doc in documents if doc is not None]
+    counted = _replicas(objects)
+    for index, manifest in enumerate(objects):
+        label = f"yml.{index}: {manifest['kind']}/{manifest['metadata']['name']}"
+        problem = _refused(manifest, allow_kinds, counted)
+        metadata = manifest["metadata"]
+        if problem is None and metadata.get("namespace") not in (None, namespace):
+            problem = f"names the namespace {str(metadata['namespace'])[:63]!r}: an instance's objects live in its own"
+        if problem is not None:
+            found.append(f"{label} {problem}.")
+            continue
+        metadata["namespace"] = namespace
+        _limits_from_requests(manifest, label.partition(": ")[0], notes)
+    if found:
+        raise Invalid({"yml": found[:100]})
+    return objects
+
+
+def _group_kind(manifest):
+    api_version = str(manifest.get("apiVersion", ""))
+    return (api_version.split("/")[0] if "/" in api_version else ""), manifest.get("kind")
+
+
+def _refused(manifest, allow_kinds, counted):
+    """Why an instance may not hold the object, or None."""
+    group, kind = _group_kind(manifest)
+    allowed = kind_key(manifest) in allow_kinds
+    if kind in CLUSTER_SCOPED and (kubernetes.built_in(group) or group.endswith(".openshift.io")):
+        return "is cluster-scoped: an instance holds only what lives in its own namespace"
+    if kind in ("ResourceQuota", "LimitRange") and group == "":
+        return "is the namespace's budget, which the service writes from what it admitted"
+    if (kind, group) == ("DaemonSet", "apps"):
+        return (
+            None
+            if allowed
+            else "runs one pod per node, which the budget cannot count (the profile's allowKinds may name "
+            "apps/DaemonSet)"
+        )
+    if (kind, group) in kubernetes.WORKLOADS:
+        return None
+    if (group, kind) not in ALWAYS_ALLOWED:
+        return (
+            None
+            if allowed
+            else f"is a kind the service does not measure (the profile's allowKinds may name {kind_key(manifest)})"
+        )
+    spec = mapping(manifest.get("spec"))
+    if kind == "PersistentVolumeClaim" and spec.get("volumeName") not in (None, ""):
+        return "binds a volume by name (spec.volumeName), which may hold another namespace's data"
+    if kind == "Service" and spec.get("type") in ("NodePort", "ExternalName"):
+        return f"is of type {spec['type']}: it reaches beyond the namespace (a node's ports, another name)"
+    if kind == "HorizontalPodAutoscaler":
+        target = mapping(spec.get("scaleTargetRef"))
+        most = counted.get((target.get("kind"), target.get("name")))
+        if most is None or not isinstance(spec.get("maxReplicas"), int) or spec["maxReplicas"] > most:
+            return "scales beyond the replicas counted: its maxReplicas must be at most its target's replicas"
+    role = mapping(manifest.get("roleRef"))
+    if kind == "RoleBinding" and role.get("kind") == "ClusterRole" and role.get("name") not in BOUND_ROLES:
+        return "binds a cluster role other than view, edit or admin, which could change the namespace's quota"
+    if kind == "Role":
+        for rule in listed(manifest.get("rules")):
+            rule = mapping(rule)
+            if (
+                GUARDED & {str(one) for one in listed(rule.get("resources"))}
+                and set(map(str, listed(rule.get("verbs")))) - READING
+            ):
+                return "may write resource quotas, limit ranges or namespaces: the budget it is held to"
+    return None
+
+
+def _replicas(objects):
+    """{(kind, name): the replicas counted} of each scalable workload of the stream."""
+    counted = {}
+    for manifest in objects:
+        group, kind = _group_kind(manifest)
+        paths = kubernetes.WORKLOADS.get((kind, group))
+        if paths and paths[0] is not None and paths[0][-1] == "replicas":
+            replicas = mapping(manifest.get("spec")).get("replicas", 1)
+            counted[(kind, manifest["metadata"]["name"])] = replicas if isinstance(replicas, int) else 1
+    return counted
+
+
+def _limits_from_requests(manifest, label, notes):
+    group, kind = _group_kind(manifest)
+    paths = kubernetes.WORKLOADS.get((kind, group))
+    if paths is None:
+        return
+    spec = manifest
+    for key in paths[1]:
+        spec = mapping(mapping(spec).get(key))
+    for index, container in enumerate(listed(spec.get("containers"))):
+        resources = mapping(mapping(container).get("resources"))
+        requests, limits = mapping(resources.get("requests")), mapping(resources.get("limits"))
+        for resource in ("memory", "cpu"):
+            if resource in requests and resource not in limits:
+                resources.setdefault("limits", {})[resource] = requests[resource]
+                notes.approximated(
+                    [label, *paths[1], "containers", index, "resources", "limits", resource],
+                    "only a request was declared: the limit is written equal to it, as counted, so that the "
+                    "namespace's quota admits the pod",
+                )
+
+
+def namespace_objects(namespace, requirements, limits):
+    """The objects that put an instance in a namespace of its own, held to what it was admitted
+    with: the Namespace (its pod security level enforced there too), a ResourceQuota of its
+    requirements and its profile's LimitRange."""
+    labels = {INSTANCE: namespace}
+    level = limits.get("podSecurity", "privileged")
+    namespace_labels = {
+        **labels,
+        "pod-security.kubernetes.io/enforce": level,
+        "pod-security.kubernetes.io/enforce-version": pod_security.VERSION,
+    }
+    metadata = network.metadata(namespace, labels, namespace)
+    objects = [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": namespace_labels}},
+        budget.resource_quota(metadata, requirements),
+    ]
+    if (limit_range := budget.limit_range(metadata, limits)) is not None:
+        objects.append(limit_range)
+    return objects

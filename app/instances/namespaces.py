@@ -1,0 +1,87 @@
+"""The Kubernetes namespaces instances hold, one document each (`_id` the name): its owner, and the
+instance holding it now (null once that instance is deleted). A namespace is taken by one
+conditional upsert, so two instances never hold one, and a freed one waits for its owner (a user,
+or a team) until an admin releases it: another tenant could otherwise take it and read what the
+cluster still keeps there (claims, secrets)."""
+
+from datetime import timedelta
+
+from flask import current_app
+from pymongo.errors import DuplicateKeyError
+
+from app.definitions.on_kubernetes import tenancy
+from app.errors import Conflict, Invalid, NotFound
+from app.storage.database import collection, now
+
+TAKEN = "The namespace {!r} is taken: choose another (`namespace`)."
+
+
+def coll():
+    return collection("namespaces")
+
+
+def refuse_reserved(namespace, field="namespace"):
+    """A 422 naming `field` for a namespace the cluster keeps for itself (tenancy.RESERVED and the
+    setting RESERVED_NAMESPACES)."""
+    if tenancy.reserved(namespace, current_app.config["RESERVED_NAMESPACES"]):
+        raise Invalid({field: [f"{namespace!r} is a namespace the cluster keeps for itself."]})
+
+
+def take(namespace, owner, instance_id):
+    """Hold `namespace` for `instance_id` of `owner`: free, or freed by an instance of the same
+    owner (a 409 otherwise, naming nobody)."""
+    try:
+        coll().update_one(
+            {"_id": namespace, "owner": owner, "instance": None},
+            {"$set": {"instance": str(instance_id), "at": now()}},
+            upsert=True,
+        )
+    except DuplicateKeyError:
+        if (holder(namespace) or (None,))[0] != str(instance_id):  # not a retry of this instance's
+            raise Conflict(TAKEN.format(namespace)) from None
+
+
+def free_for(namespace, owner):
+    """Whether `owner` may take `namespace` now (a dry run's question)."""
+    doc = coll().find_one({"_id": namespace})
+    return doc is None or (doc["instance"] is None and doc["owner"] == owner)
+
+
+def holder(namespace):
+    """(the instance holding it, when it was taken), or None when none does."""
+    doc = coll().find_one({"_id": namespace})
+    return None if doc is None or doc["instance"] is None else (doc["instance"], doc["at"])
+
+
+def free(namespace, instance_id):
+    """Let `instance_id` go of `namespace` (its owner keeps it), if it holds it."""
+    coll().update_one({"_id": namespace, "instance": str(instance_id)}, {"$set": {"instance": None}})
+
+
+def free_stale(namespace, instance_id, lease):
+    """Free a hold that a request which died before writing its instance left, once `lease` has
+    passed since it was taken; whether it did."""
+    written = coll().update_one(
+        {"_id": namespace, "instance": str(instance_id), "at": {"$lt": now() - timedelta(seconds=lease)}},
+        {"$set": {"instance": None}},
+    )
+    return written.modified_count == 1
+
+
+def held_for(namespace, owner, instance_id):
+    """Record an existing instance's hold (a migration), unless another holds it; whether it does."""
+    try:
+        take(namespace, owner, instance_id)
+    except Conflict:
+        return False
+    return True
+
+
+def release(namespace):
+    """An admin's release of a freed namespace: anyone may take it then. 404 for one nobody has
+    held; 409 while an instance holds it."""
+    doc = coll().find_one({"_id": namespace})
+    if doc is None:
+        raise NotFound(f"No namespace {namespace[:63]!r} was held.")
+    if coll().delete_one({"_id": namespace, "instance": None}).deleted_count != 1:
+        raise Conflict("An instance holds this namespace: delete it first.")
