@@ -35,15 +35,16 @@ def fit_of(blueprint, args, user):
     return fit.fit(blueprint["requirements"], limits_of(profile), profile["usage"], args.get("target"))
 
 
-def render_fitted(version, values, profile, maximize=None, cluster=None):
+def render_fitted(version, values, profile, maximize=None, cluster=None, secrets=()):
     """The render of `version` with `values`, fitted to `profile` (None: none) in the room it has;
-    converted for Kubernetes with the `cluster` options (render.cluster_of)."""
+    converted for Kubernetes with the `cluster` options (render.cluster_of); `secrets` stay secret
+    whatever the schema says (an instance's)."""
     if version.get("yml") is None:
         raise Conflict("This version of the blueprint has no definition to render.")
     limits = None if profile is None else limits_of(profile)
     seconds = current_app.config["RENDER_SECONDS"]
     usage = None if profile is None else profile["usage"]
-    return render(version, values, limits, maximize, seconds, usage, cluster)
+    return render(version, values, limits, maximize, seconds, usage, cluster, secrets)
 
 
 def render_answer(version, args, user):

@@ -4,7 +4,7 @@ its place, at most MAX_PROBLEMS. The package holds everything about a blueprint'
 interpolation grammar, templates, parameters, a render and the fit to a profile. May import
 app.model, app.errors, app.config."""
 
-from app.definitions import compose, kubernetes, parameters, templates
+from app.definitions import compose, kubernetes, parameters, secret_places, templates
 from app.definitions.placeholders import MissingValue
 from app.definitions.schemas import MAX_PROBLEMS
 from app.definitions.totals import Totals
@@ -42,6 +42,8 @@ def requirements(blueprint_type, yml, declared=None):
     fmt, text = format_of(blueprint_type), yamlguard.text_of(yml)
     if fmt is None or text is None:
         return None
+    if misplaced := secret_places.refused(text, declared, fmt.DIALECT.strict, fmt is compose):
+        raise Invalid({"yml": misplaced})
     if declared and "$" in text:
         try:
             yml = templates.render(text, parameters.defaults(declared), fmt.DIALECT)

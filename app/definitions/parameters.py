@@ -451,6 +451,11 @@ def is_secret(schema):
     return bool(schema.get("writeOnly")) or "x-generate" in schema
 
 
+def secret_names(declared):
+    """The names of the parameters whose values are secrets."""
+    return {name for name, schema in declared.get("properties", {}).items() if is_secret(schema)}
+
+
 def shown(declared, used):
     """The values a render answers with: secret ones as null (they are only in the yml)."""
     properties = declared.get("properties", {})

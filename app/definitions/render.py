@@ -9,6 +9,7 @@ bisection of at most RENDERS - 3 steps (2**61 candidates; a wider range is cut f
 """
 
 import math
+import re
 import time
 
 from app import definitions
@@ -23,20 +24,22 @@ RENDERS = 64
 MOST = 1_000_000  # the top of an integer parameter's range when it sets no maximum
 
 
-def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None, cluster=None):
+def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None, cluster=None, secrets=()):
     """The body of a render of `version` (a blueprint as stored) with the values `given`, fitted
     to a profile's `limits` (None: no profile) in the room its `usage` leaves; `maximize` searches
     for `seconds` at most; `cluster` (the options of a Compose blueprint rendered for Kubernetes:
     `namespace`, `volumeSize`, `volumeSizes`, `instance`, and `own` for an instance's namespace of
     its own), converted. `used` (not shown) holds every value used, generated ones included,
-    which an instance keeps."""
+    which an instance keeps; `secrets` names parameters that stay secret whatever the schema says
+    now (an instance's)."""
     declared = version.get("parameters") or {}
     used = parameters.values(declared, given)
+    secret = parameters.secret_names(declared) | set(secrets)
     template = templates.read(version["yml"], definitions.dialect_of(version.get("blueprintType")))
     try:
         text, requirements = _rendered(template, version, used)
     except Invalid as exc:
-        raise Invalid(_redacted(exc.errors, declared, used)) from None
+        raise Invalid(_without_values(exc.errors, secret, used)) from None
     fmt = definitions.format_of(version.get("blueprintType"))
     fitted = None if limits is None else fit.fit(requirements, limits, usage)
     if fitted is not None and (amounts := fit.defaulted(requirements, limits)):
@@ -45,14 +48,14 @@ def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None,
         requirements = totals.declared(requirements, amounts) if "&" not in text else definitions.measure(fmt, text)
     answer = {
         "yml": text,
-        "values": parameters.shown(declared, used),
+        "values": {name: None if name in secret else value for name, value in used.items()},
         "requirements": requirements,
         "fit": fitted,
         "used": used,
     }
     objects = None  # a conversion's, as built
     if cluster is not None and fmt is compose:
-        converted = _on_kubernetes(text, answer, declared, cluster, limits, usage)
+        converted = _on_kubernetes(text, answer, secret, cluster, limits, usage)
         objects = converted.pop("objects")
         answer.update(converted)
     if cluster is not None and cluster.get("own"):
@@ -96,27 +99,25 @@ def cluster_of(blueprint_type, args, instance):
     }
 
 
-def _on_kubernetes(text, answer, declared, cluster, limits, usage):
+def _on_kubernetes(text, answer, secret, cluster, limits, usage):
     """The Kubernetes stream of a rendered Compose file, measured by Kubernetes' rules (every
     object checked strictly) and fitted: memory, CPU and containers as the Compose render counted
     them (its `defaulted` kept), storage with the claims, pod security as the conversion runs the
     services; and the notes."""
-    secret = [
-        templates.as_text(value)
-        for name, value in answer["used"].items()
-        if parameters.is_secret(declared.get("properties", {}).get(name, {})) and value not in (None, "")
-    ]
+    texts = [templates.as_text(answer["used"][name]) for name in sorted(secret & set(answer["used"]))]
     values = {name: templates.as_text(value) for name, value in answer["used"].items()}
     level = (limits or {}).get("podSecurity")
-    options = {**cluster, "values": values, "secretTexts": secret, "podSecurity": level}
+    options = {**cluster, "values": values, "secretTexts": [text for text in texts if text], "podSecurity": level}
     document = templates.load(text, compose.DIALECT)[0]
     yml, objects, notes = on_kubernetes.convert(document, answer["requirements"], options)
+    _within_bounds(yml)
     requirements = definitions.measured(kubernetes, yamlguard.Documents(objects))
     fitted = None if limits is None else fit.fit(requirements, limits, usage)
     if fitted is not None:
         for resource, counted in answer["fit"]["resources"].items():
             fitted["resources"][resource]["defaulted"] = counted["defaulted"]
-        fitted["podSecurity"] = fit.security(answer["requirements"], level, "kubernetes")
+        if level is not None:
+            fitted["podSecurity"] = fit.security(answer["requirements"], level, "kubernetes")
     return {"yml": yml, "objects": objects, "requirements": requirements, "fit": fitted, "notes": notes}
 
 
@@ -131,24 +132,53 @@ def _in_own_namespace(fmt, answer, cluster, limits, objects):
         answer["notes"] = notes
     held = tenancy.namespace_objects(cluster["namespace"], answer["requirements"], limits or {})
     definitions.measured(kubernetes, yamlguard.Documents(held))  # checked as the rest
-    return on_kubernetes.written(held + objects)
+    return _within_bounds(on_kubernetes.written(held + objects))
 
 
-def _redacted(errors, declared, used):
-    """The problems of a rendering without the values in them (a message may quote what it
-    refuses): each secret value, and any other of 4 characters or more, is written <NAME>."""
-    secret = {name for name, schema in declared.get("properties", {}).items() if parameters.is_secret(schema)}
-    texts = [(templates.as_text(value), name) for name, value in used.items()]
-    texts = sorted(
-        ((text, name) for text, name in texts if text and (name in secret or len(text) >= 4)),
+def _within_bounds(yml):
+    """A stream written for a cluster, held to the size of a Compose render (a 422 past it)."""
+    if len(yml.encode()) > templates.MAX_RENDERED:
+        raise Invalid({"target": [f"Written for a cluster, it is larger than {templates.MAX_RENDERED // 1024} KiB."]})
+    return yml
+
+
+def _without_values(errors, secret, used):
+    """The problems of a rendering without the values given in them (a message may quote what it
+    refuses): a message that holds any part of a secret value (5 characters of it; the whole of a
+    shorter one where it is quoted or given) is left with its place only; any other value of 4 characters or more
+    is written <NAME>."""
+    leaks = [re.compile(pattern) for pattern in _secret_patterns(secret, used)]
+    plain = sorted(
+        (
+            (text, name)
+            for name, value in used.items()
+            if name not in secret and len(text := templates.as_text(value)) >= 4
+        ),
         key=lambda pair: -len(pair[0]),
     )
-    redacted = {}
+    written = {}
     for key, messages in errors.items():
-        for text, name in texts:
-            messages = [message.replace(text, f"<{name}>") for message in messages]
-        redacted[key] = messages
-    return redacted
+        kept = []
+        for message in messages:
+            if any(leak.search(message) for leak in leaks):
+                message = f"{message.partition(': ')[0]}: refused; the message would quote a secret value."
+            for text, name in plain:
+                message = message.replace(text, f"<{name}>")
+            kept.append(message)
+        written[key] = kept
+    return written
+
+
+def _secret_patterns(secret, used):
+    """Patterns that find any part of a secret value a message could quote (messages cut what they
+    quote, so a prefix is as telling as the whole)."""
+    for name in secret & set(used):
+        text = templates.as_text(used[name])
+        if len(text) < 5:
+            if text:
+                yield rf"['\"=:] ?{re.escape(text)}(?!\w)"  # quoted or given, not a word of the message
+            continue
+        yield "|".join(re.escape(text[at : at + 5]) for at in range(len(text) - 4))
 
 
 def _candidates(schema):

@@ -102,7 +102,8 @@ class Admissions(Instances):
             if not dry_run:
                 _take(namespace, doc["owner"], doc["_id"])
         cluster = _cluster(version, doc["name"], doc, held or namespace, profile)
-        answer = _admitted(version, {**doc["kept"], **values}, profile, doc["requirements"], cluster)
+        secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
+        answer = _admitted(version, {**doc["kept"], **values}, profile, doc["requirements"], cluster, secrets)
         changes = {
             "blueprintRev": version["rev"],
             "values": answer["values"],
@@ -224,14 +225,15 @@ def _let_go(doc):
         namespaces.free(doc["namespace"], doc["_id"])
 
 
-def _admitted(version, values, profile, replacing=None, cluster=None):
+def _admitted(version, values, profile, replacing=None, cluster=None, secrets=()):
     """The render of `version` for `profile` (for a cluster with `cluster`), if the profile has
     room for it (with `replacing`, the requirements it replaces, given back first); else a 409
-    naming each resource short of it."""
+    naming each resource short of it. `secrets`: the values that were secret when the instance
+    was admitted (shown as null, in the values Secret), which stay so."""
     used = profile["usage"]
     if replacing is not None:
         used = {key: used[key] - value for key, value in usage.change(replacing).items()}
-    answer = fitting.render_fitted(version, values, {**profile, "usage": used}, cluster=cluster)
+    answer = fitting.render_fitted(version, values, {**profile, "usage": used}, cluster=cluster, secrets=secrets)
     if answer["requirements"] is None:
         raise Invalid({"blueprint": ["Its definition is of no known type: there is nothing to count."]})
     security = answer["fit"]["podSecurity"]

@@ -30,7 +30,7 @@ def test_blueprint_definitions_are_described(api):
     }
     assert "requirements" in schemas["Blueprint"]["properties"]
     fit = paths["/blueprints/{id}/fit"]["get"]
-    assert [p["name"] for p in fit["parameters"]] == ["profile"] and "200" in fit["responses"]
+    assert [p["name"] for p in fit["parameters"]] == ["profile", "target"] and "200" in fit["responses"]
     assert set(schemas["FitResources"]["properties"]) == {"memory", "cpu", "containers", "storage"}
     assert {"fitsProfile"} <= {p["name"] for p in paths["/blueprints"]["get"]["parameters"]}
     assert {"fits"} <= {p["name"] for p in paths["/profiles"]["get"]["parameters"]}

@@ -24,6 +24,8 @@ def test_empty_profile_gets_defaults():
         "containerDefaults": None,
         "containerMax": None,
         "entitledUsers": [],
+        "podSecurity": "baseline",
+        "allowKinds": [],
     }
 
 

@@ -25,6 +25,11 @@ NO_PORT = (
     "nothing on the cluster says which ports they listen on"
 )
 DEPLOY_CARRIED = frozenset({"replicas", "resources", "restart_policy", "mode"})
+# What a render for a cluster may write, counted before it is made (the largest corpus file starts
+# 57 services and writes 40 ports): the written stream is held to the Compose render's size too
+MOST_SERVICES = 500
+MOST_PORTS = 2000
+INT32 = 2**31 - 1  # Kubernetes' replica counts and ports
 
 
 def convert(document, requirements, options):
@@ -55,6 +60,7 @@ class _Conversion:
 
     def objects(self):
         """The values Secret, the files and claims, the Services, then the workloads."""
+        self._bounded()
         for key in sorted(set(self.doc) - TOP_LEVEL):
             if not str(key).startswith("x-"):
                 self.notes.dropped([key], "a top-level element Kubernetes has no counterpart for")
@@ -76,6 +82,32 @@ class _Conversion:
                 {"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "stringData": self.secrets.data}
             ]
         return [*values_secret, *self.storage.objects(), *(pair[0] for pair in made), *(pair[1] for pair in made)]
+
+    def _bounded(self):
+        """A 422 naming the bound a file's services or their ports (counted, not expanded) pass."""
+        running = [service for service in self.resolved.values() if started(service)]
+        if len(running) > MOST_SERVICES:
+            raise Invalid(
+                {"target": [f"{len(running)} services start: a render for a cluster holds at most {MOST_SERVICES}."]}
+            )
+        ports = sum(network.counted(service) for service in running)
+        if ports > MOST_PORTS:
+            raise Invalid(
+                {
+                    "target": [
+                        f"The services listen on {ports} ports: a render for a cluster writes at most {MOST_PORTS}."
+                    ]
+                }
+            )
+        for name, entry in self.entries.items():
+            if isinstance(entry["count"], int) and entry["count"] > INT32:
+                raise Invalid(
+                    {
+                        "target": [
+                            f"services.{name}: {entry['count']} replicas; a Kubernetes workload holds at most {INT32}."
+                        ]
+                    }
+                )
 
     def _service(self, service_name, service):
         """(its Service, its workload), or None for a service `docker compose up` does not start."""

@@ -52,6 +52,31 @@ def _port_entry(entry, path, notes):
     return [(target, (protocol or "tcp").upper(), published) for target in _range(container, path, notes)]
 
 
+def counted(service):
+    """At least as many ports as `ports` writes for the service, counted without expanding a range
+    (a render for a cluster is bounded before it is made)."""
+    total = sum(
+        isinstance(entry.get("target"), int) for entry in listed(service.get("ports")) if isinstance(entry, dict)
+    )
+    for entry in listed(service.get("ports")):
+        if not isinstance(entry, dict):
+            try:
+                total += len(_numbers(port_spec(str(entry)).split(":")[-1].partition("/")[0]))
+            except LoadError:
+                continue
+    total += sum(len(_numbers(str(entry).partition("/")[0])) for entry in listed(service.get("expose")))
+    return min(total, MOST_PORTS)
+
+
+def _numbers(text):
+    """The ports a number or a range of them names (a range object: nothing is expanded)."""
+    first, dash, last = text.partition("-")
+    if not first.isdigit() or (dash and not last.isdigit()):
+        return range(0)
+    numbers = range(int(first), int(last or first) + 1)
+    return range(0) if len(numbers) > MOST_PORTS else numbers
+
+
 def _range(text, path, notes):
     first, dash, last = text.partition("-")
     if not first.isdigit() or (dash and not last.isdigit()):

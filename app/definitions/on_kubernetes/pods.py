@@ -55,7 +55,6 @@ CARRIED = frozenset(
 PULL = {"always": "Always", "never": "Never", "missing": "IfNotPresent", "if_not_present": "IfNotPresent"}
 _ANNOTATION = re.compile(r"(?:[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
 MOST_SECONDS = 2**31 - 1  # Kubernetes' int32 fields
-_EXPANDED = re.compile(r"\$\(")  # Kubernetes expands $(VAR) in commands, arguments and values
 
 
 class Secrets:
@@ -164,7 +163,9 @@ def _text(value):
 
 
 def _escaped(text):
-    return _EXPANDED.sub("$$(", text)
+    """A literal text in a command, an argument or an env value, which Kubernetes expands: every
+    `$` doubled (it reads `$$` as `$` and `$(VAR)` as a variable)."""
+    return text.replace("$", "$$")
 
 
 def _environment(name, service, where, secrets, notes):
