@@ -255,6 +255,8 @@ def _consistency(doc, resolved, running):
     found = []
     for name in running:
         found += _service_rules(name, resolved[name], needs[name], top, running, resolved)
+    for name, service in resolved.items():  # read as Compose loads every service, started or not
+        found += _extra_hosts(f"services.{name}", service.get("extra_hosts"))
     for name, secret in top["secrets"].items():
         secret = mapping(secret)
         if not (secret.get("external") or "file" in secret or secret.get("environment")):  # file: "" is the folder
@@ -287,6 +289,15 @@ def _service_rules(name, service, needs, top, running, resolved):
         if fields is None or not fields.isdisjoint(service):
             found += rule(checked)
     return found
+
+
+def _extra_hosts(where, hosts):
+    """A host in the list form needs an address after `=` or `:` (an empty one passes)."""
+    return [
+        f"{where}.extra_hosts.{index}: invalid additional host, missing IP: {str(entry)[:60]!r}."
+        for index, entry in enumerate(hosts if isinstance(hosts, list) else [])
+        if isinstance(entry, str) and "=" not in entry and ":" not in entry
+    ]
 
 
 def _has_image(s):

@@ -114,6 +114,11 @@ def _read(text, parse, name, found):
     except ValueError as exc:  # json and tomllib errors are ValueErrors
         found.problems.append(f"{name}: {str(exc)[:300]}")
         return {}
+    except RecursionError:  # the parsers recurse: Python stops them at its limit
+        value = None
+    if value is None or yamlguard.nested_deeper(value):
+        found.problems.append(f"{name}: nested deeper than {yamlguard.MAX_DEPTH} levels.")
+        return {}
     if not isinstance(value, dict):
         found.problems.append(f"{name}: not an object.")
         return {}
@@ -235,7 +240,7 @@ def _claims(payload):
     """The claims of a JWT's payload (JSON of an object), those of a kind a generated JWT holds."""
     try:
         parsed = json.loads(payload) if payload.strip().startswith("{") else None
-    except ValueError:  # Dokploy signs no payload then
+    except (ValueError, RecursionError):  # Dokploy signs no payload then
         parsed = None
     allowed = (str, int, bool)
     return {key: value for key, value in (parsed or {}).items() if isinstance(value, allowed) and len(key) <= 64}

@@ -29,6 +29,10 @@ class QuantityError(ValueError):
     """A quantity that does not follow its grammar; the message is safe to show to the client."""
 
 
+class TooLarge(QuantityError):
+    """An amount of the grammar past what a 64-bit integer holds."""
+
+
 def _any_case(unit):
     """An ECMA-compatible pattern for `unit` in any case (OpenAPI patterns take no flags)."""
     return "".join(f"[{c.lower()}{c.upper()}]" for c in unit)
@@ -182,7 +186,7 @@ def _whole(number, what):
     """`number` rounded up, if it fits a signed 64-bit integer (checked first: `1e999999` must
     not become an integer of a million digits)."""
     if number > INT64:
-        raise QuantityError(f"{what} is larger than a 64-bit integer.")
+        raise TooLarge(f"{what} is larger than a 64-bit integer.")
     return int(number.to_integral_value(rounding=ROUND_CEILING))
 
 
@@ -202,7 +206,7 @@ def go_float(text, what):
         raise QuantityError(f"{what} is not a number: {text[:40]!r}.")
     number = float(text.replace("_", ""))
     if not math.isfinite(number):
-        raise QuantityError(f"{what} is larger than a 64-bit integer.")
+        raise TooLarge(f"{what} is larger than a 64-bit integer.")
     return number
 
 
@@ -216,7 +220,7 @@ def compose_bytes(value, what="the size"):
         return None
     if isinstance(value, int):
         if value > INT64:
-            raise QuantityError(f"{what} is larger than a 64-bit integer.")
+            raise TooLarge(f"{what} is larger than a 64-bit integer.")
         return value if value > 0 else None
     plain = _PLAIN_BYTES.fullmatch(value)
     if plain and (total := int(plain[1]) * 1024 ** _DOCKER_POWERS.get((plain[2] or "").lower(), 0)) < 2**63:
@@ -235,7 +239,7 @@ def _bytes_of_text(value, what):
         raise QuantityError(f"{what} has a unit Docker does not know (b, k, kb, kib, m ... p): {suffix[:10]!r}.")
     total = size * 1024 ** _DOCKER_POWERS.get(unit[:1], 0)
     if total >= 2**63:
-        raise QuantityError(f"{what} is larger than a 64-bit integer.")
+        raise TooLarge(f"{what} is larger than a 64-bit integer.")
     return int(total) or None
 
 
@@ -296,7 +300,7 @@ def compose_count(value, what):
     if value < 0:
         raise QuantityError(f"{what} must be greater than or equal to 0.")
     if value > INT64:
-        raise QuantityError(f"{what} is larger than a 64-bit integer.")
+        raise TooLarge(f"{what} is larger than a 64-bit integer.")
     return value
 
 
@@ -310,7 +314,7 @@ def compose_unsigned(value, what="the number"):
     if value < 0:
         raise QuantityError(f"{what} must be greater than or equal to 0.")
     if value >= 2**64:
-        raise QuantityError(f"{what} is larger than a 64-bit integer.")
+        raise TooLarge(f"{what} is larger than a 64-bit integer.")
     return int(value)
 
 
@@ -356,9 +360,12 @@ def binary_text(count, units=("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")):
 
 def engine_bytes(value):
     """A size Compose passes to the Docker engine as written (`storage_opt.size`): Compose takes
-    any text there, so text that is no size declares none (None), as if it were absent."""
+    any text there, so text that is no size declares none (None), as if it were absent; a size
+    past 64 bits is refused, as every amount is."""
     try:
         return compose_bytes(value)
+    except TooLarge:
+        raise
     except QuantityError:
         if isinstance(value, str):
             return None

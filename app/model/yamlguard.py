@@ -127,6 +127,19 @@ def outweighs(value, limit=MAX_BYTES):
     return False
 
 
+def nested_deeper(value, most=MAX_DEPTH):
+    """Whether data (lists and mappings, as JSON or TOML gives them) nests deeper than `most`,
+    walked without recursion."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > most:
+            return True
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def utf8_size(text):
     """The size a limit counts: UTF-8 bytes."""
     return len(text.encode("utf-8", "surrogatepass"))

@@ -34,6 +34,10 @@ REFUSED = {
         "services.web: can't set distinct values on 'pids_limit'",
     ),
     "no image nor build": ("  web: {mem_limit: 1g}", "services.web: has neither an image nor a build"),
+    "a host without an address": (
+        '  web: {image: x, profiles: [later], extra_hosts: ["db"]}',
+        "services.web.extra_hosts.0: invalid additional host, missing IP: 'db'",
+    ),
     "undefined named volume": (
         '  web: {image: x, volumes: ["data:/data"]}',
         "services.web.volumes: refers to undefined volume 'data'",
@@ -208,6 +212,7 @@ def test_what_docker_compose_refuses_is_refused_naming_its_place(text, place):
 
 MiB = 2**20
 ACCEPTED = {
+    "hosts with an empty address": ('  web: {image: x, extra_hosts: ["a=", "b:", "c=10.0.0.1"]}', (1, 0, 0)),
     "equal twins": (
         "  web: {image: x, scale: 2, mem_limit: 1g, cpus: 0.5,\n"
         "        deploy: {replicas: 2, resources: {limits: {memory: 1024m, cpus: '0.5'}}}}",

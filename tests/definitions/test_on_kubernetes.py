@@ -205,3 +205,16 @@ def test_what_a_file_asks_to_be_written_out_is_bounded():
     (service,) = kinds(objects, "Service").values()
     assert len(service["spec"]["ports"]) == 1000
     assert {"path": "services.web.ports", "outcome": "dropped"}.items() <= answer["notes"][-1].items()
+
+
+def test_groups_health_checks_without_a_test_and_published_ranges_are_each_said_once():
+    _, answer, objects = converted(
+        "services:\n  web:\n    image: x\n    group_add: ['1234', 5]\n    ports: ['8000-8010:8000-8010']\n"
+        "    healthcheck: {interval: 5s}\n  db:\n    image: y\n    group_add: [wheel]\n"
+    )
+    notes = {note["path"]: note["outcome"] for note in answer["notes"]}
+    assert [note["path"] for note in answer["notes"]].count("services.web.ports.0") == 1  # not one per port
+    assert notes["services.web.healthcheck"] == "dropped" and notes["services.db.group_add"] == "dropped"
+    web = next(one for one in objects if one["kind"] == "Deployment")
+    assert web["spec"]["template"]["spec"]["securityContext"] == {"supplementalGroups": [1234, 5]}
+    assert decoded_by_kubectl(answer["yml"])

@@ -160,3 +160,27 @@ def test_a_helper_inside_a_longer_value_is_a_parameter_of_its_own_whatever_its_v
     assert properties["admin_name_1"] == {"type": "string", "writeOnly": True, "x-generate": "[a-z0-9]{8}"}
     environment = yaml.safe_load(api.get(f"/blueprints/{result['id']}", user="alice").json["yml"])
     assert "ACKEE_USERNAME=admin-${admin_name_1}" in environment["services"]["ackee"]["environment"]
+
+
+@pytest.mark.parametrize("app", ["mongomock"], indirect=True)
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        ({"meta.json": "[" * 1000 + "]" * 1000}, "meta.json: nested deeper than 100 levels"),
+        ({"template.toml": "a = " + "[" * 1000 + "]" * 1000}, "template.toml: nested deeper than 100 levels"),
+        ({"template.toml": "a = " + "[" * 150 + "]" * 150}, "template.toml: nested deeper than 100 levels"),
+    ],
+)
+def test_a_file_nested_past_what_its_parser_holds_is_refused_naming_it(api, files, said):
+    result = imported(api, "dokploy", ackee(**files))["results"][0]
+    assert result["outcome"] == "refused" and said in " ".join(result["problems"])
+
+
+def test_a_jwt_payload_nested_past_the_parser_signs_no_payload(api):
+    vikunja = corpus.dokploy_catalog()["vikunja"]
+    payload = '{"a":' * 1000 + "1" + "}" * 1000
+    toml = vikunja["template.toml"].replace('"${jwt:db_password}"', f"'${{jwt:db_password:{payload}}}'")
+    result = imported(api, "dokploy", {"vikunja": {**vikunja, "template.toml": toml}})["results"][0]
+    assert result["outcome"] == "created", result
+    signed = [one for one in parameters_of(api, result)["properties"].values() if "jwt" in str(one.get("x-generate"))]
+    assert [one["x-generate"]["jwt"]["claims"] for one in signed] == [{"iss": "dokploy", "exp": DOKPLOY_EXPIRY}]

@@ -16,12 +16,12 @@ def ports(service, where, notes):
     found = []
     for index, entry in enumerate(listed(service.get("ports"))):
         path = [*where, "ports", index]
-        for target, protocol, published in _port_entry(entry, path, notes):
-            found.append((target, protocol))
-            if published:
-                notes.approximated(
-                    path, "published on the host: on a cluster, an Ingress or a LoadBalancer Service publishes it"
-                )
+        listened = _port_entry(entry, path, notes)
+        found += [(target, protocol) for target, protocol, _ in listened]
+        if any(published for _, _, published in listened):  # one note for the entry, a range included
+            notes.approximated(
+                path, "published on the host: on a cluster, an Ingress or a LoadBalancer Service publishes it"
+            )
     for index, entry in enumerate(listed(service.get("expose"))):
         text = str(entry)
         number, _, protocol = text.partition("/")

@@ -31,7 +31,6 @@ WHY = {
     "env_file": "the file is not in the blueprint: give its variables as `environment`",
     "external_links": "containers outside the project are not on the cluster",
     "gpus": "GPUs are a device plugin's resource, not counted by the profile",
-    "group_add": "supplemental groups by name are not converted",
     "init": "no Kubernetes field: the image's entrypoint is the first process",
     "ipc": "IPC namespaces are not shared between pods",
     "isolation": "Windows isolation is not converted",

@@ -50,6 +50,7 @@ CARRIED = frozenset(
         "pull_policy",
         "profiles",
         "extends",
+        "group_add",
     }
 )
 PULL = {"always": "Always", "never": "Never", "missing": "IfNotPresent", "if_not_present": "IfNotPresent"}
@@ -126,6 +127,11 @@ def pod(service, where, notes):
     aliases = host_aliases(service, where, notes)
     if aliases:
         spec["hostAliases"] = aliases
+    groups = [str(one) for one in listed(service.get("group_add"))]
+    if groups and all(one.isdigit() for one in groups):
+        spec["securityContext"] = {"supplementalGroups": [int(one) for one in groups]}
+    elif groups:
+        notes.dropped([*where, "group_add"], "a group by name: Kubernetes takes numeric group ids")
     return spec
 
 
@@ -310,7 +316,11 @@ def _restricted(found, where, notes):
 def _probe(check, where, secrets, notes):
     """The health check as a readiness probe (Docker restarts nothing for health)."""
     test = check.get("test")
-    if check.get("disable") is True or not test or (isinstance(test, list) and test[0] == "NONE"):
+    if check.get("disable") is True or (isinstance(test, list) and test and test[0] == "NONE"):
+        return None
+    if not test:
+        if check:  # timings for the image's own check, which no probe can run
+            notes.dropped(where, "no test: the image's own health check, which Kubernetes does not run")
         return None
     if isinstance(test, str):
         command = ["/bin/sh", "-c", test]
