@@ -9,7 +9,7 @@ import marshmallow as ma
 from flask.cli import AppGroup
 
 from app import migrations
-from app.access import users
+from app.access import tokens, users
 from app.model.accounts import ROLES
 from app.storage.database import get_db
 
@@ -55,8 +55,10 @@ def list_users():
 @click.argument("username")
 @click.password_option(help="Prompted for when not given.")
 def set_password(username, password):
-    """Give a user a new password; the old one and every token stop working within USER_CACHE_SECONDS."""
+    """Give a user a new password; every token stops working at once, the old password within
+    USER_CACHE_SECONDS."""
     _run(users.set_password, username, password)
+    tokens.revoke_every(username)
     click.echo(f"password of {username} changed")
 
 
@@ -74,6 +76,7 @@ def set_role(username, role):
 def disable(username):
     """Refuse a user's password and tokens from now on."""
     _run(users.set_disabled, username, True)
+    tokens.revoke_every(username)
     click.echo(f"{username} disabled")
 
 

@@ -1,12 +1,12 @@
 """Bearer tokens: 32 random bytes, of which only a SHA-256 digest is stored, in a collection whose
 TTL index removes expired ones.
 
-Which user a token belongs to and when it expires never change, so each process remembers them
-after the first lookup; what can change is checked on every request in the user's record, which
-authentication needs anyway: whether the user is disabled, which tokens were revoked one by one,
-and the generation of tokens it accepts (a password change, a disable or a revocation of them all
-starts a new one). So a bearer request costs what a Basic one costs, and a revocation applies as
-soon as a change of the user record does (`users.current`).
+Every bearer request reads its token's record (one read by `_id`): revoking a token deletes it,
+and revoking every token of a user (`revoke_every`: a password change, a disable, `DELETE
+/tokens?all=true`) deletes them all, so a revocation holds at once in every worker and host,
+where a process's copy of the user record may be up to USER_CACHE_SECONDS old. The user record
+still says the rest: whether the user is disabled, and the generation of tokens it accepts (a
+token issued by a request that raced the revocation is of the generation before).
 """
 
 import hashlib
@@ -16,14 +16,12 @@ from datetime import timedelta
 from flask import current_app
 
 from app.access import users
-from app.storage.cache import TtlCache
 from app.storage.database import get_db, now
-
-owners = TtlCache(size=4096)  # token digest -> (username, expiresAt, generation)
 
 
 def create_indexes(db):
     db.tokens.create_index("expiresAt", name="expiry", expireAfterSeconds=0)
+    db.tokens.create_index("username", name="by_user")
 
 
 def _digest(token):
@@ -42,22 +40,24 @@ def issue(user):
 def user_of(token):
     """The enabled user a live, unrevoked token belongs to, or None."""
     digest = _digest(token)
-    owner = owners.get(digest)
-    if owner is None:
-        record = get_db().tokens.find_one({"_id": digest})
-        if record is None:
-            return None
-        owner = (record["username"], record["expiresAt"], record.get("generation", 0))
-        owners.put(digest, owner, ttl=current_app.config["TOKEN_SECONDS"])
-    username, expires, generation = owner
+    record = get_db().tokens.find_one({"_id": digest})
+    if record is None:
+        return None
+    username, expires, generation = record["username"], record["expiresAt"], record.get("generation", 0)
     if expires <= now():
         return None
     user = users.current(username)
-    if not user or user["disabled"] or users.token_generation(user) != generation:
+    if not user or user["disabled"] or generation < users.token_generation(user):
         return None
     if any(r["digest"] == digest for r in user.get("revokedTokens", ())):
         return None
     return user
+
+
+def revoke_every(username):
+    """Every token of the user stops working, in every process at once."""
+    users.revoke_tokens(username)
+    get_db().tokens.delete_many({"username": username})
 
 
 def revoke(token, user):

@@ -1,6 +1,7 @@
 """/blueprints and its sub-resources: list, create, read, change, replace, delete; the fit to a
 profile, the raw definition, stars."""
 
+import re
 from urllib.parse import quote
 
 from flask import Response
@@ -60,8 +61,8 @@ EXAMPLES = {
 
 def attachment(name, fallback):
     """A Content-Disposition (RFC 6266) naming `name`.yml: an ASCII-only `filename` and, where the
-    name has other characters, their UTF-8 form in `filename*`."""
-    stem = name or f"blueprint-{fallback}"
+    name has other characters, their UTF-8 form in `filename*`; a slash is no folder in either."""
+    stem = re.sub(r"[/\\]", "_", name) if name else f"blueprint-{fallback}"
     plain = "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in stem)[:100]
     header = f'attachment; filename="{plain}.yml"'
     if plain != stem:

@@ -14,6 +14,7 @@ from app.errors import Invalid, NotFound
 from app.imports import formats
 from app.imports.schemas import OUTCOMES
 from app.model import yamlguard
+from app.model.fields import one_line
 from app.profiles.schemas import ProfileSchema
 from app.profiles.storage import store as profiles
 from app.storage.resource_store import Collision
@@ -69,8 +70,8 @@ def run(body, user, dry_run):
     for index in reversed(range(len(found))):  # the document's first is the newest, first in lists and exports
         candidate = found[index]
         result = {
-            "key": candidate.key,
-            "title": candidate.title,
+            "key": one_line(candidate.key),
+            "title": one_line(candidate.title),
             "id": None,
             "problems": candidate.problems,
             "notes": candidate.notes,

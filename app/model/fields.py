@@ -31,6 +31,12 @@ _NOT_ONE_LINE = "\\x00-\\x1f\\x7f-\\x9f\\u202a-\\u202e\\u2066-\\u2069"
 NOT_ONE_LINE = re.compile(f"[{_NOT_ONE_LINE}]")
 
 
+def one_line(text):
+    """`text` as one line that reads as it is stored: each control character or bidirectional
+    override written as its escape (`\\u202e`), for an answer that echoes what was refused."""
+    return None if text is None else NOT_ONE_LINE.sub(lambda found: f"\\u{ord(found[0]):04x}", str(text))
+
+
 class Trimmed(ma.validate.Validator):
     """A length counted after trimming (the contract's rule) and, for a one-line field, no control
     character or bidirectional override inside; published as the pattern that says so: a

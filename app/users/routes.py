@@ -60,19 +60,20 @@ class MyPassword(MethodView):
         if not login_throttle.verified(username, fields["current"]):
             raise Forbidden("The current password is not right.")
         users.set_password(username, fields["new"])
+        tokens.revoke_every(username)
 
 
 @blp.route("/tokens")
 class Tokens(MethodView):
     @login_required(role="viewer", scheme=basic)
-    @blp.response(201, TokenSchema, description="A bearer token and when it expires.")
+    @blp.response(201, TokenSchema, headers=headers("Cache-Control"), description="A bearer token and when it expires.")
     @blp.doc(security=[{"basicAuth": []}])
     @problems(blp, 415)
     @bodiless
     def post(self):
         """Exchange a username and password (Basic only) for a bearer token"""
         token, expires = tokens.issue(current_user())
-        return {"token": token, "expiresAt": expires}
+        return {"token": token, "expiresAt": expires}, {"Cache-Control": "no-store"}
 
     @login_required(role="viewer")
     @blp.arguments(TokensQuery(), location="query", as_kwargs=True)
@@ -82,7 +83,7 @@ class Tokens(MethodView):
         """Revoke the bearer token sent with this request, or every token of yours (all=true)"""
         user = current_user()
         if all:
-            users.revoke_tokens(user["username"])
+            tokens.revoke_every(user["username"])
         elif current_token() is None:
             raise Invalid({"all": ["Send the token to revoke as the bearer, or all=true to revoke every token."]})
         else:

@@ -3,11 +3,12 @@ credentials, user records (USER_CACHE_SECONDS), and the cache they are built on.
 
 import time
 
-from app import state
+from app import create_app, state
 from app.access import users
 from app.storage.cache import TtlCache
 from app.storage.database import get_db
-from support.http import PASSWORD, assert_problem, bearer, token_for
+from support.apps import make_app, settings
+from support.http import PASSWORD, FlaskClient, assert_problem, bearer, token_for
 
 
 def test_a_new_password_applies_at_once_to_cached_credentials(api, app):
@@ -70,3 +71,19 @@ def test_the_credentials_cache_never_holds_a_password(api, app):
     assert verified.entries
     for key, (value, _) in verified.entries.items():
         assert PASSWORD.encode() not in key and PASSWORD not in value
+
+
+def test_a_revocation_of_every_token_holds_at_once_in_another_worker(mongo_server):
+    """Two apps on one database, as two workers: the second had the user record cached (for up to
+    USER_CACHE_SECONDS) and served a revoked token for that long."""
+    first = make_app("socket", mongo_server.uri)
+    second = create_app(settings(MONGO_URI=mongo_server.uri, MONGO_DB=first.config["MONGO_DB"]))
+    one, other = FlaskClient(first), FlaskClient(second)
+    tokens = [token_for(one) for _ in range(2)]
+    assert all(other.get("/users/me", headers=bearer(token)).status == 200 for token in tokens)  # cached there
+    assert one.delete("/tokens?all=true", headers=bearer(tokens[0])).status == 204
+    for token in tokens:
+        assert_problem(other.get("/users/me", headers=bearer(token)), 401)
+    issued = one.post("/tokens", user="alice")
+    assert issued.headers["cache-control"] == "no-store"
+    assert other.get("/users/me", headers=bearer(issued.json["token"])).status == 200

@@ -35,6 +35,16 @@ def test_plain_names_and_no_name(api):
     assert disposition == f'attachment; filename="blueprint-{unnamed["id"]}.yml"'
 
 
+def test_a_name_with_a_slash_names_no_folder(api):
+    """`filename*` kept `/`, which a client may read as a path (`../../etc/x.yml`)."""
+    named = create(api, "blueprints", name="../../etc/cron.d/x", yml="a: 1").json
+    disposition = api.get(f"/blueprints/{named['id']}/yml", user="alice").headers["content-disposition"]
+    assert disposition == 'attachment; filename=".._.._etc_cron.d_x.yml"'
+    other = create(api, "blueprints", name="ä/b", yml="a: 1").json
+    disposition = api.get(f"/blueprints/{other['id']}/yml", user="alice").headers["content-disposition"]
+    assert disposition == "attachment; filename=\"__b.yml\"; filename*=UTF-8''%C3%A4_b.yml"
+
+
 def test_no_definition_or_not_readable_is_404(api):
     empty = create(api, "blueprints").json
     assert_problem(api.get(f"/blueprints/{empty['id']}/yml", user="alice"), 404)

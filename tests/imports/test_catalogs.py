@@ -338,6 +338,16 @@ def test_a_refused_template_never_undoes_another(api):
     assert [item["name"] for item in api.get("/blueprints", user="alice").json["items"]] == ["good"]
 
 
+def test_a_refused_templates_title_is_echoed_as_it_reads(api):
+    """A title with a bell and a right-to-left override was echoed raw in the report: a terminal rang and the
+    report read `bad` backwards."""
+    bad = {"type": 3, "title": "ok\u202edab\x07", "repository": {"url": "https://example.com/r", "stackfile": "s.yml"}}
+    report = imported(api, "portainer", {"version": "2", "templates": [bad]})
+    assert report["results"][0]["outcome"] == "skipped"  # a stack whose file is not given
+    assert report["results"][0]["title"] == "ok\\u202edab\\u0007"
+    assert not any(character in json.dumps(report, ensure_ascii=False) for character in "\u202e\x07")
+
+
 def test_an_import_over_16_mib_is_a_413_and_one_a_viewer_sends_a_403(api):
     body = json.dumps({"format": "native", "source": "s", "document": {"pad": "x" * (16 * 2**20)}})
     response = api.post("/imports", data=body, headers={"Content-Type": "application/json"}, user="alice")
