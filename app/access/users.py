@@ -1,6 +1,8 @@
 """Users in MongoDB, with salted slow password hashes (werkzeug's scrypt by default)."""
 
 import contextlib
+import logging
+import unicodedata
 from functools import lru_cache
 
 import marshmallow as ma
@@ -19,6 +21,10 @@ from app.storage.database import now
 from app.storage.list_keys import ListQuery
 
 
+FOLDED = "usernameFolded"  # the username as uniqueness compares it (`folded`)
+log = logging.getLogger(__name__)
+
+
 class UsernameTaken(Exception):
     pass
 
@@ -32,8 +38,28 @@ def _stored():
 
 
 def create_indexes(db):
+    """Usernames unique, and unique again compared without case (`alice` and `Alice` would be two
+    people to a reader, one to a sign-in that folds case); users stored before get their folded
+    key here, but the later of two that fold alike, which keep working and are logged."""
     db.users.create_index([("username", ASCENDING)], unique=True, name="username_unique")
+    db.users.create_index(
+        [(FOLDED, ASCENDING)],
+        unique=True,
+        name="username_folded_unique",
+        partialFilterExpression={FOLDED: {"$type": "string"}},
+    )
+    for doc in db.users.find({FOLDED: {"$exists": False}}, {"username": 1}).sort("_id", ASCENDING):
+        try:
+            db.users.update_one({"_id": doc["_id"]}, {"$set": {FOLDED: folded(doc["username"])}})
+        except DuplicateKeyError:
+            db.users.update_one({"_id": doc["_id"]}, {"$set": {FOLDED: None}})
+            log.warning("user %r: another user's name differs from it only in case", doc["username"])
     pages.prepare(db.users, by_id_alone=True)
+
+
+def folded(username):
+    """A username as compared for uniqueness: Unicode case folding of its NFKC form."""
+    return unicodedata.normalize("NFKC", username).casefold()
 
 
 def _hash(password):
@@ -45,6 +71,7 @@ def create(username, password, role):
     fields = UserSchema().load({"username": username, "password": password, "role": role})
     doc = {
         "username": fields["username"],
+        FOLDED: folded(fields["username"]),
         "passwordHash": _hash(fields["password"]),
         "role": fields["role"],
         "disabled": False,

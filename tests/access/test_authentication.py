@@ -152,6 +152,13 @@ def test_admins_create_list_change_and_disable_users(api):
     assert b"pbkdf2" not in listed.body and PASSWORD.encode() not in listed.body
 
 
+@pytest.mark.parametrize("username", ["ALICE", "Alice", "aLiCe"])
+def test_a_username_that_differs_from_another_only_in_case_is_taken(api, username):
+    """`alice`, `ALICE` and `Alice` were three users, each able to pass as the others in a list."""
+    taken = api.post("/users", json={"username": username, "password": "long enough", "role": "member"}, user="admin")
+    assert "taken" in assert_problem(taken, 409)["detail"]
+
+
 @pytest.mark.parametrize(
     "body, field",
     [
