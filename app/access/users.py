@@ -20,7 +20,6 @@ from app.storage.cache import TtlCache
 from app.storage.database import now
 from app.storage.list_keys import ListQuery
 
-
 FOLDED = "usernameFolded"  # the username as uniqueness compares it (`folded`)
 log = logging.getLogger(__name__)
 

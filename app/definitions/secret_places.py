@@ -25,6 +25,14 @@ def refused(text, declared, strict, compose):
     """The problems of each secret parameter standing where it may not (a Compose file when
     `compose`, else Kubernetes manifests)."""
     secret = {name for name, schema in (declared or {}).get("properties", {}).items() if parameters.is_secret(schema)}
+    return [
+        f"{where}: holds {', '.join(f'${{{name}}}' for name in names)}, a secret parameter; {WHERE}."
+        for where, names in misplaced(text, secret, strict, compose)
+    ]
+
+
+def misplaced(text, secret, strict, compose):
+    """(place, names) where any of the `secret` names stands where a secret may not."""
     if not secret or "$" not in text:
         return []
     found = []
@@ -43,8 +51,7 @@ def refused(text, declared, strict, compose):
                 continue  # the template's own check names it
             names = sorted({one.name for one in placeholders.placeholders(parts)} & secret)
             if names and not (_in_compose(path) if compose else _in_kubernetes(path, kind)):
-                held = ", ".join(f"${{{name}}}" for name in names)
-                found.append(f"{place(path, label)}: holds {held}, a secret parameter; {WHERE}.")
+                found.append((place(path, label), names))
             if len(found) >= MAX_PROBLEMS:
                 return found
     return found

@@ -4,9 +4,16 @@ hold, or why it is skipped or refused, and notes on what was inferred or left ou
 import re
 from dataclasses import dataclass, field
 
+from app import definitions
+from app.definitions import compose, secret_places
 from app.definitions.parameters import NAME
 
 SECRET_PATTERN = "[A-Za-z0-9]{24}"  # noqa: S105 (a generator pattern for a secret no catalog gives)
+# Words of a variable's name that make its value a secret (SMTP_PASS, dbPassword, API_KEY...)
+SECRET_WORDS = frozenset(
+    {"PASS", "PASSWORD", "PASSWD", "PWD", "PASSPHRASE", "SECRET", "TOKEN", "KEY", "APIKEY", "CREDENTIAL", "PRIVATE"}
+)
+_WORDS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
 @dataclass
@@ -43,6 +50,42 @@ def parameters(properties, required=()):
     schema = {"type": "object", "properties": properties}
     required = [name for name in properties if name in required]
     return {**schema, "required": required} if required else schema
+
+
+def names_a_secret(name):
+    """Whether a variable's name says its value is a secret: a word of it (split at `_`, `-`, `.`
+    and camelCase) is one of SECRET_WORDS, or its plural; `PUBLIC` in it says otherwise."""
+    words = {word.upper() for word in _WORDS.split(name) if word}
+    return "PUBLIC" not in words and bool(
+        {word.removesuffix("S") for word in words} & SECRET_WORDS | words & SECRET_WORDS
+    )
+
+
+def secrets_marked(fields, notes):
+    """`fields` with each string parameter whose name says it is a secret made `writeOnly` (never
+    shown, a Secret's on a cluster), but where it stands somewhere a secret may not (a label, a
+    path): there it stays readable, and a note says why."""
+    declared = fields.get("parameters") or {}
+    properties = declared.get("properties") or {}
+    named = {
+        name
+        for name, schema in properties.items()
+        if names_a_secret(name) and schema.get("type") == "string" and not schema.get("writeOnly")
+    }
+    fmt = definitions.format_of(fields.get("blueprintType"))
+    text = fields.get("yml")
+    if not named or fmt is None or not isinstance(text, str):
+        return fields
+    kept = set()
+    for where, names in secret_places.misplaced(text, named, fmt.DIALECT.strict, fmt is compose):
+        kept |= set(names)
+        notes.append(f"{', '.join(names)}: its name says it is a secret, but it stands at {where}; left readable.")
+    marked = {
+        name: {**schema, "writeOnly": True} if name in named - kept else schema for name, schema in properties.items()
+    }
+    if named - kept:
+        notes.append(f"{', '.join(sorted(named - kept))}: write-only, as the name says it is a secret.")
+    return {**fields, "parameters": {**declared, "properties": marked}}
 
 
 def checked_with(name, properties, required, notes, example="example"):

@@ -69,12 +69,12 @@ def _candidate(key, entry):
     definition = compose_parts.read(texts[COMPOSE_FILE], COMPOSE_FILE, found)
     if definition is None:
         return found
-    try:
+    _mounted(definition, config.get("mounts"), scope, found)
+    try:  # a mounted file's text too: Compose interpolates a config's content as the rest
         definition = _substituted(definition, env, (), found)
     except TooLarge:
         found.problems.append(f"{COMPOSE_FILE}: {TooLarge.__doc__}")
         return found
-    _mounted(definition, config.get("mounts"), scope, found)
     _unrouted(definition, config.get("domains"), found)
     if scope.unsupported:
         found.skipped = "uses " + "; ".join(sorted(scope.unsupported)) + "."

@@ -12,6 +12,7 @@ from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store as blueprints
 from app.errors import Invalid, NotFound
 from app.imports import formats
+from app.imports.candidate import secrets_marked
 from app.imports.schemas import OUTCOMES
 from app.model import yamlguard
 from app.model.fields import one_line
@@ -82,7 +83,7 @@ def run(body, user, dry_run):
             result["outcome"] = "refused"
         else:
             origin = {"format": fmt, "name": source, "key": candidate.key, **candidate.origin}
-            fields = _with_defaults(candidate.fields, defaults, target.defaults)
+            fields = secrets_marked(_with_defaults(candidate.fields, defaults, target.defaults), candidate.notes)
             stored = target.store.owned(candidate.exported_from, user)
             if stored is not None:  # an export of the caller's own: that document, wherever it came from
                 origin = stored.get("source")

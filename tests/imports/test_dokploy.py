@@ -184,3 +184,30 @@ def test_a_jwt_payload_nested_past_the_parser_signs_no_payload(api):
     assert result["outcome"] == "created", result
     signed = [one for one in parameters_of(api, result)["properties"].values() if "jwt" in str(one.get("x-generate"))]
     assert [one["x-generate"]["jwt"]["claims"] for one in signed] == [{"iss": "dokploy", "exp": DOKPLOY_EXPIRY}]
+
+
+def test_a_mounted_file_reads_a_generated_value_as_the_platform_generates_it(api):
+    """Supabase's shape: `logflare_api_key = "${password:32}"`, `LOGFLARE_API_KEY` in the env, and
+    a mounted file that reads `${LOGFLARE_API_KEY?...}`: it was a value a person had to give."""
+    catalog = corpus.dokploy_catalog()["ackee"]
+    mount = '[[config.mounts]]\nfilePath = "vector.yml"\ncontent = "api_key: ${LOGFLARE_API_KEY?required}"\n'
+    toml = (
+        catalog["template.toml"]
+        .replace("[config]\n", "[config]\n" + mount, 1)
+        .replace("[variables]\n", '[variables]\nlogflare_api_key = "${password:32}"\n')
+        .replace("[config.env]\n", '[config.env]\nLOGFLARE_API_KEY = "${logflare_api_key}"\n')
+    )
+    compose = catalog["docker-compose.yml"].replace(
+        "      - mongo-data:/data/db", "      - mongo-data:/data/db\n      - ../files/vector.yml:/etc/vector.yml:ro"
+    )
+    result = imported(api, "dokploy", ackee(**{"template.toml": toml, "docker-compose.yml": compose}))["results"][0]
+    declared = parameters_of(api, result)
+    assert declared["properties"]["logflare_api_key"] == {
+        "type": "string",
+        "writeOnly": True,
+        "x-generate": "[a-z0-9]{32}",
+    }
+    assert "LOGFLARE_API_KEY" not in declared["properties"] and not declared.get("required")
+    render = api.post(f"/blueprints/{result['id']}/render", json={}, user="alice").json
+    content = yaml.safe_load(render["yml"])["configs"]["vector.yml"]["content"]
+    assert re.fullmatch(r"api_key: [a-z0-9]{32}", content)

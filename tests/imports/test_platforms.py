@@ -167,3 +167,24 @@ def test_supabase_s_keys_are_jwts_signed_with_its_generated_secret(api):
     }
     assert jwt.decode(keys["SUPABASE_ANON_KEY"], secret, algorithms=["HS256"])["role"] == "anon"
     assert jwt.decode(keys["SUPABASE_SERVICE_KEY"], secret, algorithms=["HS256"])["role"] == "service_role"
+
+
+def test_a_variable_whose_name_says_it_is_a_secret_is_imported_write_only(api):
+    """SMTP_PASS with a default was a plain parameter: written as `value:` in the Deployment and
+    printed by `bpctl instance get`."""
+    document = (
+        "services:\n  mail:\n    image: x\n    environment:\n      SMTP_PASS: ${SMTP_PASS:-changeme}\n"
+        "      MAIL_OPTIONS_AUTH_PASS: ${MAIL_OPTIONS_AUTH_PASS:-changeme}\n      SMTP_HOST: ${SMTP_HOST:-mail}\n"
+        '    labels: ["auth=${API_TOKEN:-x}"]\n'
+    )
+    result = imported(api, "compose", document, defaults={"name": "mail"})["results"][0]
+    assert result["outcome"] == "created", result
+    properties = api.get(f"/blueprints/{result['id']}", user="alice").json["parameters"]["properties"]
+    assert properties["SMTP_PASS"]["writeOnly"] is properties["MAIL_OPTIONS_AUTH_PASS"]["writeOnly"] is True
+    assert "writeOnly" not in properties["SMTP_HOST"] and "writeOnly" not in properties["API_TOKEN"]
+    assert (
+        "API_TOKEN: its name says it is a secret, but it stands at services.mail.labels.0; left readable."
+        in result["notes"]
+    )
+    render = api.post(f"/blueprints/{result['id']}/render", json={"target": "kubernetes"}, user="alice").json
+    assert render["values"]["SMTP_PASS"] is None and "changeme" not in render["yml"].split("kind: Deployment")[1]
