@@ -9,7 +9,7 @@ export HOST PORT
 COVERAGE_FLOOR := 94
 BROWSER_PACKAGES := chromium chromium-driver curl jq nginx openssl
 
-.PHONY: run test test-fast lint bench profile instructions browser fuzz oracle fault-test openapi clean
+.PHONY: run test test-fast lint bench profile instructions browser fuzz oracle pod-security fault-test openapi clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,16 @@ oracle: $(VENV)/.installed-test
 	ORACLE_BATCHES=$${ORACLE_BATCHES:-400} MUTANTS=$${MUTANTS:-5000} MUTATION_SEED=$$seed \
 		$(BIN)/python -m pytest -q tests/definitions/test_compose_oracle.py tests/definitions/test_compose_rules.py tests/definitions/test_mutation_oracle.py
 
+# checkov's Kubernetes checks (PyPI, in a virtualenv of its own: its pins are not the service's) as a
+# second reading of pod security over the corpus at each level; prints what it reads otherwise.
+CHECKOV_VENV := .venv-checkov
+$(CHECKOV_VENV)/bin/checkov:
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/python -m pip install -q checkov==3.3.30
+
+pod-security: $(VENV)/.installed-test $(CHECKOV_VENV)/bin/checkov
+	CHECKOV=$(CHECKOV_VENV)/bin/checkov $(BIN)/python -m pytest -q -s tests/definitions/test_pod_security.py -k checkov
+
 # A longer contract-fuzzing run than the one in `make test`, with a random seed.
 fuzz: $(VENV)/.installed-test
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-300} $(BIN)/python -m pytest -q tests/http/test_contract_fuzzing.py
@@ -97,4 +107,4 @@ lint: $(VENV)/.installed-test $(WEB)/node_modules/.installed
 	cd $(WEB) && node node_modules/eslint/bin/eslint.js --max-warnings 0
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .coverage $(WEB)/node_modules
+	rm -rf $(VENV) $(CHECKOV_VENV) *.egg-info .pytest_cache .ruff_cache .coverage $(WEB)/node_modules
