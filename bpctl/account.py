@@ -108,6 +108,18 @@ PROFILE_OPTIONS = (
     click.option("--max-memory", help="The most memory one container may have."),
     click.option("--max-cpu", help="The most CPU one container may have."),
     click.option("--share", "shared", multiple=True, metavar="USER", help="A user who may read it and fit to it."),
+    click.option(
+        "--pod-security",
+        type=click.Choice(["restricted", "baseline", "privileged"]),
+        help="The Pod Security Standards level it holds to (baseline when created; privileged: admins).",
+    ),
+    click.option(
+        "--allow-kind",
+        "allow_kinds",
+        multiple=True,
+        metavar="GROUP/KIND",
+        help="A kind the service cannot measure its instances may hold (admins; repeat).",
+    ),
     click.option("--default", "default", is_flag=True, default=None, help="Make it your default profile."),
     OUTPUT,
 )
@@ -119,10 +131,32 @@ def profile_options(command):
     return command
 
 
-def _profile_body(memory, cpu, containers, storage, default_memory, default_cpu, max_memory, max_cpu, shared, default):
+def _profile_body(
+    memory,
+    cpu,
+    containers,
+    storage,
+    default_memory,
+    default_cpu,
+    max_memory,
+    max_cpu,
+    shared,
+    pod_security,
+    allow_kinds,
+    default,
+):
     """The fields the options give (a change sends only those; a member of the container defaults
     or maximum not given keeps its value)."""
-    body = given(memoryCap=memory, cpuCap=cpu, containerCap=containers, storageCap=storage, defaultProfile=default)
+    body = given(
+        memoryCap=memory,
+        cpuCap=cpu,
+        containerCap=containers,
+        storageCap=storage,
+        podSecurity=pod_security,
+        defaultProfile=default,
+    )
+    if allow_kinds:
+        body["allowKinds"] = list(allow_kinds)
     for field, amounts in (
         ("containerDefaults", given(memory=default_memory, cpu=default_cpu)),
         ("containerMax", given(memory=max_memory, cpu=max_cpu)),

@@ -78,7 +78,8 @@ def _patched(kept, diff):
 @with_settings
 @OWNER
 @TARGET
-def deploy(blueprint, name, profile, settings, files, rev, owner, target, volume_sizes):
+@click.option("--namespace", help="With --target kubernetes: the namespace it holds (default: NAME).")
+def deploy(blueprint, name, profile, settings, files, rev, owner, target, volume_sizes, namespace):
     """Admit an instance NAME of BLUEPRINT against PROFILE's room and write its rendered
     definition to standard output: `bpctl deploy web shop --profile team | docker compose -p shop
     -f - up -d`. No room: exit 1, the shortfall on standard error, nothing written."""
@@ -92,7 +93,7 @@ def deploy(blueprint, name, profile, settings, files, rev, owner, target, volume
     }
     if rev:
         body["rev"] = rev
-    body.update(values.target(target, volume_sizes))
+    body.update(values.target(target, volume_sizes, namespace=namespace))
     with room_or_exit():
         made = session.send("POST", "/instances", body)
     note(f"{made['name']}: admitted ({made['id']}), rev {made['rev']}")

@@ -65,9 +65,11 @@ def _from_file(file, properties):
 
 def target(chosen, volume_sizes, **options):
     """The body's members that ask for a target: `target`, `volumeSize` (SIZE) and `volumeSizes`
-    (VOLUME=SIZE), and any other option given (a render's `namespace`)."""
+    (VOLUME=SIZE), and any other option given (a `namespace`)."""
     if volume_sizes and chosen != "kubernetes":
         raise click.BadParameter("needs --target kubernetes", param_hint="--volume-size")
+    if options.get("namespace") is not None and chosen != "kubernetes":
+        raise click.BadParameter("needs --target kubernetes", param_hint="--namespace")
     body = {"target": chosen} if chosen else {}
     for given in volume_sizes:
         volume, equals, size = given.rpartition("=")

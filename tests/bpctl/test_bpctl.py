@@ -951,3 +951,27 @@ def test_the_readme_tours_run_in_order_as_written(bpctl, socket_app, tmp_path):
     assert "stats: admitted" in err and sorted(out.splitlines()[-2:]) == ["ackee", "mongo"]  # Dokploy's Ackee
     shop = next(line.split() for line in out.splitlines() if line.startswith("shop "))
     assert [shop[0], *shop[2:5]] == ["shop", "compose", "web", "cli-team"]  # names, not ids
+
+
+def test_a_profile_holds_a_pod_security_level_and_an_instance_its_namespace(bpctl):
+    assert bpctl("profile", "create", "open", "--pod-security", "privileged", **ALICE).code == 3  # admins only
+    assert bpctl("profile", "create", "strict", "--pod-security", "restricted", "-o", "json", **ALICE).code == 0
+    shown = json.loads(bpctl("profile", "get", "strict", "-o", "json", **ALICE).out)
+    assert shown["podSecurity"] == "restricted" and shown["allowKinds"] == []
+    assert bpctl("profile", "change", "strict", "--allow-kind", "apps/DaemonSet", **ALICE).code == 3
+    web = "services:\n  web:\n    image: nginx:1.27\n"
+    assert bpctl("push", "-", "--name", "plain", "--type", "compose", input=web, **ALICE).code == 0
+    deployed = bpctl(
+        "deploy", "plain", "shop", "--profile", "strict", "--target", "kubernetes", "--namespace", "team-shop", **ALICE
+    )
+    assert deployed.code == 0, deployed.err
+    objects = list(yaml.safe_load_all(deployed.out))
+    assert objects[0]["metadata"] == {
+        "name": "team-shop",
+        "labels": {
+            "app.kubernetes.io/instance": "team-shop",
+            "pod-security.kubernetes.io/enforce": "restricted",
+            "pod-security.kubernetes.io/enforce-version": "v1.37",
+        },
+    }
+    assert bpctl("deploy", "plain", "other", "--profile", "strict", "--namespace", "x", **ALICE).code == 2

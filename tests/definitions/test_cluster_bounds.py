@@ -9,6 +9,7 @@ import pytest
 from app.definitions import render as rendering
 from app.definitions import templates
 from app.errors import Invalid
+from support.on_kubernetes import bounded_file
 
 CLUSTER = {"instance": "i", "namespace": None, "volumeSize": "1Gi", "volumeSizes": {}}
 RANGES = "x-p: &p ['8000-8999:8000-8999', '9000-9999:9000-9999/udp']\nservices:\n"
@@ -37,25 +38,10 @@ def test_a_render_past_a_bound_is_a_422_naming_it_at_once(yml, bound):
     assert time.process_time() - started < 2  # counted, not made (it took 9 s, writing 18.5 MB)
 
 
-def largest(services, labels):
-    """`services` services with the most ports each may write (2,000 in all), an aliased
-    environment and `labels` labels each: 83 KB of Compose at 500 and 10."""
-    anchor = "x-env: &env\n" + "".join(f"  V{k}: '{'v' * 40}'\n" for k in range(10))
-    return (
-        anchor
-        + "services:\n"
-        + "".join(
-            f"  s{i}:\n    image: r.example/app:1\n    expose: ['{4 * i}-{4 * i + 3}']\n    environment: *env\n"
-            f"    labels: {{{', '.join(f'l{k}: x' for k in range(labels))}}}\n"
-            for i in range(services)
-        )
-    )
-
-
 def test_what_the_bounds_allow_is_written_within_a_compose_renders_size():
     with pytest.raises(Invalid) as refused:
-        converted(largest(500, 10))
+        converted(bounded_file(500, 10, 10))
     assert refused.value.errors["target"] == [
         f"Written for a cluster, it is larger than {templates.MAX_RENDERED // 1024} KiB."
     ]
-    assert len(converted(largest(250, 10))["yml"].encode()) <= templates.MAX_RENDERED
+    assert len(converted(bounded_file(500, 4))["yml"].encode()) <= templates.MAX_RENDERED
