@@ -573,16 +573,20 @@ def walk(w, client, template, profiles):
     w.fill("Default memory per container", "128Mi")
     w.fill("Most CPU per container", "2")
     w.fill("Shared with (usernames)", "bob")
+    assert Select(w.control("Pod security")).first_selected_option.get_attribute("value") == "baseline"
+    Select(w.control("Pod security")).select_by_value("restricted")
     w.view(lambda: w.button("Save").click())
     w.wait(
         lambda: (
             "2 GiB memory, 3 CPUs, a container declaring none counts 128 MiB, at most per container 2 CPUs"
             in w.one("ul[aria-label=Profiles]").text
             and "shared with bob" in w.one("ul[aria-label=Profiles]").text
+            and "pod security: restricted" in w.one("ul[aria-label=Profiles]").text
         )
     )
     saved = client.get("/profiles?name=browser-profile", user="bob").json["items"][0]
     assert saved["containerDefaults"] == {"memory": "128Mi", "cpu": None} and saved["containerMax"]["cpu"] == "2"
+    assert saved["podSecurity"] == "restricted"
     w.view(lambda: w.one("button[aria-label='Make browser-profile the default']").click())
     w.wait(lambda: not w.all("button[aria-label='Make browser-profile the default']"))
     defaults = [p["name"] for p in client.get("/profiles?defaultProfile=true", user="alice").json["items"]]

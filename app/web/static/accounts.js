@@ -7,6 +7,8 @@ const CAPS = [['memoryCap', 'Memory cap', '2Gi, 512M'], ['cpuCap', 'CPU cap', '2
 const PER_CONTAINER = [['containerDefaults', 'memory', 'Default memory per container', '256Mi'], ['containerDefaults', 'cpu', 'Default CPU per container', '250m'],
   ['containerMax', 'memory', 'Most memory per container', '1Gi'], ['containerMax', 'cpu', 'Most CPU per container', '1']];
 const NOTE = 'What a container that declares no limit counts, and is given in a render; a container over the most does not fit.';
+// the Pod Security Standards' levels a profile holds its renders and instances to
+const LEVELS = [['baseline', 'Baseline: no privileged container, host namespace or host path'], ['restricted', 'Restricted: also non-root, no privilege escalation, capabilities dropped'], ['privileged', 'Privileged: no restriction (admins)']];
 
 /** `{memory, cpu}` of a profile's defaults (or maximum) from the form, null when both are empty. */
 function perContainer(inputs, field) {
@@ -22,6 +24,7 @@ export async function profilesPage() {
   const inputs = Object.fromEntries([['name', 'Name', ''], ...CAPS].map(([key, , hint]) => [key, el('input', { name: key, placeholder: hint })]));
   for (const [f, member, , hint] of PER_CONTAINER) inputs[`${f}.${member}`] = el('input', { name: `${f}.${member}`, placeholder: hint });
   const shared = el('input', { name: 'entitledUsers', placeholder: 'bob, carol', autocomplete: 'off' });
+  const level = select(LEVELS, 'baseline', { name: 'podSecurity' });
   const isDefault = checkbox('The default profile', false);
   const title = el('h2', { class: 'wide' }, 'New profile');
   const problems = el('div', { 'aria-live': 'polite' });
@@ -30,7 +33,8 @@ export async function profilesPage() {
   const form = el('form', { class: 'grid2' }, title,
     el('div', { class: 'wide' }, field('Name', inputs.name)), CAPS.map(([key, label]) => field(label, inputs[key])),
     el('p', { class: 'wide note' }, NOTE), PER_CONTAINER.map(([f, member, label]) => field(label, inputs[`${f}.${member}`])),
-    el('div', { class: 'wide' }, field('Shared with (usernames)', shared, 'They may read it and fit to it; only you and admins change it.')), isDefault.node,
+    el('div', { class: 'wide' }, field('Shared with (usernames)', shared, 'They may read it and fit to it; only you and admins change it.')),
+    el('div', { class: 'wide' }, field('Pod security', level, 'Every render, fit and instance against it holds to this level, on a Docker host and on a cluster.')), isDefault.node,
     el('div', { class: 'wide actions' }, submit, cancel), el('div', { class: 'wide' }, problems));
 
   function edit(profile, tag) {
@@ -44,6 +48,7 @@ export async function profilesPage() {
       inputs[key].value = (profile && (member ? (profile[f] || {})[member] : profile[key])) || '';
     }
     shared.value = profile ? (profile.entitledUsers || []).join(', ') : '';
+    level.value = profile ? profile.podSecurity : 'baseline';
     isDefault.box.checked = Boolean(profile && profile.defaultProfile);
     problems.replaceChildren();
     if (profile) inputs.name.focus();
@@ -55,6 +60,8 @@ export async function profilesPage() {
     body.containerDefaults = perContainer(inputs, 'containerDefaults');
     body.containerMax = perContainer(inputs, 'containerMax');
     body.entitledUsers = shared.value.split(',').map((u) => u.trim()).filter(Boolean);
+    body.podSecurity = level.value;
+    body.allowKinds = editing ? editing.allowKinds : []; // an admin's, kept as they are
     body.defaultProfile = isDefault.box.checked;
     try {
       if (editing) await api('PUT', `/profiles/${editing.id}`, { body, headers: { 'If-Match': editingTag } });
@@ -82,6 +89,7 @@ export async function profilesPage() {
         instanceTable(instances.filter((i) => i.profile === p.id))) : null,
     admin || p.owner !== session.user.username ? el('p', { class: 'meta' }, `owner ${p.owner}`) : null,
     p.entitledUsers.length ? el('p', { class: 'meta' }, `shared with ${p.entitledUsers.join(', ')}`) : null,
+    el('p', { class: 'meta' }, `pod security: ${p.podSecurity}${p.allowKinds.length ? `; also allows ${p.allowKinds.join(', ')}` : ''}`),
     el('div', { class: 'actions' },
       canChange(p) ? el('button', { type: 'button', class: 'quiet', 'aria-label': `Edit ${p.name || 'profile'}`, onclick: async () => { const { data, etag } = await api('GET', `/profiles/${p.id}`); edit(data, etag); } }, 'Edit') : null,
       p.defaultProfile || !canChange(p) ? null : el('button', { type: 'button', class: 'quiet', 'aria-label': `Make ${p.name || 'profile'} the default`,

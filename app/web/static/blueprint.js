@@ -34,7 +34,15 @@ export function fitTable(fit, caption) {
         el('td', {}, el('span', { class: `badge ${r.verdict}` }, r.verdict)));
     })),
     el('tfoot', {}, RESOURCES.flatMap((name) => ['defaulted', 'overMax'].filter((kind) => fit.resources[name][kind].length)
-      .map((kind) => el('tr', {}, el('td', { colspan: '5', class: 'note' }, `${name}: ${fit.resources[name][kind].join(', ')} — ${EXPLAIN[kind]}`)))))));
+      .map((kind) => el('tr', {}, el('td', { colspan: '5', class: 'note' }, `${name}: ${fit.resources[name][kind].join(', ')} — ${EXPLAIN[kind]}`)))))),
+    podSecurity(fit.podSecurity));
+}
+
+/** What a definition breaks of the profile's Pod Security Standards level: an instance is refused. */
+function podSecurity(judged) {
+  if (!judged || !judged.violations.length) return null;
+  return el('div', { class: 'error', role: 'note' }, el('p', {}, `Pod security (${judged.level}): an instance would be refused for`),
+    el('ul', {}, judged.violations.map((v) => el('li', {}, `${v.path}: ${v.control}`))));
 }
 
 /** The fit to each of the caller's profiles, the default first: its fit is asked with no profile
