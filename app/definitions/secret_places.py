@@ -1,6 +1,7 @@
 """Where a secret parameter (`writeOnly`, or generated) may stand in a definition: only where its
 value reaches the running process and nothing else (environment values, commands and entrypoints,
-health check tests, config and secret content). Anywhere else (a name, a label, an image, a path, a
+health check tests, config and secret content, a build's inline Dockerfile, a manifest's field
+named `secret`, `password` or `token` outside its metadata). Anywhere else (a name, a label, an image, a path, a
 hostname, a port) it would be written in plain text where other readers see it: on the cluster,
 in `requirements`, in a note or a problem. Checked on every write of a blueprint, following
 aliases, so that an anchor cannot carry a secret where it may not stand."""
@@ -19,6 +20,7 @@ WHERE = (
 )
 COMMANDS = frozenset({"command", "entrypoint"})
 CONTAINERS = frozenset({"containers", "initContainers", "ephemeralContainers"})
+SECRET_FIELDS = frozenset({"secret", "password", "token"})
 
 
 def refused(text, declared, strict, compose):
@@ -90,6 +92,7 @@ def _in_compose(path):
             (field[0] == "environment" and len(field) == 2)
             or field[0] in COMMANDS
             or (field[0] == "healthcheck" and len(field) >= 2 and field[1] == "test")
+            or field[:2] == ("build", "dockerfile_inline")  # the build's commands (CapRover's dockerfileLines)
         )
     return len(path) == 3 and path[0] in ("configs", "secrets") and path[2] == "content"
 
@@ -97,6 +100,8 @@ def _in_compose(path):
 def _in_kubernetes(path, kind):
     if kind in ("Secret", "ConfigMap") and path and path[0] in ("data", "stringData", "binaryData"):
         return True
+    if path and path[0] != "metadata" and path[-1] in SECRET_FIELDS:
+        return True  # a field that holds a secret by its schema (a BuildConfig's webhook `secret`)
     if len(path) >= 3 and path[-3] == "env" and path[-1] == "value":
         return True
     named = [part for part in path if isinstance(part, str)]

@@ -8,7 +8,7 @@ const PER_CONTAINER = [['containerDefaults', 'memory', 'Default memory per conta
   ['containerMax', 'memory', 'Most memory per container', '1Gi'], ['containerMax', 'cpu', 'Most CPU per container', '1']];
 const NOTE = 'What a container that declares no limit counts, and is given in a render; a container over the most does not fit.';
 // the Pod Security Standards' levels a profile holds its renders and instances to
-const LEVELS = [['baseline', 'Baseline: no privileged container, host namespace or host path'], ['restricted', 'Restricted: also non-root, no privilege escalation, capabilities dropped'], ['privileged', 'Privileged: no restriction (admins)']];
+const LEVELS = [['baseline', 'Baseline'], ['restricted', 'Restricted'], ['privileged', 'Privileged (admins)']];
 
 /** `{memory, cpu}` of a profile's defaults (or maximum) from the form, null when both are empty. */
 function perContainer(inputs, field) {
@@ -34,7 +34,7 @@ export async function profilesPage() {
     el('div', { class: 'wide' }, field('Name', inputs.name)), CAPS.map(([key, label]) => field(label, inputs[key])),
     el('p', { class: 'wide note' }, NOTE), PER_CONTAINER.map(([f, member, label]) => field(label, inputs[`${f}.${member}`])),
     el('div', { class: 'wide' }, field('Shared with (usernames)', shared, 'They may read it and fit to it; only you and admins change it.')),
-    el('div', { class: 'wide' }, field('Pod security', level, 'Every render, fit and instance against it holds to this level, on a Docker host and on a cluster.')), isDefault.node,
+    el('div', { class: 'wide' }, field('Pod security', level, 'What its instances may run, on a Docker host and on a cluster: baseline refuses privileged containers, the host\'s namespaces and paths; restricted also root, privilege escalation and capabilities.')), isDefault.node,
     el('div', { class: 'wide actions' }, submit, cancel), el('div', { class: 'wide' }, problems));
 
   function edit(profile, tag) {
