@@ -242,3 +242,60 @@ def test_an_instance_stored_before_targets_is_what_its_blueprint_renders_for(app
         get_db().settings.update_one({"_id": migrations.MIGRATED}, {"$set": {"value": 6}})
     _restarted(app)
     assert api.get(f"/instances/{made['id']}", user="alice").json["target"] == "compose"
+
+
+def test_profiles_that_existed_keep_admitting_what_they_admitted_and_blueprints_get_their_findings(app, api):
+    host = "services:\n  web:\n    image: x\n    privileged: true\n    volumes: ['/:/host']\n"
+    blueprint = create(api, "blueprints", name="host", yml=host, blueprintType="compose").json
+    profile = create(api, "profiles", name="team").json
+    assert profile["podSecurity"] == "baseline"
+    with app.app_context():
+        get_db().profiles.update_one(
+            {"_id": ObjectId(profile["id"])}, {"$unset": {"podSecurity": "", "allowKinds": ""}}
+        )
+        get_db().blueprints.update_one({"_id": ObjectId(blueprint["id"])}, {"$unset": {"requirements.podSecurity": ""}})
+        get_db().settings.update_one({"_id": migrations.MIGRATED}, {"$set": {"value": 7}})
+    _restarted(app)
+    migrated = api.get(f"/profiles/{profile['id']}", user="alice").json
+    assert migrated["podSecurity"] == "privileged" and migrated["allowKinds"] == []
+    body = {"name": "host", "blueprint": blueprint["id"], "profile": profile["id"]}
+    assert api.post("/instances", json=body, user="alice").status == 201  # as it was before levels
+    strict = create(api, "profiles", name="strict").json
+    fit = api.get(f"/blueprints/{blueprint['id']}/fit?profile={strict['id']}", user="alice").json
+    assert [one["control"] for one in fit["podSecurity"]["violations"]] == ["Privileged Containers", "HostPath Volumes"]
+
+
+def test_an_instance_on_kubernetes_holds_the_namespace_it_was_rendered_into(app, api):
+    """Two owners' instances named `shop` (names were unique per owner): the newer, which the
+    migration meets first, holds it; the other keeps its rendering and holds none."""
+    blueprint = create(
+        api, "blueprints", name="web", yml=COMPOSE, blueprintType="compose", entitlementType="PUBLIC"
+    ).json
+    profiles = {user: create(api, "profiles", name="team", user=user).json for user in ("alice", "bob")}
+    made = {
+        user: api.post(
+            "/instances",
+            json={
+                "name": f"{user}-web",
+                "blueprint": blueprint["id"],
+                "profile": profiles[user]["id"],
+                "target": "kubernetes",
+            },
+            user=user,
+        ).json
+        for user in ("alice", "bob")
+    }
+    with app.app_context():  # as stored before: no namespace held
+        for one in made.values():
+            get_db().instances.update_one(
+                {"_id": ObjectId(one["id"])}, {"$unset": {"namespace": ""}, "$set": {"name": "shop"}}
+            )
+        get_db().namespaces.delete_many({})
+        get_db().settings.update_one({"_id": migrations.MIGRATED}, {"$set": {"value": 8}})
+    before = api.get(f"/instances/{made['alice']['id']}/yml", user="alice").body
+    _restarted(app)
+    held = {user: api.get(f"/instances/{one['id']}", user=user).json["namespace"] for user, one in made.items()}
+    assert held == {"alice": None, "bob": "shop"}
+    assert api.get(f"/instances/{made['alice']['id']}/yml", user="alice").body == before
+    taken = {"name": "later", "blueprint": blueprint["id"], "profile": profiles["alice"]["id"], "target": "kubernetes"}
+    assert api.post("/instances", json={**taken, "namespace": "shop"}, user="alice").status == 409

@@ -5,8 +5,10 @@ Each test is the shape of a probe that got through before."""
 
 import pytest
 import yaml
+from bson import ObjectId
 
 from app.definitions import pod_security
+from app.storage.database import get_db
 from support.apps import make_app
 from support.http import FlaskClient, assert_problem, create
 from support.on_kubernetes import decoded_by_kubectl
@@ -280,3 +282,21 @@ def test_restricted_writes_what_it_requires_and_refuses_what_contradicts_it(api)
         "services.web.cap_add.0: Capabilities (the profile holds to restricted)",
         "services.web.user: Running as Non-root user (the profile holds to restricted)",
     ]
+
+
+def test_a_kubernetes_blueprints_instance_admitted_before_namespaces_takes_one_at_an_upgrade(api, app):
+    made = blueprint(api, POD, "kubernetes")
+    shop = admit(api, made, profile(api), "shop").json
+    with app.app_context():  # as admitted before: the stream as written, no namespace held
+        get_db().instances.update_one({"_id": ObjectId(shop["id"])}, {"$set": {"namespace": None, "yml": POD}})
+        get_db().namespaces.delete_many({})
+    kept = api.post(f"/instances/{shop['id']}/upgrade", json={}, user="alice")
+    assert kept.status == 200 and kept.json["namespace"] is None and "kind: Namespace" not in kept.json["diff"]
+    compose = blueprint(api, STATEFUL)
+    moved = api.post(f"/instances/{shop['id']}/upgrade", json={"namespace": "kube-x"}, user="alice")
+    assert "namespace" in assert_problem(moved, 422)["errors"]
+    moved = api.post(f"/instances/{shop['id']}/upgrade", json={"namespace": "shop"}, user="alice")
+    assert moved.status == 200 and moved.json["namespace"] == "shop" and "+kind: Namespace" in moved.json["diff"]
+    again = api.post(f"/instances/{shop['id']}/upgrade", json={"namespace": "other"}, user="alice")
+    assert "namespace" in assert_problem(again, 422)["errors"]
+    assert assert_problem(admit(api, compose, profile(api, user="bob"), "shop", user="bob"), 409)
