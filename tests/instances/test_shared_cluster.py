@@ -176,6 +176,10 @@ def test_a_kubernetes_blueprints_instance_holds_only_its_namespace(api):
             "NodePort",
         ),
         (CLAIM_BY_NAME, "volumeName"),
+        (
+            "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {externalIPs: [8.8.8.8], ports: [{port: 53}]}\n",
+            "externalIPs",
+        ),
     ]:
         made = blueprint(api, POD + "---\n" + extra, "kubernetes")
         assert why in assert_problem(admit(api, made, team, "x"), 422)["errors"]["yml"][0]

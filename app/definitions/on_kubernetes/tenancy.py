@@ -144,6 +144,8 @@ def _refused(manifest, allow_kinds, counted):
         return "binds a volume by name (spec.volumeName), which may hold another namespace's data"
     if kind == "Service" and spec.get("type") in ("NodePort", "ExternalName"):
         return f"is of type {spec['type']}: it reaches beyond the namespace (a node's ports, another name)"
+    if kind == "Service" and spec.get("externalIPs"):
+        return "takes externalIPs: it would receive the cluster's traffic to those addresses (CVE-2020-8554)"
     if kind == "HorizontalPodAutoscaler":
         target = mapping(spec.get("scaleTargetRef"))
         most = counted.get((target.get("kind"), target.get("name")))
