@@ -31,6 +31,7 @@ def limits_of(profile):
 def fit_of(blueprint, args, user):
     """The fit of a stored blueprint to a profile (`GET /blueprints/{id}/fit`), its pod security
     judged on `target`."""
+    cluster_of(blueprint.get("blueprintType"), args, str(blueprint["_id"]))  # a target it renders for, else 422
     profile = profile_of(args.get("profile"), user)
     return fit.fit(blueprint["requirements"], limits_of(profile), profile["usage"], args.get("target"))
 

@@ -95,6 +95,14 @@ def test_the_operator_reserves_more_namespaces():
     assert admit(api, web, team, "teams").status == 201
 
 
+def test_a_kubernetes_blueprint_is_fitted_on_no_other_target(api):
+    made, team = blueprint(api, POD, "kubernetes"), profile(api)
+    refused = api.get(f"/blueprints/{made['id']}/fit?profile={team['id']}&target=compose", user="alice")
+    assert "target" in assert_problem(refused, 422)["errors"]
+    fitted = api.get(f"/blueprints/{made['id']}/fit?profile={team['id']}&target=kubernetes", user="alice").json
+    assert fitted["podSecurity"] == {"level": "baseline", "violations": []} and fitted["fits"] is True
+
+
 def test_a_replication_controller_is_counted(api):
     rc = """apiVersion: v1
 kind: ReplicationController
