@@ -65,16 +65,22 @@ def secrets_marked(fields, notes):
     """`fields` with each string parameter whose name says it is a secret made `writeOnly` (never
     shown, a Secret's on a cluster), but where it stands somewhere a secret may not (a label, a
     path): there it stays readable, and a note says why."""
-    declared = fields.get("parameters") or {}
-    properties = declared.get("properties") or {}
+    declared = fields.get("parameters")
+    properties = declared.get("properties") if isinstance(declared, dict) else None
+    kind, text = fields.get("blueprintType"), fields.get("yml")
+    if not isinstance(properties, dict) or not isinstance(kind, str) or not isinstance(text, str):
+        return fields  # the blueprint's schema names what is wrong
     named = {
         name
         for name, schema in properties.items()
-        if names_a_secret(name) and schema.get("type") == "string" and not schema.get("writeOnly")
+        if isinstance(name, str)
+        and isinstance(schema, dict)
+        and names_a_secret(name)
+        and schema.get("type") == "string"
+        and not schema.get("writeOnly")
     }
-    fmt = definitions.format_of(fields.get("blueprintType"))
-    text = fields.get("yml")
-    if not named or fmt is None or not isinstance(text, str):
+    fmt = definitions.format_of(kind)
+    if not named or fmt is None:
         return fields
     kept = set()
     for where, names in secret_places.misplaced(text, named, fmt.DIALECT.strict, fmt is compose):
