@@ -20,7 +20,7 @@ from app.model.fields import (
     Trimmed,
     Yaml,
 )
-from app.model.schemas import TARGETS, RequirementsSchema, Schema, Source, TargetSchema
+from app.model.schemas import RequirementsSchema, Schema, Source, Target, TargetSchema
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
 # A blueprint's writable fields: what a version keeps, a diff compares and an export carries
@@ -178,13 +178,9 @@ class FitArgs(Schema):
     profile = ma.fields.String(
         metadata={"description": "The id of a profile the caller may read; omitted, the caller's default profile."}
     )
-    target = ma.fields.String(
-        validate=ma.validate.OneOf(TARGETS),
-        metadata={
-            "enum": list(TARGETS),
-            "description": "What pod security is judged on (default: the blueprint's own format): a Compose bind "
-            "mount is the host's on `compose`, an emptyDir on `kubernetes`.",
-        },
+    target = Target(
+        "What pod security is judged on (default: the blueprint's own format): a Compose bind mount is the host's "
+        "on `compose`, an emptyDir on `kubernetes`."
     )
 
 

@@ -74,17 +74,20 @@ class RequirementsSchema(Schema):
 TARGETS = ("compose", "kubernetes")
 
 
+def Target(description):
+    """`compose` or `kubernetes`: what a definition is rendered for or judged on."""
+    return ma.fields.String(
+        validate=ma.validate.OneOf(TARGETS), metadata={"enum": list(TARGETS), "description": description}
+    )
+
+
 class TargetSchema(Schema):
     """What a Compose blueprint is rendered for (a render's, an instance's): `kubernetes` converts
     it into the objects a cluster runs, each named volume a claim of the size asked for."""
 
-    target = ma.fields.String(
-        validate=ma.validate.OneOf(TARGETS),
-        metadata={
-            "enum": list(TARGETS),
-            "description": "What to render for (default: the blueprint's own format): `kubernetes` converts a "
-            "Compose blueprint into the objects a cluster runs, naming in `notes` what does not carry over.",
-        },
+    target = Target(
+        "What to render for (default: the blueprint's own format): `kubernetes` converts a Compose blueprint into "
+        "the objects a cluster runs, naming in `notes` what does not carry over."
     )
     volumeSize = KubernetesSize(
         load_only=True,
