@@ -74,18 +74,14 @@ class Admissions(Instances):
             if namespace is not None and not namespaces.free_for(namespace, user["username"]):
                 raise Conflict(namespaces.TAKEN.format(namespace))
             return doc
-        if namespace is not None:
-            _take(namespace, user["username"], doc["_id"])
-        try:
-            with spending(profile, doc["_id"], usage.change(doc["requirements"]), {"op": "create"}):
-                try:
-                    return self._insert(doc)
-                except DuplicateKeyError:  # surely not inserted: taken back
-                    raise taken from None
-        except Problem:
-            if namespace is not None:
-                namespaces.free(namespace, doc["_id"])
-            raise
+        with (
+            holding(namespace, user["username"], doc["_id"]),
+            spending(profile, doc["_id"], usage.change(doc["requirements"]), {"op": "create"}),
+        ):
+            try:
+                return self._insert(doc)
+            except DuplicateKeyError:  # surely not inserted: taken back
+                raise taken from None
 
     def upgrade(self, id_text, user, rev, values, if_match=None, dry_run=False, namespace=None):
         """Render again at `rev` (the blueprint's current one when None) with the kept values and
@@ -99,8 +95,6 @@ class Admissions(Instances):
             raise Invalid({"namespace": ["Only an instance on Kubernetes that holds no namespace yet takes one."]})
         if namespace is not None:
             namespaces.refuse_reserved(namespace)
-            if not dry_run:
-                _take(namespace, doc["owner"], doc["_id"])
         cluster = _cluster(version, doc["name"], doc, held or namespace, profile)
         secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
         answer = _admitted(version, {**doc["kept"], **values}, profile, doc["requirements"], cluster, secrets)
@@ -126,14 +120,12 @@ class Admissions(Instances):
         if dry_run:
             return upgraded, diff
         delta = usage.change(answer["requirements"], doc["requirements"])
-        try:
-            with spending(profile, doc["_id"], delta, {"op": "upgrade", "rev": upgraded["rev"]}):
-                if not self.replace_version(doc, changes):
-                    raise Moved("The instance changed while it was upgraded: read it and try again.")
-        except Problem:
-            if namespace is not None:
-                namespaces.free(namespace, doc["_id"])
-            raise
+        with (
+            holding(namespace, doc["owner"], doc["_id"]),
+            spending(profile, doc["_id"], delta, {"op": "upgrade", "rev": upgraded["rev"]}),
+        ):
+            if not self.replace_version(doc, changes):
+                raise Moved("The instance changed while it was upgraded: read it and try again.")
         return upgraded, diff
 
     def delete(self, id_text, user, if_match=None):
@@ -202,6 +194,22 @@ def _cluster(version, name, target, namespace, profile):
         return converted
     own = {"instance": name, "namespace": namespace, "own": namespace is not None}
     return {**(converted or {}), **own, "allowKinds": profile.get("allowKinds") or []}
+
+
+@contextmanager
+def holding(namespace, owner, instance_id):
+    """Hold `namespace` (None: none) for the instance the block writes, and let it go when the
+    block refuses the write; any other failure may have written, and leaves the hold to `_take`'s
+    lease."""
+    if namespace is None:
+        yield
+        return
+    _take(namespace, owner, instance_id)
+    try:
+        yield
+    except Problem:
+        namespaces.free(namespace, instance_id)
+        raise
 
 
 def _take(namespace, owner, instance_id):

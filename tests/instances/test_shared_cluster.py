@@ -307,6 +307,14 @@ def test_a_kubernetes_blueprints_instance_admitted_before_namespaces_takes_one_a
     compose = blueprint(api, STATEFUL)
     moved = api.post(f"/instances/{shop['id']}/upgrade", json={"namespace": "kube-x"}, user="alice")
     assert "namespace" in assert_problem(moved, 422)["errors"]
+    strict = {"podSecurity": "restricted"}
+    assert api.patch(f"/profiles/{shop['profile']}", json=strict, user="alice").status == 200
+    refused = api.post(f"/instances/{shop['id']}/upgrade", json={"namespace": "shop"}, user="alice")
+    assert "podSecurity" in assert_problem(refused, 422)["errors"]
+    elsewhere = {"name": "b", "blueprint": compose["id"], "profile": profile(api, user="bob")["id"]}
+    body = {**elsewhere, "target": "kubernetes", "namespace": "shop"}
+    assert api.post("/instances?dryRun=true", json=body, user="bob").status == 200  # a refused upgrade took nothing
+    assert api.patch(f"/profiles/{shop['profile']}", json={"podSecurity": "baseline"}, user="alice").status == 200
     moved = api.post(f"/instances/{shop['id']}/upgrade", json={"namespace": "shop"}, user="alice")
     assert moved.status == 200 and moved.json["namespace"] == "shop" and "+kind: Namespace" in moved.json["diff"]
     again = api.post(f"/instances/{shop['id']}/upgrade", json={"namespace": "other"}, user="alice")
