@@ -43,7 +43,8 @@ WORKLOADS = {
 }
 
 
-def _group(api_version):
+def group_of(api_version):
+    """The API group of an `apiVersion` (`apps/v1`: `apps`; `v1`: the core group, "")."""
     return api_version.split("/")[0] if "/" in api_version else ""
 
 
@@ -139,7 +140,7 @@ def _check(documents):
         validator = _validator(kind, api_version)
         if validator is not None:
             found += problems(validator, manifest, label)
-        elif built_in(_group(api_version)):
+        elif built_in(group_of(api_version)):
             found.append(f"{place(['kind'], label)}: Kubernetes {RELEASE} defines no {kind} in {api_version}.")
         else:  # a custom resource: its metadata is still Kubernetes' own ObjectMeta, which kubectl decodes
             found += problems(_custom_resource(), manifest, label)
@@ -201,7 +202,7 @@ def _measure(documents, totals):
     for index, manifest in enumerate(documents):
         if manifest is None:
             continue
-        kind, name, group = manifest["kind"], manifest["metadata"]["name"], _group(manifest["apiVersion"])
+        kind, name, group = manifest["kind"], manifest["metadata"]["name"], group_of(manifest["apiVersion"])
         label = f"{kind}/{name}"
         if (kind, group) == ("PersistentVolumeClaim", ""):
             totals.add_storage(_storage(mapping(manifest.get("spec")), f"{label}: spec", found, totals), label, found)

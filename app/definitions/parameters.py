@@ -456,10 +456,9 @@ def secret_names(declared):
     return {name for name, schema in declared.get("properties", {}).items() if is_secret(schema)}
 
 
-def shown(declared, used):
-    """The values a render answers with: secret ones as null (they are only in the yml)."""
-    properties = declared.get("properties", {})
-    return {name: None if is_secret(properties.get(name, {})) else value for name, value in used.items()}
+def shown(secret, used):
+    """The values a render answers with: those of the `secret` names as null (they are only in the yml)."""
+    return {name: None if name in secret else value for name, value in used.items()}
 
 
 class Parameters(ma.fields.Nested):

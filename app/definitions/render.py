@@ -48,7 +48,7 @@ def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None,
         requirements = totals.declared(requirements, amounts) if "&" not in text else definitions.measure(fmt, text)
     answer = {
         "yml": text,
-        "values": {name: None if name in secret else value for name, value in used.items()},
+        "values": parameters.shown(secret, used),
         "requirements": requirements,
         "fit": fitted,
         "used": used,

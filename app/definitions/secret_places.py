@@ -26,7 +26,7 @@ SECRET_FIELDS = frozenset({"secret", "password", "token"})
 def refused(text, declared, strict, compose):
     """The problems of each secret parameter standing where it may not (a Compose file when
     `compose`, else Kubernetes manifests)."""
-    secret = {name for name, schema in (declared or {}).get("properties", {}).items() if parameters.is_secret(schema)}
+    secret = parameters.secret_names(declared or {})
     return [
         f"{where}: holds {', '.join(f'${{{name}}}' for name in names)}, a secret parameter; {WHERE}."
         for where, names in misplaced(text, secret, strict, compose)

@@ -61,7 +61,7 @@ class Instances(ResourceStore):
     def secrets_hidden(self, doc, version):
         """The `values` that hide what `version` (the blueprint as the instance was rendered from it;
         None: not known) says is secret, where `doc` shows one; {} otherwise."""
-        values = parameters.shown((version or {}).get("parameters") or {}, doc["values"])
+        values = parameters.shown(parameters.secret_names((version or {}).get("parameters") or {}), doc["values"])
         return {} if values == doc["values"] else {"values": values}
 
 

@@ -55,33 +55,36 @@ def _port_entry(entry, path, notes):
 def counted(service):
     """At least as many ports as `ports` writes for the service, counted without expanding a range
     (a render for a cluster is bounded before it is made)."""
-    total = sum(
-        isinstance(entry.get("target"), int) for entry in listed(service.get("ports")) if isinstance(entry, dict)
-    )
+    total = 0
     for entry in listed(service.get("ports")):
-        if not isinstance(entry, dict):
-            try:
-                total += len(_numbers(port_spec(str(entry)).split(":")[-1].partition("/")[0]))
-            except LoadError:
-                continue
+        if isinstance(entry, dict):
+            total += isinstance(entry.get("target"), int)
+            continue
+        try:
+            total += len(_numbers(port_spec(str(entry)).split(":")[-1].partition("/")[0]))
+        except LoadError:
+            continue
     total += sum(len(_numbers(str(entry).partition("/")[0])) for entry in listed(service.get("expose")))
     return min(total, MOST_PORTS)
 
 
 def _numbers(text):
-    """The ports a number or a range of them names (a range object: nothing is expanded)."""
-    first, dash, last = text.partition("-")
-    if not first.isdigit() or (dash and not last.isdigit()):
-        return range(0)
-    numbers = range(int(first), int(last or first) + 1)
+    """The ports a number or a range of them names, as a range object (nothing is expanded); none
+    for what is not one, or for a range of more than MOST_PORTS."""
+    numbers = _span(text)
     return range(0) if len(numbers) > MOST_PORTS else numbers
 
 
-def _range(text, path, notes):
+def _span(text):
+    """`8000-8999` (or `80`) as a range object, however long; empty for what is not one."""
     first, dash, last = text.partition("-")
     if not first.isdigit() or (dash and not last.isdigit()):
-        return []
-    numbers = range(int(first), int(last or first) + 1)
+        return range(0)
+    return range(int(first), int(last or first) + 1)
+
+
+def _range(text, path, notes):
+    numbers = _span(text)
     if len(numbers) > MOST_PORTS:
         notes.dropped(path, f"a range of more than {MOST_PORTS} ports is not written out")
         return []  # each range is bounded, and so is what they make together (`ports`)

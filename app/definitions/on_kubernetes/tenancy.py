@@ -84,8 +84,8 @@ def reserved(namespace, extra=()):
 
 def kind_key(manifest):
     """`group/Kind` as `allowKinds` names it (`v1/Kind` for the core API)."""
-    api_version = str(manifest.get("apiVersion", ""))
-    return f"{api_version.split('/')[0] if '/' in api_version else 'v1'}/{manifest.get('kind')}"
+    group, kind = _group_kind(manifest)
+    return f"{group or 'v1'}/{kind}"
 
 
 def hold(documents, namespace, allow_kinds, notes):
@@ -112,8 +112,7 @@ def hold(documents, namespace, allow_kinds, notes):
 
 
 def _group_kind(manifest):
-    api_version = str(manifest.get("apiVersion", ""))
-    return (api_version.split("/")[0] if "/" in api_version else ""), manifest.get("kind")
+    return kubernetes.group_of(str(manifest.get("apiVersion", ""))), manifest.get("kind")
 
 
 def _refused(manifest, allow_kinds, counted):
