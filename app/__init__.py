@@ -5,9 +5,10 @@ The tree reads from the bottom up, each layer importing only from itself and the
 (tests/test_layers.py; the map is docs/design.md's first part): errors.py, config.py, state.py;
 model/ (the contract's values); definitions/ (a blueprint's content); storage/ (the database);
 access/ (credentials, roles, throttles); ops/ (probes, metrics, logs); http/ (the API's
-plumbing); the resources (profiles/, blueprints/ with its history/, instances/, users/,
-imports/): their schemas, their stores, what joins them (fitting, admission), their routes; and
-on top web/, cli.py, migrations.py, gunicorn_worker.py and this factory."""
+plumbing); the resources' schemas and stores, each a folder (instances/, blueprints/ with its
+history/, profiles/), each reading only those below it; budgets/ (what joins them: a fit, an
+admission); imports/ (other tools' catalogs); routes/ (the paths, a module per resource); and on
+top web/, cli.py, migrations.py, gunicorn_worker.py and this factory."""
 
 import logging
 
@@ -17,22 +18,22 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import cli, config, migrations, ops, state, web
 from app.access import auth, login_throttle, request_quota, tokens
-from app.access import users as accounts  # `users` would be app.users, the routes' package
+from app.access import users as accounts
 from app.blueprints.history import storage as revisions
-from app.blueprints.history.routes import blp as revisions_blp
-from app.blueprints.routes import blp as blueprints_blp
 from app.blueprints.storage import store as blueprints_store
 from app.http import docs, idempotency, openapi, problems, response_headers
 from app.http.json_provider import OrjsonProvider
-from app.imports.routes import blp as imports_blp
-from app.instances.namespace_routes import blp as namespaces_blp
-from app.instances.routes import blp as instances_blp
 from app.instances.storage import store as instances_store
 from app.ops import logs
-from app.profiles.routes import blp as profiles_blp
 from app.profiles.storage import store as profiles_store
+from app.routes.blueprints import blp as blueprints_blp
+from app.routes.imports import blp as imports_blp
+from app.routes.instances import blp as instances_blp
+from app.routes.namespaces import blp as namespaces_blp
+from app.routes.profiles import blp as profiles_blp
+from app.routes.revisions import blp as revisions_blp
+from app.routes.users import blp as users_blp
 from app.storage import database
-from app.users.routes import blp as users_blp
 
 log = logging.getLogger(__name__)
 UNPREPARED_BLUEPRINTS = ("ops", "docs", "web")  # they answer without the database

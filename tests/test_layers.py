@@ -5,7 +5,7 @@ import ast
 from pathlib import Path
 
 APP = Path(__file__).resolve().parent.parent / "app"
-LAYERS = [  # bottom first
+LAYERS = [  # bottom first: a folder each (app/'s own modules stand at both ends)
     ("app.config", "app.errors", "app.state"),
     ("app.model",),
     ("app.definitions",),
@@ -13,23 +13,14 @@ LAYERS = [  # bottom first
     ("app.access",),
     ("app.ops",),
     ("app.http",),
-    # The resources: their schemas and arithmetic (a module not named below is one of these); the
-    # instance store, which the others ask about instances; the other stores; what joins
-    # resources (a fit, an admission); and the routes.
-    ("app.profiles", "app.blueprints", "app.instances"),
-    ("app.instances.storage", "app.instances.namespaces"),
-    ("app.profiles.storage", "app.profiles.ledgers", "app.blueprints.storage", "app.blueprints.history.storage"),
-    ("app.blueprints.fitting", "app.instances.admission"),
-    (
-        "app.profiles.routes",
-        "app.blueprints.routes",
-        "app.blueprints.history.routes",
-        "app.instances.routes",
-        "app.instances.namespace_routes",
-        "app.users",
-        "app.imports",
-    ),
-    ("app.web", "app.cli", "app.gunicorn_worker", "app.migrations", "app"),
+    ("app.instances",),  # each resource: its schemas and its store
+    ("app.blueprints",),
+    ("app.profiles",),
+    ("app.budgets",),  # what joins them: a fit, a render to a profile, an admission
+    ("app.imports",),
+    ("app.routes",),
+    ("app.web",),
+    ("app.cli", "app.gunicorn_worker", "app.migrations", "app"),
 ]
 
 
@@ -42,6 +33,15 @@ def layer(module):
         if module == prefix or module.startswith(prefix + ".")
     ]
     return max(found)[1]
+
+
+def test_a_layer_is_a_folder():
+    """Beyond app/'s own modules, each entry names one package, and each package of app/ has one."""
+    folders = {p for (p,) in LAYERS[1:-2]}
+    packages = {
+        ".".join(path.relative_to(APP.parent).parts) for path in APP.iterdir() if (path / "__init__.py").exists()
+    }
+    assert all(len(entry) == 1 for entry in LAYERS[1:-1]) and folders | {"app.web"} == packages
 
 
 def imports(path):
@@ -89,6 +89,7 @@ OWNERS = {
     "settings": "app.storage.database",
     "namespaces": "app.instances.namespaces",
 }
+INSTANCE_WRITES = {"insert", "replace_version", "delete_version"}
 DATABASE_METHODS = {"command", "client", "name", "list_collection_names", "drop_collection"}
 
 
@@ -119,3 +120,23 @@ def test_only_a_collections_owner_touches_it():
             if OWNERS.get(name) != module and not (name == "collection()" and module == "app.storage.resource_store")
         ]
     assert strays == []
+
+
+def test_only_an_admission_writes_an_instance():
+    """The instance store has no create, change or delete of its own, and only admission calls the
+    writes it has (whatever a caller names the store): nothing writes an instance around what its
+    profile is charged."""
+    from app.instances.storage import store
+
+    assert not any(hasattr(store, name) for name in ("create", "update", "delete"))
+    callers = []
+    for path in sorted(path for path in APP.rglob("*.py") if "node_modules" not in path.parts):
+        module = ".".join(path.relative_to(APP.parent).with_suffix("").parts).removesuffix(".__init__")
+        callers += [
+            f"{module}:{node.lineno}"
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Attribute)
+            and node.attr in INSTANCE_WRITES
+            and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+        ]
+    assert callers and {caller.split(":")[0] for caller in callers} == {"app.budgets.admission"}

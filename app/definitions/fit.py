@@ -48,6 +48,30 @@ def fits(requirements, limits, usage=None):
     return fit(requirements, limits, usage)["fits"] is True
 
 
+def room(required, cap):
+    """The room rule, the one place it is written: `required` more fits under `cap` (None:
+    uncapped) while what is used is at most this. A fit reads it; so does a ledger's reservation,
+    as the condition of its write (app/profiles/storage.py)."""
+    return None if cap is None else cap - required
+
+
+def growth(delta, limits, usage):
+    """Each capped resource a change of usage grows, as `fit` reports a resource, judged by the
+    room rule alone: what a reservation that lost a race asks again."""
+    grown = {name: key for name, key in RESOURCES.items() if delta[key] > 0 and limits[key] is not None}
+    return {
+        name: {
+            "required": delta[key],
+            "used": usage[key],
+            "cap": limits[key],
+            "available": limits[key] - usage[key],
+            "verdict": "fits" if usage[key] <= room(delta[key], limits[key]) else "exceeds",
+            "overMax": [],
+        }
+        for name, key in grown.items()
+    }
+
+
 def _more(fits, resources):
     """How many instances fit in the room left: the fewest any capped resource holds (0 when one
     does not fit; None when it is not known, or nothing caps what it needs)."""
@@ -63,14 +87,14 @@ def _resource(resource, requirements, limits, usage):
     key, cap = RESOURCES[resource], limits[RESOURCES[resource]]
     used = usage.get(key, 0)
     available = None if cap is None else cap - used
-    room = {"used": used, "available": available}
+    held = {"used": used, "available": available}
     if requirements is None or resource in requirements.get("unknownResources", ()):
         return {
             "required": None,
             "cap": cap,
             "headroom": None,
             "verdict": "unknown",
-            **room,
+            **held,
             "defaulted": [],
             "overMax": [],
         }
@@ -92,13 +116,13 @@ def _resource(resource, requirements, limits, usage):
     elif default is None and any(entry.endswith(f": {resource}") for entry in requirements["unbounded"]):
         verdict = "unbounded"
     else:
-        verdict = "fits" if required <= available else "exceeds"
+        verdict = "fits" if used <= room(required, cap) else "exceeds"
     return {
         "required": required,
         "cap": cap,
         "headroom": None if cap is None else available - required,
         "verdict": verdict,
-        **room,
+        **held,
         "defaulted": sorted(set(defaulted)),
         "overMax": sorted(set(over)),
     }

@@ -35,12 +35,13 @@ class ChangeArgs(EchoedId, WriteArgs):
     """A change's query: `dryRun`, and the path's own id where a client sends it again."""
 
 
-def answer_create(store, fields, dry_run, endpoint):
-    """A create's answer: a dry run's 200, or the 201 (or its replay) with Location and ETag."""
-    user = current_user()
+def answer_create(store, fields, dry_run, endpoint, make=None):
+    """A create's answer: a dry run's 200, or the 201 (or its replay) with Location and ETag.
+    `make` writes it (default: `store.create`; an instance's: `admission.admit`)."""
+    user, make = current_user(), make or store.create
     if dry_run:
-        return store.seen_by(idempotency.dry_run(store, fields, user), user), 200
-    doc, replay = idempotency.create(store, fields, user)
+        return store.seen_by(idempotency.dry_run(make, fields, user), user), 200
+    doc, replay = idempotency.create(make, store.collection, fields, user)
     return store.seen_by(doc, user), {**replay, "Location": url_for(endpoint, id=doc["_id"]), "ETag": etag(doc)}
 
 
@@ -52,9 +53,9 @@ def answer_read(doc, body=None, more_headers=None):
     return (doc if body is None else body), {"ETag": etag(doc), **(more_headers or {})}
 
 
-def answer_delete(store, id):
-    """A DELETE, If-Match honoured."""
-    store.delete(id, current_user(), preconditions.if_match())
+def answer_delete(delete, id):
+    """A DELETE (`store.delete`, or `admission.withdraw`), If-Match honoured."""
+    delete(id, current_user(), preconditions.if_match())
 
 
 def answer_change(store, id, fields, dry_run):

@@ -49,26 +49,28 @@ def _key():
     return key
 
 
-def dry_run(store, fields, user):
-    """What `create` would store; the key is checked, never claimed."""
+def dry_run(make, fields, user):
+    """What `make` (a create: `store.create`, or `admission.admit`) would store; the key is
+    checked, never claimed."""
     _key()
-    return store.create(fields, user, dry_run=True)
+    return make(fields, user, dry_run=True)
 
 
-def create(store, fields, user):
-    """`store.create(fields, user)` once per Idempotency-Key: the resource, and the headers that
-    say whether it is a replay. A failure releases the claim, so the request can be sent again."""
+def create(make, kind, fields, user):
+    """`make(fields, user)` once per Idempotency-Key and `kind` of resource: the resource, and the
+    headers that say whether it is a replay. A failure releases the claim, so the request can be
+    sent again."""
     key = _key()
     if key is None:
-        return store.create(fields, user), {}
+        return make(fields, user), {}
     records = get_db().idempotency
-    record_id = _digest(user["username"], store.collection, key)
+    record_id = _digest(user["username"], kind, key)
     body = orjson.dumps(request.get_json(force=True), option=orjson.OPT_SORT_KEYS).decode()
     claim = _claim(records, record_id, _digest(body))
     if claim.get("state") == "done":
         return claim["resource"], {"Idempotent-Replayed": "true"}
     try:
-        doc = store.create(fields, user, claim["claimId"])
+        doc = make(fields, user, claim["claimId"])
     except BaseException:
         records.delete_one({"_id": record_id, "state": "pending"})
         raise

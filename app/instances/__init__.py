@@ -1,7 +1,4 @@
-"""Instances: what a team deployed from a blueprint, admitted against a profile's room and counted
-in its usage (admission.py, over the profile store's ledger), with the rendered definition kept
-byte for byte.
-
-A resource: routes.py (a MethodView per path) -> schemas.py -> storage.py -> the response.
-Its store touches its own collection only, and asks other stores for what it needs of theirs;
-the layers (schemas, stores, what joins resources, routes) are tests/test_layers.py's."""
+"""Instances: what a team deployed from a blueprint, with the rendered definition kept byte for
+byte, and the namespaces they hold on a cluster. This package holds their schemas and their store,
+which reads alone: an instance is written by an admission (app/budgets/), which counts it in its
+profile's usage, and served by app/routes/instances.py."""

@@ -3,18 +3,19 @@ change the profile); its rendered definition, which holds its secrets, only by i
 admins. It keeps every value its render used (`kept`, generated ones included), so that it renders
 the same bytes again and an upgrade renders with them.
 
-This store writes what it is given; what an instance spends from its profile is decided and
-counted around its writes by app/instances/admission.py."""
+It has no create, change or delete of its own: what an instance spends from its profile is decided
+and counted around each of its writes by app/budgets/admission.py, the only caller of `insert`,
+`replace_version` and `delete_version` (tests/test_layers.py holds that)."""
 
 from pymongo import ASCENDING
 
 from app.definitions import parameters
 from app.model.accounts import is_admin
 from app.storage import list_keys
-from app.storage.resource_store import ResourceStore
+from app.storage.resource_store import Documents
 
 
-class Instances(ResourceStore):
+class Instances(Documents):
     collection = "instances"
     noun = "instance"
     filters = {"name": "name", "owner": "owner", "profile": "profile", "blueprint": "blueprint"}

@@ -7,7 +7,7 @@ it still succeeds.
 
 A profile's `usage` and the ledger of the changes of it under way (`ledger.<instance id>`, one per
 instance at a time) are kept in a document of their own (ledgers.py) and read with it: an
-admission reserves, writes its instance, then settles or takes back (app/instances/admission.py).
+admission reserves, writes its instance, then settles or takes back (app/budgets/admission.py).
 An entry older than twice REQUEST_TIMEOUT belongs to a request that died (gunicorn kills one
 running past it); `settled` concludes it by what the instance store says of its instance, before
 every admission and every read of the profile."""
@@ -19,6 +19,7 @@ from flask import current_app
 from pymongo import ASCENDING
 
 from app.access import users
+from app.definitions import fit
 from app.errors import Conflict, Forbidden, Invalid, Problem
 from app.instances.storage import store as instances
 from app.model import quantities
@@ -90,7 +91,7 @@ class Profiles(ResourceStore):
         them, in-flight ones included), so that no admission can reserve while it goes or after;
         then delete it, or reopen the ledger when the delete is refused. A delete that dies in
         between leaves the ledger closed until `settled` reopens it, once its lease has passed."""
-        doc = self._checked(id_text, user, if_match)
+        doc = self.checked(id_text, user, if_match)
         closing = ledgers.close(doc["_id"])
         if closing is None:
             count = self.get(id_text, user)["usage"]["instances"]
@@ -183,7 +184,9 @@ class Profiles(ResourceStore):
             ledgers.conclude(profile["_id"], instance_id, earlier, {})
         limits = quantities.limits(profile)
         bounds = {  # a requirement's amounts are named as `limits` names the caps
-            key: limits[key] - delta[key] for key in usage.COUNTED if delta[key] > 0 and limits[key] is not None
+            key: fit.room(delta[key], limits[key])
+            for key in usage.COUNTED
+            if delta[key] > 0 and limits[key] is not None
         }
         recorded = {**entry, "delta": delta, "pending": usage.freed(delta), "at": now()}
         done = self.finished.take(profile["_id"])

@@ -50,7 +50,11 @@ def missing(noun, id_text):
     return NotFound(f"No {noun} {str(id_text)[:40]!r} that you may read.")
 
 
-class ResourceStore:
+class Documents:
+    """Reading an owned, versioned resource: who may read it, its keys and its lists, and the
+    document a create drafts. A store that writes only through the code that decides its writes
+    (the instance store, written by app/budgets/admission.py) is one of these alone."""
+
     collection = None  # set by each resource
     noun = "resource"  # what a 404 names
     filters = {"name": "name", "owner": "owner"}  # list parameter -> the field it compares
@@ -74,8 +78,6 @@ class ResourceStore:
                 self.coll().drop_index(name)
         pages.prepare(self.coll())
 
-    # Hooks
-
     def scopes(self, doc):
         """Who may read `doc`, as (scopes, users named one by one): by default its owner and admins."""
         return [list_keys.ADMINS, doc["owner"]], []
@@ -83,26 +85,6 @@ class ResourceStore:
     def apply_rules(self, changes, stored, user):
         """The changes `user` would write, once the rules that need `stored` (None on create) hold."""
         return changes
-
-    def before_write(self, stored, changes):
-        """Runs before every attempt to write `changes` over `stored` (None on create, when
-        `changes` is the whole new document). A write that hits a unique index a concurrent one
-        has just filled runs it again, then retries."""
-
-    def deletable(self, doc):
-        """The condition the document must still meet when it is deleted (a 409 otherwise): by
-        default none."""
-        return {}
-
-    def refused_delete(self, doc):
-        """The 409 of a delete the `deletable` condition refused."""
-        return Conflict(f"This {self.noun} cannot be deleted now.")
-
-    def after_delete(self, doc):
-        """Runs once the document is gone (what belonged to it goes after it: a crash in between
-        leaves unreachable leftovers, never a resource without its parts)."""
-
-    # Reading
 
     def get(self, id_text, user):
         doc = self.coll().find_one({"_id": object_id(id_text, self.noun)})
@@ -135,6 +117,97 @@ class ResourceStore:
         scopes, named = self.scopes(doc)
         return not {*scopes, *named}.isdisjoint(self.caller_scopes(user))
 
+    def keys(self, doc):
+        """What `doc` is found by in lists (list_keys): the one place keys are derived."""
+        scopes, named = self.scopes(doc)
+        doc_terms = list_keys.terms(doc, self.filters.values())
+        return list_keys.document_keys(scopes, named, doc_terms, doc.get("starredBy", ()))
+
+    def rekeyed(self, doc, changes):
+        """`changes` to `doc`, with the keys the changed document is found by where they differ."""
+        found_by = self.keys({**doc, **changes})
+        return changes if found_by == doc.get(list_keys.FIELD) else {**changes, list_keys.FIELD: found_by}
+
+    def list(self, user, args, also=None):
+        """(items, the Position of the next page or None): a page of what `user` may read, as they
+        see it, narrowed by the list parameters in `args` and the predicate `also` (a filter that needs
+        another resource, such as a fit)."""
+        query = list_keys.list_query(
+            self.filters,
+            self.caller_scopes(user),
+            user["username"],
+            args,
+            lambda doc: self.can_read(doc, user),
+            also,
+            self.with_parts,
+        )
+        most = current_app.config["LIST_MOST_EXAMINED"]
+        items, position = self.pager().read(query, args["limit"], args.get("cursor"), most)
+        return [self.seen_by(doc, user) for doc in items], position
+
+    def drafted(self, fields, user, id=None, dry_run=False):
+        """The document a create of `fields` by `user` inserts (a dry run's: without an id)."""
+        moment = now()
+        doc = {
+            **self.apply_rules(fields, None, user),
+            "_id": None if dry_run else id or ids.new_id(moment),
+            "owner": user["username"],
+            "createdAt": moment,
+            "updatedAt": moment,
+            "updatedBy": user["username"],
+            "rev": 1,
+        }
+        return doc if dry_run else self.rekeyed({}, doc)
+
+    def reshape(self, doc, changes):
+        """Write a migration's `changes` to `doc` (a field changed to REMOVED goes), which bring it to
+        the present shape without making a new version, on the condition that it is still the
+        version read (its `rev`, and its keys, which a star changes alone); whether it was."""
+        update = {
+            "$set": {field: value for field, value in changes.items() if value is not REMOVED},
+            "$unset": {field: "" for field, value in changes.items() if value is REMOVED},
+        }
+        update = {operator: fields for operator, fields in update.items() if fields}
+        return self.coll().update_one(_as_read(doc), update).matched_count == 1
+
+    def insert(self, doc):
+        coll = self.coll()
+        coll.insert_one(doc)
+        self.pager().created(doc["_id"])
+        return doc
+
+    def checked(self, id_text, user, if_match):
+        """The current version, if `user` may change it and the precondition holds."""
+        doc = self.get(id_text, user)
+        if not (is_admin(user) or doc["owner"] == user["username"]):
+            raise Forbidden("Only the owner or an admin may change or delete this resource.")
+        if if_match is not None and not if_match(doc):
+            raise PreconditionFailed(doc)
+        return doc
+
+
+class ResourceStore(Documents):
+    """An owned, versioned resource its routes write through: create, change and delete under the
+    rules its store adds through the hooks below, and what imports ask of it."""
+
+    def before_write(self, stored, changes):
+        """Runs before every attempt to write `changes` over `stored` (None on create, when
+        `changes` is the whole new document). A write that hits a unique index a concurrent one
+        has just filled runs it again, then retries."""
+
+    def deletable(self, doc):
+        """The condition the document must still meet when it is deleted (a 409 otherwise): by
+        default none."""
+        return {}
+
+    def refused_delete(self, doc):
+        """The 409 of a delete the `deletable` condition refused."""
+        return Conflict(f"This {self.noun} cannot be deleted now.")
+
+    def after_delete(self, doc):
+        """Runs once the document is gone (what belonged to it goes after it: a crash in between
+        leaves unreachable leftovers, never a resource without its parts)."""
+
     def create_source_index(self):
         """What an import made is found by its owner, source and key, one document each (only the
         documents an import made are in it): a source is each owner's own, so that nobody learns
@@ -166,36 +239,6 @@ class ResourceStore:
         update is `unchanged` when nothing it means differs)."""
         return changes
 
-    def keys(self, doc):
-        """What `doc` is found by in lists (list_keys): the one place keys are derived."""
-        scopes, named = self.scopes(doc)
-        doc_terms = list_keys.terms(doc, self.filters.values())
-        return list_keys.document_keys(scopes, named, doc_terms, doc.get("starredBy", ()))
-
-    def rekeyed(self, doc, changes):
-        """`changes` to `doc`, with the keys the changed document is found by where they differ."""
-        found_by = self.keys({**doc, **changes})
-        return changes if found_by == doc.get(list_keys.FIELD) else {**changes, list_keys.FIELD: found_by}
-
-    def list(self, user, args, also=None):
-        """(items, the Position of the next page or None): a page of what `user` may read, as they
-        see it, narrowed by the list parameters in `args` and the predicate `also` (a filter that needs
-        another resource, such as a fit)."""
-        query = list_keys.list_query(
-            self.filters,
-            self.caller_scopes(user),
-            user["username"],
-            args,
-            lambda doc: self.can_read(doc, user),
-            also,
-            self.with_parts,
-        )
-        most = current_app.config["LIST_MOST_EXAMINED"]
-        items, position = self.pager().read(query, args["limit"], args.get("cursor"), most)
-        return [self.seen_by(doc, user) for doc in items], position
-
-    # Writing
-
     def create(self, fields, user, id=None, dry_run=False):
         """Insert. An idempotent request names the `id` (an ObjectId) the document gets, so a retry
         finds what an earlier attempt made instead of making it again. A dry run makes every
@@ -204,21 +247,7 @@ class ResourceStore:
         if earlier:
             return self.with_parts([earlier])[0]
         doc = self.drafted(fields, user, id, dry_run)
-        return doc if dry_run else self._attempt(None, doc, self._insert, doc)
-
-    def drafted(self, fields, user, id=None, dry_run=False):
-        """The document a create of `fields` by `user` inserts (a dry run's: without an id)."""
-        moment = now()
-        doc = {
-            **self.apply_rules(fields, None, user),
-            "_id": None if dry_run else id or ids.new_id(moment),
-            "owner": user["username"],
-            "createdAt": moment,
-            "updatedAt": moment,
-            "updatedBy": user["username"],
-            "rev": 1,
-        }
-        return doc if dry_run else self.rekeyed({}, doc)
+        return doc if dry_run else self._attempt(None, doc, self.insert, doc)
 
     def update(self, id_text, user, changes, if_match=None, dry_run=False):
         """Apply `changes` (PATCH: the fields sent; PUT: all of them) to the current version.
@@ -228,7 +257,7 @@ class ResourceStore:
         returns the version the change would make, storing nothing.
         """
         for _ in range(MAX_ATTEMPTS):
-            doc = self._checked(id_text, user, if_match)
+            doc = self.checked(id_text, user, if_match)
             todo = self.apply_rules(dict(changes), doc, user)
             if not todo:
                 return doc
@@ -241,7 +270,7 @@ class ResourceStore:
         raise RuntimeError(f"update of {id_text} kept losing races")
 
     def delete(self, id_text, user, if_match=None):
-        doc = self._checked(id_text, user, if_match)
+        doc = self.checked(id_text, user, if_match)
         condition = {"_id": doc["_id"], **self.deletable(doc)}
         if if_match is not None:
             condition["rev"] = doc["rev"]
@@ -251,23 +280,6 @@ class ResourceStore:
             raise PreconditionFailed(self.get(id_text, user))  # changed or deleted since it was read
         elif condition.keys() - {"_id", "rev"} and self.coll().find_one({"_id": doc["_id"]}) is not None:
             raise self.refused_delete(self.coll().find_one({"_id": doc["_id"]}))
-
-    def reshape(self, doc, changes):
-        """Write a migration's `changes` to `doc` (a field changed to REMOVED goes), which bring it to
-        the present shape without making a new version, on the condition that it is still the
-        version read (its `rev`, and its keys, which a star changes alone); whether it was."""
-        update = {
-            "$set": {field: value for field, value in changes.items() if value is not REMOVED},
-            "$unset": {field: "" for field, value in changes.items() if value is REMOVED},
-        }
-        update = {operator: fields for operator, fields in update.items() if fields}
-        return self.coll().update_one(_as_read(doc), update).matched_count == 1
-
-    def _insert(self, doc):
-        coll = self.coll()
-        coll.insert_one(doc)
-        self.pager().created(doc["_id"])
-        return doc
 
     def _update(self, doc, changes):
         """The new version, or None if `doc` is no longer the current one (its rev, or its keys,
@@ -287,12 +299,3 @@ class ResourceStore:
             except DuplicateKeyError:
                 continue
         raise Collision("kept colliding with concurrent writes")
-
-    def _checked(self, id_text, user, if_match):
-        """The current version, if `user` may change it and the precondition holds."""
-        doc = self.get(id_text, user)
-        if not (is_admin(user) or doc["owner"] == user["username"]):
-            raise Forbidden("Only the owner or an admin may change or delete this resource.")
-        if if_match is not None and not if_match(doc):
-            raise PreconditionFailed(doc)
-        return doc

@@ -1,6 +1,6 @@
 """Instances admitted against their profile's room and counted in its usage.
 
-Every write that changes what an instance needs (create, upgrade, delete) runs inside `spending`:
+Every write that changes what an instance needs (create, upgrade, delete) runs inside a `reservation`:
 the change is reserved on the profile (its ledger, app/profiles/storage.py), the instance is
 written, and the reservation is settled, or taken back when the write was refused. The embedded
 server has no multi-document transactions, so these are three writes; a request that dies between
@@ -13,14 +13,15 @@ from contextlib import contextmanager
 from flask import current_app
 from pymongo.errors import DuplicateKeyError
 
-from app.blueprints import fitting
 from app.blueprints.history import storage as history
 from app.blueprints.storage import store as blueprints
+from app.budgets import fitting
+from app.definitions import fit
 from app.definitions.fit import RESOURCES
 from app.definitions.render import cluster_of, own_target
 from app.errors import Conflict, Invalid, NoRoom, NotFound, Problem
 from app.instances import namespaces
-from app.instances.storage import Instances
+from app.instances.storage import store as instances
 from app.model import quantities
 from app.profiles import usage
 from app.profiles.storage import store as profiles
@@ -32,128 +33,133 @@ class Moved(Conflict):
     """The instance changed between the read a write was decided on and the write."""
 
 
-class Admissions(Instances):
-    """The instance store, its writes admitted and counted."""
+def admit(fields, user, id=None, dry_run=False):
+    """Render the blueprint at its revision with the values and the profile's defaults, and
+    admit it in the room the profile has (a 409 `quota` problem otherwise). A name the caller
+    has already is refused by the unique index (`one_name_per_owner`); a dry run asks."""
+    earlier = id and instances.found(id)
+    if earlier:
+        return earlier
+    blueprint = _readable(blueprints, fields["blueprint"], user, "blueprint")
+    profile = _readable(profiles, fields["profile"], user, "profile")
+    doc = instances.drafted(_instance(fields, blueprint, profile), user, id, dry_run)
+    taken = Conflict(f"You have an instance named {doc['name']!r} already.")
+    namespace = doc["namespace"]
+    if dry_run:
+        if instances.named(user["username"], doc["name"]):
+            raise taken
+        if namespace is not None and not namespaces.free_for(namespace, user["username"]):
+            raise Conflict(namespaces.TAKEN.format(namespace))
+        return doc
+    with (
+        holding(namespace, user["username"], doc["_id"]),
+        reservation(profile, doc["_id"], usage.change(doc["requirements"]), {"op": "create"}),
+    ):
+        try:
+            return instances.insert(doc)
+        except DuplicateKeyError:  # surely not inserted: taken back
+            raise taken from None
 
-    def create(self, fields, user, id=None, dry_run=False):
-        """Render the blueprint at its revision with the values and the profile's defaults, and
-        admit it in the room the profile has (a 409 `quota` problem otherwise). A name the caller
-        has already is refused by the unique index (`one_name_per_owner`); a dry run asks."""
-        earlier = id and self.found(id)
-        if earlier:
-            return earlier
-        blueprint = _readable(blueprints, fields["blueprint"], user, "blueprint")
-        profile = _readable(profiles, fields["profile"], user, "profile")
-        version = _version(blueprint, fields.get("blueprintRev"))
-        target = {key: fields[key] for key in ("target", "volumeSize", "volumeSizes") if key in fields}
-        target.setdefault("target", own_target(version.get("blueprintType")))
-        namespace = None
-        if target["target"] == "kubernetes":
-            namespace = fields.get("namespace") or fields["name"]
-            namespaces.refuse_reserved(namespace)
-        cluster = _cluster(version, fields["name"], target, namespace, profile)
-        answer = _admitted(version, fields["values"], profile, cluster=cluster)
-        doc = {
-            "name": fields["name"],
-            "namespace": namespace,
-            "blueprint": str(blueprint["_id"]),
-            "blueprintRev": version["rev"],
-            "profile": str(profile["_id"]),
-            "profileOwner": profile["owner"],
-            **target,
-            "values": answer["values"],
-            "kept": answer["used"],
-            "requirements": answer["requirements"],
-            "yml": answer["yml"],
-        }
-        taken = Conflict(f"You have an instance named {doc['name']!r} already.")
-        doc = self.drafted(doc, user, id, dry_run)
-        if dry_run:
-            if self.named(user["username"], doc["name"]):
-                raise taken
-            if namespace is not None and not namespaces.free_for(namespace, user["username"]):
-                raise Conflict(namespaces.TAKEN.format(namespace))
-            return doc
-        with (
-            holding(namespace, user["username"], doc["_id"]),
-            spending(profile, doc["_id"], usage.change(doc["requirements"]), {"op": "create"}),
-        ):
-            try:
-                return self._insert(doc)
-            except DuplicateKeyError:  # surely not inserted: taken back
-                raise taken from None
 
-    def upgrade(self, id_text, user, rev, values, if_match=None, dry_run=False, namespace=None):
-        """Render again at `rev` (the blueprint's current one when None) with the kept values and
-        those given, admit the difference; the new version and the diff of the definitions. An
-        instance on Kubernetes admitted before instances held namespaces takes `namespace`."""
-        doc = self._checked(id_text, user, if_match)
-        version = _version(blueprints.get(doc["blueprint"], user), rev)
-        profile = profiles.current(object_id(doc["profile"]))
-        held = doc.get("namespace")
-        if namespace is not None and (held is not None or doc["target"] != "kubernetes"):
-            raise Invalid({"namespace": ["Only an instance on Kubernetes that holds no namespace yet takes one."]})
-        if namespace is not None:
-            namespaces.refuse_reserved(namespace)
-        cluster = _cluster(version, doc["name"], doc, held or namespace, profile)
-        secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
-        answer = _admitted(version, {**doc["kept"], **values}, profile, doc["requirements"], cluster, secrets)
-        changes = {
-            "blueprintRev": version["rev"],
-            "values": answer["values"],
-            "kept": answer["used"],
-            "requirements": answer["requirements"],
-            "yml": answer["yml"],
-            "namespace": held or namespace,
-            "updatedBy": user["username"],
-            "updatedAt": now(),
-        }
-        upgraded = {**doc, **changes, "rev": doc["rev"] + 1}
-        diff = "".join(
-            difflib.unified_diff(
-                doc["yml"].splitlines(keepends=True),
-                answer["yml"].splitlines(keepends=True),
-                f"rev {doc['blueprintRev']}",
-                f"rev {version['rev']}",
-            )
-        )
-        if dry_run:
-            return upgraded, diff
-        delta = usage.change(answer["requirements"], doc["requirements"])
-        with (
-            holding(namespace, doc["owner"], doc["_id"]),
-            spending(profile, doc["_id"], delta, {"op": "upgrade", "rev": upgraded["rev"]}),
-        ):
-            if not self.replace_version(doc, changes):
-                raise Moved("The instance changed while it was upgraded: read it and try again.")
+def _instance(fields, blueprint, profile):
+    """The instance a create's `fields` make: the blueprint rendered at its revision for its
+    target (on Kubernetes, in the namespace it holds) and admitted in the profile's room."""
+    version = _version(blueprint, fields.get("blueprintRev"))
+    target = {key: fields[key] for key in ("target", "volumeSize", "volumeSizes") if key in fields}
+    target.setdefault("target", own_target(version.get("blueprintType")))
+    namespace = None
+    if target["target"] == "kubernetes":
+        namespace = fields.get("namespace") or fields["name"]
+        namespaces.refuse_reserved(namespace)
+    cluster = _cluster(version, fields["name"], target, namespace, profile)
+    answer = _admitted(version, fields["values"], profile, cluster=cluster)
+    return {
+        "name": fields["name"],
+        "namespace": namespace,
+        "blueprint": str(blueprint["_id"]),
+        "blueprintRev": version["rev"],
+        "profile": str(profile["_id"]),
+        "profileOwner": profile["owner"],
+        **target,
+        **_rendered(answer),
+    }
+
+
+def _rendered(answer):
+    """What an instance keeps of its render."""
+    return {
+        "values": answer["values"],
+        "kept": answer["used"],
+        "requirements": answer["requirements"],
+        "yml": answer["yml"],
+    }
+
+
+def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=None):
+    """Render again at `rev` (the blueprint's current one when None) with the kept values and
+    those given, admit the difference; the new version and the diff of the definitions. An
+    instance on Kubernetes admitted before instances held namespaces takes `namespace`."""
+    doc = instances.checked(id_text, user, if_match)
+    version = _version(blueprints.get(doc["blueprint"], user), rev)
+    profile = profiles.current(object_id(doc["profile"]))
+    held = doc.get("namespace")
+    if namespace is not None and (held is not None or doc["target"] != "kubernetes"):
+        raise Invalid({"namespace": ["Only an instance on Kubernetes that holds no namespace yet takes one."]})
+    if namespace is not None:
+        namespaces.refuse_reserved(namespace)
+    cluster = _cluster(version, doc["name"], doc, held or namespace, profile)
+    secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
+    answer = _admitted(version, {**doc["kept"], **values}, profile, doc["requirements"], cluster, secrets)
+    changes = {
+        "blueprintRev": version["rev"],
+        **_rendered(answer),
+        "namespace": held or namespace,
+        "updatedBy": user["username"],
+        "updatedAt": now(),
+    }
+    upgraded = {**doc, **changes, "rev": doc["rev"] + 1}
+    diff = _diff(doc["yml"], answer["yml"], doc["blueprintRev"], version["rev"])
+    if dry_run:
         return upgraded, diff
-
-    def delete(self, id_text, user, if_match=None):
-        """Free its usage and go, on the condition that it is still the version whose requirements
-        are given back (decided again when it is not)."""
-        for _ in range(MAX_ATTEMPTS):
-            doc = self._checked(id_text, user, if_match)
-            profile = profiles.current(object_id(doc["profile"]))
-            if profile is None:  # deleted under it (it cannot be while this is counted)
-                self.delete_version(doc)
-                _let_go(doc)
-                return
-            try:
-                with spending(profile, doc["_id"], usage.change(None, doc["requirements"]), {"op": "delete"}):
-                    if not self.delete_version(doc):
-                        raise Moved("upgraded meanwhile")
-                _let_go(doc)
-                return
-            except Moved:
-                continue
-        raise Conflict("Another change of this instance kept going on: try again.")
+    delta = usage.change(answer["requirements"], doc["requirements"])
+    with (
+        holding(namespace, doc["owner"], doc["_id"]),
+        reservation(profile, doc["_id"], delta, {"op": "upgrade", "rev": upgraded["rev"]}),
+    ):
+        if not instances.replace_version(doc, changes):
+            raise Moved("The instance changed while it was upgraded: read it and try again.")
+    return upgraded, diff
 
 
-store = Admissions()
+def _diff(before, after, rev_before, rev_after):
+    """The unified diff of two renderings, named by their revisions."""
+    lines = (before.splitlines(keepends=True), after.splitlines(keepends=True))
+    return "".join(difflib.unified_diff(*lines, f"rev {rev_before}", f"rev {rev_after}"))
+
+
+def withdraw(id_text, user, if_match=None):
+    """Free its usage and go, on the condition that it is still the version whose requirements
+    are given back (decided again when it is not)."""
+    for _ in range(MAX_ATTEMPTS):
+        doc = instances.checked(id_text, user, if_match)
+        profile = profiles.current(object_id(doc["profile"]))
+        if profile is None:  # deleted under it (it cannot be while this is counted)
+            instances.delete_version(doc)
+            _let_go(doc)
+            return
+        try:
+            with reservation(profile, doc["_id"], usage.change(None, doc["requirements"]), {"op": "delete"}):
+                if not instances.delete_version(doc):
+                    raise Moved("upgraded meanwhile")
+            _let_go(doc)
+            return
+        except Moved:
+            continue
+    raise Conflict("Another change of this instance kept going on: try again.")
 
 
 @contextmanager
-def spending(profile, instance_id, delta, entry):
+def reservation(profile, instance_id, delta, entry):
     """Reserve `delta` on the profile for the write the block makes, then settle it; a write the
     block refuses (a problem it raises, a unique index) is taken back. Any other failure (a lost
     connection, a killed worker) may have written: the entry stays, for `Profiles.settled`."""
@@ -220,7 +226,7 @@ def _take(namespace, owner, instance_id):
     except Conflict:
         found = namespaces.holder(namespace)
         lease = 2 * current_app.config["REQUEST_TIMEOUT"]
-        if found is None or store.found(object_id(found[0])) is not None:
+        if found is None or instances.found(object_id(found[0])) is not None:
             raise
         if not namespaces.free_stale(namespace, found[0], lease):
             raise
@@ -270,46 +276,34 @@ def _refuse_without_room(fit, replacing=False):
         if resource["overMax"]:
             short.append(f"{name}: over the profile's per-container maximum ({'; '.join(resource['overMax'])})")
         elif capped and resource["verdict"] == "exceeds":
-            short.append(_shortfall(name, resource["required"], resource["used"], resource["cap"]))
+            short.append(_shortfall(name, quota[name]))
         elif capped and resource["verdict"] == "unbounded":
             short.append(f"{name}: a container declares none and the profile gives no container default")
         elif capped and resource["verdict"] == "unknown":
             short.append(f"{name}: not known until the variables that stand in it are set")
     if short:
         own = " (used: the profile's other instances; this one's current share is given back first)"
-        raise NoRoom("The profile has no room for it: " + "; ".join(short) + (own if replacing else "") + ".", quota)
+        raise NoRoom(f"The profile has no room for it: {'; '.join(short)}{own if replacing else ''}.", quota)
 
 
 def _reserve(profile, instance_id, delta, entry):
     """Reserve `delta` on the profile for `instance_id`, deciding again while other admissions
-    change its usage; a 409 when the room is gone."""
+    change its usage; a 409 when another took the room."""
     for _ in range(MAX_ATTEMPTS):
         if profile is None:
             raise Conflict("The profile was deleted meanwhile.")
         if recorded := profiles.reserve(profile, instance_id, delta, entry):
             return recorded
         profile = profiles.current(profile["_id"])
-        if profile is None:
-            continue
-        limits, used = quantities.limits(profile), profile["usage"]
-        short = {
-            name: (delta[key], used[key], limits[key])
-            for name, key in RESOURCES.items()
-            if delta[key] > 0 and limits[key] is not None and used[key] + delta[key] > limits[key]
-        }
-        if short:  # another admission took the room
-            quota = {
-                name: {"required": need, "used": held, "cap": cap, "available": cap - held}
-                for name, (need, held, cap) in short.items()
-            }
-            shortfalls = "; ".join(_shortfall(name, *amounts) for name, amounts in short.items())
-            raise NoRoom(f"The profile has no room for it: {shortfalls}.", quota)
+        if profile is not None:
+            _refuse_without_room({"resources": fit.growth(delta, quantities.limits(profile), profile["usage"])})
     raise Conflict("The profile kept changing: try again.")
 
 
-def _shortfall(name, required, used, cap):
+def _shortfall(name, quota):
     """`memory: requires 1 GiB, 1.5 GiB of 2 GiB used, 512 MiB available`."""
     key, spoken = RESOURCES[name], quantities.spoken
+    required, used, cap = quota["required"], quota["used"], quota["cap"]
     return (
         f"{name}: requires {spoken(key, required)}, {spoken(key, used)} of {spoken(key, cap)} used, "
         f"{spoken(key, max(cap - used, 0))} available"

@@ -4,11 +4,11 @@ history, readable by whoever may read the blueprint; restoring is a change (owne
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
-from app.blueprints.fitting import render_answer
 from app.blueprints.history import storage as history
 from app.blueprints.history.schemas import DiffArgs, DiffSchema, RevisionPageArgs, sign
 from app.blueprints.schemas import RENDER_EXAMPLE, BlueprintSchema, RenderArgs, RenderSchema
 from app.blueprints.storage import store
+from app.budgets.fitting import render_answer
 from app.http import preconditions
 from app.http.openapi import Blueprint, headers, problems
 from app.http.paging import page_schema, respond

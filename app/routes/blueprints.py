@@ -8,7 +8,6 @@ from flask import Response
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
-from app.blueprints import fitting
 from app.blueprints.schemas import (
     RENDER_EXAMPLE,
     BlueprintDraftSchema,
@@ -20,6 +19,7 @@ from app.blueprints.schemas import (
     RenderSchema,
 )
 from app.blueprints.storage import store
+from app.budgets import fitting
 from app.errors import NotFound
 from app.http import crud, idempotency, paging
 from app.http.crud import CREATED, DRY_RUN, NOT_MODIFIED, ChangeArgs
@@ -133,7 +133,7 @@ class BlueprintItem(MethodView):
     @problems(blp, 403, 404, 412)
     def delete(self, id):
         """Delete a blueprint"""
-        crud.answer_delete(store, id)
+        crud.answer_delete(store.delete, id)
 
 
 @blp.route("/<id>/fit")

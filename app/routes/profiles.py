@@ -3,8 +3,8 @@
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
-from app.blueprints.fitting import profiles_fitted_by
 from app.blueprints.storage import store as blueprints
+from app.budgets.fitting import profiles_fitted_by
 from app.http import crud, idempotency, paging
 from app.http.crud import CREATED, DRY_RUN, NOT_MODIFIED, ChangeArgs
 from app.http.openapi import Blueprint, headers, problems
@@ -94,4 +94,4 @@ class ProfileItem(MethodView):
     @problems(blp, 403, 404, 412)
     def delete(self, id):
         """Delete a profile"""
-        crud.answer_delete(store, id)
+        crud.answer_delete(store.delete, id)

@@ -5,9 +5,9 @@ from flask import Response, stream_with_context
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
-from app.blueprints.fitting import blueprints_fitting
 from app.blueprints.schemas import WRITABLE, BlueprintSchema
 from app.blueprints.storage import store
+from app.budgets.fitting import blueprints_fitting
 from app.definitions import format_of, kubernetes
 from app.errors import Conflict
 from app.http.openapi import Blueprint, problems

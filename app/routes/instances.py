@@ -6,14 +6,15 @@ from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
 from app.blueprints.storage import store as blueprints
+from app.budgets import admission
 from app.errors import NotFound
 from app.http import crud, idempotency, paging, preconditions
 from app.http.crud import CREATED, DRY_RUN, NOT_MODIFIED
 from app.http.openapi import Blueprint, headers, problems
 from app.http.paging import page_schema
 from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
-from app.instances.admission import store
 from app.instances.schemas import InstanceDraftSchema, InstanceQuery, InstanceSchema, UpgradeArgs, UpgradeSchema
+from app.instances.storage import store
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
 from app.storage.resource_store import object_id
 
@@ -69,7 +70,7 @@ class InstanceCollection(MethodView):
     @problems(blp, 400, 403, 409, 413, 415, 422)
     def post(self, fields, dryRun):
         """Admit an instance of a blueprint against a profile's room"""
-        return crud.answer_create(store, fields, dryRun, "instances.InstanceItem")
+        return crud.answer_create(store, fields, dryRun, "instances.InstanceItem", admission.admit)
 
 
 @blp.route("/<id>")
@@ -89,7 +90,7 @@ class InstanceItem(MethodView):
     @problems(blp, 403, 404, 412)
     def delete(self, id):
         """Delete an instance, freeing its usage"""
-        crud.answer_delete(store, id)
+        crud.answer_delete(admission.withdraw, id)
 
 
 @blp.route("/<id>/yml")
@@ -129,7 +130,7 @@ class InstanceUpgrade(MethodView):
     @problems(blp, 400, 403, 404, 409, 412, 413, 415, 422)
     def post(self, args, id, dryRun):
         """Render an instance again at a revision (newer: an upgrade; older: a rollback)"""
-        doc, diff = store.upgrade(
+        doc, diff = admission.upgrade(
             id,
             current_user(),
             args.get("rev"),
