@@ -1,7 +1,8 @@
-"""What the resources' list, create, read, change and delete answer alike: a dry run, Location
-and ETag, a 304 (`answer_*`), the descriptions their declarations share, and the query a change
-takes. Each route writes out its own declarations (access, body and query, responses,
-problems)."""
+"""What the resources' create, read, change and delete declare and answer alike: a decorator per
+kind of operation (`creates`, `reads`, `changes`, `deletes`: body and query, responses and
+problems, as flask-smorest's own decorators write them), and the answers (`answer_*`: a dry run,
+Location and ETag, a 304). A route writes out its path, its access and what it calls; a list's
+declarations are `paging.paginated`."""
 
 from collections.abc import Mapping
 
@@ -10,8 +11,9 @@ from flask import Response, has_request_context, request, url_for
 
 from app.access.auth import current_user
 from app.http import idempotency, preconditions
-from app.http.preconditions import etag
-from app.model.schemas import Schema, WriteArgs
+from app.http.openapi import CHANGE, CREATE, DELETE, READ, headers, problems
+from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
+from app.model.schemas import WRITE_PARAMETERS, Schema, WriteArgs
 
 DRY_RUN = "dryRun=true: the {} as it would be stored (id null); nothing is stored."
 NOT_MODIFIED = "Not modified: the If-None-Match tag is current."
@@ -33,6 +35,61 @@ class EchoedId(Schema):
 
 class ChangeArgs(EchoedId, WriteArgs):
     """A change's query: `dryRun`, and the path's own id where a client sends it again."""
+
+
+def _stacked(view, *decorators):
+    """`view` under `decorators`, the first outermost, as a stack of them reads."""
+    for decorator in reversed(decorators):
+        view = decorator(view)
+    return view
+
+
+def creates(blp, schema, draft_schema, noun, **example):
+    """A POST that creates a `noun`: the body, `dryRun`, the 201 (or the dry run's 200) and
+    `Idempotency-Key`."""
+    return lambda view: _stacked(
+        view,
+        blp.arguments(schema(), **example),
+        blp.arguments(WriteArgs(), location="query", as_kwargs=True),
+        blp.response(201, schema, headers=headers(*CREATED), description=f"The new {noun}."),
+        blp.alt_response(200, schema=draft_schema, description=DRY_RUN.format(noun)),
+        blp.doc(parameters=[idempotency.HEADER, WRITE_PARAMETERS]),
+        problems(blp, *CREATE),
+    )
+
+
+def reads(blp, schema, noun):
+    """A GET of one `noun`: its ETag, and the 304 of If-None-Match."""
+    return lambda view: _stacked(
+        view,
+        blp.response(200, schema, headers=headers("ETag"), description=f"The {noun}."),
+        blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag")),
+        blp.doc(parameters=[IF_NONE_MATCH]),
+        problems(blp, *READ),
+    )
+
+
+def changes(blp, schema, noun, partial=False, **example):
+    """A PATCH (`partial`: the fields sent) or PUT (all of them) of a `noun`, If-Match honoured."""
+    done = "changed" if partial else "replaced"
+    return lambda view: _stacked(
+        view,
+        blp.arguments(schema(partial=True) if partial else schema(), **example),
+        blp.arguments(ChangeArgs(), location="query", as_kwargs=True),
+        blp.response(200, schema, headers=headers("ETag"), description=f"The {done} {noun}."),
+        blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS]),
+        problems(blp, *CHANGE),
+    )
+
+
+def deletes(blp, description):
+    """A DELETE, If-Match honoured."""
+    return lambda view: _stacked(
+        view,
+        blp.response(204, description=description),
+        blp.doc(parameters=[IF_MATCH]),
+        problems(blp, *DELETE),
+    )
 
 
 def answer_create(store, fields, dry_run, endpoint, make=None):

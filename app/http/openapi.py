@@ -109,6 +109,14 @@ class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = Parser()
 
 
+# The error statuses of each kind of operation (401, 429 and 503 go with every one)
+READ = (404,)
+LIST = (404, 422)
+CREATE = (400, 403, 409, 413, 415, 422)
+CHANGE = (400, 403, 404, 412, 413, 415, 422)
+DELETE = (403, 404, 412)
+
+
 def problems(blp, *statuses):
     """Document the error statuses an operation may answer with (401, 429 and 503 always), in
     one decorator: each of flask-smorest's `alt_response` adds a wrapper every request passes."""

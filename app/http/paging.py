@@ -2,13 +2,14 @@
 its `Link` to the next one. The cursor holds where storage's walk stopped (`pages.Position`),
 signed with the service's secret so that one the service did not issue is a 422, never trusted."""
 
-from functools import cache
+from functools import cache, wraps
 
 import marshmallow as ma
 from bson import ObjectId
 from flask import current_app, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
 
+from app.http.openapi import LIST, headers, problems
 from app.model.accounts import Username
 from app.model.fields import Text, Trimmed
 from app.model.schemas import Schema
@@ -107,6 +108,19 @@ def respond(items, next_cursor):
     return {"items": items, "next": next_cursor}, {"Link": f'<{url_for(request.endpoint, **params)}>; rel="next"'}
 
 
-def respond_page(items, position):
-    """`respond` for a page of storage's walk, which stopped at `position` (None: the last page)."""
-    return respond(items, None if position is None else sign(position))
+def paginated(blp, query, item_schema, description, signed=sign, statuses=LIST):
+    """A list route's declarations (its query, a page of `item_schema` with its `Link`, the
+    problems of `statuses`) and its answer: the view returns the page's items and where the walk stopped (None:
+    the last page), which `signed` makes the cursor of the next."""
+
+    def declare(view):
+        @wraps(view)
+        def page(*args, **kwargs):
+            items, position = view(*args, **kwargs)
+            return respond(items, None if position is None else signed(position))
+
+        page = problems(blp, *statuses)(page)
+        page = blp.response(200, page_schema(item_schema), headers=headers("Link"), description=description)(page)
+        return blp.arguments(query, location="query", as_kwargs=False)(page)
+
+    return declare

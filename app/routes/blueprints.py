@@ -21,13 +21,11 @@ from app.blueprints.schemas import (
 from app.blueprints.storage import store
 from app.budgets import fitting
 from app.errors import NotFound
-from app.http import crud, idempotency, paging
-from app.http.crud import CREATED, DRY_RUN, NOT_MODIFIED, ChangeArgs
+from app.http import crud, paging
+from app.http.crud import NOT_MODIFIED
 from app.http.openapi import Blueprint, headers, problems
-from app.http.paging import page_schema
 from app.http.parser import bodiless
-from app.http.preconditions import IF_MATCH, IF_NONE_MATCH
-from app.model.schemas import WRITE_PARAMETERS, WriteArgs
+from app.http.preconditions import IF_NONE_MATCH
 
 blp = Blueprint(
     "blueprints",
@@ -73,23 +71,14 @@ def attachment(name, fallback):
 @blp.route("")
 class BlueprintCollection(MethodView):
     @login_required(role="viewer")
-    @blp.arguments(BlueprintQuery(), location="query", as_kwargs=False)
-    @blp.response(
-        200, page_schema(BlueprintSchema), headers=headers("Link"), description="A page of blueprints, newest first."
-    )
-    @problems(blp, 404, 422)
+    @paging.paginated(blp, BlueprintQuery(), BlueprintSchema, "A page of blueprints, newest first.")
     def get(self, args):
         """List the blueprints the caller may read"""
         user = current_user()
-        return paging.respond_page(*store.list(user, args, fitting.blueprints_fitting(args, user)))
+        return store.list(user, args, fitting.blueprints_fitting(args, user))
 
     @login_required(role="member")
-    @blp.arguments(BlueprintSchema(), examples=EXAMPLES)
-    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
-    @blp.response(201, BlueprintSchema, headers=headers(*CREATED), description="The new blueprint.")
-    @blp.alt_response(200, schema=BlueprintDraftSchema, description=DRY_RUN.format("blueprint"))
-    @blp.doc(parameters=[idempotency.HEADER, WRITE_PARAMETERS])
-    @problems(blp, 400, 403, 409, 413, 415, 422)
+    @crud.creates(blp, BlueprintSchema, BlueprintDraftSchema, "blueprint", examples=EXAMPLES)
     def post(self, fields, dryRun):
         """Create a blueprint"""
         return crud.answer_create(store, fields, dryRun, "blueprints.BlueprintItem")
@@ -98,39 +87,26 @@ class BlueprintCollection(MethodView):
 @blp.route("/<id>")
 class BlueprintItem(MethodView):
     @login_required(role="viewer")
-    @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The blueprint.")
-    @blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag"))
-    @blp.doc(parameters=[IF_NONE_MATCH])
-    @problems(blp, 404)
+    @crud.reads(blp, BlueprintSchema, "blueprint")
     def get(self, id):
         """Read one blueprint"""
         user = current_user()
         return crud.answer_read(store.seen_by(store.get(id, user), user))
 
     @login_required(role="member")
-    @blp.arguments(BlueprintSchema(partial=True), example={"name": "web"})
-    @blp.arguments(ChangeArgs(), location="query", as_kwargs=True)
-    @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The changed blueprint.")
-    @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
-    @problems(blp, 400, 403, 404, 412, 413, 415, 422)
+    @crud.changes(blp, BlueprintSchema, "blueprint", partial=True, example={"name": "web"})
     def patch(self, changes, id, dryRun):
         """Change the fields sent of a blueprint"""
         return crud.answer_change(store, id, changes, dryRun)
 
     @login_required(role="member")
-    @blp.arguments(BlueprintSchema(), example=EXAMPLE)
-    @blp.arguments(ChangeArgs(), location="query", as_kwargs=True)
-    @blp.response(200, BlueprintSchema, headers=headers("ETag"), description="The replaced blueprint.")
-    @blp.doc(parameters=[IF_MATCH, WRITE_PARAMETERS])
-    @problems(blp, 400, 403, 404, 412, 413, 415, 422)
+    @crud.changes(blp, BlueprintSchema, "blueprint", example=EXAMPLE)
     def put(self, fields, id, dryRun):
         """Replace every writable field of a blueprint"""
         return crud.answer_change(store, id, fields, dryRun)
 
     @login_required(role="member")
-    @blp.response(204, description="The blueprint is gone.")
-    @blp.doc(parameters=[IF_MATCH])
-    @problems(blp, 403, 404, 412)
+    @crud.deletes(blp, "The blueprint is gone.")
     def delete(self, id):
         """Delete a blueprint"""
         crud.answer_delete(store.delete, id)

@@ -8,10 +8,9 @@ from app.access.auth import current_user, login_required
 from app.blueprints.storage import store as blueprints
 from app.budgets import admission
 from app.errors import NotFound
-from app.http import crud, idempotency, paging, preconditions
-from app.http.crud import CREATED, DRY_RUN, NOT_MODIFIED
+from app.http import crud, paging, preconditions
+from app.http.crud import NOT_MODIFIED
 from app.http.openapi import Blueprint, headers, problems
-from app.http.paging import page_schema
 from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
 from app.instances.schemas import InstanceDraftSchema, InstanceQuery, InstanceSchema, UpgradeArgs, UpgradeSchema
 from app.instances.storage import store
@@ -52,22 +51,13 @@ def behind(args):
 @blp.route("")
 class InstanceCollection(MethodView):
     @login_required(role="viewer")
-    @blp.arguments(InstanceQuery(), location="query", as_kwargs=False)
-    @blp.response(
-        200, page_schema(InstanceSchema), headers=headers("Link"), description="A page of instances, newest first."
-    )
-    @problems(blp, 404, 422)
+    @paging.paginated(blp, InstanceQuery(), InstanceSchema, "A page of instances, newest first.")
     def get(self, args):
         """List the instances the caller may read"""
-        return paging.respond_page(*store.list(current_user(), args, behind(args)))
+        return store.list(current_user(), args, behind(args))
 
     @login_required(role="member")
-    @blp.arguments(InstanceSchema(), example=EXAMPLE)
-    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
-    @blp.response(201, InstanceSchema, headers=headers(*CREATED), description="The new instance.")
-    @blp.alt_response(200, schema=InstanceDraftSchema, description=DRY_RUN.format("instance"))
-    @blp.doc(parameters=[idempotency.HEADER, WRITE_PARAMETERS])
-    @problems(blp, 400, 403, 409, 413, 415, 422)
+    @crud.creates(blp, InstanceSchema, InstanceDraftSchema, "instance", example=EXAMPLE)
     def post(self, fields, dryRun):
         """Admit an instance of a blueprint against a profile's room"""
         return crud.answer_create(store, fields, dryRun, "instances.InstanceItem", admission.admit)
@@ -76,18 +66,13 @@ class InstanceCollection(MethodView):
 @blp.route("/<id>")
 class InstanceItem(MethodView):
     @login_required(role="viewer")
-    @blp.response(200, InstanceSchema, headers=headers("ETag"), description="The instance.")
-    @blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag"))
-    @blp.doc(parameters=[IF_NONE_MATCH])
-    @problems(blp, 404)
+    @crud.reads(blp, InstanceSchema, "instance")
     def get(self, id):
         """Read one instance"""
         return crud.answer_read(store.get(id, current_user()))
 
     @login_required(role="member")
-    @blp.response(204, description="The instance is gone; its profile's usage is freed.")
-    @blp.doc(parameters=[IF_MATCH])
-    @problems(blp, 403, 404, 412)
+    @crud.deletes(blp, "The instance is gone; its profile's usage is freed.")
     def delete(self, id):
         """Delete an instance, freeing its usage"""
         crud.answer_delete(admission.withdraw, id)

@@ -9,9 +9,8 @@ from app.blueprints.history.schemas import DiffArgs, DiffSchema, RevisionPageArg
 from app.blueprints.schemas import RENDER_EXAMPLE, BlueprintSchema, RenderArgs, RenderSchema
 from app.blueprints.storage import store
 from app.budgets.fitting import render_answer
-from app.http import preconditions
+from app.http import paging, preconditions
 from app.http.openapi import Blueprint, headers, problems
-from app.http.paging import page_schema, respond
 from app.http.parser import bodiless
 from app.http.preconditions import IF_MATCH, etag
 
@@ -21,16 +20,12 @@ blp = Blueprint("revisions", __name__, url_prefix="/blueprints", description="Ev
 @blp.route("/<id>/revisions")
 class Revisions(MethodView):
     @login_required(role="viewer")
-    @blp.arguments(RevisionPageArgs(), location="query", as_kwargs=False)
-    @blp.response(
-        200, page_schema(BlueprintSchema), headers=headers("Link"), description="Versions, newest (current) first."
-    )
-    @problems(blp, 404, 422)
+    @paging.paginated(blp, RevisionPageArgs(), BlueprintSchema, "Versions, newest (current) first.", sign)
     def get(self, args, id):
         """List the kept versions of a blueprint"""
         user = current_user()
         items, below = history.page(store.get(id, user), args["limit"], args.get("cursor"))
-        return respond([store.seen_by(item, user) for item in items], None if below is None else sign(below))
+        return [store.seen_by(item, user) for item in items], below
 
 
 @blp.route("/<id>/revisions/<int:rev>")

@@ -16,14 +16,10 @@ blp = Blueprint("users", __name__, description="Accounts and their roles; bearer
 @blp.route("/users")
 class Users(MethodView):
     @login_required(role="admin")
-    @blp.arguments(paging.PageArgs(), location="query", as_kwargs=False)
-    @blp.response(
-        200, paging.page_schema(UserSchema), description="A page of users, newest first.", headers=headers("Link")
-    )
-    @problems(blp, 403, 422)
+    @paging.paginated(blp, paging.PageArgs(), UserSchema, "A page of users, newest first.", statuses=(403, 422))
     def get(self, args):
         """List users (admins)"""
-        return paging.respond_page(*users.page(args["limit"], args.get("cursor")))
+        return users.page(args["limit"], args.get("cursor"))
 
     @login_required(role="admin")
     @blp.arguments(UserSchema(), example={"username": "alice", "password": "a long passphrase", "role": "member"})
