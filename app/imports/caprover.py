@@ -16,10 +16,8 @@ from functools import partial
 from app.definitions import compose
 from app.definitions import parameters as declared
 from app.definitions.parameters import NAME
-from app.definitions.placeholders import TemplateError
 from app.imports import compose_parts, variables
 from app.imports.candidate import Candidate, parameters
-from app.model.yamlguard import YamlError
 
 UNLISTED = re.compile(r"\$\$cap_(?!gen_random_hex\()[A-Za-z0-9_]+")  # a variable the body uses
 RANDOM_HEX = re.compile(r"\$\$cap_gen_random_hex\(([0-9]{1,3})\)")
@@ -47,31 +45,10 @@ def _candidate(key, text):
     for own in OWN_KEYS:
         definition.pop(own, None)
     properties, ids = _variables(about.get("variables"), app_name, found)
-    for match in (found for string in _strings(definition["services"]) for found in RANDOM_HEX.finditer(string)):
-        if match[0] not in ids:  # in a value itself: generated at install, once
-            ids[match[0]] = f"cap_random_hex_{match[1]}"
-            properties[ids[match[0]]] = {"type": "string", "writeOnly": True, "x-generate": f"[0-9a-f]{{{match[1]}}}"}
-    for written in sorted(set(UNLISTED.findall(text)) - set(ids)):
-        ids[written] = written.removeprefix("$$")
-        properties[ids[written]] = {"type": "string", "examples": ["example"]}
-        found.notes.append(f"{written}: not among the app's variables; required, checked with 'example' meanwhile.")
-    app_name = properties[APP_NAME]["default"]
-    definition = _keyed(definition, {written: properties[name].get("default") for written, name in ids.items()})
-    for name, service in definition["services"].items():
-        if isinstance(service, dict):
-            _extra(name, service, found)
-            _named(service, app_name)
-    definition = _valued(definition, _ids_pattern(ids), ids)
-    added = compose_parts.declare_volumes(definition) + _variable_volumes(definition, properties)
-    if added:
-        found.notes.append(f"volumes: {', '.join(added)} declared, as CapRover makes the volumes its apps name.")
-    text = compose_parts.written(definition)
-    try:
-        used = variables.used(text)
-    except (TemplateError, YamlError) as exc:
-        found.problems.append(f"{key}: {exc}")
-        return found
-    if found.problems:
+    _unlisted(definition, text, properties, ids, found)
+    text = compose_parts.written(_written_in(definition, properties, ids, found))
+    used = compose_parts.used(text, key, found)
+    if used is None or found.problems:
         return found
     properties = {name: schema for name, schema in properties.items() if name in used}
     inferred, required, notes = variables.inferred(text, {}, properties)
@@ -86,6 +63,35 @@ def _candidate(key, text):
         "parameters": parameters(inferred, required),
     }
     return found
+
+
+def _unlisted(definition, text, properties, ids, found):
+    """The ids the app uses without listing them, added to `properties` and `ids`: a random hex
+    in a value (generated at install, once) and a `$$cap_` name (required)."""
+    for match in (found for string in _strings(definition["services"]) for found in RANDOM_HEX.finditer(string)):
+        if match[0] not in ids:
+            ids[match[0]] = f"cap_random_hex_{match[1]}"
+            properties[ids[match[0]]] = {"type": "string", "writeOnly": True, "x-generate": f"[0-9a-f]{{{match[1]}}}"}
+    for written in sorted(set(UNLISTED.findall(text)) - set(ids)):
+        ids[written] = written.removeprefix("$$")
+        properties[ids[written]] = {"type": "string", "examples": ["example"]}
+        found.notes.append(f"{written}: not among the app's variables; required, checked with 'example' meanwhile.")
+
+
+def _written_in(definition, properties, ids, found):
+    """The definition with each id where CapRover places it: in keys (their defaults), in values
+    (as variables), its services named after the app, the volumes it names declared."""
+    app_name = properties[APP_NAME]["default"]
+    definition = _keyed(definition, {written: properties[name].get("default") for written, name in ids.items()})
+    for name, service in definition["services"].items():
+        if isinstance(service, dict):
+            _extra(name, service, found)
+            _named(service, app_name)
+    definition = _valued(definition, _ids_pattern(ids), ids)
+    added = compose_parts.declare_volumes(definition) + _variable_volumes(definition, properties)
+    if added:
+        found.notes.append(f"volumes: {', '.join(added)} declared, as CapRover makes the volumes its apps name.")
+    return definition
 
 
 def _variables(listed, app_name, found):
@@ -108,31 +114,36 @@ def _variables(listed, app_name, found):
         if name != written.removeprefix("$$"):
             found.notes.append(f"{written}: the parameter {name} (a parameter's name has no {written[0]!r} or '-').")
         ids[written] = name
-        schema = dict(properties[name]) if name in BUILT_IN else {"type": "string"}
-        for source, target, most in (("label", "title", 200), ("description", "description", 2000)):
-            if isinstance(entry.get(source), str) and entry[source]:
-                schema[target] = entry[source][:most]
-        default = "" if entry.get("defaultValue") is None else str(entry["defaultValue"])
-        default = HOST.sub(lambda match: match[1], default).replace(f"$${APP_NAME}", app_name) or None
-        if name == APP_NAME and default is not None:
-            default = re.sub(r"[^a-z0-9-]+", "-", default.lower()).strip("-") or app_name
-        if default is not None and RANDOM_HEX.search(default):
-            schema.update({"writeOnly": True, "x-generate": _generator(default)})
-        elif default is not None:
-            schema["default"] = default
-        pattern = _pattern(entry.get("validRegex"), name, found)
-        if pattern:
-            schema["pattern"] = pattern
-        if not {"default", "x-generate"} & set(schema):
-            schema["examples"] = [_example(pattern)]
-            if pattern and schema["examples"] == [None]:
-                del schema["pattern"]
-                schema["examples"] = ["example"]
-                found.notes.append(f"{name}: validRegex {pattern!r} left out: no example passes it.")
-            found.notes.append(f"{name}: no default; required, checked with {schema['examples'][0]!r} meanwhile.")
-        properties[name] = schema
+        properties[name] = _schema(entry, name, dict(properties[name]) if name in BUILT_IN else None, app_name, found)
     _defaults_placed(properties, ids, found)
     return properties, ids
+
+
+def _schema(entry, name, built_in, app_name, found):
+    """The schema of a listed variable (`built_in`: the one of the app's name or root domain)."""
+    schema = built_in or {"type": "string"}
+    for source, target, most in (("label", "title", 200), ("description", "description", 2000)):
+        if isinstance(entry.get(source), str) and entry[source]:
+            schema[target] = entry[source][:most]
+    default = "" if entry.get("defaultValue") is None else str(entry["defaultValue"])
+    default = HOST.sub(lambda match: match[1], default).replace(f"$${APP_NAME}", app_name) or None
+    if name == APP_NAME and default is not None:
+        default = re.sub(r"[^a-z0-9-]+", "-", default.lower()).strip("-") or app_name
+    if default is not None and RANDOM_HEX.search(default):
+        schema.update({"writeOnly": True, "x-generate": _generator(default)})
+    elif default is not None:
+        schema["default"] = default
+    pattern = _pattern(entry.get("validRegex"), name, found)
+    if pattern:
+        schema["pattern"] = pattern
+    if not {"default", "x-generate"} & set(schema):
+        schema["examples"] = [_example(pattern)]
+        if pattern and schema["examples"] == [None]:
+            del schema["pattern"]
+            schema["examples"] = ["example"]
+            found.notes.append(f"{name}: validRegex {pattern!r} left out: no example passes it.")
+        found.notes.append(f"{name}: no default; required, checked with {schema['examples'][0]!r} meanwhile.")
+    return schema
 
 
 def _defaults_placed(properties, ids, found):

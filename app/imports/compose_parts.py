@@ -8,7 +8,10 @@ import re
 import yaml
 
 from app.definitions import compose
+from app.definitions.placeholders import TemplateError
+from app.imports import variables
 from app.model import yamlguard
+from app.model.yamlguard import YamlError
 
 CONFIG_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -37,6 +40,15 @@ def read(text, name, found):
 
 def written(definition):
     return yaml.safe_dump(definition, sort_keys=False, allow_unicode=True)
+
+
+def used(text, where, found):
+    """The variables the Compose file `text` uses, or None with a problem when it cannot be read."""
+    try:
+        return variables.used(text)
+    except (TemplateError, YamlError) as exc:
+        found.problems.append(f"{where}: {exc}")
+        return None
 
 
 def add_config(definition, service, path, content, target):

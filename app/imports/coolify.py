@@ -10,10 +10,8 @@ alone in `environment` is given its value, as Coolify gives it."""
 
 import re
 
-from app.definitions.placeholders import TemplateError
 from app.imports import compose_parts, variables
 from app.imports.candidate import Candidate, checked_with, parameters, tags
-from app.model.yamlguard import YamlError
 
 HEADER = re.compile(r"#\s*([a-z_]+)\s*:\s*(.*)")
 MAGIC = re.compile(
@@ -72,30 +70,10 @@ def _candidate(key, text):
             _contents_as_configs(definition, name, service, found)
     _volumes_declared(definition, found)
     text = compose_parts.written(definition)
-    try:
-        named = variables.used(text)
-    except (TemplateError, YamlError) as exc:
-        found.problems.append(f"{key}: {exc}")
+    named = compose_parts.used(text, key, found)
+    if named is None:
         return found
-    given, required, examples = {}, [], {}
-    for name in named:
-        match = MAGIC.fullmatch(name)
-        if match is None:
-            continue
-        kind = match[1]
-        if kind in GIVEN:
-            schema, examples[name] = GIVEN[kind]
-            given[name] = dict(schema)
-            required.append(name)
-            port = re.search(r"_([0-9]{1,5})$", match[2])
-            if port:
-                found.notes.append(f"{name}: Coolify's proxy routes it to port {port[1]}; route it yourself.")
-        elif kind in GENERATED:
-            given[name] = {"type": "string", "writeOnly": True, "x-generate": GENERATED[kind]}
-        else:  # Supabase's keys: JWTs signed with SERVICE_PASSWORD_JWT, issued for a hundred years
-            claims = {"iss": "supabase", "role": SUPABASE_ROLES[kind]}
-            jwt = {"secret": SUPABASE_SECRET, "claims": claims, "expiresIn": 100 * 365 * 86400}
-            given[name] = {"type": "string", "writeOnly": True, "x-generate": {"jwt": jwt}}
+    given, required, examples = _magic(named, found)
     properties, inferred_required, notes = variables.inferred(text, {}, given)
     found.notes += notes
     if any(isinstance(schema.get("x-generate"), dict) for schema in properties.values()):
@@ -115,6 +93,31 @@ def _candidate(key, text):
     if header.get("port"):
         found.notes.append(f"# port: Coolify routes its domain to port {header['port']}; route it yourself.")
     return found
+
+
+def _magic(named, found):
+    """The schemas of Coolify's magic variables among `named`: (schemas, the ones a user gives,
+    their examples); a value its proxy routes to a port gets a note."""
+    given, required, examples = {}, [], {}
+    for name in named:
+        match = MAGIC.fullmatch(name)
+        if match is None:
+            continue
+        kind = match[1]
+        if kind in GIVEN:
+            schema, examples[name] = GIVEN[kind]
+            given[name] = dict(schema)
+            required.append(name)
+            port = re.search(r"_([0-9]{1,5})$", match[2])
+            if port:
+                found.notes.append(f"{name}: Coolify's proxy routes it to port {port[1]}; route it yourself.")
+        elif kind in GENERATED:
+            given[name] = {"type": "string", "writeOnly": True, "x-generate": GENERATED[kind]}
+        else:  # Supabase's keys: JWTs signed with SERVICE_PASSWORD_JWT, issued for a hundred years
+            claims = {"iss": "supabase", "role": SUPABASE_ROLES[kind]}
+            jwt = {"secret": SUPABASE_SECRET, "claims": claims, "expiresIn": 100 * 365 * 86400}
+            given[name] = {"type": "string", "writeOnly": True, "x-generate": {"jwt": jwt}}
+    return given, required, examples
 
 
 def _header(text):

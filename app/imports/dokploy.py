@@ -49,14 +49,8 @@ def candidates(document):
 
 def _candidate(key, entry):
     found = Candidate(key, key)
-    texts = {name: entry.get(name) for name in (COMPOSE_FILE, TEMPLATE_FILE, META_FILE)}
-    for name, text in texts.items():
-        if text is not None and not isinstance(text, str):
-            found.problems.append(f"{key}.{name}: not a text.")
-    if found.problems:
-        return found
-    if texts[COMPOSE_FILE] is None:
-        found.skipped = f"no {COMPOSE_FILE}: nothing to deploy."
+    texts = _texts(key, entry, found)
+    if texts is None:
         return found
     meta = _read(texts[META_FILE], json.loads, META_FILE, found)
     template = _read(texts[TEMPLATE_FILE], tomllib.loads, TEMPLATE_FILE, found)
@@ -65,22 +59,9 @@ def _candidate(key, entry):
     found.title = str(meta.get("name") or key)[:200]
     config = template.get("config") if isinstance(template.get("config"), dict) else {}
     scope = _Scope(template.get("variables"), found)
-    env = _env(config.get("env"), scope)
-    definition = compose_parts.read(texts[COMPOSE_FILE], COMPOSE_FILE, found)
-    if definition is None:
+    text = _definition(texts[COMPOSE_FILE], config, scope, found)
+    if text is None:
         return found
-    _mounted(definition, config.get("mounts"), scope, found)
-    try:  # a mounted file's text too: Compose interpolates a config's content as the rest
-        definition = _substituted(definition, env, (), found)
-    except TooLarge:
-        found.problems.append(f"{COMPOSE_FILE}: {TooLarge.__doc__}")
-        return found
-    _unrouted(definition, config.get("domains"), found)
-    if scope.unsupported:
-        found.skipped = "uses " + "; ".join(sorted(scope.unsupported)) + "."
-    if found.skipped or found.problems:
-        return found
-    text = compose_parts.written(definition)
     try:
         named = [name for name in variables.used(text) if name in scope.properties]
         given = {name: scope.properties[name] for name in named if "default" not in scope.properties[name]}
@@ -103,6 +84,42 @@ def _candidate(key, entry):
         "parameters": parameters(properties, required),
     }
     return found
+
+
+def _texts(key, entry, found):
+    """{file name: its text or None} of a template, or None when it is skipped or has a file that
+    is not a text."""
+    texts = {name: entry.get(name) for name in (COMPOSE_FILE, TEMPLATE_FILE, META_FILE)}
+    for name, text in texts.items():
+        if text is not None and not isinstance(text, str):
+            found.problems.append(f"{key}.{name}: not a text.")
+    if found.problems:
+        return None
+    if texts[COMPOSE_FILE] is None:
+        found.skipped = f"no {COMPOSE_FILE}: nothing to deploy."
+        return None
+    return texts
+
+
+def _definition(compose_text, config, scope, found):
+    """The Compose file as the blueprint keeps it: its mounts written in, the template's env
+    substituted, its domains noted; None when it is skipped or has a problem."""
+    env = _env(config.get("env"), scope)
+    definition = compose_parts.read(compose_text, COMPOSE_FILE, found)
+    if definition is None:
+        return None
+    _mounted(definition, config.get("mounts"), scope, found)
+    try:  # a mounted file's text too: Compose interpolates a config's content as the rest
+        definition = _substituted(definition, env, (), found)
+    except TooLarge:
+        found.problems.append(f"{COMPOSE_FILE}: {TooLarge.__doc__}")
+        return None
+    _unrouted(definition, config.get("domains"), found)
+    if scope.unsupported:
+        found.skipped = "uses " + "; ".join(sorted(scope.unsupported)) + "."
+    if found.skipped or found.problems:
+        return None
+    return compose_parts.written(definition)
 
 
 def _read(text, parse, name, found):
