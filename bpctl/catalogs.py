@@ -51,25 +51,16 @@ def import_(source, kind, source_name, files_from, raw_base, env_file, name, dry
     """
     if name and kind != "compose":
         raise click.BadParameter("names the blueprint of a Compose import only.", param_hint="--name")
-    files = {}
     if kind in PLATFORMS:
-        document = _platform_catalog(kind, Path(source))
+        document, files = _platform_catalog(kind, Path(source)), {}
         source_name = source_name or Path(source).resolve().name
     else:
-        text, url = fetch.read(source), fetch.is_url(source)
         if source_name is None and source == "-":
             raise click.BadParameter("needed when the catalog is standard input.", param_hint="--source")
-        source_name = source_name or (source if url else Path(source).name)
+        source_name = source_name or (source if fetch.is_url(source) else Path(source).name)
+        document, files = _document(kind, source, env_file, files_from, raw_base)
         if kind == "compose":
-            document = text
-            files = {".env": fetch.read(env_file)} if env_file else {}
-            defaults["name"] = name or (Path(source).stem if not url and source != "-" else None)
-        elif kind == "kubernetes-quota":
-            document = text  # a YAML stream: the service reads every object of it
-        else:
-            document = _parsed(text, source)
-            if kind == "portainer":
-                files = fetch.stack_files(document, files_from, raw_base, warn=note)
+            defaults["name"] = name or (Path(source).stem if not fetch.is_url(source) and source != "-" else None)
     defaults = _import_defaults(**defaults)
     body = {"format": kind, "source": source_name, "document": document, "files": files, "defaults": defaults}
     report = connect().send("POST", "/imports", body, {"dryRun": True} if dry_run else None)
@@ -82,6 +73,18 @@ def import_(source, kind, source_name, files_from, raw_base, env_file, name, dry
         note(("would be: " if dry_run else "") + (counts or "nothing"))
     if report["counts"].get("refused"):
         sys.exit(3)
+
+
+def _document(kind, source, env_file, files_from, raw_base):
+    """(the document, its files) of a catalog read from a file, a URL or standard input."""
+    text = fetch.read(source)
+    if kind == "compose":
+        return text, {".env": fetch.read(env_file)} if env_file else {}
+    if kind == "kubernetes-quota":
+        return text, {}  # a YAML stream: the service reads every object of it
+    document = _parsed(text, source)
+    files = fetch.stack_files(document, files_from, raw_base, warn=note) if kind == "portainer" else {}
+    return document, files
 
 
 def _problems_and_notes(results):

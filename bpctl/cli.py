@@ -2,7 +2,7 @@
 kind: account.py (login, logout, profile, completion), blueprints.py, renders.py (fit, render),
 instances.py (deploy, instances, upgrade, undeploy, usage), catalogs.py (import, export)."""
 
-from bpctl import account, blueprints, catalogs, instances, renders  # noqa: F401 (each registers its commands)
+from bpctl import blueprints, catalogs, instances, profiles, renders, signin  # noqa: F401 (each registers its commands)
 from bpctl.common import cli
 
 

@@ -29,6 +29,13 @@ TWINS = (
 )
 # Amounts Compose decodes in every service, started or not: (place, where it is held, key, reader);
 # the first four are what a container needs (the limit where `deploy.resources.limits` has one)
+
+
+def _deploy(grammar, *groups_and_keys):
+    """DECODED's rows of keys under `deploy.<group>` that one grammar decodes."""
+    return ((f"deploy.{group}.{key}", group, key, grammar) for group, key in groups_and_keys)
+
+
 DECODED = (
     ("deploy.resources.limits.memory", "limits", "memory", quantities.compose_bytes),
     ("mem_limit", "service", "mem_limit", quantities.compose_bytes),
@@ -45,27 +52,23 @@ DECODED = (
         for key in ("interval", "timeout", "start_period", "start_interval")
     ),
     ("stop_grace_period", "service", "stop_grace_period", quantities.compose_duration),
-    *(
-        (f"deploy.{group}.{key}", group, key, quantities.compose_duration)
-        for group, key in (
-            ("update_config", "delay"),
-            ("update_config", "monitor"),
-            ("rollback_config", "delay"),
-            ("rollback_config", "monitor"),
-            ("restart_policy", "delay"),
-            ("restart_policy", "window"),
-        )
+    *_deploy(
+        quantities.compose_duration,
+        ("update_config", "delay"),
+        ("update_config", "monitor"),
+        ("rollback_config", "delay"),
+        ("rollback_config", "monitor"),
+        ("restart_policy", "delay"),
+        ("restart_policy", "window"),
     ),
     # what Compose decodes into an unsigned integer
     ("healthcheck.retries", "healthcheck", "retries", quantities.compose_unsigned),
-    *(
-        (f"deploy.{group}.{key}", group, key, quantities.compose_unsigned)
-        for group, key in (
-            ("update_config", "parallelism"),
-            ("rollback_config", "parallelism"),
-            ("restart_policy", "max_attempts"),
-            ("placement", "max_replicas_per_node"),
-        )
+    *_deploy(
+        quantities.compose_unsigned,
+        ("update_config", "parallelism"),
+        ("rollback_config", "parallelism"),
+        ("restart_policy", "max_attempts"),
+        ("placement", "max_replicas_per_node"),
     ),
 )
 SHORT_TWINS = ("cpus", "mem_limit", "pids_limit")  # the twins of deploy.resources.limits

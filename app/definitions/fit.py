@@ -98,17 +98,10 @@ def _resource(resource, requirements, limits, usage):
             "defaulted": [],
             "overMax": [],
         }
-    required, defaulted, over = requirements[key], [], []
     default = most = None
     if resource in PER_CONTAINER:
         default, most = limits["containerDefaults"][key], limits["containerMax"][key]
-    if default is not None or most is not None:
-        for _, entry, amount, is_default in _amounts(requirements, resource, default):
-            if is_default:
-                required += _count(entry) * amount
-                defaulted.append(entry["name"])
-            if most is not None and amount > most:
-                over.append(f"{entry['name']}: {SHOWN[resource](amount)} > {SHOWN[resource](most)}")
+    required, defaulted, over = _per_container(requirements, resource, default, most)
     if over:
         verdict = "exceeds"
     elif cap is None:
@@ -126,6 +119,21 @@ def _resource(resource, requirements, limits, usage):
         "defaulted": sorted(set(defaulted)),
         "overMax": sorted(set(over)),
     }
+
+
+def _per_container(requirements, resource, default, most):
+    """(the amount required, the profile's `default` counted for each container that declares
+    none; those containers; those over the maximum `most`, as `name: amount > most`)."""
+    required, defaulted, over = requirements[RESOURCES[resource]], [], []
+    if default is None and most is None:
+        return required, defaulted, over
+    for _, entry, amount, is_default in _amounts(requirements, resource, default):
+        if is_default:
+            required += _count(entry) * amount
+            defaulted.append(entry["name"])
+        if most is not None and amount > most:
+            over.append(f"{entry['name']}: {SHOWN[resource](amount)} > {SHOWN[resource](most)}")
+    return required, defaulted, over
 
 
 def _count(entry):

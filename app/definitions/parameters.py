@@ -163,8 +163,15 @@ def _check_property(schema):
         errors.setdefault("default", []).append("A parameter needs a default, an examples value or x-generate.")
     if errors:
         raise ma.ValidationError(errors)
+    found = _refused_values(schema, _validator_of(schema))
+    if found:
+        raise ma.ValidationError(found)
+
+
+def _validator_of(schema):
+    """The parameter's own schema compiled, or a 422 naming a pattern the engine refuses."""
     try:
-        check = validator(schema)
+        return validator(schema)
     except ValueError:  # jsonschema-rs: the pattern is no regular expression its engine compiles
         raise ma.ValidationError(
             {
@@ -174,7 +181,12 @@ def _check_property(schema):
                 ]
             }
         ) from None
-    of_type = validator({"type": kind})
+
+
+def _refused_values(schema, check):
+    """{keyword: messages} for each value the parameter names (default, examples, const, enum,
+    what x-generate makes) that its own schema (an enum's or const's: its type) refuses."""
+    of_type = validator({"type": schema["type"]})
     found = {}
     for key, values in (
         ("default", [schema.get("default")]),
@@ -192,8 +204,7 @@ def _check_property(schema):
     sample = generate(schema["x-generate"], {secret: "x" * MIN_JWT_SECRET}) if "x-generate" in schema else None
     if "x-generate" in schema and not check.is_valid(sample):
         found["x-generate"] = ["Generates values that the parameter's own schema refuses."]
-    if found:
-        raise ma.ValidationError(found)
+    return found
 
 
 class Claim(ma.fields.Field):

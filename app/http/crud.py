@@ -82,6 +82,19 @@ def changes(blp, schema, noun, partial=False, **example):
     )
 
 
+def downloads(blp, description, header):
+    """A GET of a YAML definition, as bytes: its ETag and `header`, and the 304 of If-None-Match."""
+    return lambda view: _stacked(
+        view,
+        blp.response(
+            200, None, headers=headers("ETag", header), description=description, content_type="application/yaml"
+        ),
+        blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag")),
+        blp.doc(parameters=[IF_NONE_MATCH]),
+        problems(blp, *READ),
+    )
+
+
 def deletes(blp, description):
     """A DELETE, If-Match honoured."""
     return lambda view: _stacked(

@@ -63,6 +63,12 @@ def _candidate(index, template):
         "tags": list(dict.fromkeys(tag for tag in tags if re.fullmatch(r"[a-z0-9_.-]{1,64}", tag)))[:20],
         "parameters": parameters(properties, required),
     }
+    found.origin = {"template": _shown(template, annotations)}
+    return found
+
+
+def _shown(template, annotations):
+    """What a Template shows of itself beside its objects, kept so that an export writes it back."""
     shown = {
         "displayName": annotations.get("openshift.io/display-name"),
         "iconClass": annotations.get("iconClass"),
@@ -72,8 +78,7 @@ def _candidate(index, template):
     labels = template.get("labels")
     if isinstance(labels, dict) and labels and all(isinstance(v, str) for v in [*labels, *labels.values()]):
         shown["labels"] = labels  # a Template's labels are text to text, as Kubernetes' are
-    found.origin = {"template": shown}
-    return found
+    return shown
 
 
 def _defined(index, item, notes):

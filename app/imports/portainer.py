@@ -104,19 +104,7 @@ def _container(template, properties, found):
         service["volumes"] = [volume for volume in volumes if volume]
     if properties:
         service["environment"] = {name: f"${{{name}}}" for name in properties}
-    labels = {
-        str(label["name"]): escaped(str(label.get("value", "")))
-        for label in listed(template.get("labels"))
-        if isinstance(label, dict) and label.get("name")
-    }
-    if labels:
-        service["labels"] = labels
-    for source, target in (("privileged", "privileged"), ("interactive", "stdin_open"), ("interactive", "tty")):
-        if template.get(source) is True:
-            service[target] = True
-    for source, target in (("restart_policy", "restart"), ("hostname", "hostname")):
-        if isinstance(template.get(source), str) and template[source]:
-            service[target] = escaped(template[source])
+    service.update(_settings(template))
     document = {"services": {_service_name(template): service}}
     named = _named_volumes(service.get("volumes", []))
     if named:  # Portainer creates a named volume it is given; Compose needs it declared
@@ -132,6 +120,25 @@ def _container(template, properties, found):
     if dropped:
         found.notes.append(f"{', '.join(dropped)}: left out (a blueprint has no place for them).")
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
+
+
+def _settings(template):
+    """The service's labels, flags and texts a container template sets."""
+    settings = {}
+    labels = {
+        str(label["name"]): escaped(str(label.get("value", "")))
+        for label in listed(template.get("labels"))
+        if isinstance(label, dict) and label.get("name")
+    }
+    if labels:
+        settings["labels"] = labels
+    for source, target in (("privileged", "privileged"), ("interactive", "stdin_open"), ("interactive", "tty")):
+        if template.get(source) is True:
+            settings[target] = True
+    for source, target in (("restart_policy", "restart"), ("hostname", "hostname")):
+        if isinstance(template.get(source), str) and template[source]:
+            settings[target] = escaped(template[source])
+    return settings
 
 
 def _volume(volume):

@@ -69,30 +69,33 @@ def run(body, user, dry_run):
             candidate.problems.append(f"The key {candidate.key!r} is already a template of this document.")
     results = [None] * len(found)
     for index in reversed(range(len(found))):  # the document's first is the newest, first in lists and exports
-        candidate = found[index]
-        result = {
-            "key": one_line(candidate.key),
-            "title": one_line(candidate.title),
-            "id": None,
-            "problems": candidate.problems,
-            "notes": candidate.notes,
-        }
-        if candidate.skipped:
-            result.update(outcome="skipped", notes=[*candidate.notes, candidate.skipped])
-        elif candidate.problems:
-            result["outcome"] = "refused"
-        else:
-            origin = {"format": fmt, "name": source, "key": candidate.key, **candidate.origin}
-            fields = secrets_marked(_with_defaults(candidate.fields, defaults, target.defaults), candidate.notes)
-            stored = target.store.owned(candidate.exported_from, user)
-            if stored is not None:  # an export of the caller's own: that document, wherever it came from
-                origin = stored.get("source")
-            else:
-                stored = made.get(candidate.key)
-            result.update(_write(target, fields, origin, stored, user, dry_run))
-        results[index] = result
+        results[index] = _result(found[index], body, target, made, user, dry_run)
     counts = {outcome: sum(result["outcome"] == outcome for result in results) for outcome in OUTCOMES}
     return {"source": source, "results": results, "counts": counts}
+
+
+def _result(candidate, body, target, made, user, dry_run):
+    """One template's result: skipped, refused, or written (`made`: what the caller's imports of
+    the source made, by key)."""
+    result = {
+        "key": one_line(candidate.key),
+        "title": one_line(candidate.title),
+        "id": None,
+        "problems": candidate.problems,
+        "notes": candidate.notes,
+    }
+    if candidate.skipped:
+        return {**result, "outcome": "skipped", "notes": [*candidate.notes, candidate.skipped]}
+    if candidate.problems:
+        return {**result, "outcome": "refused"}
+    origin = {"format": body["format"], "name": body["source"], "key": candidate.key, **candidate.origin}
+    fields = secrets_marked(_with_defaults(candidate.fields, body["defaults"], target.defaults), candidate.notes)
+    stored = target.store.owned(candidate.exported_from, user)
+    if stored is not None:  # an export of the caller's own: that document, wherever it came from
+        origin = stored.get("source")
+    else:
+        stored = made.get(candidate.key)
+    return {**result, **_write(target, fields, origin, stored, user, dry_run)}
 
 
 def _with_defaults(fields, defaults, applying):

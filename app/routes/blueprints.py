@@ -22,10 +22,8 @@ from app.blueprints.storage import store
 from app.budgets import fitting
 from app.errors import NotFound
 from app.http import crud, paging
-from app.http.crud import NOT_MODIFIED
 from app.http.openapi import Blueprint, headers, problems
 from app.http.parser import bodiless
-from app.http.preconditions import IF_NONE_MATCH
 
 blp = Blueprint(
     "blueprints",
@@ -55,6 +53,17 @@ EXAMPLES = {
         }
     },
 }
+
+
+def renders(blp, description):
+    """A render's declarations: its body, the definition filled in, never stored by a cache."""
+
+    def declare(view):
+        view = problems(blp, 400, 404, 409, 413, 415, 422)(view)
+        view = blp.response(200, RenderSchema, headers=headers("Cache-Control"), description=description)(view)
+        return blp.arguments(RenderArgs(), example=RENDER_EXAMPLE)(view)
+
+    return declare
 
 
 def attachment(name, fallback):
@@ -127,9 +136,7 @@ class BlueprintFit(MethodView):
 @blp.route("/<id>/render")
 class BlueprintRender(MethodView):
     @login_required(role="viewer")
-    @blp.arguments(RenderArgs(), example=RENDER_EXAMPLE)
-    @blp.response(200, RenderSchema, headers=headers("Cache-Control"), description="The definition filled in.")
-    @problems(blp, 400, 404, 409, 413, 415, 422)
+    @renders(blp, "The definition filled in.")
     def post(self, args, id):
         """Render a blueprint's template with values, measured and fitted to a profile"""
         user = current_user()
@@ -140,16 +147,7 @@ class BlueprintRender(MethodView):
 @blp.route("/<id>/yaml", endpoint="BlueprintDefinitionYaml")  # the path DCHQ's clients call
 class BlueprintDefinition(MethodView):
     @login_required(role="viewer")
-    @blp.response(
-        200,
-        None,
-        headers=headers("ETag", "Content-Disposition"),
-        description="The definition, as stored.",
-        content_type="application/yaml",
-    )
-    @blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag"))
-    @blp.doc(parameters=[IF_NONE_MATCH])
-    @problems(blp, 404)
+    @crud.downloads(blp, "The definition, as stored.", "Content-Disposition")
     def get(self, id):
         """Download a blueprint's definition"""
         doc = store.get(id, current_user())

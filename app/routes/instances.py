@@ -9,9 +9,8 @@ from app.blueprints.storage import store as blueprints
 from app.budgets import admission
 from app.errors import NotFound
 from app.http import crud, paging, preconditions
-from app.http.crud import NOT_MODIFIED
 from app.http.openapi import Blueprint, headers, problems
-from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
+from app.http.preconditions import IF_MATCH, etag
 from app.instances.schemas import InstanceDraftSchema, InstanceQuery, InstanceSchema, UpgradeArgs, UpgradeSchema
 from app.instances.storage import store
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
@@ -81,16 +80,7 @@ class InstanceItem(MethodView):
 @blp.route("/<id>/yml")
 class InstanceDefinition(MethodView):
     @login_required(role="viewer")
-    @blp.response(
-        200,
-        None,
-        headers=headers("ETag", "Cache-Control"),
-        description="The rendered definition, the same bytes every time.",
-        content_type="application/yaml",
-    )
-    @blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag"))
-    @blp.doc(parameters=[IF_NONE_MATCH])
-    @problems(blp, 404)
+    @crud.downloads(blp, "The rendered definition, the same bytes every time.", "Cache-Control")
     def get(self, id):
         """Download an instance's rendered definition (its owner and admins)"""
         user = current_user()

@@ -6,13 +6,14 @@ from flask.views import MethodView
 from app.access.auth import current_user, login_required
 from app.blueprints.history import storage as history
 from app.blueprints.history.schemas import DiffArgs, DiffSchema, RevisionPageArgs, sign
-from app.blueprints.schemas import RENDER_EXAMPLE, BlueprintSchema, RenderArgs, RenderSchema
+from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store
 from app.budgets.fitting import render_answer
 from app.http import paging, preconditions
 from app.http.openapi import Blueprint, headers, problems
 from app.http.parser import bodiless
 from app.http.preconditions import IF_MATCH, etag
+from app.routes.blueprints import renders
 
 blp = Blueprint("revisions", __name__, url_prefix="/blueprints", description="Every version of a blueprint.")
 
@@ -57,9 +58,7 @@ class RevisionRestore(MethodView):
 @blp.route("/<id>/revisions/<int:rev>/render")
 class RevisionRender(MethodView):
     @login_required(role="viewer")
-    @blp.arguments(RenderArgs(), example=RENDER_EXAMPLE)
-    @blp.response(200, RenderSchema, headers=headers("Cache-Control"), description="That version filled in.")
-    @problems(blp, 400, 404, 409, 413, 415, 422)
+    @renders(blp, "That version filled in.")
     def post(self, args, id, rev):
         """Render a kept version of a blueprint's template"""
         user = current_user()

@@ -138,6 +138,12 @@ def _refused(manifest, allow_kinds, counted):
             if allowed
             else f"is a kind the service does not measure (the profile's allowKinds may name {kind_key(manifest)})"
         )
+    return _reaching_out(manifest, kind, counted)
+
+
+def _reaching_out(manifest, kind, counted):
+    """Why an object of a kind an instance may hold reaches past its namespace or its budget, or
+    None."""
     spec = mapping(manifest.get("spec"))
     if kind == "PersistentVolumeClaim" and spec.get("volumeName") not in (None, ""):
         return "binds a volume by name (spec.volumeName), which may hold another namespace's data"
