@@ -8,12 +8,13 @@ import statistics
 import time
 
 from app.definitions import render
+from app.definitions.on_kubernetes.model import Cluster
 from app.model import quantities
 from support import corpus, on_kubernetes
 
 ROUNDS, REPEATS = 7, 20
 LIMITS = quantities.limits({"containerDefaults": {"memory": "256Mi", "cpu": "250m"}})
-CLUSTER = {"instance": "bench", "namespace": "bench", "volumeSize": "1Gi", "volumeSizes": {}}
+CLUSTER = Cluster("bench", "bench")
 
 
 def largest():

@@ -8,13 +8,14 @@ import subprocess
 import yaml
 
 from app.definitions import render
+from app.definitions.on_kubernetes.model import Cluster
 from app.definitions.on_kubernetes.names import label
 from app.errors import Invalid
 
 COUNTED = ("memoryBytes", "cpuMillis", "containers")
 
 
-PLAIN = {"instance": "oracle", "namespace": None, "volumeSize": "1Gi", "volumeSizes": {}}
+PLAIN = Cluster("oracle")
 
 
 def rendered(text, limits=None):

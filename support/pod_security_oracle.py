@@ -13,6 +13,7 @@ import yaml
 
 from app.definitions import kubernetes, pod_security
 from app.definitions import render as rendering
+from app.definitions.on_kubernetes.model import Cluster
 from app.errors import Invalid
 from app.model import quantities
 from support import corpus
@@ -49,7 +50,7 @@ def streams():
     for path in (one for one in valid if one.parent.name == "compose"):
         for level in ("baseline", "restricted"):
             limits = {**quantities.limits({}), "podSecurity": level}
-            cluster = {"instance": "i", "namespace": "ns", "volumeSize": "1Gi", "volumeSizes": {}}
+            cluster = Cluster("i", "ns")
             try:
                 answer = rendering.render(
                     {"yml": path.read_text(), "blueprintType": "compose"}, {}, limits, cluster=cluster

@@ -9,6 +9,7 @@ request cannot be running any more (docs/design.md, "Instances and usage")."""
 
 import difflib
 from contextlib import contextmanager
+from dataclasses import replace
 
 from flask import current_app
 from pymongo.errors import DuplicateKeyError
@@ -18,6 +19,7 @@ from app.blueprints.storage import store as blueprints
 from app.budgets import fitting
 from app.definitions import fit
 from app.definitions.fit import RESOURCES
+from app.definitions.on_kubernetes.model import Cluster
 from app.definitions.render import cluster_of, own_target
 from app.errors import Conflict, Invalid, NoRoom, NotFound, Problem
 from app.instances import namespaces
@@ -192,14 +194,19 @@ def _version(blueprint, rev):
 
 
 def _cluster(version, name, target, namespace, profile):
-    """The render options of an instance (`target`: its `target`, `volumeSize`, `volumeSizes`):
-    on Kubernetes, in the namespace it holds (none: one admitted before instances held them,
-    rendered as it was), holding the kinds its profile allows (render.cluster_of)."""
+    """The `Cluster` an instance renders for (`target`: its `target`, `volumeSize`,
+    `volumeSizes`; None: its blueprint's own format, on Docker): on Kubernetes, in the namespace
+    it holds (none: one admitted before instances held them, rendered as it was), holding the
+    kinds its profile allows."""
     converted = cluster_of(version.get("blueprintType"), target, name)
     if target.get("target") != "kubernetes" or (namespace is None and converted is None):
         return converted
-    own = {"instance": name, "namespace": namespace, "own": namespace is not None}
-    return {**(converted or {}), **own, "allowKinds": profile.get("allowKinds") or []}
+    return replace(
+        converted or Cluster(name),
+        namespace=namespace,
+        own=namespace is not None,
+        allow_kinds=tuple(profile.get("allowKinds") or ()),
+    )
 
 
 @contextmanager

@@ -11,10 +11,12 @@ bisection of at most RENDERS - 3 steps (2**61 candidates; a wider range is cut f
 import math
 import re
 import time
+from dataclasses import replace
 
 from app import definitions
 from app.definitions import compose, defaults, fit, kubernetes, on_kubernetes, parameters, templates, totals
 from app.definitions.on_kubernetes import tenancy
+from app.definitions.on_kubernetes.model import Cluster
 from app.definitions.on_kubernetes.notes import Notes
 from app.definitions.placeholders import MissingValue
 from app.errors import Invalid
@@ -27,11 +29,10 @@ MOST = 1_000_000  # the top of an integer parameter's range when it sets no maxi
 def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None, cluster=None, secrets=()):
     """The body of a render of `version` (a blueprint as stored) with the values `given`, fitted
     to a profile's `limits` (None: no profile) in the room its `usage` leaves; `maximize` searches
-    for `seconds` at most; `cluster` (the options of a Compose blueprint rendered for Kubernetes:
-    `namespace`, `volumeSize`, `volumeSizes`, `instance`, and `own` for an instance's namespace of
-    its own), converted. `used` (not shown) holds every value used, generated ones included,
-    which an instance keeps; `secrets` names parameters that stay secret whatever the schema says
-    now (an instance's)."""
+    for `seconds` at most; with a `Cluster` (`cluster_of`), a Compose blueprint converted for it,
+    and an instance's stream in its namespace of its own (`own`). `used` (not shown) holds every
+    value used, generated ones included, which an instance keeps; `secrets` names parameters that
+    stay secret whatever the schema says now (an instance's)."""
     declared = version.get("parameters") or {}
     used = parameters.values(declared, given)
     secret = parameters.secret_names(declared) | set(secrets)
@@ -58,7 +59,7 @@ def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None,
         converted = _on_kubernetes(text, answer, secret, cluster, limits, usage)
         objects = converted.pop("objects")
         answer.update(converted)
-    if cluster is not None and cluster.get("own"):
+    if cluster is not None and cluster.own:
         answer["yml"] = _in_own_namespace(fmt, answer, cluster, limits, objects)
     if maximize is not None:
         deadline = time.monotonic() + seconds
@@ -83,20 +84,20 @@ def own_target(blueprint_type):
 
 
 def cluster_of(blueprint_type, args, instance):
-    """The `cluster` options of a render that `args` ask for (`target`, `namespace`,
-    `volumeSize`, `volumeSizes`): None for the blueprint's own format; a 422 naming `target` for a
-    conversion there is none of."""
+    """The `Cluster` a render that `args` ask for (`target`, `namespace`, `volumeSize`,
+    `volumeSizes`) writes for, its objects labelled `instance`: None for the blueprint's own
+    format; a 422 naming `target` for a conversion there is none of."""
     target = args.get("target")
     if target is None or target == own_target(blueprint_type):
         return None
     if definitions.format_of(blueprint_type) is not compose:
         raise Invalid({"target": ["Only a Compose blueprint renders for another target than its own format."]})
-    return {
-        "instance": instance,
-        "namespace": args.get("namespace"),
-        "volumeSize": args.get("volumeSize", "1Gi"),
-        "volumeSizes": args.get("volumeSizes", {}),
-    }
+    return Cluster(
+        instance,
+        args.get("namespace"),
+        volume_size=args.get("volumeSize", "1Gi"),
+        volume_sizes=args.get("volumeSizes", {}),
+    )
 
 
 def _on_kubernetes(text, answer, secret, cluster, limits, usage):
@@ -107,9 +108,9 @@ def _on_kubernetes(text, answer, secret, cluster, limits, usage):
     texts = [templates.as_text(answer["used"][name]) for name in sorted(secret & set(answer["used"]))]
     values = {name: templates.as_text(value) for name, value in answer["used"].items()}
     level = (limits or {}).get("podSecurity")
-    options = {**cluster, "values": values, "secretTexts": [text for text in texts if text], "podSecurity": level}
+    cluster = replace(cluster, values=values, secret_texts=tuple(text for text in texts if text), pod_security=level)
     document = templates.load(text, compose.DIALECT)[0]
-    yml, objects, notes = on_kubernetes.convert(document, answer["requirements"], options)
+    yml, objects, notes = on_kubernetes.convert(document, answer["requirements"], cluster)
     _within_bounds(yml)
     requirements = definitions.measured(kubernetes, yamlguard.Documents(objects))
     fitted = None if limits is None else fit.fit(requirements, limits, usage)
@@ -128,9 +129,9 @@ def _in_own_namespace(fmt, answer, cluster, limits, objects):
     if fmt is kubernetes:
         notes = Notes()
         documents = templates.load(answer["yml"], kubernetes.DIALECT)
-        objects = tenancy.hold(documents, cluster["namespace"], cluster.get("allowKinds", ()), notes)
+        objects = tenancy.hold(documents, cluster.namespace, cluster.allow_kinds, notes)
         answer["notes"] = notes
-    held = tenancy.namespace_objects(cluster["namespace"], answer["requirements"], limits or {})
+    held = tenancy.namespace_objects(cluster.namespace, answer["requirements"], limits or {})
     definitions.measured(kubernetes, yamlguard.Documents(held))  # checked as the rest
     return _within_bounds(on_kubernetes.written(held + objects))
 

@@ -8,10 +8,11 @@ import pytest
 
 from app.definitions import render as rendering
 from app.definitions import templates
+from app.definitions.on_kubernetes.model import Cluster
 from app.errors import Invalid
 from support.on_kubernetes import bounded_file
 
-CLUSTER = {"instance": "i", "namespace": None, "volumeSize": "1Gi", "volumeSizes": {}}
+CLUSTER = Cluster("i")
 RANGES = "x-p: &p ['8000-8999:8000-8999', '9000-9999:9000-9999/udp']\nservices:\n"
 
 

@@ -10,19 +10,18 @@ import yaml
 
 from app import definitions
 from app.definitions import render
+from app.definitions.on_kubernetes.model import Cluster
 from app.errors import Invalid
 from support import compose_oracle as oracle
 from support import corpus
 from support.on_kubernetes import COUNTED, decoded_by_kubectl, kinds, unfaithful
 from tests.definitions.test_container_defaults import LIMITS, corpus_files
 
-CLUSTER = {"instance": "shop", "namespace": None, "volumeSize": "1Gi", "volumeSizes": {}}
-
 
 def converted(text, values=None, parameters=None, limits=LIMITS, **options):
     version = {"yml": text, "blueprintType": "compose", "parameters": parameters, "_id": "shop"}
     compose_render = render.render(version, values or {}, limits)
-    answer = render.render(version, values or {}, limits, cluster={**CLUSTER, **options})
+    answer = render.render(version, values or {}, limits, cluster=Cluster("shop", **options))
     return compose_render, answer, [one for one in yaml.safe_load_all(answer["yml"]) if one]
 
 
@@ -114,7 +113,7 @@ SHOP_PARAMETERS = {
 
 def test_a_template_converts_with_its_secrets_in_the_secret_and_every_loss_named():
     compose_render, answer, objects = converted(
-        SHOP, parameters=SHOP_PARAMETERS, namespace="team", volumeSizes={"data": "20Gi"}
+        SHOP, parameters=SHOP_PARAMETERS, namespace="team", volume_sizes={"data": "20Gi"}
     )
     answer_password = answer["used"]["DB_PASSWORD"]
     assert [one["kind"] for one in objects] == [
@@ -189,7 +188,7 @@ def test_a_template_converts_with_its_secrets_in_the_secret_and_every_loss_named
     [
         ("services:\n  web:\n    build: .\n", {}, "target"),
         ("services:\n  My_App:\n    image: a\n  my-app:\n    image: b\n", {}, "target"),
-        ("services:\n  web:\n    image: a\n", {"volumeSizes": {"nope": "1Gi"}}, "volumeSizes"),
+        ("services:\n  web:\n    image: a\n", {"volume_sizes": {"nope": "1Gi"}}, "volumeSizes"),
     ],
 )
 def test_what_cannot_convert_is_a_422_naming_why(text, options, field):

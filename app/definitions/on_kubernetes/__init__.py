@@ -10,7 +10,8 @@ import yaml
 from app.definitions import placeholders
 from app.definitions.compose_load import cast, services, started
 from app.definitions.on_kubernetes import mounts, network, pods
-from app.definitions.on_kubernetes.names import Names, label
+from app.definitions.on_kubernetes.model import Service
+from app.definitions.on_kubernetes.names import Names, label, metadata
 from app.definitions.on_kubernetes.notes import WHY, Notes
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import listed, mapping
@@ -32,40 +33,72 @@ MOST_PORTS = 2000
 INT32 = 2**31 - 1  # Kubernetes' replica counts and ports
 
 
-def convert(document, requirements, options):
-    """(the stream of objects as YAML, the objects, notes). `document`: the Compose file as
-    Compose reads it; `requirements`: its measure (each service's counted limits and count);
-    `options`: `instance` (the name objects are labelled with), `namespace`, `volumeSize`,
-    `volumeSizes`, `values` (the render's), `secretTexts` (the values of its secret parameters) and
-    `podSecurity` (the level its pods run at: restricted writes what it requires)."""
-    conversion = _Conversion(cast(_as_unset(document), []), requirements, options)
-    objects = conversion.objects()
-    return written(objects), objects, conversion.notes
+def convert(document, requirements, cluster):
+    """(the stream of objects as YAML, the objects, notes): `document` (the Compose file as Compose
+    reads it) loaded as its services with what `requirements` (its measure) counted of each, then
+    written for the `Cluster`."""
+    doc, notes = cast(_as_unset(document), []), Notes()
+    loaded = load(doc, requirements, notes)
+    objects = _Writer(doc, cluster, notes).objects(loaded)
+    return written(objects), objects, notes
 
 
-class _Conversion:
-    """One file's conversion: what its services share (the claims and files mounted, the values
-    Secret, the names given) and the notes."""
+def load(doc, requirements, notes):
+    """Each service of the project as a `Service`, once the file is within what a render for a
+    cluster writes; the top-level elements with no counterpart named in `notes`."""
+    resolved = services(doc, [])
+    entries = {entry["name"]: entry for entry in requirements["perContainer"]}
+    _bounded(resolved, entries)
+    for key in sorted(set(doc) - TOP_LEVEL):
+        if not str(key).startswith("x-"):
+            notes.dropped([key], "a top-level element Kubernetes has no counterpart for")
+    awaited = _awaited_to_complete(resolved)
+    named = _named_by_others(resolved) - awaited
+    loaded = []
+    for name, spec in resolved.items():
+        entry = entries.get(name)
+        replicas = 1 if entry is None or entry["count"] == "unknown" else entry["count"]
+        loaded.append(Service(name, spec, entry, replicas, name in awaited, name in named))
+    return loaded
 
-    def __init__(self, doc, requirements, options):
-        self.doc, self.options, self.notes = doc, options, Notes()
-        self.resolved = services(doc, [])
-        self.labels = {INSTANCE: options["instance"]}
-        self.storage = mounts.Storage(doc, options, self.labels, self.notes)
-        self.secrets = pods.Secrets(options["instance"], options["secretTexts"])
-        self.entries = {entry["name"]: entry for entry in requirements["perContainer"]}
-        self.completed = _awaited_to_complete(self.resolved)
-        self.named = _named_by_others(self.resolved) - self.completed
+
+def _bounded(resolved, entries):
+    """A 422 naming the bound a file's services or their ports (counted, not expanded) pass."""
+    running = [service for service in resolved.values() if started(service)]
+    if len(running) > MOST_SERVICES:
+        raise Invalid(
+            {"target": [f"{len(running)} services start: a render for a cluster holds at most {MOST_SERVICES}."]}
+        )
+    ports = sum(network.counted(service) for service in running)
+    if ports > MOST_PORTS:
+        raise Invalid(
+            {"target": [f"The services listen on {ports} ports: a render for a cluster writes at most {MOST_PORTS}."]}
+        )
+    for name, entry in entries.items():
+        if isinstance(entry["count"], int) and entry["count"] > INT32:
+            raise Invalid(
+                {
+                    "target": [
+                        f"services.{name}: {entry['count']} replicas; a Kubernetes workload holds at most {INT32}."
+                    ]
+                }
+            )
+
+
+class _Writer:
+    """The objects of loaded services on a cluster: what they share (the claims and files mounted,
+    the values Secret, the names given) and the notes."""
+
+    def __init__(self, doc, cluster, notes):
+        self.cluster, self.notes = cluster, notes
+        self.labels = {INSTANCE: cluster.instance}
+        self.storage = mounts.Storage(doc, cluster, self.labels, notes)
+        self.secrets = pods.Secrets(cluster.instance, cluster.secret_texts)
         self.names = Names("Deployment or Job")
 
-    def objects(self):
+    def objects(self, loaded):
         """The values Secret, the files and claims, the Services, then the workloads."""
-        self._bounded()
-        for key in sorted(set(self.doc) - TOP_LEVEL):
-            if not str(key).startswith("x-"):
-                self.notes.dropped([key], "a top-level element Kubernetes has no counterpart for")
-        made = [self._service(name, service) for name, service in self.resolved.items()]
-        made = [pair for pair in made if pair is not None]
+        made = [pair for pair in map(self._service, loaded) if pair is not None]
         if not made:
             raise Invalid(
                 {
@@ -77,73 +110,47 @@ class _Conversion:
             )
         values_secret = []
         if self.secrets.data:
-            metadata = network.metadata(label(self.options["instance"]), self.labels, self.options["namespace"])
-            values_secret = [
-                {"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "stringData": self.secrets.data}
-            ]
+            named = metadata(label(self.cluster.instance), self.labels, self.cluster.namespace)
+            values_secret = [{"apiVersion": "v1", "kind": "Secret", "metadata": named, "stringData": self.secrets.data}]
         return [*values_secret, *self.storage.objects(), *(pair[0] for pair in made), *(pair[1] for pair in made)]
 
-    def _bounded(self):
-        """A 422 naming the bound a file's services or their ports (counted, not expanded) pass."""
-        running = [service for service in self.resolved.values() if started(service)]
-        if len(running) > MOST_SERVICES:
-            raise Invalid(
-                {"target": [f"{len(running)} services start: a render for a cluster holds at most {MOST_SERVICES}."]}
-            )
-        ports = sum(network.counted(service) for service in running)
-        if ports > MOST_PORTS:
-            raise Invalid(
-                {
-                    "target": [
-                        f"The services listen on {ports} ports: a render for a cluster writes at most {MOST_PORTS}."
-                    ]
-                }
-            )
-        for name, entry in self.entries.items():
-            if isinstance(entry["count"], int) and entry["count"] > INT32:
-                raise Invalid(
-                    {
-                        "target": [
-                            f"services.{name}: {entry['count']} replicas; a Kubernetes workload holds at most {INT32}."
-                        ]
-                    }
-                )
-
-    def _service(self, service_name, service):
+    def _service(self, service):
         """(its Service, its workload), or None for a service `docker compose up` does not start."""
-        where, notes = ["services", service_name], self.notes
-        if not started(service):
+        spec, where, notes = service.spec, service.where, self.notes
+        if not started(spec):
             notes.dropped(where, "in a Compose profile: `docker compose up` starts it only when its profile is named")
             return None
-        if "image" not in service:
+        if "image" not in spec:
             raise Invalid(
                 {"target": [f"{'.'.join(where)}: a service with `build` and no `image`: a cluster runs images."]}
             )
-        name = self.names.of(service_name, ".".join(where))
-        entry = self.entries.get(service_name)
-        replicas = 1 if entry is None or entry["count"] == "unknown" else entry["count"]
-        _name_what_is_not_carried(service, where, notes)
-        selector = {NAME: name, INSTANCE: self.options["instance"]}
-        listened = network.ports(service, where, notes)
-        if not listened and service_name in self.named:
+        name = self.names.of(service.name, ".".join(where))
+        _name_what_is_not_carried(spec, where, notes)
+        selector = {NAME: name, INSTANCE: self.cluster.instance}
+        listened = network.ports(spec, where, notes)
+        if not listened and service.named:
             notes.approximated(where, NO_PORT)
-        volumes, volume_mounts, claimed = self.storage.mounts(service, where, replicas)
-        level = self.options.get("podSecurity")
-        container = pods.container(name, service, where, entry, listened, self.secrets, notes, level)
+        workload = self._workload(service, name, selector, listened)
+        return network.service_object(name, selector, listened, self.cluster.namespace), workload
+
+    def _workload(self, service, name, selector, listened):
+        """The service's Deployment, or its Job where another waits for it to complete."""
+        spec, where, notes = service.spec, service.where, self.notes
+        volumes, volume_mounts, claimed = self.storage.mounts(spec, where, service.replicas)
+        level = self.cluster.pod_security
+        container = pods.container(name, spec, where, service.entry, listened, self.secrets, notes, level)
         if volume_mounts:
             container["volumeMounts"] = volume_mounts
-        spec = {"containers": [container], **pods.pod(service, where, notes)}
+        pod = {"containers": [container], **pods.pod(spec, where, notes)}
         if volumes:
-            spec["volumes"] = volumes
-        template = {"metadata": {"labels": selector}, "spec": spec}
-        if annotations := pods.annotations(service, where, self.secrets, notes):
+            pod["volumes"] = volumes
+        template = {"metadata": {"labels": selector}, "spec": pod}
+        if annotations := pods.annotations(spec, where, self.secrets, notes):
             template["metadata"]["annotations"] = annotations
-        metadata = network.metadata(name, selector, self.options["namespace"])
-        if service_name in self.completed:
-            workload = _job(metadata, template, replicas, service, where, notes)
-        else:
-            workload = _deployment(metadata, template, replicas, claimed, service, where, notes)
-        return network.service_object(name, selector, listened, self.options["namespace"]), workload
+        named = metadata(name, selector, self.cluster.namespace)
+        if service.awaited:
+            return _job(named, template, service.replicas, spec, where, notes)
+        return _deployment(named, template, service.replicas, claimed, spec, where, notes)
 
 
 def written(objects):

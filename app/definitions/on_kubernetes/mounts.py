@@ -7,8 +7,7 @@ import posixpath
 from contextlib import suppress
 
 from app.definitions.compose_load import LoadError, parse_volume
-from app.definitions.on_kubernetes.names import Names, label
-from app.definitions.on_kubernetes.network import metadata
+from app.definitions.on_kubernetes.names import Names, label, metadata
 from app.definitions.schemas import listed, mapping
 from app.errors import Invalid
 from app.model import quantities
@@ -21,14 +20,14 @@ SHM = "/dev/shm"  # noqa: S108 (where a container's shared memory is mounted, no
 class Storage:
     """The claims, ConfigMaps and Secrets of one conversion, and each service's mounts of them."""
 
-    def __init__(self, doc, options, labels, notes):
+    def __init__(self, doc, cluster, labels, notes):
         self.top = {kind: mapping(doc.get(kind)) for kind in ("volumes", "configs", "secrets")}
-        self.sizes, self.default_size = options["volumeSizes"], options["volumeSize"]
+        self.sizes, self.default_size = cluster.volume_sizes, cluster.volume_size
         unknown = sorted(set(self.sizes) - set(self.top["volumes"]))
         if unknown:
             raise Invalid({"volumeSizes": [f"The file declares no volume {name!r}." for name in unknown]})
-        self.namespace, self.labels, self.notes = options["namespace"], labels, notes
-        self.values, self.secret_texts = options["values"], options["secretTexts"]
+        self.namespace, self.labels, self.notes = cluster.namespace, labels, notes
+        self.values, self.secret_texts = cluster.values, cluster.secret_texts
         self.claims, self.files, self.replicas = {}, {}, {}
         self.names = {kind: Names(kind) for kind in ("PersistentVolumeClaim", "ConfigMap", "Secret")}
 

@@ -36,3 +36,11 @@ class Names:
                 }
             )
         return given
+
+
+def metadata(name, labels, namespace):
+    """An object's metadata: its name, labels, and the namespace where one is given."""
+    found = {"name": name, "labels": labels}
+    if namespace:
+        found["namespace"] = namespace
+    return found

@@ -5,6 +5,7 @@ Compose network), and `extra_hosts` as host aliases."""
 import ipaddress
 
 from app.definitions.compose_load import LoadError, port_spec
+from app.definitions.on_kubernetes.names import metadata
 from app.definitions.schemas import listed
 
 MOST_PORTS = 1000  # a service's ports written out, ranges expanded (a 256 KiB file could ask for millions)
@@ -132,11 +133,3 @@ def host_aliases(service, where, notes):
                 continue
             by_address.setdefault(str(one).strip("[]"), []).append(str(host))
     return [{"ip": address, "hostnames": hosts} for address, hosts in by_address.items()]
-
-
-def metadata(name, labels, namespace):
-    """An object's metadata: its name, labels, and the namespace where one is given."""
-    found = {"name": name, "labels": labels}
-    if namespace:
-        found["namespace"] = namespace
-    return found

@@ -7,7 +7,8 @@ what was admitted and to its profile's pod security level."""
 import fnmatch
 
 from app.definitions import kubernetes, pod_security
-from app.definitions.on_kubernetes import budget, network
+from app.definitions.on_kubernetes import budget
+from app.definitions.on_kubernetes.names import metadata
 from app.definitions.schemas import listed, mapping
 from app.errors import Invalid
 
@@ -214,11 +215,11 @@ def namespace_objects(namespace, requirements, limits):
         "pod-security.kubernetes.io/enforce": level,
         "pod-security.kubernetes.io/enforce-version": pod_security.VERSION,
     }
-    metadata = network.metadata(namespace, labels, namespace)
+    named = metadata(namespace, labels, namespace)
     objects = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": namespace_labels}},
-        budget.resource_quota(metadata, requirements),
+        budget.resource_quota(named, requirements),
     ]
-    if (limit_range := budget.limit_range(metadata, limits)) is not None:
+    if (limit_range := budget.limit_range(named, limits)) is not None:
         objects.append(limit_range)
     return objects

@@ -1,0 +1,40 @@
+"""What the conversion reads and is told, typed: the `Cluster` a render writes for (one object
+from the request through an admission to the writer) and the `Service` each Compose service is
+loaded as, before anything is written. Kompose reads the same way: a loader, one object per
+service, a transformer with its options."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Where and how a render for a cluster writes."""
+
+    instance: str  # the name its objects are labelled with
+    namespace: str | None = None  # where they are written (None: wherever they are applied)
+    volume_size: str = "1Gi"  # a claim's size, unless `volume_sizes` names its volume
+    volume_sizes: Mapping[str, str] = field(default_factory=dict)
+    own: bool = False  # an instance's namespace of its own: its Namespace, quota and LimitRange first
+    allow_kinds: tuple[str, ...] = ()  # the kinds its profile lets an instance hold beyond those measured
+    # What the render adds once it has its values
+    values: Mapping[str, str] = field(default_factory=dict)  # every value, as text
+    secret_texts: tuple[str, ...] = ()  # the values of its secret parameters
+    pod_security: str | None = None  # the level its pods run at (restricted writes what it requires)
+
+
+@dataclass(frozen=True)
+class Service:
+    """One service of the project, as loaded: what the writer makes a workload and a Service of."""
+
+    name: str  # its Compose name
+    spec: dict  # the service as Compose reads it
+    entry: dict | None  # what measuring counted of it (requirements' perContainer), None when nothing
+    replicas: int  # the replicas counted
+    awaited: bool  # another waits for it to complete: a Job, not a Deployment
+    named: bool  # another names it (depends_on, links): it needs a name that resolves
+
+    @property
+    def where(self):
+        """Its path in the file, as notes and problems name it."""
+        return ["services", self.name]
