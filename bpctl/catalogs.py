@@ -26,6 +26,7 @@ DOKPLOY_FILES = ("docker-compose.yml", "template.toml", "meta.json")
 @click.option(
     "--format",
     "kind",
+    # the service's registry of formats, in its order (tests/imports/test_catalogs.py holds it)
     type=click.Choice(["portainer", "openshift", "compose", "native", "kubernetes-quota", *PLATFORMS]),
     required=True,
     help="What SOURCE holds (dokploy, coolify, caprover: a checkout of the catalog, its folder, or one template).",

@@ -30,7 +30,7 @@ EXAMPLES = ("example", "example.com", "admin@example.com", "/srv/example", "true
 NAMES_SERVICES = ("depends_on", "links", "volumes_from", "networks")  # where a value names a service or network
 
 
-def candidates(document):
+def candidates(document, files, defaults):
     """A Candidate per template of `document` ({name: its YAML}), in its order."""
     return compose_parts.candidates(document, _candidate, "captainVersion: 4\\nservices: ...")
 

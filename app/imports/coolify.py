@@ -49,7 +49,7 @@ COOLIFY_VOLUME = re.compile(r"\$\{COOLIFY_VOLUME_([A-Za-z0-9_]+)\}")
 OWN_KEYS = ("exclude_from_hc",)  # Coolify's own service keys, which Compose does not know
 
 
-def candidates(document):
+def candidates(document, files, defaults):
     """A Candidate per template of `document` ({name: its YAML}), in its order."""
     return compose_parts.candidates(document, _candidate, "services: ...")
 

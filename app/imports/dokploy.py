@@ -37,7 +37,7 @@ GIVEN = {  # what a team gives, and the example a template is checked with meanw
 }
 
 
-def candidates(document):
+def candidates(document, files, defaults):
     """A Candidate per template of `document` ({id: {file name: text}}), in its order."""
     if not isinstance(document, dict) or not all(isinstance(entry, dict) for entry in document.values()):
         raise ValueError(

@@ -28,7 +28,8 @@ def templates(document):
     return items
 
 
-def candidates(document, files):
+def candidates(document, files, defaults):
+    """A Candidate per Template of `document` (one, a list, or a List of them)."""
     return [_candidate(index, template) for index, template in enumerate(templates(document))]
 
 

@@ -18,12 +18,10 @@ SHARED_NETWORKS = ("host", "bridge", "none")  # Portainer's `network` names a mo
 VOLUME_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_.-]*")  # as Docker names a volume
 
 
-def is_catalog(document):
-    return isinstance(document, dict) and isinstance(document.get("templates"), list)
-
-
-def candidates(document, files):
-    """A Candidate per template, in the file's order."""
+def candidates(document, files, defaults):
+    """A Candidate per template, in the file's order (a stack's file from `files`)."""
+    if not isinstance(document, dict) or not isinstance(document.get("templates"), list):
+        raise ValueError('must be a Portainer app templates file: {"version": "2" or "3", "templates": [...]}.')
     if str(document.get("version")) not in VERSIONS:
         raise ValueError(f"version must be one of {', '.join(VERSIONS)}.")
     found, seen = [], {}

@@ -21,16 +21,6 @@ from app.profiles.storage import store as profiles
 from app.storage.resource_store import Collision
 
 MAX_TEMPLATES = 1000
-NAMED = {
-    "portainer": "a Portainer",
-    "openshift": "an OpenShift",
-    "compose": "a Compose",
-    "native": "a native",
-    "kubernetes-quota": "a Kubernetes quota",
-    "dokploy": "a Dokploy catalog",
-    "coolify": "a Coolify catalog",
-    "caprover": "a CapRover catalog",
-}
 
 
 @dataclass(frozen=True)
@@ -58,7 +48,7 @@ def run(body, user, dry_run):
     try:
         found = formats.candidates(fmt, body["document"], body["files"], defaults)
     except ValueError as exc:
-        raise Invalid({"document": [f"Not {NAMED.get(fmt, fmt)} document: {exc}"]}) from None
+        raise Invalid({"document": [f"Not {formats.FORMATS[fmt].named} document: {exc}"]}) from None
     if len(found) > MAX_TEMPLATES:
         raise Invalid({"document": [f"{len(found)} templates; at most {MAX_TEMPLATES} are imported at once."]})
     target = TARGETS.get(fmt, BLUEPRINTS)

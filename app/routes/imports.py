@@ -12,8 +12,7 @@ from app.definitions import format_of, kubernetes
 from app.errors import Conflict
 from app.http.openapi import Blueprint, problems
 from app.http.parser import body_limits
-from app.imports import openshift, quota, workflow
-from app.imports.formats import NATIVE_VERSION
+from app.imports import native, openshift, quota, workflow
 from app.imports.schemas import ExportFormat, ExportQuery, ImportReportSchema, ImportSchema, ProfileExportFormat
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
 from app.model.yamlguard import YamlError
@@ -96,7 +95,7 @@ class ProfileExport(MethodView):
 
 def _exported(user, args, fits):
     """The export's JSON, a page of blueprints at a time (100,000 never sit in memory together)."""
-    yield b'{"format":"native","version":%d,"blueprints":[' % NATIVE_VERSION
+    yield b'{"format":"native","version":%d,"blueprints":[' % native.VERSION
     position, first, schema = None, True, BlueprintSchema(only=("id", *WRITABLE))
     while True:
         items, position = store.list(user, {**args, "limit": EXPORT_PAGE, "cursor": position}, fits)

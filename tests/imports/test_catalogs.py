@@ -518,3 +518,20 @@ def test_a_stored_definition_whose_aliases_expand_past_the_limits_is_refused_on_
         )
     problem = assert_problem(api.get(f"/blueprints/{created['id']}/export?format=openshift", user="alice"), 409)
     assert "Aliases expand" in problem["detail"]
+
+
+def test_every_client_lists_the_formats_the_service_reads():
+    """The service's registry is the one list; bpctl and the web page, clients that import nothing
+    of it, offer exactly its formats (the web page those that make blueprints)."""
+    from pathlib import Path
+
+    from app.imports import workflow
+    from app.imports.formats import FORMATS
+    from bpctl.catalogs import import_
+
+    (choice,) = [param.type.choices for param in import_.params if param.name == "kind"]
+    script = (Path(__file__).resolve().parents[2] / "app/web/static/import.js").read_text()
+    listed = re.search(r"const IMPORT_FORMATS = \[(.*?)\];", script, re.S)[1]
+    offered = re.findall(r"\['([a-z-]+)', '", listed)
+    assert list(choice) == list(FORMATS)
+    assert sorted(offered) == sorted(set(FORMATS) - set(workflow.TARGETS))
