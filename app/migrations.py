@@ -85,7 +85,7 @@ def _keys(store, doc):
 
 
 def _secrets(store, doc):
-    blueprint = blueprints.found(ObjectId(doc["blueprint"]))
+    blueprint = blueprints.stored(ObjectId(doc["blueprint"]))
     try:
         version = history.version(blueprint, doc["blueprintRev"]) if blueprint else None
     except NotFound:  # that revision is gone: nothing tells which value was generated
@@ -98,7 +98,7 @@ def _target(store, doc):
     an instance could target Kubernetes); one whose blueprint is gone, by what its definition is."""
     if "target" in doc:
         return {}
-    blueprint = blueprints.found(ObjectId(doc["blueprint"]))
+    blueprint = blueprints.stored(ObjectId(doc["blueprint"]))
     if blueprint is not None:
         return {"target": own_target(blueprint.get("blueprintType"))}
     return {"target": "kubernetes" if "apiVersion:" in (doc.get("yml") or "") else "compose"}
@@ -202,7 +202,7 @@ def _migrated(store, migrations, doc):
             return False
         if store.reshape(doc, changes):
             return True
-        doc = store.found(doc["_id"])
+        doc = store.stored(doc["_id"])
     return False
 
 

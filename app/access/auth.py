@@ -59,7 +59,7 @@ def _verify_password(username, password):
     digest = _credentials_digest(username, password)
     remembered = state.of().verified.get(digest)
     if remembered is not None:
-        user = users.current(username)
+        user = users.cached(username)
         if user and user["passwordHash"] == remembered and not user["disabled"]:
             return user
         state.of().verified.drop(digest)

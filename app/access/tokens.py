@@ -46,7 +46,7 @@ def user_of(token):
     username, expires, generation = record["username"], record["expiresAt"], record.get("generation", 0)
     if expires <= now():
         return None
-    user = users.current(username)
+    user = users.cached(username)
     if not user or user["disabled"] or generation < users.token_generation(user):
         return None
     if any(r["digest"] == digest for r in user.get("revokedTokens", ())):

@@ -90,7 +90,7 @@ def find(username):
     return _stored().find_one({"username": username})
 
 
-def current(username):
+def cached(username):
     """The user record as read at most USER_CACHE_SECONDS ago by this process (the hot path:
     every authenticated request needs it). A change made here drops the copy at once."""
     cache = state.of().users
@@ -178,7 +178,7 @@ def authenticate(username, password):
 
     An unknown user costs one hash check too, so response times do not tell which names exist.
     """
-    doc = current(username)
+    doc = cached(username)
     stored = doc["passwordHash"] if doc else _decoy_hash(current_app.config["PASSWORD_HASH_METHOD"])
     if check_password_hash(stored, password) and doc and not doc["disabled"]:
         return doc

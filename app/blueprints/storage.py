@@ -70,7 +70,7 @@ class Blueprints(ResourceStore):
         written together on the condition that the keys are still the ones read, so the count is
         always the number of users in `starredBy` and no star is lost to a concurrent one."""
         for _ in range(MAX_ATTEMPTS):
-            doc, me = self.get(id_text, user), user["username"]
+            doc, me = self.readable(id_text, user), user["username"]
             held = doc.get("starredBy", [])
             if (me in held) == starred:
                 return

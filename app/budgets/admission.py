@@ -39,7 +39,7 @@ def admit(fields, user, id=None, dry_run=False):
     """Render the blueprint at its revision with the values and the profile's defaults, and
     admit it in the room the profile has (a 409 `quota` problem otherwise). A name the caller
     has already is refused by the unique index (`one_name_per_owner`); a dry run asks."""
-    earlier = id and instances.found(id)
+    earlier = id and instances.stored(id)
     if earlier:
         return earlier
     blueprint = _readable(blueprints, fields["blueprint"], user, "blueprint")
@@ -102,8 +102,8 @@ def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=
     those given, admit the difference; the new version and the diff of the definitions. An
     instance on Kubernetes admitted before instances held namespaces takes `namespace`."""
     doc = instances.checked(id_text, user, if_match)
-    version = _version(blueprints.get(doc["blueprint"], user), rev)
-    profile = profiles.current(object_id(doc["profile"]))
+    version = _version(blueprints.readable(doc["blueprint"], user), rev)
+    profile = profiles.with_usage(object_id(doc["profile"]))
     held = doc.get("namespace")
     if namespace is not None and (held is not None or doc["target"] != "kubernetes"):
         raise Invalid({"namespace": ["Only an instance on Kubernetes that holds no namespace yet takes one."]})
@@ -144,7 +144,7 @@ def withdraw(id_text, user, if_match=None):
     are given back (decided again when it is not)."""
     for _ in range(MAX_ATTEMPTS):
         doc = instances.checked(id_text, user, if_match)
-        profile = profiles.current(object_id(doc["profile"]))
+        profile = profiles.with_usage(object_id(doc["profile"]))
         if profile is None:  # deleted under it (it cannot be while this is counted)
             instances.delete_version(doc)
             _let_go(doc)
@@ -178,7 +178,7 @@ def reservation(profile, instance_id, delta, entry):
 def _readable(resource_store, id_text, user, field):
     """A blueprint or profile a body names: one the caller may read, else a 422 naming the field."""
     try:
-        return resource_store.get(id_text, user)
+        return resource_store.readable(id_text, user)
     except NotFound as exc:
         raise Invalid({field: [exc.detail]}) from None
 
@@ -233,7 +233,7 @@ def _take(namespace, owner, instance_id):
     except Conflict:
         found = namespaces.holder(namespace)
         lease = 2 * current_app.config["REQUEST_TIMEOUT"]
-        if found is None or instances.found(object_id(found[0])) is not None:
+        if found is None or instances.stored(object_id(found[0])) is not None:
             raise
         if not namespaces.free_stale(namespace, found[0], lease):
             raise
@@ -301,7 +301,7 @@ def _reserve(profile, instance_id, delta, entry):
             raise Conflict("The profile was deleted meanwhile.")
         if recorded := profiles.reserve(profile, instance_id, delta, entry):
             return recorded
-        profile = profiles.current(profile["_id"])
+        profile = profiles.with_usage(profile["_id"])
         if profile is not None:
             _refuse_without_room({"resources": fit.growth(delta, quantities.limits(profile), profile["usage"])})
     raise Conflict("The profile kept changing: try again.")

@@ -19,7 +19,7 @@ NO_STORE = {"Cache-Control": "no-store"}  # a render holds values, secrets among
 def profile_of(profile_id, user):
     """A profile the caller may read; without an id, the caller's default profile (a 422 naming
     `profile` when they have none)."""
-    return profiles.get(profile_id, user) if profile_id is not None else profiles.default_of(user)
+    return profiles.readable(profile_id, user) if profile_id is not None else profiles.default_of(user)
 
 
 def limits_of(profile):

@@ -39,7 +39,7 @@ class Instances(Documents):
 
     def rev_of(self, _id):
         """The instance's `rev`, None when there is none."""
-        doc = self.found(_id, {"rev": 1})
+        doc = self.stored(_id, {"rev": 1})
         return None if doc is None else doc["rev"]
 
     def made_from(self, blueprint_id, most):

@@ -53,19 +53,19 @@ class Profiles(ResourceStore):
         named = doc.get("entitledUsers") or ()
         return [list_keys.ADMINS, doc["owner"]], [user for user in named if user != doc["owner"]]
 
-    def get(self, id_text, user):
+    def readable(self, id_text, user):
         """A profile the user may read, its usage settled where a crashed request left it unsettled."""
-        return self.settled(super().get(id_text, user))
+        return self.settled(super().readable(id_text, user))
 
     def create(self, fields, user, id=None, dry_run=False):
         """A profile, answered with its usage (a new one's: nothing)."""
         made = super().create(fields, user, id, dry_run)
         return made if "usage" in made else {**made, "usage": dict(usage.ZERO)}
 
-    def current(self, _id):
+    def with_usage(self, _id):
         """The profile whose id is `_id` with its usage, settled, or None, whoever asks: the one an
         admission spends from."""
-        found = self.found(_id)
+        found = self.stored(_id)
         return None if found is None else self.settled(self.with_parts([found])[0])
 
     def differing(self, stored, changes):
@@ -94,7 +94,7 @@ class Profiles(ResourceStore):
         doc = self.checked(id_text, user, if_match)
         closing = ledgers.close(doc["_id"])
         if closing is None:
-            count = self.get(id_text, user)["usage"]["instances"]
+            count = self.readable(id_text, user)["usage"]["instances"]
             if count == 0:  # closed by another delete, under way or died less than a lease ago
                 raise Conflict("Another delete of this profile is under way: try again.")
             raise Conflict(
@@ -229,7 +229,7 @@ class Profiles(ResourceStore):
                 self.take_back(profile["_id"], instance_id, entry)
         if closing is not None and closing < oldest:
             ledgers.reopen(profile["_id"], closing)
-        return self.current(profile["_id"])
+        return self.with_usage(profile["_id"])
 
 
 store = Profiles()

@@ -100,7 +100,7 @@ class BlueprintItem(MethodView):
     def get(self, id):
         """Read one blueprint"""
         user = current_user()
-        return crud.answer_read(store.seen_by(store.get(id, user), user))
+        return crud.answer_read(store.seen_by(store.readable(id, user), user))
 
     @login_required(role="member")
     @crud.changes(blp, BlueprintSchema, "blueprint", partial=True, example={"name": "web"})
@@ -130,7 +130,7 @@ class BlueprintFit(MethodView):
     def get(self, args, id):
         """Check whether a blueprint fits a profile"""
         user = current_user()
-        return fitting.fit_of(store.get(id, user), args, user)
+        return fitting.fit_of(store.readable(id, user), args, user)
 
 
 @blp.route("/<id>/render")
@@ -140,7 +140,7 @@ class BlueprintRender(MethodView):
     def post(self, args, id):
         """Render a blueprint's template with values, measured and fitted to a profile"""
         user = current_user()
-        return fitting.render_answer(store.get(id, user), args, user)
+        return fitting.render_answer(store.readable(id, user), args, user)
 
 
 @blp.route("/<id>/yml")
@@ -150,7 +150,7 @@ class BlueprintDefinition(MethodView):
     @crud.downloads(blp, "The definition, as stored.", "Content-Disposition")
     def get(self, id):
         """Download a blueprint's definition"""
-        doc = store.get(id, current_user())
+        doc = store.readable(id, current_user())
         if doc.get("yml") is None:
             raise NotFound("This blueprint has no definition.")
         download = {"Content-Disposition": attachment(doc.get("name"), str(doc["_id"]))}

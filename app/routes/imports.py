@@ -67,7 +67,7 @@ class BlueprintExport(MethodView):
     @problems(blp, 404, 409, 422)
     def get(self, id, format):
         """Export one blueprint in another tool's format"""
-        doc = store.get(id, current_user())
+        doc = store.readable(id, current_user())
         if format_of(doc.get("blueprintType")) is not kubernetes or doc.get("yml") is None:
             raise Conflict("Only a Kubernetes blueprint with a definition exports as an OpenShift Template.")
         try:
@@ -89,7 +89,7 @@ class ProfileExport(MethodView):
     @problems(blp, 404, 422)
     def get(self, id, format, namespace=None):
         """Export a profile as Kubernetes' own quota objects"""
-        profile = profiles.get(id, current_user())
+        profile = profiles.readable(id, current_user())
         return Response(quota.as_objects(profile, namespace), mimetype="application/yaml")
 
 

@@ -40,7 +40,7 @@ def behind(args):
 
     def rev_of(blueprint_id):
         if blueprint_id not in current:
-            found = blueprints.found(object_id(blueprint_id), {"rev": 1})
+            found = blueprints.stored(object_id(blueprint_id), {"rev": 1})
             current[blueprint_id] = found["rev"] if found else None
         return current[blueprint_id]
 
@@ -68,7 +68,7 @@ class InstanceItem(MethodView):
     @crud.reads(blp, InstanceSchema, "instance")
     def get(self, id):
         """Read one instance"""
-        return crud.answer_read(store.get(id, current_user()))
+        return crud.answer_read(store.readable(id, current_user()))
 
     @login_required(role="member")
     @crud.deletes(blp, "The instance is gone; its profile's usage is freed.")
@@ -84,7 +84,7 @@ class InstanceDefinition(MethodView):
     def get(self, id):
         """Download an instance's rendered definition (its owner and admins)"""
         user = current_user()
-        doc = store.get(id, user)
+        doc = store.readable(id, user)
         if not store.can_read_definition(doc, user):
             raise NotFound("Only the instance's owner and admins read its definition: it holds its secrets.")
         return crud.answer_read(doc, Response(doc["yml"], mimetype="application/yaml"), NO_STORE)

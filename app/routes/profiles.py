@@ -34,7 +34,7 @@ class ProfileCollection(MethodView):
         """List the profiles the caller may read"""
         user, fitting = current_user(), None
         if "fits" in args:  # the blueprint must be readable: 404 otherwise
-            fitting = profiles_fitted_by(blueprints.get(args["fits"], user))
+            fitting = profiles_fitted_by(blueprints.readable(args["fits"], user))
         return store.list(user, args, fitting)
 
     @login_required(role="member")
@@ -50,7 +50,7 @@ class ProfileItem(MethodView):
     @crud.reads(blp, ProfileSchema, "profile")
     def get(self, id):
         """Read one profile"""
-        return crud.answer_read(store.get(id, current_user()))
+        return crud.answer_read(store.readable(id, current_user()))
 
     @login_required(role="member")
     @crud.changes(blp, ProfileSchema, "profile", partial=True, example={"name": "small"})

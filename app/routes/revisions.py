@@ -25,7 +25,7 @@ class Revisions(MethodView):
     def get(self, args, id):
         """List the kept versions of a blueprint"""
         user = current_user()
-        items, below = history.page(store.get(id, user), args["limit"], args.get("cursor"))
+        items, below = history.page(store.readable(id, user), args["limit"], args.get("cursor"))
         return [store.seen_by(item, user) for item in items], below
 
 
@@ -37,7 +37,7 @@ class Revision(MethodView):
     def get(self, id, rev):
         """Read one version of a blueprint"""
         user = current_user()
-        return store.seen_by(history.version(store.get(id, user), rev), user)
+        return store.seen_by(history.version(store.readable(id, user), rev), user)
 
 
 @blp.route("/<id>/revisions/<int:rev>/restore")
@@ -50,7 +50,7 @@ class RevisionRestore(MethodView):
     def post(self, id, rev):
         """Make a kept version current again (a new version with its writable fields)"""
         user = current_user()
-        restored = history.writable(history.version(store.get(id, user), rev))
+        restored = history.writable(history.version(store.readable(id, user), rev))
         doc = store.update(id, user, restored, preconditions.if_match())
         return store.seen_by(doc, user), {"ETag": etag(doc)}
 
@@ -62,7 +62,7 @@ class RevisionRender(MethodView):
     def post(self, args, id, rev):
         """Render a kept version of a blueprint's template"""
         user = current_user()
-        return render_answer(history.version(store.get(id, user), rev), args, user)
+        return render_answer(history.version(store.readable(id, user), rev), args, user)
 
 
 @blp.route("/<id>/diff")
@@ -73,7 +73,7 @@ class Diff(MethodView):
     @problems(blp, 404, 422)
     def get(self, args, id):
         """Compare two versions of a blueprint (default: the previous and the current)"""
-        current = store.get(id, current_user())
+        current = store.readable(id, current_user())
         newer = args.get("newer", current["rev"])
         older = args.get("older", max(newer - 1, 1))
         return history.diff(history.version(current, older), history.version(current, newer))

@@ -86,16 +86,16 @@ class Documents:
         """The changes `user` would write, once the rules that need `stored` (None on create) hold."""
         return changes
 
-    def get(self, id_text, user):
+    def readable(self, id_text, user):
         doc = self.coll().find_one({"_id": object_id(id_text, self.noun)})
         if doc is None or not self.can_read(doc, user):
             raise missing(self.noun, id_text)
         return self.with_parts([doc])[0]
 
-    def found(self, _id, projection=None):
+    def stored(self, _id, projection=None):
         """The document whose id is `_id` (an ObjectId) as stored, or None, whoever asks: for the
         service's own use (a blueprint's current rev, a migration's read), never answered without
-        `get`'s check."""
+        `readable`'s check."""
         return self.coll().find_one({"_id": _id}, projection)
 
     def caller_scopes(self, user):
@@ -105,7 +105,7 @@ class Documents:
 
     def with_parts(self, docs):
         """The documents as answered, with what is kept of them elsewhere (a profile's usage): every
-        answer of a document read passes through it (`found` reads a document as stored)."""
+        answer of a document read passes through it (`stored` reads a document as stored)."""
         return docs
 
     def seen_by(self, doc, user):
@@ -178,7 +178,7 @@ class Documents:
 
     def checked(self, id_text, user, if_match):
         """The current version, if `user` may change it and the precondition holds."""
-        doc = self.get(id_text, user)
+        doc = self.readable(id_text, user)
         if not (is_admin(user) or doc["owner"] == user["username"]):
             raise Forbidden("Only the owner or an admin may change or delete this resource.")
         if if_match is not None and not if_match(doc):
@@ -243,7 +243,7 @@ class ResourceStore(Documents):
         """Insert. An idempotent request names the `id` (an ObjectId) the document gets, so a retry
         finds what an earlier attempt made instead of making it again. A dry run makes every
         check and returns the document it would insert, without an id, storing nothing."""
-        earlier = id and self.found(id)
+        earlier = id and self.stored(id)
         if earlier:
             return self.with_parts([earlier])[0]
         doc = self.drafted(fields, user, id, dry_run)
@@ -277,7 +277,7 @@ class ResourceStore(Documents):
         if self.coll().delete_one(condition).deleted_count:
             self.after_delete(doc)
         elif if_match is not None and self.coll().find_one({"_id": doc["_id"], "rev": doc["rev"]}) is None:
-            raise PreconditionFailed(self.get(id_text, user))  # changed or deleted since it was read
+            raise PreconditionFailed(self.readable(id_text, user))  # changed or deleted since it was read
         elif condition.keys() - {"_id", "rev"} and self.coll().find_one({"_id": doc["_id"]}) is not None:
             raise self.refused_delete(self.coll().find_one({"_id": doc["_id"]}))
 

@@ -417,12 +417,12 @@ def test_a_reservation_adds_what_grows_at_once_and_frees_what_shrinks_only_once_
     shop = deploy(api, web, team, "shop").json
     share = {"memoryBytes": 256 * Mi, "cpuMillis": 100, "containers": 1, "storageBytes": 0, "instances": 1}
     with app.app_context():
-        profile = profiles.current(ObjectId(team["id"]))
+        profile = profiles.with_usage(ObjectId(team["id"]))
         smaller = {**{key: -value for key, value in share.items()}, "memoryBytes": Mi, "instances": 0}
         entry = profiles.reserve(profile, shop["id"], smaller, {"op": "upgrade", "rev": 2})
-        during = profiles.current(profile["_id"])["usage"]
+        during = profiles.with_usage(profile["_id"])["usage"]
         profiles.settle(profile["_id"], shop["id"], entry)
-        after = profiles.current(profile["_id"])["usage"]
+        after = profiles.with_usage(profile["_id"])["usage"]
     assert during == {**share, "memoryBytes": 257 * Mi}  # the growth is counted, the shrinking not yet
     assert after == {"memoryBytes": 257 * Mi, "cpuMillis": 0, "containers": 0, "storageBytes": 0, "instances": 1}
     assert unsettled(app, team) == {}
