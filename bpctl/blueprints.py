@@ -8,7 +8,7 @@ import click
 import yaml
 
 from bpctl import fetch, show
-from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, connect, given, list_filters, note, query
+from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, given, list_filters, note, pass_session, query
 from bpctl.errors import Misused, Refused
 from bpctl.session import if_match
 
@@ -29,9 +29,9 @@ BLUEPRINT_COLUMNS = {
 @click.option("--limit", type=click.IntRange(1), default=50, show_default=True, help="At most this many.")
 @click.option("--all", "everything", is_flag=True, help="Every one, page after page.")
 @OUTPUT
-def list_blueprints(limit, everything, output, **filters):
+@pass_session
+def list_blueprints(session, limit, everything, output, **filters):
     """List the blueprints you may read, newest first."""
-    session = connect()
     items = list(session.items("/blueprints", query(session, **filters), None if everything else limit))
     show.as_json(items) if output == "json" else show.table(items, BLUEPRINT_COLUMNS)
 
@@ -40,9 +40,10 @@ def list_blueprints(limit, everything, output, **filters):
 @click.argument("blueprint")
 @OWNER
 @OUTPUT
-def get(blueprint, owner, output):
+@pass_session
+def get(session, blueprint, owner, output):
     """Show a blueprint: what it is, what it needs, its parameters."""
-    found = connect().blueprint(blueprint, owner)
+    found = session.blueprint(blueprint, owner)
     if output == "json":
         show.as_json(found)
         return
@@ -73,9 +74,9 @@ def get(blueprint, owner, output):
 @click.argument("blueprint")
 @OWNER
 @click.option("--rev", type=click.IntRange(1), help="A kept revision instead of the current one.")
-def pull(blueprint, owner, rev):
+@pass_session
+def pull(session, blueprint, owner, rev):
     """Write a blueprint's definition to standard output, byte for byte."""
-    session = connect()
     found = session.blueprint(blueprint, owner)
     if rev is None:
         data = session.request("GET", f"/blueprints/{found['id']}/yml").content
@@ -100,7 +101,10 @@ def pull(blueprint, owner, rev):
 @click.option("--inactive/--active", default=None, help="Mark it inactive, or active.")
 @click.option("--dry-run", is_flag=True, help="Check everything, store nothing.")
 @OUTPUT
-def push(file, name, blueprint_type, entitlement, entitled_user, tag, parameters, inactive, dry_run, output, **text):
+@pass_session
+def push(
+    session, file, name, blueprint_type, entitlement, entitled_user, tag, parameters, inactive, dry_run, output, **text
+):
     """Create a blueprint from FILE ("-": standard input), or, when you have one of that name, make
     FILE its new revision (only what differs is sent; nothing when nothing differs)."""
     if name is None and _named(file) == "-":
@@ -116,7 +120,6 @@ def push(file, name, blueprint_type, entitlement, entitled_user, tag, parameters
         **text,
     )
     name = name or Path(_named(file)).stem
-    session = connect()
     me = session.get("/users/me")["username"]
     mine = [item for item in session.items("/blueprints", {"name": name}) if item["owner"] == me]
     dry = {"dryRun": True} if dry_run else None
@@ -185,9 +188,9 @@ def _type_of(text):
 @OWNER
 @click.option("--limit", type=click.IntRange(1), default=20, show_default=True, help="At most this many.")
 @OUTPUT
-def history(blueprint, owner, limit, output):
+@pass_session
+def history(session, blueprint, owner, limit, output):
     """List a blueprint's kept revisions, newest first."""
-    session = connect()
     found = session.blueprint(blueprint, owner)
     kept = list(session.items(f"/blueprints/{found['id']}/revisions", limit=limit))
     if output == "json":
@@ -203,9 +206,9 @@ def history(blueprint, owner, limit, output):
 @click.option("--from", "from_rev", type=click.IntRange(1), help="The older revision (default: the previous).")
 @click.option("--to", "to_rev", type=click.IntRange(1), help="The newer revision (default: the current).")
 @OUTPUT
-def diff(blueprint, owner, from_rev, to_rev, output):
+@pass_session
+def diff(session, blueprint, owner, from_rev, to_rev, output):
     """Show what changed between two revisions: the fields, then the definition as a unified diff."""
-    session = connect()
     found = session.blueprint(blueprint, owner)
     changed = session.get(f"/blueprints/{found['id']}/diff", {"from": from_rev, "to": to_rev})
     if output == "json":
@@ -230,9 +233,9 @@ def _brief(value):
 @click.argument("rev", type=click.IntRange(1))
 @OWNER
 @OUTPUT
-def restore(blueprint, rev, owner, output):
+@pass_session
+def restore(session, blueprint, rev, owner, output):
     """Make revision REV's fields the current version again (a new revision)."""
-    session = connect()
     found = session.blueprint(blueprint, owner)
     restored = session.send("POST", f"/blueprints/{found['id']}/revisions/{rev}/restore", headers=if_match(found))
     if output == "json":
@@ -245,9 +248,9 @@ def restore(blueprint, rev, owner, output):
 @click.argument("blueprint")
 @OWNER
 @click.option("--off", is_flag=True, help="Unstar it.")
-def star(blueprint, owner, off):
+@pass_session
+def star(session, blueprint, owner, off):
     """Star a blueprint (or, with --off, unstar it)."""
-    session = connect()
     found = session.blueprint(blueprint, owner)
     session.send("DELETE" if off else "PUT", f"/blueprints/{found['id']}/star")
     note(f"{found.get('name') or found['id']}: {'not ' if off else ''}starred")

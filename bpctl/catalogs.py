@@ -9,7 +9,7 @@ import click
 import yaml
 
 from bpctl import fetch, show
-from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, connect, given, list_filters, note, query
+from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, given, list_filters, note, pass_session, query
 from bpctl.errors import Misused
 
 # Each self-hosted platform's catalog: where its repository keeps it, and what a template is there
@@ -42,7 +42,8 @@ DOKPLOY_FILES = ("docker-compose.yml", "template.toml", "meta.json")
 @click.option("--inactive", is_flag=True, default=None, help="Mark everything made inactive.")
 @click.option("--dry-run", is_flag=True, help="Report what would happen, store nothing.")
 @OUTPUT
-def import_(source, kind, source_name, files_from, raw_base, env_file, name, dry_run, output, **defaults):
+@pass_session
+def import_(session, source, kind, source_name, files_from, raw_base, env_file, name, dry_run, output, **defaults):
     """Import a catalog from a file, a URL or "-" (standard input); exit 3 when a template is refused.
 
     A Portainer catalog's stacks are read from --files-from, else fetched from --raw-base, else
@@ -64,7 +65,7 @@ def import_(source, kind, source_name, files_from, raw_base, env_file, name, dry
             defaults["name"] = name or (Path(source).stem if not fetch.is_url(source) and source != "-" else None)
     defaults = _import_defaults(**defaults)
     body = {"format": kind, "source": source_name, "document": document, "files": files, "defaults": defaults}
-    report = connect().send("POST", "/imports", body, {"dryRun": True} if dry_run else None)
+    report = session.send("POST", "/imports", body, {"dryRun": True} if dry_run else None)
     if output == "json":
         show.as_json(report)
     else:
@@ -155,10 +156,10 @@ def _import_defaults(entitlement, entitled_user, tag, inactive, name=None):
 @click.option("--format", "kind", type=click.Choice(["native", "openshift"]), default="native", show_default=True)
 @list_filters
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), help="For openshift: YAML (default) or JSON.")
-def export(blueprint, owner, kind, output, **filters):
+@pass_session
+def export(session, blueprint, owner, kind, output, **filters):
     """Write the blueprints you may read (the list's filters apply) in the format imports read
     back; or, with --format openshift, one Kubernetes BLUEPRINT as an OpenShift Template."""
-    session = connect()
     if kind == "native":
         if blueprint:
             raise click.BadParameter("BLUEPRINT is for --format openshift; select with --name and the filters.")

@@ -1,5 +1,8 @@
-"""What every command shares: the `bpctl` group and its --url, the options several commands take
-(-o, --owner, the list's filters), the connection, and the voice for standard error."""
+"""What every command shares: the `bpctl` group and its --url, the context every command is
+handed (the service and a session with the caller's credentials), the options several commands
+take (-o, --owner, the list's filters), and the voice for standard error."""
+
+import functools
 
 import click
 
@@ -37,16 +40,33 @@ def cli(ctx, url):
     stored. Exit codes: 0 done (and fits), 1 does not fit, 2 usage, 3 refused by the service,
     4 the service could not be reached or failed.
     """
-    ctx.obj = url
+    ctx.obj = Service(url)
 
 
-def given_url():
-    """The service's URL as this command was given it (--url, BPCTL_URL or the default)."""
-    return service_url(click.get_current_context().find_root().obj)
+class Service:
+    """The context object of every command (click's `ctx.obj`): the service as this command was
+    given it (--url, BPCTL_URL or the default), and a session with the caller's credentials,
+    opened when a command first needs it."""
+
+    def __init__(self, url):
+        self.url = service_url(url)
+
+    @functools.cached_property
+    def session(self):
+        return Session.from_environment(self.url)
 
 
-def connect():
-    return Session.from_environment(given_url())
+pass_service = click.make_pass_decorator(Service)
+
+
+def pass_session(command):
+    """Hand `command` the session of the service (`Service.session`) as its first argument."""
+
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        return command(click.get_current_context().find_object(Service).session, *args, **kwargs)
+
+    return run
 
 
 def note(text):

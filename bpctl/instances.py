@@ -9,7 +9,7 @@ import click
 import whatthepatch
 
 from bpctl import show, values
-from bpctl.common import OUTPUT, OWNER, TARGET, cli, connect, note
+from bpctl.common import OUTPUT, OWNER, TARGET, cli, note, pass_session
 from bpctl.errors import Refused
 
 SETTINGS = (
@@ -79,11 +79,11 @@ def _patched(kept, diff):
 @OWNER
 @TARGET
 @click.option("--namespace", help="With --target kubernetes: the namespace it holds (default: NAME).")
-def deploy(blueprint, name, profile, settings, files, rev, owner, target, volume_sizes, namespace):
+@pass_session
+def deploy(session, blueprint, name, profile, settings, files, rev, owner, target, volume_sizes, namespace):
     """Admit an instance NAME of BLUEPRINT against PROFILE's room and write its rendered
     definition to standard output: `bpctl deploy web shop --profile team | docker compose -p shop
     -f - up -d`. No room: exit 1, the shortfall on standard error, nothing written."""
-    session = connect()
     found = session.blueprint(blueprint, owner)
     body = {
         "name": name,
@@ -105,9 +105,9 @@ def deploy(blueprint, name, profile, settings, files, rev, owner, target, volume
 @click.option("--blueprint", help="Only those of this blueprint (id or name).")
 @click.option("--behind", is_flag=True, default=None, help="Only those behind their blueprint's current revision.")
 @OUTPUT
-def list_instances(profile, blueprint, behind, output):
+@pass_session
+def list_instances(session, profile, blueprint, behind, output):
     """List the instances you may read, newest first."""
-    session = connect()
     query = {
         "profile": profile and session.profile(profile)["id"],
         "behind": behind,
@@ -155,9 +155,9 @@ def instance():
 @instance.command("get")
 @click.argument("name")
 @OUTPUT
-def get_instance(name, output):
+@pass_session
+def get_instance(session, name, output):
     """Show an instance (its name or id): its blueprint and revision, profile, values, needs."""
-    session = connect()
     found = session.instance(name)
     if output == "json":
         show.as_json(found)
@@ -181,10 +181,10 @@ def get_instance(name, output):
 
 @instance.command("yml")
 @click.argument("name")
-def instance_yml(name):
+@pass_session
+def instance_yml(session, name):
     """Write an instance's rendered definition as kept, byte for byte (the same one every time,
     its generated secrets included): `bpctl instance yml shop | docker compose -p shop -f - up -d`."""
-    session = connect()
     _definition(session, session.instance(name))
 
 
@@ -192,11 +192,11 @@ def instance_yml(name):
 @click.argument("instance")
 @with_settings
 @click.option("--dry-run", is_flag=True, help="Show the diff and the definition; change nothing.")
-def upgrade(instance, settings, files, rev, dry_run):
+@pass_session
+def upgrade(session, instance, settings, files, rev, dry_run):
     """Render INSTANCE (its name or id) again at a revision (default: its blueprint's current one;
     an older one rolls back) with its kept values and those given: the diff goes to standard
     error, the new definition to standard output. No room: exit 1, nothing written."""
-    session = connect()
     found = session.instance(instance)
     blueprint = session.get(f"/blueprints/{found['blueprint']}")
     body = {"values": values.gather(files, settings, _parameters(session, blueprint, rev))}
@@ -215,10 +215,10 @@ def upgrade(instance, settings, files, rev, dry_run):
 
 @cli.command(short_help="Delete an instance, freeing its profile's room.")
 @click.argument("instance")
-def undeploy(instance):
+@pass_session
+def undeploy(session, instance):
     """Delete INSTANCE (its name or id); its profile's usage is freed. (Stop what runs yourself:
     `docker compose -p NAME down`.)"""
-    session = connect()
     found = session.instance(instance)
     session.send("DELETE", f"/instances/{found['id']}")
     note(f"{found['name']}: deleted; its usage is freed")
@@ -227,9 +227,9 @@ def undeploy(instance):
 @cli.command(short_help="A profile's usage against each cap.")
 @click.argument("profile", required=False)
 @OUTPUT
-def usage(profile, output):
+@pass_session
+def usage(session, profile, output):
     """What PROFILE's instances use against each cap (default: your default profile)."""
-    session = connect()
     found = session.profile(profile) if profile else session.default_profile()
     if found is None:
         raise Refused("you have no default profile: name one.")

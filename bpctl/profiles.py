@@ -3,7 +3,7 @@
 import click
 
 from bpctl import show
-from bpctl.common import OUTPUT, cli, connect, given, note
+from bpctl.common import OUTPUT, cli, given, note, pass_session
 from bpctl.errors import Refused
 
 
@@ -15,9 +15,10 @@ def profile():
 @profile.command("ls")
 @click.option("--name", help="Exactly this name.")
 @OUTPUT
-def list_profiles(name, output):
+@pass_session
+def list_profiles(session, name, output):
     """List your profiles (an admin: everyone's), newest first."""
-    items = list(connect().items("/profiles", {"name": name}))
+    items = list(session.items("/profiles", {"name": name}))
     if output == "json":
         show.as_json(items)
         return
@@ -131,10 +132,10 @@ def _shown(found, output, words):
 @click.argument("name")
 @profile_options
 @click.option("--duplicate", is_flag=True, help="Create it even though you have a profile of that name.")
-def create_profile(name, output, duplicate, **options):
+@pass_session
+def create_profile(session, name, output, duplicate, **options):
     """Create a profile; refused (exit 3) when you have one of that name already, since every
     command naming it would then ask which one."""
-    session = connect()
     if not duplicate:
         me = session.get("/users/me")["username"]
         if same := [found["id"] for found in session.items("/profiles", {"name": name, "owner": me})]:
@@ -148,9 +149,10 @@ def create_profile(name, output, duplicate, **options):
 @profile.command("get")
 @click.argument("name")
 @OUTPUT
-def get_profile(name, output):
+@pass_session
+def get_profile(session, name, output):
     """Show a profile (its id or name): caps, container defaults and maximum, usage, who shares it."""
-    found = connect().profile(name)
+    found = session.profile(name)
     if output == "json":
         show.as_json(found)
         return
@@ -173,9 +175,9 @@ def get_profile(name, output):
 @profile.command("change")
 @click.argument("name")
 @profile_options
-def change_profile(name, output, **options):
+@pass_session
+def change_profile(session, name, output, **options):
     """Change the fields the options give of a profile (its id or name), on the version read."""
-    session = connect()
     found = session.profile(name)
     body = _profile_body(**options)
     if not body:
@@ -189,9 +191,9 @@ def change_profile(name, output, **options):
 
 @profile.command("delete")
 @click.argument("name")
-def delete_profile(name):
+@pass_session
+def delete_profile(session, name):
     """Delete a profile (its id or name); refused while instances spend from it."""
-    session = connect()
     found = session.profile(name)
     session.send("DELETE", f"/profiles/{found['id']}")
     note(f"{found['name']}: deleted")
@@ -200,10 +202,10 @@ def delete_profile(name):
 @profile.command("export")
 @click.argument("name")
 @click.option("--namespace", help="The namespace the objects name (default: none, the one they are applied in).")
-def export_profile(name, namespace):
+@pass_session
+def export_profile(session, name, namespace):
     """Write a profile (its id or name) as a Kubernetes ResourceQuota and LimitRange, for
     `kubectl apply -f -`; `bpctl import FILE --format kubernetes-quota` reads them back."""
-    session = connect()
     found = session.profile(name)
     for chunk in session.stream(f"/profiles/{found['id']}/export", {"format": "kubernetes", "namespace": namespace}):
         click.echo(chunk, nl=False)

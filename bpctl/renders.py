@@ -6,7 +6,7 @@ import sys
 import click
 
 from bpctl import show, values
-from bpctl.common import OUTPUT, OWNER, TARGET, cli, connect, note
+from bpctl.common import OUTPUT, OWNER, TARGET, cli, note, pass_session
 
 
 @cli.command(short_help="Whether it fits a profile (exit 1 if not).")
@@ -14,9 +14,9 @@ from bpctl.common import OUTPUT, OWNER, TARGET, cli, connect, note
 @OWNER
 @click.option("--profile", help="A profile's id or name (default: your default profile).")
 @OUTPUT
-def fit(blueprint, owner, profile, output):
+@pass_session
+def fit(session, blueprint, owner, profile, output):
     """Whether a blueprint fits a profile's caps; exit 1 when it does not (or cannot be told)."""
-    session = connect()
     found = session.blueprint(blueprint, owner)
     named = session.profile(profile) if profile else None
     result = session.get(f"/blueprints/{found['id']}/fit", {"profile": named["id"]} if named else None)
@@ -42,7 +42,8 @@ def fit(blueprint, owner, profile, output):
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", help="The definition, or JSON.")
 @TARGET
 @click.option("--namespace", help="With --target kubernetes: the namespace written into every object.")
-def render(blueprint, owner, settings, files, profile, maximize, rev, output, target, volume_sizes, namespace):
+@pass_session
+def render(session, blueprint, owner, settings, files, profile, maximize, rev, output, target, volume_sizes, namespace):
     """Write a blueprint's definition filled in with values, and nothing else, to standard output.
 
     With --profile, a definition that does not fit is not written (exit 1; the fit goes to
@@ -50,7 +51,6 @@ def render(blueprint, owner, settings, files, profile, maximize, rev, output, ta
     """
     if maximize and not profile:
         raise click.BadParameter("needs --profile: the most that fits which profile?", param_hint="--maximize")
-    session = connect()
     found = session.blueprint(blueprint, owner)
     template = session.get(f"/blueprints/{found['id']}/revisions/{rev}") if rev else found
     properties = (template.get("parameters") or {}).get("properties", {})

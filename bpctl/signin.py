@@ -7,7 +7,7 @@ import click
 from click.shell_completion import get_completion_class
 
 from bpctl import tokens
-from bpctl.common import cli, given_url, note
+from bpctl.common import cli, note, pass_service
 from bpctl.errors import Misused, Refused
 from bpctl.session import Session, basic, bearer
 
@@ -15,7 +15,8 @@ from bpctl.session import Session, basic, bearer
 @cli.command(short_help="Sign in; keep a token (never the password).")
 @click.option("-u", "--username", envvar="BPCTL_USERNAME", prompt=True, help="Your username (BPCTL_USERNAME).")
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
-def login(username, password_stdin):
+@pass_service
+def login(service, username, password_stdin):
     """Sign in, and keep a token for this service (never the password).
 
     The password comes from standard input (--password-stdin), else BPCTL_PASSWORD, else a prompt
@@ -30,7 +31,7 @@ def login(username, password_stdin):
             password = click.prompt("Password", hide_input=True)
         except click.Abort:  # no terminal, and nothing on standard input: a script
             raise Misused("no password: set BPCTL_PASSWORD, or pipe it in with --password-stdin.") from None
-    url = given_url()
+    url = service.url
     signed_in = Session(url, basic(username, password)).send("POST", "/tokens")
     tokens.save(url, {"token": signed_in["token"], "expiresAt": signed_in["expiresAt"], "username": username})
     note(f"Signed in to {url} as {username} until {signed_in['expiresAt']} (token kept in {tokens.path()}).")
@@ -38,10 +39,11 @@ def login(username, password_stdin):
 
 @cli.command(short_help="Revoke and forget the kept token.")
 @click.option("--everywhere", is_flag=True, help="Revoke every token of yours, wherever it was issued.")
-def logout(everywhere):
+@pass_service
+def logout(service, everywhere):
     """Revoke the token `bpctl login` kept for this service, and forget it; with --everywhere,
     every token of yours at this service (one that leaked, another machine's)."""
-    url = given_url()
+    url = service.url
     stored = tokens.load().get(url)
     if stored is None:
         note(f"Not signed in to {url}.")
