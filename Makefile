@@ -64,8 +64,8 @@ instructions: $(VENV)/.installed-test
 	$(BIN)/python bench/instructions.py $(if $(AGAINST),--against $(AGAINST))
 
 # Docker Compose as the judge, longer than in `make test`: 20,000 generated files and 5,000 mutants
-# of each kind of real file, with a new seed each run (MUTATION_SEED=N runs one again; docs/design.md,
-# "Compose as Docker Compose judges it", says how to move to a newer Compose).
+# of each kind of real file, with a new seed each run (MUTATION_SEED=N runs one again; docs/decisions/05-compose-as-docker-compose-judges-it.md,
+# "Against a newer Compose", says how to move to a newer Compose).
 oracle: $(VENV)/.installed-test
 	@seed=$${MUTATION_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; echo "mutation seed $$seed"; \
 	ORACLE_BATCHES=$${ORACLE_BATCHES:-400} MUTANTS=$${MUTANTS:-5000} MUTATION_SEED=$$seed \

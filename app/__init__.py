@@ -2,7 +2,7 @@
 the web page.
 
 The tree reads from the bottom up, each layer importing only from itself and the layers below
-(tests/test_layers.py; the map is docs/design.md's first part): errors.py, config.py, state.py;
+(tests/test_layers.py; the map is docs/design.md): errors.py, config.py, state.py;
 model/ (the contract's values); definitions/ (a blueprint's content); storage/ (the database);
 access/ (credentials, roles, throttles); ops/ (probes, metrics, logs); http/ (the API's
 plumbing); the resources' schemas and stores, each a folder (instances/, blueprints/ with its

@@ -45,7 +45,7 @@ def from_env(environ=os.environ):
         "DATA_DIR": environ.get("DATA_DIR", "./var/data"),
         "ADMIN_USERNAME": environ.get("ADMIN_USERNAME") or None,
         "ADMIN_PASSWORD": environ.get("ADMIN_PASSWORD") or None,
-        # werkzeug's scrypt (about 100 ms a check here: docs/design.md)
+        # werkzeug's scrypt (about 100 ms a check here: docs/performance.md)
         "PASSWORD_HASH_METHOD": environ.get("PASSWORD_HASH_METHOD", "scrypt"),
         # Short, so that a request answers 503 within a second or two while the database is away.
         "MONGO_TIMEOUT_MS": int(environ.get("MONGO_TIMEOUT_MS", "1000")),

@@ -45,7 +45,7 @@ PATH = r"(?<![\w/.])((?:app|bpctl|docs|tests|bench|support|\.ci)/[\w./-]*\w)"
 
 
 def test_every_path_the_readme_and_the_docs_name_exists():
-    for document in [README, *(ROOT / "docs").glob("*.md")]:
+    for document in [README, *(ROOT / "docs").rglob("*.md")]:
         named = set(re.findall(PATH, document.read_text()))
         assert sorted(path for path in named if not (ROOT / path).exists()) == [], document.name
 

@@ -1,8 +1,8 @@
 """Who is calling, and may they: the one place where credentials and roles are checked. Views
 declare the least role they need (`login_required(role=...)`); HTTP Basic and bearer tokens work
 everywhere. Basic credentials that verified recently are remembered in-process (an HMAC, never
-the password), checked against the user's record on every request (docs/design.md, "Cheap Basic
-auth")."""
+the password), checked against the user's record on every request (docs/decisions/01-built.md,
+"Cheap Basic auth")."""
 
 import hashlib
 import hmac

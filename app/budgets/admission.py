@@ -5,7 +5,7 @@ the change is reserved on the profile (its ledger, app/profiles/storage.py), the
 written, and the reservation is settled, or taken back when the write was refused. The embedded
 server has no multi-document transactions, so these are three writes; a request that dies between
 them leaves its entry, which the profile store concludes by what the instance says once the
-request cannot be running any more (docs/design.md, "Instances and usage")."""
+request cannot be running any more (docs/decisions/04-instances-and-usage.md)."""
 
 import difflib
 from contextlib import contextmanager

@@ -2,7 +2,8 @@
 
 gunicorn's master starts it once (gunicorn.conf.py) and hands its URI to the workers through
 MONGO_URI; the development server and the CLI start it from create_app. It runs standalone,
-because in replica-set mode its insert rate collapses as data grows (docs/design.md).
+because in replica-set mode its insert rate collapses as data grows (docs/performance.md, "The
+embedded database, measured").
 A URI file in the data directory lets a second process (the CLI next to a running service) use
 the server that already holds the files instead of starting another on them; it is believed
 only when the server at that address is the one serving this directory, so that two services

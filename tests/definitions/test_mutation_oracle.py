@@ -26,8 +26,9 @@ from tests.imports.test_quota_objects import QUOTA
 pytestmark = pytest.mark.slow
 MUTANTS = int(os.environ.get("MUTANTS", "300"))
 SEED = int(os.environ.get("MUTATION_SEED", "40"))
-# Where the service and Compose differ on purpose (docs/design.md, "Compose as Docker Compose
-# judges it"): the service's problem, or Compose's message, that marks each
+# Where the service and Compose differ on purpose
+# (docs/decisions/05-compose-as-docker-compose-judges-it.md): the service's problem, or Compose's
+# message, that marks each
 KEPT = {
     "services: the file defines no service": "a blueprint must start something; Compose accepts an empty project",
     "larger than a 64-bit integer": "amounts are counted in 64-bit integers; Compose keeps 2^64 as a float",

@@ -3,7 +3,7 @@ index: flat (no top-level $and/$or/$expr), never empty, every range bounded on b
 an `_id` equality pins the document; no request counts, and none sends a findAndModify (the
 embedded server answers one by reading the whole collection, whatever its filter: 375 ms at
 20,000 documents against 2 ms for the same update). The embedded server answers anything else by
-reading the whole collection (docs/design.md, "The embedded database, measured"), so a change
+reading the whole collection (docs/performance.md, "The embedded database, measured"), so a change
 that brings such a query back fails here, whatever the timings of the day."""
 
 import pytest

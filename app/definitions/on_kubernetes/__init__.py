@@ -3,7 +3,7 @@ would start (its variables set, the profile's defaults written in, the services 
 out), each service a Deployment (a Job where others wait for it to complete) and a Service, its
 named volumes claims, its configs and secrets ConfigMaps and Secrets, in the order they are
 applied; every field of the file not carried over exactly is named in `notes`. Why it reads the
-project rather than the text: docs/design.md, "Compose on Kubernetes"."""
+project rather than the text: docs/decisions/06-compose-on-kubernetes.md."""
 
 import yaml
 
