@@ -17,9 +17,10 @@ from pymongo.errors import ConnectionFailure
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import cli, config, migrations, ops, state, web
-from app.access import auth, login_throttle, request_quota, tokens
-from app.access import users as accounts
-from app.blueprints.history import storage as revisions
+from app.access import auth, login_throttle, request_quota
+from app.access.tokens import store as tokens
+from app.access.users import store as accounts
+from app.blueprints.history.storage import store as revisions
 from app.blueprints.storage import store as blueprints_store
 from app.http import docs, idempotency, openapi, problems, response_headers
 from app.http.json_provider import OrjsonProvider
@@ -93,9 +94,9 @@ def _prepare_database(app):
     """Idempotent, so every worker may run it; the migrations need the pagers the stores make."""
     db = database.get_db()
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
-    for module in (accounts, tokens, login_throttle, request_quota, idempotency, revisions):
+    for module in (login_throttle, request_quota, idempotency):  # the request path's counters
         module.create_indexes(db)
-    for store in (profiles_store, blueprints_store, instances_store):
+    for store in (accounts, tokens, revisions, profiles_store, blueprints_store, instances_store):
         store.create_indexes()
     migrations.run()
     if app.config["ADMIN_USERNAME"] and app.config["ADMIN_PASSWORD"]:

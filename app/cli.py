@@ -9,7 +9,9 @@ import marshmallow as ma
 from flask.cli import AppGroup
 
 from app import migrations
-from app.access import tokens, users
+from app.access.tokens import store as tokens
+from app.access.users import NoSuchUser, UsernameTaken
+from app.access.users import store as users
 from app.model.accounts import ROLES
 from app.storage.database import get_db
 
@@ -27,9 +29,9 @@ def _run(action, *args):
         action(*args)
     except ma.ValidationError as exc:
         raise click.ClickException(_messages(exc)) from None
-    except users.UsernameTaken:
+    except UsernameTaken:
         raise click.ClickException(f"the username {args[0]!r} is taken") from None
-    except users.NoSuchUser:
+    except NoSuchUser:
         raise click.ClickException(f"no user {args[0]!r}") from None
 
 

@@ -20,11 +20,11 @@ from pymongo import MongoClient
 from pymongo.errors import ConnectionFailure
 
 from app import definitions
-from app.blueprints.history import storage as history
+from app.blueprints.history.storage import store as history
 from app.blueprints.storage import store as blueprints
 from app.definitions.render import own_target
 from app.errors import Invalid, NotFound
-from app.instances import namespaces
+from app.instances.namespaces import store as namespaces
 from app.instances.storage import store as instances
 from app.model import yamlguard
 from app.profiles.storage import store as profiles

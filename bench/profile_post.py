@@ -93,7 +93,7 @@ def main(requests=3000):
 def patch_with_and_without_history(rounds=5, patches=300):
     """Wall time of a PATCH of a blueprint with its replaced version kept, and with keeping it
     switched off (the same code otherwise), in alternating rounds; medians in ms."""
-    from app.blueprints.history import storage as history
+    from app.blueprints.history.storage import store as history
 
     process, uri = embedded.launch(tempfile.mkdtemp(prefix="profile-") + "/data")
     try:

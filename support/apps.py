@@ -10,7 +10,7 @@ import mongomock
 from werkzeug.serving import make_server
 
 from app import config, create_app
-from app.access import users
+from app.access.users import store as users
 from support.http import PASSWORD
 
 FAST_HASH = "pbkdf2:sha256:1000"  # the same code path as scrypt, without 100 ms a request

@@ -4,7 +4,7 @@ import mongomock
 import pytest
 
 from app import create_app
-from app.access import users
+from app.access.users import store as users
 from app.storage.database import get_db
 from support.apps import settings
 

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from app import config
-from app.access import users
+from app.access.users import store as users
 from support import tours
 from support.apps import make_app, serving
 from support.http import FlaskClient

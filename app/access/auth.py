@@ -14,7 +14,9 @@ from flask.sessions import SessionInterface
 from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
 
 from app import state
-from app.access import login_throttle, request_quota, tokens, users
+from app.access import login_throttle, request_quota
+from app.access.tokens import store as tokens
+from app.access.users import store as users
 from app.errors import Forbidden, Unauthorized
 from app.model.accounts import IMPLIED_ROLES
 from app.storage.cache import TtlCache

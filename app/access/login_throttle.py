@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from flask import current_app, request
 
-from app.access import users
+from app.access.users import store as users
 from app.errors import TooManyRequests
 from app.storage import counters
 from app.storage.database import get_db, now

@@ -15,55 +15,61 @@ from datetime import timedelta
 
 from flask import current_app
 
-from app.access import users
+from app.access.users import store as users
+from app.access.users import token_generation
 from app.storage.database import get_db, now
 
 
-def create_indexes(db):
-    db.tokens.create_index("expiresAt", name="expiry", expireAfterSeconds=0)
-    db.tokens.create_index("username", name="by_user")
+class Tokens:
+    """The `tokens` collection: a digest of each bearer token, its owner and its expiry."""
+
+    def coll(self):
+        return get_db().tokens
+
+    def create_indexes(self):
+        self.coll().create_index("expiresAt", name="expiry", expireAfterSeconds=0)
+        self.coll().create_index("username", name="by_user")
+
+    def issue(self, user):
+        token = secrets.token_urlsafe(32)
+        expires = now() + timedelta(seconds=current_app.config["TOKEN_SECONDS"])
+        generation = token_generation(user)
+        record = {"_id": _digest(token), "username": user["username"], "expiresAt": expires, "generation": generation}
+        self.coll().insert_one(record)
+        return token, expires
+
+    def user_of(self, token):
+        """The enabled user a live, unrevoked token belongs to, or None."""
+        digest = _digest(token)
+        record = self.coll().find_one({"_id": digest})
+        if record is None:
+            return None
+        username, expires, generation = record["username"], record["expiresAt"], record.get("generation", 0)
+        if expires <= now():
+            return None
+        user = users.cached(username)
+        if not user or user["disabled"] or generation < token_generation(user):
+            return None
+        if any(r["digest"] == digest for r in user.get("revokedTokens", ())):
+            return None
+        return user
+
+    def revoke_every(self, username):
+        """Every token of the user stops working, in every process at once."""
+        users.revoke_tokens(username)
+        self.coll().delete_many({"username": username})
+
+    def revoke(self, token, user):
+        """Delete the token, and list it on its user until it would have expired anyway."""
+        digest = _digest(token)
+        record = self.coll().find_one({"_id": digest})  # not find_one_and_delete: a scan on the embedded server
+        if record is None or not self.coll().delete_one({"_id": digest}).deleted_count:
+            return
+        users.revoke_token(user, digest, record["expiresAt"])
+
+
+store = Tokens()
 
 
 def _digest(token):
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def issue(user):
-    token = secrets.token_urlsafe(32)
-    expires = now() + timedelta(seconds=current_app.config["TOKEN_SECONDS"])
-    generation = users.token_generation(user)
-    record = {"_id": _digest(token), "username": user["username"], "expiresAt": expires, "generation": generation}
-    get_db().tokens.insert_one(record)
-    return token, expires
-
-
-def user_of(token):
-    """The enabled user a live, unrevoked token belongs to, or None."""
-    digest = _digest(token)
-    record = get_db().tokens.find_one({"_id": digest})
-    if record is None:
-        return None
-    username, expires, generation = record["username"], record["expiresAt"], record.get("generation", 0)
-    if expires <= now():
-        return None
-    user = users.cached(username)
-    if not user or user["disabled"] or generation < users.token_generation(user):
-        return None
-    if any(r["digest"] == digest for r in user.get("revokedTokens", ())):
-        return None
-    return user
-
-
-def revoke_every(username):
-    """Every token of the user stops working, in every process at once."""
-    users.revoke_tokens(username)
-    get_db().tokens.delete_many({"username": username})
-
-
-def revoke(token, user):
-    """Delete the token, and list it on its user until it would have expired anyway."""
-    digest = _digest(token)
-    record = get_db().tokens.find_one({"_id": digest})  # not find_one_and_delete: a scan on the embedded server
-    if record is None or not get_db().tokens.delete_one({"_id": digest}).deleted_count:
-        return
-    users.revoke_token(user, digest, record["expiresAt"])

@@ -4,8 +4,8 @@ definition on every write that changes it, and stars (the users in `starredBy`).
 """
 
 from app import definitions
-from app.access import users
-from app.blueprints.history import storage as history
+from app.access.users import store as users
+from app.blueprints.history.storage import store as history
 from app.errors import Conflict, Invalid
 from app.instances.storage import store as instances
 from app.model import yamlguard

@@ -14,7 +14,7 @@ from dataclasses import replace
 from flask import current_app
 from pymongo.errors import DuplicateKeyError
 
-from app.blueprints.history import storage as history
+from app.blueprints.history.storage import store as history
 from app.blueprints.storage import store as blueprints
 from app.budgets import fitting
 from app.definitions import fit
@@ -22,7 +22,8 @@ from app.definitions.fit import RESOURCES
 from app.definitions.on_kubernetes.model import Cluster
 from app.definitions.render import cluster_of, own_target
 from app.errors import Conflict, Invalid, NoRoom, NotFound, Problem
-from app.instances import namespaces
+from app.instances.namespaces import TAKEN, refuse_reserved
+from app.instances.namespaces import store as namespaces
 from app.instances.storage import store as instances
 from app.model import quantities
 from app.profiles import usage
@@ -51,7 +52,7 @@ def admit(fields, user, id=None, dry_run=False):
         if instances.named(user["username"], doc["name"]):
             raise taken
         if namespace is not None and not namespaces.free_for(namespace, user["username"]):
-            raise Conflict(namespaces.TAKEN.format(namespace))
+            raise Conflict(TAKEN.format(namespace))
         return doc
     with (
         holding(namespace, user["username"], doc["_id"]),
@@ -72,7 +73,7 @@ def _instance(fields, blueprint, profile):
     namespace = None
     if target["target"] == "kubernetes":
         namespace = fields.get("namespace") or fields["name"]
-        namespaces.refuse_reserved(namespace)
+        refuse_reserved(namespace)
     cluster = _cluster(version, fields["name"], target, namespace, profile)
     answer = _admitted(version, fields["values"], profile, cluster=cluster)
     return {
@@ -108,7 +109,7 @@ def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=
     if namespace is not None and (held is not None or doc["target"] != "kubernetes"):
         raise Invalid({"namespace": ["Only an instance on Kubernetes that holds no namespace yet takes one."]})
     if namespace is not None:
-        namespaces.refuse_reserved(namespace)
+        refuse_reserved(namespace)
     cluster = _cluster(version, doc["name"], doc, held or namespace, profile)
     secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
     answer = _admitted(version, {**doc["kept"], **values}, profile, doc["requirements"], cluster, secrets)

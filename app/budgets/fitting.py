@@ -9,7 +9,7 @@ from flask import current_app
 from app.definitions import fit
 from app.definitions.render import cluster_of, render
 from app.errors import Conflict
-from app.instances import namespaces
+from app.instances.namespaces import refuse_reserved
 from app.model import quantities
 from app.profiles.storage import store as profiles
 
@@ -52,7 +52,7 @@ def render_answer(version, args, user):
     """The render of `version` (a blueprint or a kept version of one) that `args` ask for, and
     its headers."""
     if "namespace" in args:
-        namespaces.refuse_reserved(args["namespace"])
+        refuse_reserved(args["namespace"])
     cluster = cluster_of(version.get("blueprintType"), args, str(version["_id"]))
     profile = profile_of(args["profile"], user) if "profile" in args else None
     return render_fitted(version, args["values"], profile, args.get("maximize"), cluster), NO_STORE

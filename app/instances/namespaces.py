@@ -16,8 +16,67 @@ from app.storage.database import collection, now
 TAKEN = "The namespace {!r} is taken: choose another (`namespace`)."
 
 
-def coll():
-    return collection("namespaces")
+class Namespaces:
+    """The `namespaces` collection: who owns each namespace an instance ever held, and which instance holds it."""
+
+    def coll(self):
+        return collection("namespaces")
+
+    def take(self, namespace, owner, instance_id):
+        """Hold `namespace` for `instance_id` of `owner`: free, or freed by an instance of the same
+        owner (a 409 otherwise, naming nobody)."""
+        try:
+            self.coll().update_one(
+                {"_id": namespace, "owner": owner, "instance": None},
+                {"$set": {"instance": str(instance_id), "at": now()}},
+                upsert=True,
+            )
+        except DuplicateKeyError:
+            if (self.holder(namespace) or (None,))[0] != str(instance_id):  # not a retry of this instance's
+                raise Conflict(TAKEN.format(namespace)) from None
+
+    def free_for(self, namespace, owner):
+        """Whether `owner` may take `namespace` now (a dry run's question)."""
+        doc = self.coll().find_one({"_id": namespace})
+        return doc is None or (doc["instance"] is None and doc["owner"] == owner)
+
+    def holder(self, namespace):
+        """(the instance holding it, when it was taken), or None when none does."""
+        doc = self.coll().find_one({"_id": namespace})
+        return None if doc is None or doc["instance"] is None else (doc["instance"], doc["at"])
+
+    def free(self, namespace, instance_id):
+        """Let `instance_id` go of `namespace` (its owner keeps it), if it holds it."""
+        self.coll().update_one({"_id": namespace, "instance": str(instance_id)}, {"$set": {"instance": None}})
+
+    def free_stale(self, namespace, instance_id, lease):
+        """Free a hold that a request which died before writing its instance left, once `lease` has
+        passed since it was taken; whether it did."""
+        written = self.coll().update_one(
+            {"_id": namespace, "instance": str(instance_id), "at": {"$lt": now() - timedelta(seconds=lease)}},
+            {"$set": {"instance": None}},
+        )
+        return written.modified_count == 1
+
+    def held_for(self, namespace, owner, instance_id):
+        """Record an existing instance's hold (a migration), unless another holds it; whether it does."""
+        try:
+            self.take(namespace, owner, instance_id)
+        except Conflict:
+            return False
+        return True
+
+    def release(self, namespace):
+        """An admin's release of a freed namespace: anyone may take it then. 404 for one nobody has
+        held; 409 while an instance holds it."""
+        doc = self.coll().find_one({"_id": namespace})
+        if doc is None:
+            raise NotFound(f"No namespace {namespace[:63]!r} was held.")
+        if self.coll().delete_one({"_id": namespace, "instance": None}).deleted_count != 1:
+            raise Conflict("An instance holds this namespace: delete it first.")
+
+
+store = Namespaces()
 
 
 def refuse_reserved(namespace, field="namespace"):
@@ -25,63 +84,3 @@ def refuse_reserved(namespace, field="namespace"):
     setting RESERVED_NAMESPACES)."""
     if tenancy.reserved(namespace, current_app.config["RESERVED_NAMESPACES"]):
         raise Invalid({field: [f"{namespace!r} is a namespace the cluster keeps for itself."]})
-
-
-def take(namespace, owner, instance_id):
-    """Hold `namespace` for `instance_id` of `owner`: free, or freed by an instance of the same
-    owner (a 409 otherwise, naming nobody)."""
-    try:
-        coll().update_one(
-            {"_id": namespace, "owner": owner, "instance": None},
-            {"$set": {"instance": str(instance_id), "at": now()}},
-            upsert=True,
-        )
-    except DuplicateKeyError:
-        if (holder(namespace) or (None,))[0] != str(instance_id):  # not a retry of this instance's
-            raise Conflict(TAKEN.format(namespace)) from None
-
-
-def free_for(namespace, owner):
-    """Whether `owner` may take `namespace` now (a dry run's question)."""
-    doc = coll().find_one({"_id": namespace})
-    return doc is None or (doc["instance"] is None and doc["owner"] == owner)
-
-
-def holder(namespace):
-    """(the instance holding it, when it was taken), or None when none does."""
-    doc = coll().find_one({"_id": namespace})
-    return None if doc is None or doc["instance"] is None else (doc["instance"], doc["at"])
-
-
-def free(namespace, instance_id):
-    """Let `instance_id` go of `namespace` (its owner keeps it), if it holds it."""
-    coll().update_one({"_id": namespace, "instance": str(instance_id)}, {"$set": {"instance": None}})
-
-
-def free_stale(namespace, instance_id, lease):
-    """Free a hold that a request which died before writing its instance left, once `lease` has
-    passed since it was taken; whether it did."""
-    written = coll().update_one(
-        {"_id": namespace, "instance": str(instance_id), "at": {"$lt": now() - timedelta(seconds=lease)}},
-        {"$set": {"instance": None}},
-    )
-    return written.modified_count == 1
-
-
-def held_for(namespace, owner, instance_id):
-    """Record an existing instance's hold (a migration), unless another holds it; whether it does."""
-    try:
-        take(namespace, owner, instance_id)
-    except Conflict:
-        return False
-    return True
-
-
-def release(namespace):
-    """An admin's release of a freed namespace: anyone may take it then. 404 for one nobody has
-    held; 409 while an instance holds it."""
-    doc = coll().find_one({"_id": namespace})
-    if doc is None:
-        raise NotFound(f"No namespace {namespace[:63]!r} was held.")
-    if coll().delete_one({"_id": namespace, "instance": None}).deleted_count != 1:
-        raise Conflict("An instance holds this namespace: delete it first.")

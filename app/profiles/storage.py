@@ -18,13 +18,15 @@ from bson import ObjectId
 from flask import current_app
 from pymongo import ASCENDING
 
-from app.access import users
+from app.access.users import store as users
 from app.definitions import fit
 from app.errors import Conflict, Forbidden, Invalid, Problem
 from app.instances.storage import store as instances
 from app.model import quantities
 from app.model.accounts import is_admin
-from app.profiles import ledgers, usage
+from app.profiles import usage
+from app.profiles.ledgers import Finished
+from app.profiles.ledgers import store as ledgers
 from app.storage import list_keys
 from app.storage.database import now
 from app.storage.resource_store import REMOVED, ResourceStore
@@ -35,7 +37,7 @@ class Profiles(ResourceStore):
     noun = "profile"
     filters = {"name": "name", "owner": "owner", "defaultProfile": "defaultProfile"}
     retired_indexes = ("owner_newest", "newest", "one_per_source")
-    finished = ledgers.Finished()
+    finished = Finished()
 
     def create_indexes(self):
         """One default per owner; one profile per owner, import source and key."""

@@ -5,7 +5,7 @@ from flask.views import MethodView
 
 from app.access.auth import login_required
 from app.http.openapi import Blueprint, problems
-from app.instances import namespaces
+from app.instances.namespaces import store as namespaces
 
 blp = Blueprint(
     "namespaces",

@@ -4,8 +4,9 @@ history, readable by whoever may read the blueprint; restoring is a change (owne
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
-from app.blueprints.history import storage as history
 from app.blueprints.history.schemas import DiffArgs, DiffSchema, RevisionPageArgs, sign
+from app.blueprints.history.storage import diff, writable
+from app.blueprints.history.storage import store as history
 from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store
 from app.budgets.fitting import render_answer
@@ -50,7 +51,7 @@ class RevisionRestore(MethodView):
     def post(self, id, rev):
         """Make a kept version current again (a new version with its writable fields)"""
         user = current_user()
-        restored = history.writable(history.version(store.readable(id, user), rev))
+        restored = writable(history.version(store.readable(id, user), rev))
         doc = store.update(id, user, restored, preconditions.if_match())
         return store.seen_by(doc, user), {"ETag": etag(doc)}
 
@@ -76,4 +77,4 @@ class Diff(MethodView):
         current = store.readable(id, current_user())
         newer = args.get("newer", current["rev"])
         older = args.get("older", max(newer - 1, 1))
-        return history.diff(history.version(current, older), history.version(current, newer))
+        return diff(history.version(current, older), history.version(current, newer))

@@ -2,9 +2,12 @@
 
 from flask.views import MethodView
 
-from app.access import login_throttle, tokens, users
+from app.access import login_throttle
 from app.access.auth import basic, current_token, current_user, login_required
 from app.access.schemas import PasswordChangeSchema, TokenSchema, TokensQuery, UserSchema
+from app.access.tokens import store as tokens
+from app.access.users import UsernameTaken
+from app.access.users import store as users
 from app.errors import Conflict, Forbidden, Invalid
 from app.http import paging
 from app.http.openapi import Blueprint, headers, problems
@@ -29,7 +32,7 @@ class Users(MethodView):
         """Create a user (admins)"""
         try:
             user = users.create(fields["username"], fields["password"], fields["role"])
-        except users.UsernameTaken:
+        except UsernameTaken:
             raise Conflict("The username is taken.")
         return user
 

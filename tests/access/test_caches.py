@@ -4,7 +4,7 @@ credentials, user records (USER_CACHE_SECONDS), and the cache they are built on.
 import time
 
 from app import create_app, state
-from app.access import users
+from app.access.users import store as users
 from app.storage.cache import TtlCache
 from app.storage.database import get_db
 from support.apps import make_app, settings

@@ -37,7 +37,7 @@ def test_changing_entitled_users_changes_who_may_read(api):
 
 
 def test_a_blueprint_without_entitled_users_costs_no_user_lookup(api, monkeypatch):
-    from app.access import users
+    from app.access.users import store as users
 
     def looked_up(names):
         raise AssertionError(f"looked up {names}")

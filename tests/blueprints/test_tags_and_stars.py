@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from app.access import users
+from app.access.users import store as users
 from support.http import assert_problem, create
 
 

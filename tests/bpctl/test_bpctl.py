@@ -14,7 +14,7 @@ import time
 import pytest
 import yaml
 
-from app.access import users
+from app.access.users import store as users
 from bpctl import fetch
 from support import compose_oracle, corpus, tours
 from support.apps import serving

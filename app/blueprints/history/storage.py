@@ -21,61 +21,62 @@ NOT_KEPT = ("_id", "starredBy")  # the id is the blueprint's; stars are not part
 PRUNE_SLACK = 16  # older kept versions a prune also looks for (left by a crash between writes)
 
 
-def revisions():
-    return get_db().revisions
+class Revisions:
+    """The `revisions` collection: every version of a blueprint a change replaced."""
+
+    def coll(self):
+        return get_db().revisions
+
+    def create_indexes(self):
+        self.coll().create_index([("blueprint", ASCENDING), ("rev", DESCENDING)], unique=True, name="blueprint_rev")
+
+    def keep(self, stored):
+        """Keep the version a write is about to replace, and let the oldest beyond the limit go."""
+        version = {key: value for key, value in without_keys(stored).items() if key not in NOT_KEPT}
+        with contextlib.suppress(DuplicateKeyError):  # a concurrent writer kept it first
+            self.coll().update_one(
+                {"blueprint": stored["_id"], "rev": stored["rev"]}, {"$setOnInsert": {"version": version}}, upsert=True
+            )
+        oldest_kept = stored["rev"] + 2 - current_app.config["REVISIONS_KEPT"]  # the new current is rev + 1
+        if oldest_kept > 1:
+            pruned = range(max(oldest_kept - 1 - PRUNE_SLACK, 1), oldest_kept)
+            used = [rev for rev in pruned if instances.rendered_at(stored["_id"], rev)]
+            self.coll().delete_many(
+                {"blueprint": stored["_id"], "rev": {"$gte": pruned.start, "$lt": pruned.stop, "$nin": used}}
+            )
+
+    def forget(self, blueprint_id):
+        self.coll().delete_many({"blueprint": blueprint_id})
+
+    def version(self, current, rev):
+        """Version `rev` of the blueprint `current` (the current one is its own latest version)."""
+        if rev == current["rev"]:
+            return current
+        record = self.coll().find_one({"blueprint": current["_id"], "rev": rev}) if 1 <= rev < current["rev"] else None
+        if record is None:
+            raise NotFound(f"No kept version {rev} of this blueprint.")
+        return _as_blueprint(current, record)
+
+    def page(self, current, limit, below=None):
+        """Up to `limit` versions newest first, below rev `below` (the current one first when it is
+        None), and the rev the next page goes below, or None."""
+        top = current["rev"] + 1 if below is None else min(below, current["rev"] + 1)
+        items = [current] if top > current["rev"] else []
+        top = min(top, current["rev"])
+        wanted = limit + 1 - len(items)
+        if wanted > 0 and top > 1:
+            found = self.coll().find({"blueprint": current["_id"], "rev": {"$gte": max(top - wanted, 1), "$lt": top}})
+            items += [_as_blueprint(current, record) for record in found.sort("rev", DESCENDING)]
+        more = len(items) > limit
+        items = items[:limit]
+        return items, items[-1]["rev"] if more else None
 
 
-def create_indexes(db):
-    db.revisions.create_index([("blueprint", ASCENDING), ("rev", DESCENDING)], unique=True, name="blueprint_rev")
-
-
-def keep(stored):
-    """Keep the version a write is about to replace, and let the oldest beyond the limit go."""
-    version = {key: value for key, value in without_keys(stored).items() if key not in NOT_KEPT}
-    with contextlib.suppress(DuplicateKeyError):  # a concurrent writer kept it first
-        revisions().update_one(
-            {"blueprint": stored["_id"], "rev": stored["rev"]}, {"$setOnInsert": {"version": version}}, upsert=True
-        )
-    oldest_kept = stored["rev"] + 2 - current_app.config["REVISIONS_KEPT"]  # the new current is rev + 1
-    if oldest_kept > 1:
-        pruned = range(max(oldest_kept - 1 - PRUNE_SLACK, 1), oldest_kept)
-        used = [rev for rev in pruned if instances.rendered_at(stored["_id"], rev)]
-        revisions().delete_many(
-            {"blueprint": stored["_id"], "rev": {"$gte": pruned.start, "$lt": pruned.stop, "$nin": used}}
-        )
-
-
-def forget(blueprint_id):
-    revisions().delete_many({"blueprint": blueprint_id})
+store = Revisions()
 
 
 def _as_blueprint(current, record):
     return {**record["version"], "_id": current["_id"], "starredBy": current.get("starredBy", [])}
-
-
-def version(current, rev):
-    """Version `rev` of the blueprint `current` (the current one is its own latest version)."""
-    if rev == current["rev"]:
-        return current
-    record = revisions().find_one({"blueprint": current["_id"], "rev": rev}) if 1 <= rev < current["rev"] else None
-    if record is None:
-        raise NotFound(f"No kept version {rev} of this blueprint.")
-    return _as_blueprint(current, record)
-
-
-def page(current, limit, below=None):
-    """Up to `limit` versions newest first, below rev `below` (the current one first when it is
-    None), and the rev the next page goes below, or None."""
-    top = current["rev"] + 1 if below is None else min(below, current["rev"] + 1)
-    items = [current] if top > current["rev"] else []
-    top = min(top, current["rev"])
-    wanted = limit + 1 - len(items)
-    if wanted > 0 and top > 1:
-        found = revisions().find({"blueprint": current["_id"], "rev": {"$gte": max(top - wanted, 1), "$lt": top}})
-        items += [_as_blueprint(current, record) for record in found.sort("rev", DESCENDING)]
-    more = len(items) > limit
-    items = items[:limit]
-    return items, items[-1]["rev"] if more else None
 
 
 def diff(older, newer):
