@@ -38,7 +38,7 @@ def fit_of(blueprint, args, user):
 
 def render_fitted(version, values, profile, maximize=None, cluster=None, secrets=()):
     """The render of `version` with `values`, fitted to `profile` (None: none) in the room it has;
-    converted for Kubernetes with the `cluster` options (render.cluster_of); `secrets` stay secret
+    converted for the `Cluster` (render.cluster_of) where one is given; `secrets` stay secret
     whatever the schema says (an instance's)."""
     if version.get("yml") is None:
         raise Conflict("This version of the blueprint has no definition to render.")

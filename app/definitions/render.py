@@ -92,12 +92,8 @@ def cluster_of(blueprint_type, args, instance):
         return None
     if definitions.format_of(blueprint_type) is not compose:
         raise Invalid({"target": ["Only a Compose blueprint renders for another target than its own format."]})
-    return Cluster(
-        instance,
-        args.get("namespace"),
-        volume_size=args.get("volumeSize", "1Gi"),
-        volume_sizes=args.get("volumeSizes", {}),
-    )
+    fields = (("volumeSize", "volume_size"), ("volumeSizes", "volume_sizes"))  # else Cluster's defaults
+    return Cluster(instance, args.get("namespace"), **{field: args[key] for key, field in fields if key in args})
 
 
 def _on_kubernetes(text, answer, secret, cluster, limits, usage):

@@ -58,15 +58,20 @@ def creates(blp, schema, draft_schema, noun, **example):
     )
 
 
-def reads(blp, schema, noun):
-    """A GET of one `noun`: its ETag, and the 304 of If-None-Match."""
+def _conditional_get(blp, response):
+    """A GET answering `response` (a `blp.response`), with its ETag's 304 of If-None-Match."""
     return lambda view: _stacked(
         view,
-        blp.response(200, schema, headers=headers("ETag"), description=f"The {noun}."),
+        response,
         blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag")),
         blp.doc(parameters=[IF_NONE_MATCH]),
         problems(blp, *READ),
     )
+
+
+def reads(blp, schema, noun):
+    """A GET of one `noun`: its ETag, and the 304 of If-None-Match."""
+    return _conditional_get(blp, blp.response(200, schema, headers=headers("ETag"), description=f"The {noun}."))
 
 
 def changes(blp, schema, noun, partial=False, **example):
@@ -84,15 +89,10 @@ def changes(blp, schema, noun, partial=False, **example):
 
 def downloads(blp, description, header):
     """A GET of a YAML definition, as bytes: its ETag and `header`, and the 304 of If-None-Match."""
-    return lambda view: _stacked(
-        view,
-        blp.response(
-            200, None, headers=headers("ETag", header), description=description, content_type="application/yaml"
-        ),
-        blp.alt_response(304, description=NOT_MODIFIED, headers=headers("ETag")),
-        blp.doc(parameters=[IF_NONE_MATCH]),
-        problems(blp, *READ),
+    yaml = blp.response(
+        200, None, headers=headers("ETag", header), description=description, content_type="application/yaml"
     )
+    return _conditional_get(blp, yaml)
 
 
 def deletes(blp, description):
