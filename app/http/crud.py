@@ -8,8 +8,9 @@ from collections.abc import Mapping
 
 import marshmallow as ma
 from flask import Response, has_request_context, request, url_for
+from flask.views import MethodView
 
-from app.access.auth import current_user
+from app.access.auth import current_user, login_required
 from app.http import idempotency, preconditions
 from app.http.openapi import CHANGE, CREATE, DELETE, READ, headers, problems
 from app.http.preconditions import IF_MATCH, IF_NONE_MATCH, etag
@@ -103,6 +104,53 @@ def deletes(blp, description):
         blp.doc(parameters=[IF_MATCH]),
         problems(blp, *DELETE),
     )
+
+
+def computes(blp, args_schema, schema, description):
+    """A GET answered from its query, never stored: the query, the 200, and a 404 for the path's
+    resource or a 422 for the query."""
+    return lambda view: _stacked(
+        view,
+        blp.arguments(args_schema(), location="query", as_kwargs=False),
+        blp.response(200, schema, description=description),
+        problems(blp, 404, 422),
+    )
+
+
+def _summary(text):
+    """Gives a view made for several resources the summary its docstring would."""
+
+    def named(view):
+        view.__doc__ = text
+        return view
+
+    return named
+
+
+def edited(blp, store, schema, noun, example, partial_example):
+    """The PATCH, PUT and DELETE of a `noun` that its `store` changes and deletes as sent, for an
+    item's view to extend with its GET: profiles and blueprints change alike."""
+
+    class Edited(MethodView):
+        @login_required(role="member")
+        @changes(blp, schema, noun, partial=True, example=partial_example)
+        @_summary(f"Change the fields sent of a {noun}")
+        def patch(self, fields, id, dryRun):
+            return answer_change(store, id, fields, dryRun)
+
+        @login_required(role="member")
+        @changes(blp, schema, noun, example=example)
+        @_summary(f"Replace every writable field of a {noun}")
+        def put(self, fields, id, dryRun):
+            return answer_change(store, id, fields, dryRun)
+
+        @login_required(role="member")
+        @deletes(blp, f"The {noun} is gone.")
+        @_summary(f"Delete a {noun}")
+        def delete(self, id):
+            answer_delete(store.delete, id)
+
+    return Edited
 
 
 def answer_create(store, fields, dry_run, endpoint, make=None):

@@ -94,7 +94,7 @@ class BlueprintCollection(MethodView):
 
 
 @blp.route("/<id>")
-class BlueprintItem(MethodView):
+class BlueprintItem(crud.edited(blp, store, BlueprintSchema, "blueprint", EXAMPLE, {"name": "web"})):
     @login_required(role="viewer")
     @crud.reads(blp, BlueprintSchema, "blueprint")
     def get(self, id):
@@ -102,31 +102,11 @@ class BlueprintItem(MethodView):
         user = current_user()
         return crud.answer_read(store.seen_by(store.readable(id, user), user))
 
-    @login_required(role="member")
-    @crud.changes(blp, BlueprintSchema, "blueprint", partial=True, example={"name": "web"})
-    def patch(self, changes, id, dryRun):
-        """Change the fields sent of a blueprint"""
-        return crud.answer_change(store, id, changes, dryRun)
-
-    @login_required(role="member")
-    @crud.changes(blp, BlueprintSchema, "blueprint", example=EXAMPLE)
-    def put(self, fields, id, dryRun):
-        """Replace every writable field of a blueprint"""
-        return crud.answer_change(store, id, fields, dryRun)
-
-    @login_required(role="member")
-    @crud.deletes(blp, "The blueprint is gone.")
-    def delete(self, id):
-        """Delete a blueprint"""
-        crud.answer_delete(store.delete, id)
-
 
 @blp.route("/<id>/fit")
 class BlueprintFit(MethodView):
     @login_required(role="viewer")
-    @blp.arguments(FitArgs(), location="query", as_kwargs=False)
-    @blp.response(200, FitSchema, description="Whether the blueprint fits the profile's caps, resource by resource.")
-    @problems(blp, 404, 422)
+    @crud.computes(blp, FitArgs, FitSchema, "Whether the blueprint fits the profile's caps, resource by resource.")
     def get(self, args, id):
         """Check whether a blueprint fits a profile"""
         user = current_user()

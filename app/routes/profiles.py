@@ -45,27 +45,9 @@ class ProfileCollection(MethodView):
 
 
 @blp.route("/<id>")
-class ProfileItem(MethodView):
+class ProfileItem(crud.edited(blp, store, ProfileSchema, "profile", EXAMPLE, {"name": "small"})):
     @login_required(role="viewer")
     @crud.reads(blp, ProfileSchema, "profile")
     def get(self, id):
         """Read one profile"""
         return crud.answer_read(store.readable(id, current_user()))
-
-    @login_required(role="member")
-    @crud.changes(blp, ProfileSchema, "profile", partial=True, example={"name": "small"})
-    def patch(self, changes, id, dryRun):
-        """Change the fields sent of a profile"""
-        return crud.answer_change(store, id, changes, dryRun)
-
-    @login_required(role="member")
-    @crud.changes(blp, ProfileSchema, "profile", example=EXAMPLE)
-    def put(self, fields, id, dryRun):
-        """Replace every writable field of a profile"""
-        return crud.answer_change(store, id, fields, dryRun)
-
-    @login_required(role="member")
-    @crud.deletes(blp, "The profile is gone.")
-    def delete(self, id):
-        """Delete a profile"""
-        crud.answer_delete(store.delete, id)

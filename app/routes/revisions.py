@@ -10,7 +10,7 @@ from app.blueprints.history.storage import store as history
 from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store
 from app.budgets.fitting import render_answer
-from app.http import paging, preconditions
+from app.http import crud, paging, preconditions
 from app.http.openapi import Blueprint, headers, problems
 from app.http.parser import bodiless
 from app.http.preconditions import IF_MATCH, etag
@@ -69,9 +69,7 @@ class RevisionRender(MethodView):
 @blp.route("/<id>/diff")
 class Diff(MethodView):
     @login_required(role="viewer")
-    @blp.arguments(DiffArgs(), location="query", as_kwargs=False)
-    @blp.response(200, DiffSchema, description="What changed from one version to another.")
-    @problems(blp, 404, 422)
+    @crud.computes(blp, DiffArgs, DiffSchema, "What changed from one version to another.")
     def get(self, args, id):
         """Compare two versions of a blueprint (default: the previous and the current)"""
         current = store.readable(id, current_user())
