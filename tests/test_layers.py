@@ -122,6 +122,21 @@ def test_only_a_collections_owner_touches_it():
     assert strays == []
 
 
+def callers(attributes):
+    """Where app/ reaches any of `attributes` on something other than `self`: module:line."""
+    found = []
+    for path in sorted(path for path in APP.rglob("*.py") if "node_modules" not in path.parts):
+        module = ".".join(path.relative_to(APP.parent).with_suffix("").parts).removesuffix(".__init__")
+        found += [
+            f"{module}:{node.lineno}"
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Attribute)
+            and node.attr in attributes
+            and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+        ]
+    return found
+
+
 def test_only_an_admission_writes_an_instance():
     """The instance store has no create, change or delete of its own, and only admission calls the
     writes it has (whatever a caller names the store): nothing writes an instance around what its
@@ -129,14 +144,12 @@ def test_only_an_admission_writes_an_instance():
     from app.instances.storage import store
 
     assert not any(hasattr(store, name) for name in ("create", "update", "delete"))
-    callers = []
-    for path in sorted(path for path in APP.rglob("*.py") if "node_modules" not in path.parts):
-        module = ".".join(path.relative_to(APP.parent).with_suffix("").parts).removesuffix(".__init__")
-        callers += [
-            f"{module}:{node.lineno}"
-            for node in ast.walk(ast.parse(path.read_text()))
-            if isinstance(node, ast.Attribute)
-            and node.attr in INSTANCE_WRITES
-            and not (isinstance(node.value, ast.Name) and node.value.id == "self")
-        ]
-    assert callers and {caller.split(":")[0] for caller in callers} == {"app.budgets.admission"}
+    found = callers(INSTANCE_WRITES)
+    assert found and {caller.split(":")[0] for caller in found} == {"app.budgets.admission"}
+
+
+def test_only_an_admission_puts_an_instance_in_a_namespace():
+    """A render writes for a cluster; the Namespace, quota and LimitRange that hold an instance
+    there are what admission adds, from what it admitted."""
+    found = callers({"held"})
+    assert found and {caller.split(":")[0] for caller in found} == {"app.budgets.admission"}

@@ -17,10 +17,8 @@ from pymongo.errors import DuplicateKeyError
 from app.blueprints.history.storage import store as history
 from app.blueprints.storage import store as blueprints
 from app.budgets import fitting
-from app.definitions import fit
+from app.definitions import fit, render
 from app.definitions.fit import RESOURCES
-from app.definitions.on_kubernetes.model import Cluster
-from app.definitions.render import cluster_of, own_target
 from app.errors import Conflict, Invalid, NoRoom, NotFound, Problem
 from app.instances.namespaces import TAKEN, refuse_reserved
 from app.instances.namespaces import store as namespaces
@@ -69,13 +67,13 @@ def _instance(fields, blueprint, profile):
     target (on Kubernetes, in the namespace it holds) and admitted in the profile's room."""
     version = _version(blueprint, fields.get("blueprintRev"))
     target = {key: fields[key] for key in ("target", "volumeSize", "volumeSizes") if key in fields}
-    target.setdefault("target", own_target(version.get("blueprintType")))
+    target.setdefault("target", render.own_target(version.get("blueprintType")))
     namespace = None
     if target["target"] == "kubernetes":
         namespace = fields.get("namespace") or fields["name"]
         refuse_reserved(namespace)
-    cluster = _cluster(version, fields["name"], target, namespace, profile)
-    answer = _admitted(version, fields["values"], profile, cluster=cluster)
+    cluster = _cluster(version, fields["name"], target, namespace)
+    answer = _admitted(version, fields["values"], profile, cluster=cluster, namespace=namespace)
     return {
         "name": fields["name"],
         "namespace": namespace,
@@ -110,9 +108,10 @@ def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=
         raise Invalid({"namespace": ["Only an instance on Kubernetes that holds no namespace yet takes one."]})
     if namespace is not None:
         refuse_reserved(namespace)
-    cluster = _cluster(version, doc["name"], doc, held or namespace, profile)
+    cluster = _cluster(version, doc["name"], doc, held or namespace)
     secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
-    answer = _admitted(version, {**doc["kept"], **values}, profile, doc["requirements"], cluster, secrets)
+    kept = {**doc["kept"], **values}
+    answer = _admitted(version, kept, profile, doc["requirements"], cluster, secrets, held or namespace)
     changes = {
         "blueprintRev": version["rev"],
         **_rendered(answer),
@@ -194,20 +193,12 @@ def _version(blueprint, rev):
         raise Invalid({"rev": [f"The blueprint has no revision {rev}."]}) from None
 
 
-def _cluster(version, name, target, namespace, profile):
-    """The `Cluster` an instance renders for (`target`: its `target`, `volumeSize`,
-    `volumeSizes`; None: its blueprint's own format, on Docker): on Kubernetes, in the namespace
-    it holds (none: one admitted before instances held them, rendered as it was), holding the
-    kinds its profile allows."""
-    converted = cluster_of(version.get("blueprintType"), target, name)
-    if target.get("target") != "kubernetes" or (namespace is None and converted is None):
-        return converted
-    return replace(
-        converted or Cluster(name),
-        namespace=namespace,
-        own=namespace is not None,
-        allow_kinds=tuple(profile.get("allowKinds") or ()),
-    )
+def _cluster(version, name, target, namespace):
+    """The `Cluster` an instance's Compose blueprint converts for (`target`: its `target`,
+    `volumeSize`, `volumeSizes`), in the namespace it holds (none: one admitted before instances
+    held them, rendered as it was); None where it renders in its own format."""
+    converted = render.cluster_of(version.get("blueprintType"), target, name)
+    return converted and replace(converted, namespace=namespace)
 
 
 @contextmanager
@@ -247,15 +238,19 @@ def _let_go(doc):
         namespaces.free(doc["namespace"], doc["_id"])
 
 
-def _admitted(version, values, profile, replacing=None, cluster=None, secrets=()):
-    """The render of `version` for `profile` (for a cluster with `cluster`), if the profile has
-    room for it (with `replacing`, the requirements it replaces, given back first); else a 409
-    naming each resource short of it. `secrets`: the values that were secret when the instance
-    was admitted (shown as null, in the values Secret), which stay so."""
+def _admitted(version, values, profile, replacing=None, cluster=None, secrets=(), namespace=None):
+    """The render of `version` for `profile` (converted for `cluster` where given; in the
+    `namespace` it holds, its Namespace, quota and LimitRange first), if the profile has room for
+    it (with `replacing`, the requirements it replaces, given back first); else a 409 naming each
+    resource short of it. `secrets`: the values that were secret when the instance was admitted
+    (shown as null, in the values Secret), which stay so."""
     used = profile["usage"]
     if replacing is not None:
         used = {key: used[key] - value for key, value in usage.change(replacing).items()}
     answer = fitting.render_fitted(version, values, {**profile, "usage": used}, cluster=cluster, secrets=secrets)
+    if namespace is not None:
+        kinds = tuple(profile.get("allowKinds") or ())
+        answer["yml"] = render.held(answer, version.get("blueprintType"), namespace, kinds, fitting.limits_of(profile))
     if answer["requirements"] is None:
         raise Invalid({"blueprint": ["Its definition is of no known type: there is nothing to count."]})
     security = answer["fit"]["podSecurity"]

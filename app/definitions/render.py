@@ -29,9 +29,9 @@ MOST = 1_000_000  # the top of an integer parameter's range when it sets no maxi
 def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None, cluster=None, secrets=()):
     """The body of a render of `version` (a blueprint as stored) with the values `given`, fitted
     to a profile's `limits` (None: no profile) in the room its `usage` leaves; `maximize` searches
-    for `seconds` at most; with a `Cluster` (`cluster_of`), a Compose blueprint converted for it,
-    and an instance's stream in its namespace of its own (`own`). `used` (not shown) holds every
-    value used, generated ones included, which an instance keeps; `secrets` names parameters that
+    for `seconds` at most; with a `Cluster` (`cluster_of`), a Compose blueprint converted for it.
+    `used` (not shown) holds every value used, generated ones included, which an instance keeps,
+    and `objects` (not shown) a conversion's objects as built; `secrets` names parameters that
     stay secret whatever the schema says now (an instance's)."""
     declared = version.get("parameters") or {}
     used = parameters.values(declared, given)
@@ -54,13 +54,8 @@ def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None,
         "fit": fitted,
         "used": used,
     }
-    objects = None  # a conversion's, as built
     if cluster is not None and fmt is compose:
-        converted = _on_kubernetes(text, answer, secret, cluster, limits, usage)
-        objects = converted.pop("objects")
-        answer.update(converted)
-    if cluster is not None and cluster.own:
-        answer["yml"] = _in_own_namespace(fmt, answer, cluster, limits, objects)
+        answer.update(_on_kubernetes(text, answer, secret, cluster, limits, usage))
     if maximize is not None:
         deadline = time.monotonic() + seconds
         answer["maximized"] = {maximize: _most(template, version, declared, used, maximize, (limits, usage), deadline)}
@@ -118,16 +113,17 @@ def _on_kubernetes(text, answer, secret, cluster, limits, usage):
     return {"yml": yml, "objects": objects, "requirements": requirements, "fit": fitted, "notes": notes}
 
 
-def _in_own_namespace(fmt, answer, cluster, limits, objects):
-    """An instance's stream in the namespace it holds: a Kubernetes blueprint's objects moved into
-    it (tenancy.hold: what an instance may hold there), after the Namespace, quota and LimitRange
-    that hold it to what it was admitted with."""
-    if fmt is kubernetes:
-        notes = Notes()
+def held(answer, blueprint_type, namespace, allow_kinds, limits):
+    """The stream of an instance's `answer` (a render of its blueprint, converted for a cluster
+    where it is a Compose one) in the namespace it holds: a Kubernetes blueprint's objects moved
+    into it (`tenancy.hold`: what an instance may hold there, `allow_kinds` beyond those
+    measured), after the Namespace, quota and LimitRange that hold it to what it was admitted
+    with under its profile's `limits`."""
+    objects = answer.get("objects")
+    if definitions.format_of(blueprint_type) is kubernetes:
         documents = templates.load(answer["yml"], kubernetes.DIALECT)
-        objects = tenancy.hold(documents, cluster.namespace, cluster.allow_kinds, notes)
-        answer["notes"] = notes
-    held = tenancy.namespace_objects(cluster.namespace, answer["requirements"], limits or {})
+        objects = tenancy.hold(documents, namespace, allow_kinds, Notes())
+    held = tenancy.namespace_objects(namespace, answer["requirements"], limits)
     definitions.measured(kubernetes, yamlguard.Documents(held))  # checked as the rest
     return _within_bounds(on_kubernetes.written(held + objects))
 

@@ -56,6 +56,22 @@ def test_an_instance_on_kubernetes_lives_in_its_namespace_held_to_what_was_admit
     assert "storage" in assert_problem(refused, 409)["quota"]
 
 
+def test_only_an_instance_holds_a_namespace_a_render_for_one_writes_none(api, web):
+    team = create(api, "profiles", **{**TEAM, "storageCap": "10Gi"}).json
+    sent = {"values": {"REPLICAS": 2}, "profile": team["id"], "target": "kubernetes", "namespace": "shop"}
+    rendered = api.post(f"/blueprints/{web['id']}/render", json=sent, user="alice")
+    assert rendered.status == 200, rendered.json
+    objects = [one for one in yaml.safe_load_all(rendered.json["yml"]) if one]
+    assert {one["kind"] for one in objects}.isdisjoint({"Namespace", "ResourceQuota", "LimitRange"})
+    assert all(one["metadata"]["namespace"] == "shop" for one in objects)
+    admitted = admit(api, web, team, "shop", values={"REPLICAS": 2})
+    assert admitted.status == 201, admitted.json
+    text = api.get(f"/instances/{admitted.json['id']}/yml", user="alice").body.decode()
+    held = [one for one in yaml.safe_load_all(text) if one]
+    assert [one["kind"] for one in held[:3]] == ["Namespace", "ResourceQuota", "LimitRange"]
+    assert [one["kind"] for one in held[3:]] == [one["kind"] for one in objects]  # after what holds them
+
+
 def test_a_target_the_blueprint_has_no_conversion_to_is_named(api, web):
     team = create(api, "profiles", **TEAM).json
     pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: a, image: x}\n"

@@ -15,8 +15,6 @@ class Cluster:
     namespace: str | None = None  # where they are written (None: wherever they are applied)
     volume_size: str = "1Gi"  # a claim's size, unless `volume_sizes` names its volume
     volume_sizes: Mapping[str, str] = field(default_factory=dict)
-    own: bool = False  # an instance's namespace of its own: its Namespace, quota and LimitRange first
-    allow_kinds: tuple[str, ...] = ()  # the kinds its profile lets an instance hold beyond those measured
     # What the render adds once it has its values
     values: Mapping[str, str] = field(default_factory=dict)  # every value, as text
     secret_texts: tuple[str, ...] = ()  # the values of its secret parameters
