@@ -31,6 +31,7 @@ VARIABLES = (
     "REVISIONS_KEPT",
     "RENDER_SECONDS",
     "RESERVED_NAMESPACES",
+    "INGRESS_NAMESPACE",
     "HOST",
     "PORT",
     "WEB_CONCURRENCY",
@@ -76,6 +77,9 @@ def from_env(environ=os.environ):
         "RESERVED_NAMESPACES": tuple(
             one.strip() for one in environ.get("RESERVED_NAMESPACES", "").split(",") if one.strip()
         ),
+        # Where the cluster's ingress controller runs: its pods may reach an instance's routed
+        # services (a NetworkPolicy), and no instance takes it.
+        "INGRESS_NAMESPACE": environ.get("INGRESS_NAMESPACE", "ingress-nginx"),
         # The most documents a list page examines (the contract's bound), and the most a window of
         # one is sized to read at the density already seen (app/storage/pages.py).
         "LIST_MOST_EXAMINED": 10_000,

@@ -3,6 +3,7 @@ created by Docker Compose and, rendered for a cluster, by kubectl."""
 
 import yaml
 
+from app.definitions.on_kubernetes.names import label
 from support import compose_oracle, on_kubernetes
 
 
@@ -26,11 +27,13 @@ def refused_by_the_tools(api, report, profile=None, left_over=None, files=None):
     "x") and `profile`'s defaults: the render must answer 200 and hold nothing `left_over` (a
     platform's syntax) finds; Docker Compose must accept it (in a folder holding `files`); and its
     render for Kubernetes must carry over each service Compose starts, in a stream kubectl decodes
-    (one run for the catalog), or be refused for a reason the contract gives (`allowed_refusal`)."""
+    (one run for the catalog), or be refused for a reason the contract gives (`allowed_refusal`);
+    both renders route what the blueprint's routes say (`unrouted`)."""
     refused, streams = [], []
     for result in [result for result in report["results"] if result["outcome"] == "created"]:
         name = result.get("key") or result["title"]
-        declared = api.get(f"/blueprints/{result['id']}", user="alice").json["parameters"] or {"properties": {}}
+        blueprint = api.get(f"/blueprints/{result['id']}", user="alice").json
+        declared = blueprint["parameters"] or {"properties": {}}
         properties = declared["properties"]
         values = {
             key: "example" if "x-generate" in properties[key] else properties[key].get("examples", ["x"])[0]
@@ -50,11 +53,30 @@ def refused_by_the_tools(api, report, profile=None, left_over=None, files=None):
             refused.append((name, cluster.json))
         if cluster.status != 200:
             continue
+        refused += [(name, problem) for problem in unrouted(blueprint["routes"], project, cluster.json["yml"])]
         written = yaml.safe_load(render.json["yml"])["services"]
         refused += [(name, problem) for problem in on_kubernetes.unfaithful(project, written, cluster.json["yml"])]
         streams.append(cluster.json["yml"])
     assert on_kubernetes.decoded_by_kubectl("---\n".join(streams))
     return refused
+
+
+def unrouted(routes, project, stream):
+    """What a render fails to route of a blueprint's `routes`: a Traefik router on each routed
+    service of the Compose `project` (as Docker Compose read it), an Ingress rule per route on the
+    services the Kubernetes `stream` runs."""
+    missing = []
+    for route in routes:
+        labels = project["services"].get(route["service"], {}).get("labels") or {}
+        if not any(key.startswith("traefik.http.routers.") and key.endswith(".rule") for key in labels):
+            missing.append(f"no Traefik router on {route['service']}")
+    found = [one for one in yaml.safe_load_all(stream) if one]
+    rules = [rule for one in found if one["kind"] == "Ingress" for rule in one["spec"]["rules"]]
+    started = {one["metadata"]["name"] for one in found if one["kind"] == "Service"}
+    expected = [route for route in routes if label(route["service"]) in started]
+    if len(rules) != len(expected):
+        missing.append(f"{len(rules)} Ingress rules for {len(expected)} routes")
+    return missing
 
 
 def allowed_refusal(problem):

@@ -76,6 +76,16 @@ class Entitlement(ma.fields.String):
         return super()._deserialize(value, attr, data, **kwargs).strip().upper()
 
 
+class RouteSchema(Schema):
+    service = ma.fields.String(metadata={"description": "The Compose service that answers."})
+    port = ma.fields.Integer(metadata={"description": "Its container port."})
+    host = ma.fields.String(
+        allow_none=True, metadata={"description": "null: not known until rendered, or the profile's domain's."}
+    )
+    path = ma.fields.String(metadata={"description": "A path prefix."})
+    tls = ma.fields.Boolean()
+
+
 class BlueprintSchema(EchoedId):
     id = Id()
     name = Name()
@@ -91,6 +101,13 @@ class BlueprintSchema(EchoedId):
         metadata={"description": "The template's variables, as a JSON Schema (2020-12) of an object."}
     )
     requirements = ma.fields.Nested(RequirementsSchema, dump_only=True, allow_none=True)
+    routes = ma.fields.List(
+        ma.fields.Nested(RouteSchema),
+        attribute="requirements.routes",
+        dump_only=True,
+        dump_default=list,
+        metadata={"description": "Which service answers where (`x-routes`, Traefik router labels), at the defaults."},
+    )
     source = Source()
     stars = ma.fields.Integer(dump_only=True, metadata={"description": "How many users starred it."})
     starred = ma.fields.Boolean(dump_only=True, metadata={"description": "Whether the caller starred it."})

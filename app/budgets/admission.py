@@ -66,14 +66,14 @@ def _instance(fields, blueprint, profile):
     """The instance a create's `fields` make: the blueprint rendered at its revision for its
     target (on Kubernetes, in the namespace it holds) and admitted in the profile's room."""
     version = _version(blueprint, fields.get("blueprintRev"))
-    target = {key: fields[key] for key in ("target", "volumeSize", "volumeSizes") if key in fields}
+    target = {key: fields[key] for key in ("target", "volumeSize", "volumeSizes", "routes") if key in fields}
     target.setdefault("target", render.own_target(version.get("blueprintType")))
     namespace = None
     if target["target"] == "kubernetes":
         namespace = fields.get("namespace") or fields["name"]
         refuse_reserved(namespace)
     cluster = _cluster(version, fields["name"], target, namespace)
-    answer = _admitted(version, fields["values"], profile, cluster=cluster, namespace=namespace)
+    answer = _admitted(version, fields["values"], profile, fields["name"], cluster=cluster, namespace=namespace)
     return {
         "name": fields["name"],
         "namespace": namespace,
@@ -111,7 +111,7 @@ def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=
     cluster = _cluster(version, doc["name"], doc, held or namespace)
     secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
     kept = {**doc["kept"], **values}
-    answer = _admitted(version, kept, profile, doc["requirements"], cluster, secrets, held or namespace)
+    answer = _admitted(version, kept, profile, doc["name"], doc["requirements"], cluster, secrets, held or namespace)
     changes = {
         "blueprintRev": version["rev"],
         **_rendered(answer),
@@ -195,7 +195,7 @@ def _version(blueprint, rev):
 
 def _cluster(version, name, target, namespace):
     """The `Cluster` an instance's Compose blueprint converts for (`target`: its `target`,
-    `volumeSize`, `volumeSizes`), in the namespace it holds (none: one admitted before instances
+    `volumeSize`, `volumeSizes`, `routes`), in the namespace it holds (none: one admitted before instances
     held them, rendered as it was); None where it renders in its own format."""
     converted = render.cluster_of(version.get("blueprintType"), target, name)
     return converted and replace(converted, namespace=namespace)
@@ -238,8 +238,8 @@ def _let_go(doc):
         namespaces.free(doc["namespace"], doc["_id"])
 
 
-def _admitted(version, values, profile, replacing=None, cluster=None, secrets=(), namespace=None):
-    """The render of `version` for `profile` (converted for `cluster` where given; in the
+def _admitted(version, values, profile, name, replacing=None, cluster=None, secrets=(), namespace=None):
+    """The render of `version` for `profile` as the instance `name` (converted for `cluster` where given; in the
     `namespace` it holds, its Namespace, quota and LimitRange first), if the profile has room for
     it (with `replacing`, the requirements it replaces, given back first); else a 409 naming each
     resource short of it. `secrets`: the values that were secret when the instance was admitted
@@ -247,10 +247,13 @@ def _admitted(version, values, profile, replacing=None, cluster=None, secrets=()
     used = profile["usage"]
     if replacing is not None:
         used = {key: used[key] - value for key, value in usage.change(replacing).items()}
-    answer = fitting.render_fitted(version, values, {**profile, "usage": used}, cluster=cluster, secrets=secrets)
+    room = {**profile, "usage": used}
+    answer = fitting.render_fitted(version, values, room, cluster=cluster, secrets=secrets, project=name)
     if namespace is not None:
         kinds = tuple(profile.get("allowKinds") or ())
-        answer["yml"] = render.held(answer, version.get("blueprintType"), namespace, kinds, fitting.limits_of(profile))
+        ingress = (current_app.config["INGRESS_NAMESPACE"],)
+        limits = fitting.limits_of(profile)
+        answer["yml"] = render.held(answer, version.get("blueprintType"), namespace, kinds, limits, ingress)
     if answer["requirements"] is None:
         raise Invalid({"blueprint": ["Its definition is of no known type: there is nothing to count."]})
     security = answer["fit"]["podSecurity"]

@@ -4,6 +4,8 @@ instance's render and admission. A profile is named by its id and must be readab
 (404 otherwise); a fit is to the room the profile's instances leave (its `usage`); the fit itself,
 defaults and maximum included, is app/definitions/fit.py."""
 
+from dataclasses import replace
+
 from flask import current_app
 
 from app.definitions import fit
@@ -23,9 +25,11 @@ def profile_of(profile_id, user):
 
 
 def limits_of(profile):
-    """What a fit holds a definition to: the profile's caps (`quantities.limits`) and its pod
-    security level (a profile stored before levels were kept admits what it always did)."""
-    return {**quantities.limits(profile), "podSecurity": profile.get("podSecurity", "privileged")}
+    """What a fit holds a definition to: the profile's caps (`quantities.limits`), its pod
+    security level (a profile stored before levels were kept admits what it always did) and its
+    cluster conventions."""
+    level = profile.get("podSecurity", "privileged")
+    return {**quantities.limits(profile), "podSecurity": level, "cluster": profile.get("cluster") or {}}
 
 
 def fit_of(blueprint, args, user):
@@ -36,16 +40,19 @@ def fit_of(blueprint, args, user):
     return fit.fit(blueprint["requirements"], limits_of(profile), profile["usage"], args.get("target"))
 
 
-def render_fitted(version, values, profile, maximize=None, cluster=None, secrets=()):
+def render_fitted(version, values, profile, maximize=None, cluster=None, secrets=(), project=None):
     """The render of `version` with `values`, fitted to `profile` (None: none) in the room it has;
     converted for the `Cluster` (render.cluster_of) where one is given; `secrets` stay secret
-    whatever the schema says (an instance's)."""
+    whatever the schema says (an instance's); a Compose render's Traefik routers are named after
+    `project`."""
     if version.get("yml") is None:
         raise Conflict("This version of the blueprint has no definition to render.")
     limits = None if profile is None else limits_of(profile)
+    if cluster is not None:
+        cluster = replace(cluster, ingress_namespaces=(current_app.config["INGRESS_NAMESPACE"],))
     seconds = current_app.config["RENDER_SECONDS"]
     usage = None if profile is None else profile["usage"]
-    return render(version, values, limits, maximize, seconds, usage, cluster, secrets)
+    return render(version, values, limits, maximize, seconds, usage, cluster, secrets, project)
 
 
 def render_answer(version, args, user):

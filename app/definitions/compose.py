@@ -8,7 +8,7 @@ differs on purpose: docs/decisions/05-compose-as-docker-compose-judges-it.md."""
 from dataclasses import dataclass
 from functools import cache
 
-from app.definitions import pod_security
+from app.definitions import pod_security, routes
 from app.definitions.compose_load import cast, dependencies, services, started, volumes
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
@@ -476,6 +476,8 @@ def judge(documents, totals):
     if not declared:
         found.append("services: the file defines no service; a blueprint needs at least one.")
     found += loading + _consistency(mapping(doc), resolved, running)
+    totals.routes, misrouted = routes.read(doc, resolved)
+    found += misrouted
     measured = _measure(resolved, running, Totals() if found else totals, _short_form(declared, resolved))
     totals.security = {
         target: [

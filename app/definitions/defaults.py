@@ -27,8 +27,8 @@ def write(text, compose, requirements, amounts):
     for index, written in amounts.items():
         entry = requirements["perContainer"][index]
         if compose:
-            service = _get(
-                _get(next(doc for doc in documents if isinstance(doc, yaml.MappingNode)), "services"), entry["name"]
+            service = node_at(
+                node_at(next(doc for doc in documents if isinstance(doc, yaml.MappingNode)), "services"), entry["name"]
             )
             names, path = (
                 (COMPOSE_SHORT, ()) if entry.get("shortForm") else (COMPOSE, ("deploy", "resources", "limits"))
@@ -37,7 +37,7 @@ def write(text, compose, requirements, amounts):
         else:
             container = documents[entry["at"][0]]
             for step in entry["at"][1:]:
-                container = _get(container, step)
+                container = node_at(container, step)
             edit = _add(text, container, ("resources", "limits"), _pairs(KUBERNETES, written))
         edits.setdefault(edit[0], edit)  # a mapping anchored once and merged into two gets one edit
     out, at = [], 0
@@ -56,7 +56,7 @@ def _pairs(names, written):
     ]
 
 
-def _get(node, step):
+def node_at(node, step):
     """The value node at `step` (a key, or an index in a sequence), through merge keys; else None."""
     if isinstance(node, yaml.SequenceNode) and isinstance(step, int):
         return node.value[step] if step < len(node.value) else None
@@ -68,27 +68,27 @@ def _get(node, step):
             merged += value.value if isinstance(value, yaml.SequenceNode) else [value]
         elif isinstance(key, yaml.ScalarNode) and key.value == step:
             return value
-    return next((found for source in merged if (found := _get(source, step)) is not None), None)
+    return next((found for source in merged if (found := node_at(source, step)) is not None), None)
 
 
 def _add(text, node, path, pairs):
     """(start, end, text) that puts `pairs` in the mapping at `path` under `node`, making the levels
     it lacks."""
     for depth, key in enumerate(path):
-        below = _get(node, key)
+        below = node_at(node, key)
         if not isinstance(below, yaml.MappingNode):
             nested = ", ".join(pairs)
             for level in reversed(path[depth + 1 :]):
                 nested = f"{level}: {{{nested}}}"
             if below is None:
-                return _first(text, node, [f"{key}: {{{nested}}}"])
+                return put_first(text, node, [f"{key}: {{{nested}}}"])
             start, end = below.start_mark.index, below.end_mark.index  # a null: `deploy:` or `deploy: ~`
             return start, end, f"{' ' if start == end else ''}{{{nested}}}"
         node = below
-    return _first(text, node, pairs)
+    return put_first(text, node, pairs)
 
 
-def _first(text, mapping, pairs):
+def put_first(text, mapping, pairs):
     """(start, end, text) putting `pairs` first in a mapping node: after its `{` (past an anchor or
     a tag), or before its first key at that key's indentation."""
     if mapping.flow_style or not mapping.value:

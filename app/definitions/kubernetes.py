@@ -43,14 +43,18 @@ WORKLOADS = {
 }
 
 
+CUSTOM_K8S_GROUPS = frozenset({"gateway.networking.k8s.io"})
+
+
 def group_of(api_version):
     """The API group of an `apiVersion` (`apps/v1`: `apps`; `v1`: the core group, "")."""
     return api_version.split("/")[0] if "/" in api_version else ""
 
 
 def built_in(group):
-    """Whether Kubernetes itself defines the group's kinds (core, apps, *.k8s.io...)."""
-    return "." not in group or group.endswith(".k8s.io")
+    """Whether Kubernetes itself defines the group's kinds (core, apps, *.k8s.io...; the Gateway
+    API's are custom resources its SIG publishes)."""
+    return "." not in group or (group.endswith(".k8s.io") and group not in CUSTOM_K8S_GROUPS)
 
 
 @cache

@@ -14,9 +14,10 @@ import time
 from dataclasses import replace
 
 from app import definitions
-from app.definitions import compose, defaults, fit, kubernetes, on_kubernetes, parameters, templates, totals
-from app.definitions.on_kubernetes import tenancy
+from app.definitions import compose, defaults, fit, kubernetes, on_kubernetes, parameters, routes, templates, totals
+from app.definitions.on_kubernetes import isolation, tenancy
 from app.definitions.on_kubernetes.model import Cluster
+from app.definitions.on_kubernetes.names import label
 from app.definitions.on_kubernetes.notes import Notes
 from app.definitions.placeholders import MissingValue
 from app.errors import Invalid
@@ -26,13 +27,17 @@ RENDERS = 64
 MOST = 1_000_000  # the top of an integer parameter's range when it sets no maximum
 
 
-def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None, cluster=None, secrets=()):
+def render(
+    version, given, limits=None, maximize=None, seconds=10.0, usage=None, cluster=None, secrets=(), project=None
+):
     """The body of a render of `version` (a blueprint as stored) with the values `given`, fitted
     to a profile's `limits` (None: no profile) in the room its `usage` leaves; `maximize` searches
     for `seconds` at most; with a `Cluster` (`cluster_of`), a Compose blueprint converted for it.
     `used` (not shown) holds every value used, generated ones included, which an instance keeps,
     and `objects` (not shown) a conversion's objects as built; `secrets` names parameters that
-    stay secret whatever the schema says now (an instance's)."""
+    stay secret whatever the schema says now (an instance's). A Compose render writes its routes
+    as Traefik labels, its routers named after `project` (an instance's name; default the
+    blueprint's); for a cluster, what routes is named after the cluster's instance."""
     declared = version.get("parameters") or {}
     used = parameters.values(declared, given)
     secret = parameters.secret_names(declared) | set(secrets)
@@ -54,8 +59,14 @@ def render(version, given, limits=None, maximize=None, seconds=10.0, usage=None,
         "fit": fitted,
         "used": used,
     }
-    if cluster is not None and fmt is compose:
-        answer.update(_on_kubernetes(text, answer, secret, cluster, limits, usage))
+    if fmt is compose:
+        project = cluster.instance if cluster is not None else label(project or version.get("name") or "app")
+        domain = (limits or {}).get("cluster", {}).get("domain")
+        requirements["routes"] = routes.hosted(requirements["routes"], project, domain)
+        if cluster is None:
+            answer["yml"] = routes.labelled(text, requirements["routes"], project)
+        else:
+            answer.update(_on_kubernetes(text, answer, secret, cluster, limits, usage))
     if maximize is not None:
         deadline = time.monotonic() + seconds
         answer["maximized"] = {maximize: _most(template, version, declared, used, maximize, (limits, usage), deadline)}
@@ -80,14 +91,15 @@ def own_target(blueprint_type):
 
 def cluster_of(blueprint_type, args, instance):
     """The `Cluster` a render that `args` ask for (`target`, `namespace`, `volumeSize`,
-    `volumeSizes`) writes for, its objects labelled `instance`: None for the blueprint's own
-    format; a 422 naming `target` for a conversion there is none of."""
+    `volumeSizes`, `routes`; else Cluster's defaults) writes for, its objects labelled
+    `instance`: None for the blueprint's own format; a 422 naming `target` for a conversion there
+    is none of."""
     target = args.get("target")
     if target is None or target == own_target(blueprint_type):
         return None
     if definitions.format_of(blueprint_type) is not compose:
         raise Invalid({"target": ["Only a Compose blueprint renders for another target than its own format."]})
-    fields = (("volumeSize", "volume_size"), ("volumeSizes", "volume_sizes"))  # else Cluster's defaults
+    fields = (("volumeSize", "volume_size"), ("volumeSizes", "volume_sizes"), ("routes", "routes"))
     return Cluster(instance, args.get("namespace"), **{field: args[key] for key, field in fields if key in args})
 
 
@@ -99,7 +111,15 @@ def _on_kubernetes(text, answer, secret, cluster, limits, usage):
     texts = [templates.as_text(answer["used"][name]) for name in sorted(secret & set(answer["used"]))]
     values = {name: templates.as_text(value) for name, value in answer["used"].items()}
     level = (limits or {}).get("podSecurity")
-    cluster = replace(cluster, values=values, secret_texts=tuple(text for text in texts if text), pod_security=level)
+    conventions = (limits or {}).get("cluster", {})
+    cluster = replace(
+        cluster,
+        values=values,
+        secret_texts=tuple(text for text in texts if text),
+        pod_security=level,
+        conventions=conventions,
+        ingress_namespaces=ingress_namespaces(cluster.ingress_namespaces, conventions),
+    )
     document = templates.load(text, compose.DIALECT)[0]
     yml, objects, notes = on_kubernetes.convert(document, answer["requirements"], cluster)
     _within_bounds(yml)
@@ -113,19 +133,28 @@ def _on_kubernetes(text, answer, secret, cluster, limits, usage):
     return {"yml": yml, "objects": objects, "requirements": requirements, "fit": fitted, "notes": notes}
 
 
-def held(answer, blueprint_type, namespace, allow_kinds, limits):
+def held(answer, blueprint_type, namespace, allow_kinds, limits, ingress=()):
     """The stream of an instance's `answer` (a render of its blueprint, converted for a cluster
     where it is a Compose one) in the namespace it holds: a Kubernetes blueprint's objects moved
     into it (`tenancy.hold`: what an instance may hold there, `allow_kinds` beyond those
-    measured), after the Namespace, quota and LimitRange that hold it to what it was admitted
-    with under its profile's `limits`."""
+    measured) and admitting only its own namespace's pods and the `ingress` controller's (a
+    Compose one's policies are its conversion's), after the Namespace, quota and LimitRange that
+    hold it to what it was admitted with under its profile's `limits`."""
     objects = answer.get("objects")
+    held = tenancy.namespace_objects(namespace, answer["requirements"], limits)
     if definitions.format_of(blueprint_type) is kubernetes:
         documents = templates.load(answer["yml"], kubernetes.DIALECT)
         objects = tenancy.hold(documents, namespace, allow_kinds, Notes())
-    held = tenancy.namespace_objects(namespace, answer["requirements"], limits)
+        held.append(isolation.namespace_policy(namespace, ingress_namespaces(ingress, limits.get("cluster", {}))))
     definitions.measured(kubernetes, yamlguard.Documents(held))  # checked as the rest
     return _within_bounds(on_kubernetes.written(held + objects))
+
+
+def ingress_namespaces(given, conventions):
+    """The namespaces whose pods may reach an instance's routed services: the ingress
+    controller's (`given`) and the profile's Gateway's."""
+    gateway = conventions.get("gateway")
+    return tuple(dict.fromkeys([*given, *([gateway.partition("/")[0]] if gateway else [])]))
 
 
 def _within_bounds(yml):

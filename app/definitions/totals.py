@@ -32,6 +32,7 @@ class Totals:
         self.unknown = set()  # resources an amount in them waits for such a variable
         self.entries = []
         self.security = {}  # target -> pod security findings (app/definitions/pod_security.py)
+        self.routes = []  # which service answers where (app/definitions/routes.py)
 
     def add_containers(self, count, memory, cpu, name, problems, floor=None, short_form=False, at=None):
         """`count` containers each declaring `memory` bytes and `cpu` millicores (None: nothing;
@@ -70,7 +71,7 @@ class Totals:
 
     def as_dict(self):
         """The requirements; `perContainer`, `unknownResources` and `podSecurity` are kept for
-        fits, not shown."""
+        fits, not shown; `routes` are the blueprint's."""
         return {
             "memoryBytes": self.memory,
             "cpuMillis": self.cpu,
@@ -81,6 +82,7 @@ class Totals:
             "unknownResources": sorted(self.unknown),
             "perContainer": self.entries,
             "podSecurity": self.security,
+            "routes": self.routes,
         }
 
 

@@ -8,7 +8,8 @@ team's root domain (`$$cap_root_domain`, required), or one the template lists (`
 text. In a mapping key, where no parameter may stand, and in CapRover's host names
 (`srv-captain--NAME`, which become `NAME`, as Compose's services reach each other),
 `$$cap_appname` is the app's name. `caproverExtra.dockerfileLines` becomes the service's
-`build.dockerfile_inline`; the rest of `caproverExtra` is named in notes."""
+`build.dockerfile_inline`, its `containerHttpPort` a route (`x-routes`) where CapRover serves the
+app, at `$$cap_appname.$$cap_root_domain`; the rest of `caproverExtra` is named in notes."""
 
 import re
 from functools import partial
@@ -16,6 +17,7 @@ from functools import partial
 from app.definitions import compose
 from app.definitions import parameters as declared
 from app.definitions.parameters import NAME
+from app.definitions.routes import EXTENSION as ROUTES
 from app.imports import compose_parts, variables
 from app.imports.candidate import Candidate, parameters
 
@@ -27,6 +29,7 @@ BUILT_IN = (APP_NAME, ROOT_DOMAIN)
 JS_REGEX = re.compile(r"/(.*)/([a-z]*)", re.DOTALL)
 OWN_KEYS = ("captainVersion", "caproverOneClickApp")
 EXAMPLES = ("example", "example.com", "admin@example.com", "/srv/example", "true", "Example-Password-1", "8080")
+ROUTED = ("containerHttpPort", "notExposeAsWebApp")  # caproverExtra's keys a route is read from
 NAMES_SERVICES = ("depends_on", "links", "volumes_from", "networks")  # where a value names a service or network
 
 
@@ -80,13 +83,18 @@ def _unlisted(definition, text, properties, ids, found):
 
 def _written_in(definition, properties, ids, found):
     """The definition with each id where CapRover places it: in keys (their defaults), in values
-    (as variables), its services named after the app, the volumes it names declared."""
+    (as variables), its services named after the app, the volumes it names declared, and a route
+    for each web app."""
     app_name = properties[APP_NAME]["default"]
-    definition = _keyed(definition, {written: properties[name].get("default") for written, name in ids.items()})
+    defaults = {written: properties[name].get("default") for written, name in ids.items()}
+    routes = [{**route, "service": _key(route["service"], defaults)} for route in _routes(definition)]
+    definition = _keyed(definition, defaults)
     for name, service in definition["services"].items():
         if isinstance(service, dict):
             _extra(name, service, found)
             _named(service, app_name)
+    if routes:
+        definition[ROUTES] = routes
     definition = _valued(definition, _ids_pattern(ids), ids)
     added = compose_parts.declare_volumes(definition) + _variable_volumes(definition, properties)
     if added:
@@ -279,6 +287,21 @@ def _valued(value, pattern, ids):
     return "".join(out) + value[at:].replace("$", "$$")
 
 
+def _routes(definition):
+    """A route per service CapRover exposes as a web app on its `containerHttpPort` (the app
+    itself, `$$cap_appname`, on 80 where it names none; not one marked `notExposeAsWebApp`), at
+    `<its name>.<root domain>` as CapRover serves it, ids as written."""
+    routes = []
+    for name, service in definition["services"].items():
+        extra = service.get("caproverExtra") if isinstance(service, dict) else None
+        extra = extra if isinstance(extra, dict) else {}
+        port = str(extra.get("containerHttpPort", "80" if name == f"$${APP_NAME}" else ""))
+        if not port.isdigit() or str(extra.get("notExposeAsWebApp", "")).lower() == "true":
+            continue
+        routes.append({"service": name, "port": int(port), "host": f"{name}.$${ROOT_DOMAIN}"})
+    return routes
+
+
 def _extra(name, service, found):
     """`caproverExtra`: Dockerfile lines as `build.dockerfile_inline`, the rest named in notes; a
     key Compose does not know, which CapRover ignores, left out."""
@@ -293,7 +316,8 @@ def _extra(name, service, found):
             service["build"] = {"context": ".", "dockerfile_inline": "\n".join(lines) + "\n"}
             service.pop("image", None)
         for key, value in extra.items():
-            found.notes.append(f"services.{name}.caproverExtra.{key}: {value!r}, CapRover's own, left out.")
+            if key not in ROUTED:
+                found.notes.append(f"services.{name}.caproverExtra.{key}: {value!r}, CapRover's own, left out.")
 
 
 def _named(service, app_name):

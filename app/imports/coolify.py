@@ -3,13 +3,16 @@ Compose file whose header comments say what it is (`# slogan:`, `# tags:`, `# ca
 `# documentation:`, `# port:`; `# ignore: true` keeps it out of Coolify's own list) and whose
 magic variables Coolify fills in: `SERVICE_<KIND>_<NAME>` generated (passwords, random strings,
 base64, hex, user names, Supabase's keys: JWTs signed with another of them) or given by the team
-(`SERVICE_URL_*`, `SERVICE_FQDN_*`, a port after the
-name saying where Coolify's proxy routes it). Coolify's own service keys (`exclude_from_hc`) are left
-out, a bind mount's inline `content` is carried as a Compose config, and a magic variable listed
-alone in `environment` is given its value, as Coolify gives it."""
+(`SERVICE_URL_*`, `SERVICE_FQDN_*`; a port after the name says where Coolify's proxy routes it:
+a route, `x-routes`, whose domain the file's URLs are written from). Coolify's own service keys
+(`exclude_from_hc`) are left out, a bind mount's inline `content` is carried as a Compose
+config, and a magic variable listed alone in `environment` is given its value, as Coolify gives
+it."""
 
+import json
 import re
 
+from app.definitions.routes import EXTENSION as ROUTES
 from app.imports import compose_parts, variables
 from app.imports.candidate import Candidate, checked_with, parameters, tags
 
@@ -45,6 +48,7 @@ GIVEN = {  # what a team gives, and the example a template is checked with meanw
     "URL": ({"type": "string", "title": "URL", "format": "uri"}, "https://app.example.com"),
     "FQDN": ({"type": "string", "title": "Domain", "format": "hostname"}, "app.example.com"),
 }
+ROUTED = re.compile(r"SERVICE_(?:FQDN|URL)_([A-Za-z0-9_]+?)_([0-9]{1,5})\b")
 COOLIFY_VOLUME = re.compile(r"\$\{COOLIFY_VOLUME_([A-Za-z0-9_]+)\}")
 OWN_KEYS = ("exclude_from_hc",)  # Coolify's own service keys, which Compose does not know
 
@@ -69,11 +73,11 @@ def _candidate(key, text):
             _given_their_values(service)
             _contents_as_configs(definition, name, service, found)
     _volumes_declared(definition, found)
-    text = compose_parts.written(definition)
+    text = _one_domain_per_route(definition, compose_parts.written(_routed(definition)))
     named = compose_parts.used(text, key, found)
     if named is None:
         return found
-    given, required, examples = _magic(named, found)
+    given, required, examples = _magic(named)
     properties, inferred_required, notes = variables.inferred(text, {}, given)
     found.notes += notes
     if any(isinstance(schema.get("x-generate"), dict) for schema in properties.values()):
@@ -90,14 +94,45 @@ def _candidate(key, text):
         "tags": tags([*header.get("tags", "").split(","), header.get("category", "")]),
         "parameters": parameters(properties, inferred_required),
     }
-    if header.get("port"):
-        found.notes.append(f"# port: Coolify routes its domain to port {header['port']}; route it yourself.")
+    if header.get("port") and ROUTES not in definition:
+        found.notes.append(f"# port: Coolify routes its domain to port {header['port']}; no service says which.")
     return found
 
 
-def _magic(named, found):
+def _routed(definition):
+    """The definition with a route (`x-routes`) for each service whose environment names a domain
+    Coolify's proxy routes to one of its ports (`SERVICE_URL_APP_3000`, `SERVICE_FQDN_APP_3000`),
+    its host the domain `SERVICE_FQDN_APP_3000` the team gives."""
+    routes = {}
+    for name, service in definition["services"].items():
+        environment = service.get("environment") if isinstance(service, dict) else None
+        for match in ROUTED.finditer(json.dumps(environment)):
+            host = f"${{SERVICE_FQDN_{match[1]}_{match[2]}}}"
+            routes.setdefault((name, int(match[2])), {"service": name, "port": int(match[2]), "host": host})
+    if routes:
+        definition[ROUTES] = list(routes.values())
+    return definition
+
+
+def _one_domain_per_route(definition, text):
+    """`text` with every URL or domain of a routed service written from its route's domain, as
+    Coolify derives them all from the one it gives (`SERVICE_URL_APP` is `https://` and
+    `SERVICE_FQDN_APP_3000`), so that a team gives each domain once."""
+    for route in definition.get(ROUTES, ()):
+        name = route["host"][len("${SERVICE_FQDN_") : -1]  # APP_3000
+        short = name.rpartition("_")[0]
+        for written, value in (
+            (f"SERVICE_URL_{name}", f"https://{route['host']}"),
+            (f"SERVICE_URL_{short}", f"https://{route['host']}"),
+            (f"SERVICE_FQDN_{short}", route["host"]),
+        ):
+            text = text.replace(f"${{{written}}}", value)
+    return text
+
+
+def _magic(named):
     """The schemas of Coolify's magic variables among `named`: (schemas, the ones a user gives,
-    their examples); a value its proxy routes to a port gets a note."""
+    their examples)."""
     given, required, examples = {}, [], {}
     for name in named:
         match = MAGIC.fullmatch(name)
@@ -108,9 +143,6 @@ def _magic(named, found):
             schema, examples[name] = GIVEN[kind]
             given[name] = dict(schema)
             required.append(name)
-            port = re.search(r"_([0-9]{1,5})$", match[2])
-            if port:
-                found.notes.append(f"{name}: Coolify's proxy routes it to port {port[1]}; route it yourself.")
         elif kind in GENERATED:
             given[name] = {"type": "string", "writeOnly": True, "x-generate": GENERATED[kind]}
         else:  # Supabase's keys: JWTs signed with SERVICE_PASSWORD_JWT, issued for a hundred years

@@ -5,8 +5,8 @@ become parameters: a value that is one of Dokploy's helpers (`${password:32}`, `
 required ones, any other plain value a parameter with that default; a value naming other variables
 is derived from them, written out where it is used. `[config] env` gives the values the Compose
 file's variables take, written into the file in their place; `[[config.mounts]]` the contents of
-the files its services mount, carried as Compose `configs`; domains, which Dokploy's proxy routes,
-are named in `notes`; `meta.json` gives name, version, description and tags. As Dokploy reads
+the files its services mount, carried as Compose `configs`; `[[config.domains]]`, which Dokploy's
+proxy routes, become routes (`x-routes`); `meta.json` gives name, version, description and tags. As Dokploy reads
 them, a `${...}` that names neither a helper nor a variable is left as written."""
 
 import json
@@ -15,8 +15,10 @@ import re
 import tomllib
 
 from app.definitions import placeholders
+from app.definitions import routes as routes_rule
 from app.definitions.parameters import MAX_GENERATED, NAME
 from app.definitions.placeholders import ESCAPED, TemplateError
+from app.definitions.routes import EXTENSION as ROUTES
 from app.imports import compose_parts, variables
 from app.imports.candidate import Candidate, checked_with, parameters, tags
 from app.model import yamlguard
@@ -26,6 +28,8 @@ COMPOSE_FILE, TEMPLATE_FILE, META_FILE = "docker-compose.yml", "template.toml", 
 REFERENCE = re.compile(r"\$\{([^}]*)\}")
 HELPER = re.compile(r"(password|base64|hash|jwt|uuid|username|email|domain|randomPort|timestamp[sm]*)(?::(.*))?")
 MAX_DEPTH = 10  # variables naming variables
+HOSTED = re.compile(r"\$\{([A-Za-z0-9_]+)\}")  # a route's host that is a parameter
+OWN_DOMAIN = "Where the app answers; empty: the team's domain (the profile's cluster.domain)."
 DOKPLOY_NETWORK = "dokploy-network"  # its proxy's network, which a template joins to be routed
 FILES_DIRECTORY = "files"  # where Dokploy writes a template's mounts, beside its Compose file
 DOKPLOY_JWT_EXPIRY = 1_893_456_000  # 2030-01-01, the expiry Dokploy's own JWTs carry
@@ -114,7 +118,8 @@ def _definition(compose_text, config, scope, found):
     except TooLarge:
         found.problems.append(f"{COMPOSE_FILE}: {TooLarge.__doc__}")
         return None
-    _unrouted(definition, config.get("domains"), found)
+    _routed(definition, config.get("domains"), scope, found)
+    _hosts_optional(definition, scope)
     if scope.unsupported:
         found.skipped = "uses " + "; ".join(sorted(scope.unsupported)) + "."
     if found.skipped or found.problems:
@@ -448,17 +453,45 @@ def _configs(source, target, contents):
     return [(path, posixpath.join(target, path[len(source.rstrip("/")) + 1 :])) for path in below]
 
 
-def _unrouted(definition, domains, found):
-    """Dokploy's proxy, which routes each domain to a service's port, named in notes; its network
-    left out, since Compose's own network joins the services."""
-    for domain in domains if isinstance(domains, list) else []:
-        if isinstance(domain, dict) and domain.get("serviceName"):
-            host = domain.get("host")
-            shown = host if isinstance(host, str) else "a domain Dokploy makes up"
-            found.notes.append(
-                f"{TEMPLATE_FILE}: config.domains: Dokploy routes {shown}{domain.get('path') or ''} to "
-                f"{domain['serviceName']}:{domain.get('port')}; route it to that port yourself."
-            )
+def _hosts_optional(definition, scope):
+    """A domain the team would give (`${domain}`) that only a route's host is is optional, as
+    Dokploy makes one up where none is given: left empty, the route answers on the team's domain."""
+    hosts = {found[1] for route in definition.get(ROUTES, ()) if (found := HOSTED.fullmatch(route.get("host", "")))}
+    rest = compose_parts.written({key: value for key, value in definition.items() if key != ROUTES})
+    for name in hosts & set(scope.required):
+        if f"${{{name}}}" not in rest:
+            scope.required.remove(name)
+            scope.examples.pop(name, None)
+            scope.properties[name] = {"type": "string", "title": "Domain", "default": "", "description": OWN_DOMAIN}
+
+
+def _routed(definition, domains, scope, found):
+    """Each domain Dokploy's proxy routes to a service's port, as a route (`x-routes`: its host
+    template text, a parameter's placeholder where a variable stands); its network left out,
+    since Compose's own network joins the services."""
+    routes = []
+    for index, domain in enumerate(domains if isinstance(domains, list) else []):
+        if not isinstance(domain, dict) or not domain.get("serviceName"):
+            continue
+        where = f"{TEMPLATE_FILE}: config.domains.{index}"
+        service, port = str(domain["serviceName"]), domain.get("port")
+        port = int(port) if isinstance(port, str) and port.isdigit() else port  # `port = "3002"`, as Dokploy reads it
+        if service not in definition["services"] or isinstance(port, bool) or not isinstance(port, int):
+            found.notes.append(f"{where}: {service}:{str(port)[:20]} is no service's port here; not routed.")
+            continue
+        route = {"service": service, "port": port}
+        host = scope.expanded(domain["host"], "config.domains") if isinstance(domain.get("host"), str) else ""
+        if "$" in host or routes_rule.HOST.fullmatch(host):
+            route["host"] = host
+        elif host:  # a template's slip: `host = "minio_domain"`, a variable's name without `${}`
+            found.notes.append(f"{where}: {host[:60]!r} is no host name; routed on the team's domain instead.")
+        if isinstance(domain.get("path"), str) and domain["path"] not in ("", "/"):
+            route["path"] = domain["path"]
+            if domain.get("stripPath"):
+                found.notes.append(f"{where}: Dokploy strips {domain['path']} first; a route passes it on.")
+        routes.append(route)
+    if routes:
+        definition[ROUTES] = routes
     networks = definition.get("networks")
     if isinstance(networks, dict) and DOKPLOY_NETWORK in networks:
         del networks[DOKPLOY_NETWORK]

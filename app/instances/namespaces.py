@@ -80,7 +80,8 @@ store = Namespaces()
 
 
 def refuse_reserved(namespace, field="namespace"):
-    """A 422 naming `field` for a namespace the cluster keeps for itself (tenancy.RESERVED and the
-    setting RESERVED_NAMESPACES)."""
-    if tenancy.reserved(namespace, current_app.config["RESERVED_NAMESPACES"]):
+    """A 422 naming `field` for a namespace the cluster keeps for itself (tenancy.RESERVED, the
+    setting RESERVED_NAMESPACES, and the ingress controller's, INGRESS_NAMESPACE)."""
+    config = current_app.config
+    if tenancy.reserved(namespace, (*config["RESERVED_NAMESPACES"], config["INGRESS_NAMESPACE"])):
         raise Invalid({field: [f"{namespace!r} is a namespace the cluster keeps for itself."]})

@@ -150,14 +150,23 @@ class KubernetesLoader(_GoResolver, SafeLoader):
 
 
 class KubernetesDumper(_GoResolver, getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
-    """YAML written for Kubernetes' tools: a string they would read as another type (`Y`, `on`,
-    `1e3`) is quoted, an object two places share written out twice (no anchors); by libyaml's
-    emitter where PyYAML has it (a fifth of the time)."""
+    """YAML written for Kubernetes' tools: a string they, or a YAML 1.1 reader, would read as
+    another type (`Y`, `on`, `1e3`, `1:2`) is quoted, an object two places share written out
+    twice (no anchors); by libyaml's emitter where PyYAML has it (a fifth of the time)."""
 
     WORDS, TIMESTAMPS = _V2_WORDS, False
 
     def ignore_aliases(self, data):
         return True
+
+    def resolve(self, kind, value, implicit):
+        """A plain string as Go reads it, unless a YAML 1.1 reader (PyYAML, and the tools built on
+        it) would read another type there (`1:2` the integer 62, `2001-12-14` a date, `=`): then
+        it is not plain, and is quoted."""
+        found = super().resolve(kind, value, implicit)
+        if kind is yaml.ScalarNode and implicit[0] and found == STR:
+            return yaml.resolver.Resolver.resolve(self, kind, value, implicit)
+        return found
 
 
 for _loader in (ComposeLoader, KubernetesLoader):

@@ -101,8 +101,17 @@ class TargetSchema(Schema):
         metadata={"description": "With `target: kubernetes`: a claim's size per volume, by its name in the file."},
     )
 
+    routes = ma.fields.String(
+        validate=ma.validate.OneOf(("ingress", "gateway", "none")),
+        metadata={
+            "enum": ["ingress", "gateway", "none"],
+            "description": "With `target: kubernetes`: routes as an Ingress (default), Gateway API HTTPRoutes "
+            "attached to the profile's `cluster.gateway`, or none.",
+        },
+    )
+
     @ma.validates_schema
     def _sizes_need_the_target(self, data, **kwargs):
-        for option in ("volumeSize", "volumeSizes"):
+        for option in ("volumeSize", "volumeSizes", "routes"):
             if option in data and data.get("target") != "kubernetes":
                 raise ma.ValidationError("Needs `target: kubernetes`.", option)

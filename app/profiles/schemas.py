@@ -11,6 +11,8 @@ from app.model.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timesta
 from app.model.schemas import Schema, Source
 
 KIND = r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/[A-Za-z][A-Za-z0-9]{0,62}"
+SUBDOMAIN = r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+LABEL = r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?"
 
 
 class PerContainerSchema(Schema):
@@ -28,6 +30,34 @@ class PerContainerSchema(Schema):
 class PerContainerLimitsSchema(Schema):
     memoryBytes = ma.fields.Integer(allow_none=True)
     cpuMillis = ma.fields.Integer(allow_none=True)
+
+
+def _object_name(description):
+    return ma.fields.String(
+        validate=ma.validate.Regexp(SUBDOMAIN, error="Must be a Kubernetes object name (a DNS subdomain)."),
+        metadata={"description": description},
+    )
+
+
+class ClusterSchema(Schema):
+    """A team's cluster conventions, each optional, written into what renders for its cluster."""
+
+    storageClass = _object_name("The StorageClass of every claim.")
+    imagePullSecrets = ma.fields.List(
+        _object_name("A Secret in the instance's namespace."),
+        validate=ma.validate.Length(max=20),
+        metadata={"description": "Secrets every pod pulls its images with."},
+    )
+    ingressClass = _object_name("The IngressClass of an instance's Ingress (none: the cluster's default).")
+    gateway = ma.fields.String(
+        validate=ma.validate.Regexp(f"{LABEL}/{SUBDOMAIN}", error="Must be `namespace/name`."),
+        metadata={"description": "The Gateway (`namespace/name`) an HTTPRoute attaches to."},
+    )
+    tlsIssuer = _object_name("The cert-manager ClusterIssuer that certifies an Ingress's hosts.")
+    domain = ma.fields.String(
+        validate=ma.validate.Regexp(SUBDOMAIN, error="Must be a DNS name."),
+        metadata={"description": "A route without a host answers on `<instance>.<domain>`."},
+    )
 
 
 class LimitsSchema(Schema):
@@ -91,6 +121,12 @@ class ProfileSchema(EchoedId):
             "description": "Kinds the service cannot measure (custom resources, or apps/DaemonSet) that its "
             "instances may hold, as `group/Kind`; only admins set them."
         },
+    )
+    cluster = ma.fields.Nested(
+        ClusterSchema,
+        allow_none=True,
+        load_default=None,
+        metadata={"description": "The team's cluster conventions: classes, pull secrets, Gateway, TLS issuer, domain."},
     )
     limits = ma.fields.Nested(LimitsSchema, dump_only=True)
     usage = ma.fields.Nested(

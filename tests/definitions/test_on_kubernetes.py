@@ -217,3 +217,25 @@ def test_groups_health_checks_without_a_test_and_published_ranges_are_each_said_
     web = next(one for one in objects if one["kind"] == "Deployment")
     assert web["spec"]["template"]["spec"]["securityContext"] == {"supplementalGroups": [1234, 5]}
     assert decoded_by_kubectl(answer["yml"])
+
+
+def test_a_string_a_yaml_1_1_reader_would_take_for_another_type_is_quoted():
+    """Dokploy's imgproxy says `NGINX_CACHE_LEVELS: 1:2`; PyYAML (YAML 1.1) reads it bare as 62."""
+    values = {"NGINX_CACHE_LEVELS": "1:2", "SINCE": "2001-12-14", "SEP": "=", "CLOCK": "190:20:30.15", "ON": "on"}
+    environment = "".join(f"      {name}: '{value}'\n" for name, value in values.items())
+    _, answer, _ = converted(f"services:\n  web:\n    image: x\n    environment:\n{environment}")
+    deployment = next(one for one in yaml.safe_load_all(answer["yml"]) if one and one["kind"] == "Deployment")
+    written = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert {one["name"]: one["value"] for one in written} == values
+    assert decoded_by_kubectl(answer["yml"])
+
+
+def test_a_port_published_on_the_hosts_own_address_gets_its_own_note():
+    _, answer, _ = converted(
+        "services:\n  web:\n    image: x\n    ports: ['127.0.0.1:8080:80', '8443:443', '[::1]:53:53/udp',"
+        " {target: 9000, published: '9000', host_ip: 127.0.0.1}]\n"
+    )
+    notes = {note["path"]: note["why"] for note in answer["notes"]}
+    local = [path for path, why in notes.items() if why.startswith("published on the host's own address only")]
+    assert local == ["services.web.ports.0", "services.web.ports.2", "services.web.ports.3"]
+    assert notes["services.web.ports.1"].startswith("published on the host: on a cluster")

@@ -120,7 +120,10 @@ def test_caprover_variables_are_parameters_and_names_are_placed_at_import(api):
     assert redis["build"]["dockerfile_inline"].startswith("FROM redis:7.0.4-alpine\n") and "image" not in redis
     assert definition["services"]["appwrite"]["environment"]["_APP_REDIS_HOST"] == "appwrite-redis"
     assert "appwrite-redis" in definition["volumes"]
-    assert any("notExposeAsWebApp" in note for note in result["notes"])
+    # the web app is routed where CapRover serves it; its database, `notExposeAsWebApp`, is not
+    routes = {route["service"]: route for route in blueprint(api, result)["routes"]}
+    assert set(routes) == {"appwrite"} and routes["appwrite"]["port"] == 80
+    assert made["routes"][0]["host"] == "activepieces.example.com"  # `$$cap_appname.$$cap_root_domain`, as checked
 
 
 def test_a_caprover_random_hex_default_is_generated_and_valid_regex_is_the_pattern(api):

@@ -199,11 +199,15 @@ def test_a_kubernetes_blueprints_instance_lives_in_its_namespace_with_its_quota(
     shop = admit(api, made, profile(api), "shop")
     assert shop.status == 201, shop.json
     text, objects = objects_of(api, shop.json)
-    assert [one["kind"] for one in objects] == ["Namespace", "ResourceQuota", "LimitRange", "Pod"]
+    assert [one["kind"] for one in objects] == ["Namespace", "ResourceQuota", "LimitRange", "NetworkPolicy", "Pod"]
     assert objects[0]["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"
+    isolated = objects[3]["spec"]  # its pods admit only its own namespace's and the ingress controller's
+    assert isolated["podSelector"] == {} and isolated["policyTypes"] == ["Ingress"]
+    admitted = [peer["namespaceSelector"]["matchLabels"] for peer in isolated["ingress"][0]["from"]]
+    assert admitted == [{"kubernetes.io/metadata.name": "shop"}, {"kubernetes.io/metadata.name": "ingress-nginx"}]
     assert objects[0]["metadata"]["labels"]["pod-security.kubernetes.io/enforce-version"] == pod_security.VERSION
     assert objects[1]["spec"]["hard"] == {"limits.memory": "64Mi", "limits.cpu": "50m", "requests.storage": "0"}
-    pod = objects[3]
+    pod = objects[4]
     assert pod["metadata"]["namespace"] == "shop"
     assert pod["spec"]["containers"][0]["resources"]["limits"] == {
         "memory": "64Mi",

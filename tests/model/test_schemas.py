@@ -26,6 +26,7 @@ def test_empty_profile_gets_defaults():
         "entitledUsers": [],
         "podSecurity": "baseline",
         "allowKinds": [],
+        "cluster": None,
     }
 
 

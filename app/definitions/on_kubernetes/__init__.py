@@ -9,9 +9,9 @@ import yaml
 
 from app.definitions import placeholders
 from app.definitions.compose_load import cast, services, started
-from app.definitions.on_kubernetes import mounts, network, pods
+from app.definitions.on_kubernetes import ingress, isolation, mounts, network, pods
 from app.definitions.on_kubernetes.model import Service
-from app.definitions.on_kubernetes.names import Names, label, metadata
+from app.definitions.on_kubernetes.names import Names, hosts_renamed, label, metadata
 from app.definitions.on_kubernetes.notes import WHY, Notes
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import listed, mapping
@@ -39,13 +39,14 @@ def convert(document, requirements, cluster):
     written for the `Cluster`."""
     doc, notes = cast(_as_unset(document), []), Notes()
     loaded = load(doc, requirements, notes)
-    objects = _Writer(doc, cluster, notes).objects(loaded)
+    objects = _Writer(doc, cluster, notes).objects(loaded, requirements["routes"])
     return written(objects), objects, notes
 
 
 def load(doc, requirements, notes):
     """Each service of the project as a `Service`, once the file is within what a render for a
-    cluster writes; the top-level elements with no counterpart named in `notes`."""
+    cluster writes, another's name as a host written as that service's Service's name where it
+    is renamed; the top-level elements with no counterpart named in `notes`."""
     resolved = services(doc, [])
     entries = {entry["name"]: entry for entry in requirements["perContainer"]}
     _bounded(resolved, entries)
@@ -54,8 +55,10 @@ def load(doc, requirements, notes):
             notes.dropped([key], "a top-level element Kubernetes has no counterpart for")
     awaited = _awaited_to_complete(resolved)
     named = _named_by_others(resolved) - awaited
+    renamed = {name: label(name) for name in resolved if label(name) != name}
     loaded = []
     for name, spec in resolved.items():
+        spec = hosts_renamed(spec, renamed, ["services", name], notes)
         entry = entries.get(name)
         replicas = 1 if entry is None or entry["count"] == "unknown" else entry["count"]
         loaded.append(Service(name, spec, entry, replicas, name in awaited, name in named))
@@ -95,10 +98,14 @@ class _Writer:
         self.storage = mounts.Storage(doc, cluster, self.labels, notes)
         self.secrets = pods.Secrets(cluster.instance, cluster.secret_texts)
         self.names = Names("Deployment or Job")
+        self.routed = {}  # a routed service's Compose name -> the ports its routes add
 
-    def objects(self, loaded):
-        """The values Secret, the files and claims, the Services, then the workloads."""
-        made = [pair for pair in map(self._service, loaded) if pair is not None]
+    def objects(self, loaded, routes):
+        """The values Secret, the files and claims, the Services, the workloads, what routes to
+        them, then what may reach them."""
+        for route in routes:
+            self.routed.setdefault(route["service"], []).append(route["port"])
+        made = {service.name: pair for service in loaded if (pair := self._service(service)) is not None}
         if not made:
             raise Invalid(
                 {
@@ -112,7 +119,13 @@ class _Writer:
         if self.secrets.data:
             named = metadata(label(self.cluster.instance), self.labels, self.cluster.namespace)
             values_secret = [{"apiVersion": "v1", "kind": "Secret", "metadata": named, "stringData": self.secrets.data}]
-        return [*values_secret, *self.storage.objects(), *(pair[0] for pair in made), *(pair[1] for pair in made)]
+        named = {name: pair[0]["metadata"]["name"] for name, pair in made.items()}
+        routed = ingress.objects(routes, named, self.cluster, self.labels, self.notes)
+        services, workloads = [pair[0] for pair in made.values()], [pair[1] for pair in made.values()]
+        on = {named[service.name]: isolation.networks_of(service.spec) for service in loaded if service.name in named}
+        reached = {named[route["service"]] for route in routes if route["service"] in named and routed}
+        isolated = isolation.policies(on, reached, self.cluster, self.labels, NAME)
+        return [*values_secret, *self.storage.objects(), *services, *workloads, *routed, *isolated]
 
     def _service(self, service):
         """(its Service, its workload), or None for a service `docker compose up` does not start."""
@@ -128,6 +141,8 @@ class _Writer:
         _name_what_is_not_carried(spec, where, notes)
         selector = {NAME: name, INSTANCE: self.cluster.instance}
         listened = network.ports(spec, where, notes)
+        routed = [(port, "TCP") for port in dict.fromkeys(self.routed.get(service.name, ()))]
+        listened += [port for port in routed if port not in listened]
         if not listened and service.named:
             notes.approximated(where, NO_PORT)
         workload = self._workload(service, name, selector, listened)
@@ -142,6 +157,8 @@ class _Writer:
         if volume_mounts:
             container["volumeMounts"] = volume_mounts
         pod = {"containers": [container], **pods.pod(spec, where, notes)}
+        if pull := self.cluster.conventions.get("imagePullSecrets"):
+            pod["imagePullSecrets"] = [{"name": name} for name in pull]
         if volumes:
             pod["volumes"] = volumes
         template = {"metadata": {"labels": selector}, "spec": pod}

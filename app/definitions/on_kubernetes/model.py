@@ -15,6 +15,9 @@ class Cluster:
     namespace: str | None = None  # where they are written (None: wherever they are applied)
     volume_size: str = "1Gi"  # a claim's size, unless `volume_sizes` names its volume
     volume_sizes: Mapping[str, str] = field(default_factory=dict)
+    routes: str = "ingress"  # what routes are written as: an Ingress, Gateway API HTTPRoutes, or "none"
+    conventions: Mapping = field(default_factory=dict)  # the profile's `cluster`: classes, pull secrets, issuer
+    ingress_namespaces: tuple[str, ...] = ()  # where the ingress controller (and the Gateway) run: admitted to routes
     # What the render adds once it has its values
     values: Mapping[str, str] = field(default_factory=dict)  # every value, as text
     secret_texts: tuple[str, ...] = ()  # the values of its secret parameters

@@ -28,6 +28,7 @@ class Storage:
             raise Invalid({"volumeSizes": [f"The file declares no volume {name!r}." for name in unknown]})
         self.namespace, self.labels, self.notes = cluster.namespace, labels, notes
         self.values, self.secret_texts = cluster.values, cluster.secret_texts
+        self.conventions = cluster.conventions
         self.claims, self.files, self.replicas = {}, {}, {}
         self.names = {kind: Names(kind) for kind in ("PersistentVolumeClaim", "ConfigMap", "Secret")}
 
@@ -108,6 +109,8 @@ class Storage:
                 )
             size = self.sizes.get(key, self.default_size)
             spec = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": size}}}
+            if storage_class := self.conventions.get("storageClass"):
+                spec["storageClassName"] = storage_class
             made = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": self._metadata(name), "spec": spec}
             self.claims[key] = None if declared.get("external") else made
         self.replicas[key] = self.replicas.get(key, 0) + replicas

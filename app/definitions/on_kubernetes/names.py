@@ -4,6 +4,7 @@ kind of object."""
 
 import re
 
+from app.definitions.schemas import listed
 from app.errors import Invalid
 
 MAX_LABEL = 63
@@ -44,3 +45,40 @@ def metadata(name, labels, namespace):
     if namespace:
         found["namespace"] = namespace
     return found
+
+
+def hosts_renamed(spec, renamed, where, notes):
+    """The service with each name in `renamed` ({Compose name: its Service's name}) that stands
+    as a whole host in its environment values or its command (`wp_db`, `wp_db:5432`,
+    `//wp_db/`) written as the Service's name, each rewrite a note; `spec` itself when none."""
+    if not renamed:
+        return spec
+    names = "|".join(map(re.escape, sorted(renamed, key=len, reverse=True)))
+    pattern = re.compile(rf"(?<![\w.-])({names})(?![\w.-])")  # a whole host: not inside a longer name
+
+    def rewritten(value, path):
+        if not isinstance(value, str) or not pattern.search(value):
+            return value
+        names = sorted({found[1] for found in pattern.finditer(value)})
+        said = ", ".join(f"{name!r} is the Service {renamed[name]!r}" for name in names)
+        notes.approximated(path, f"names a renamed service as a host: rewritten ({said})")
+        return pattern.sub(lambda found: renamed[found[1]], value)
+
+    changed = dict(spec)
+    environment = spec.get("environment")
+    if isinstance(environment, dict):
+        changed["environment"] = {
+            key: rewritten(value, [*where, "environment", key]) for key, value in environment.items()
+        }
+    elif isinstance(environment, list):
+        changed["environment"] = [
+            key + equals + rewritten(value, [*where, "environment", index]) if equals else entry
+            for index, entry in enumerate(environment)
+            for key, equals, value in [str(entry).partition("=")]
+        ]
+    for field in ("command", "entrypoint"):
+        if isinstance(spec.get(field), str):
+            changed[field] = rewritten(spec[field], [*where, field])
+        elif isinstance(spec.get(field), list):
+            changed[field] = [rewritten(word, [*where, field, index]) for index, word in enumerate(listed(spec[field]))]
+    return changed

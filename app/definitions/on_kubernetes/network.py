@@ -8,6 +8,11 @@ from app.definitions.compose_load import LoadError, port_spec
 from app.definitions.on_kubernetes.names import metadata
 from app.definitions.schemas import listed
 
+LOOPBACK, LOOPBACKS = "loopback", ("127.0.0.1", "::1", "localhost")
+LOOPBACK_ONLY = (
+    "published on the host's own address only: on a cluster its Service is reachable from the instance's "
+    "pods, and its namespace's policy decides who else (nothing outside the cluster)"
+)
 MOST_PORTS = 1000  # a service's ports written out, ranges expanded (a 256 KiB file could ask for millions)
 
 
@@ -19,7 +24,10 @@ def ports(service, where, notes):
         path = [*where, "ports", index]
         listened = _port_entry(entry, path, notes)
         found += [(target, protocol) for target, protocol, _ in listened]
-        if any(published for _, _, published in listened):  # one note for the entry, a range included
+        published = {where for _, _, where in listened if where}
+        if published == {LOOPBACK}:  # one note for the entry, a range included
+            notes.approximated(path, LOOPBACK_ONLY)
+        elif published:
             notes.approximated(
                 path, "published on the host: on a cluster, an Ingress or a LoadBalancer Service publishes it"
             )
@@ -35,11 +43,14 @@ def ports(service, where, notes):
 
 
 def _port_entry(entry, path, notes):
-    """(target, protocol, published) of one `ports` entry, short or long."""
+    """(target, protocol, published) of one `ports` entry, short or long; `published` is False,
+    True, or LOOPBACK for the host's own address only."""
     if isinstance(entry, dict):
         target = entry.get("target")
         protocol = str(entry.get("protocol") or "tcp").upper()
-        published = entry.get("published") not in (None, "")
+        published = entry.get("published") not in (None, "") and (
+            LOOPBACK if str(entry.get("host_ip")) in LOOPBACKS else True
+        )
         for key in sorted(set(entry) - {"target", "protocol", "published", "host_ip", "mode", "name"}):
             notes.dropped([*path, key], "no Kubernetes port field")
         return [(int(target), protocol, published)] if isinstance(target, int) else []
@@ -49,7 +60,8 @@ def _port_entry(entry, path, notes):
         return []
     parts = spec.split(":")
     container, _, protocol = parts[-1].partition("/")
-    published = len(parts) > 1
+    host = spec.rsplit(":", 2)[0].strip("[]") if len(parts) > 2 else None  # `[::1]:53:53` too
+    published = len(parts) > 1 and (LOOPBACK if host in LOOPBACKS else True)
     return [(target, (protocol or "tcp").upper(), published) for target in _range(container, path, notes)]
 
 

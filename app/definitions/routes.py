@@ -1,0 +1,218 @@
+"""Which service answers where: a Compose file's `x-routes` (an extension Docker Compose ignores,
+so that routes travel with the file, its revisions and diffs) and its Traefik router labels, read
+as one list of routes; and the Traefik labels a render for Docker Compose writes of them."""
+
+import json
+import re
+
+import yaml
+
+from app.definitions.defaults import node_at, put_first
+from app.definitions.placeholders import Unresolved
+from app.definitions.schemas import listed, mapping
+from app.model import yamlguard
+
+EXTENSION = "x-routes"
+KEYS = ("service", "port", "host", "path", "tls")
+MOST = 100  # routes a file declares
+HOST = re.compile(r"(\*\.)?[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*")
+PATH = re.compile(r"/[A-Za-z0-9._~!&'()*+,;=:@%/-]{0,1023}")  # RFC 3986's path characters, `$` aside
+TRAEFIK_RULE = re.compile(r"traefik\.http\.routers\.([^.]+)\.rule")
+TRAEFIK_PORT = re.compile(r"traefik\.http\.services\.([^.]+)\.loadbalancer\.server\.port")
+TRAEFIK_HOST = re.compile(r"Host\(\s*[`\"']([^`\"']*)[`\"']")
+TRAEFIK_PATH = re.compile(r"PathPrefix\(\s*[`\"']([^`\"']*)[`\"']")
+
+
+def read(doc, resolved):
+    """(routes, problems) of a Compose file as Compose reads it (`resolved`: its services): its
+    `x-routes`, each checked (problems name `x-routes.N.key`), then the routes its services'
+    Traefik routers declare (but those that `x-routes` has already: a render's). A route is
+    {service, port, host (None: not known until rendered, or the profile's domain's), path, tls,
+    router (a label's router: None for `x-routes`)}."""
+    routes, problems = _declared(mapping(doc).get(EXTENSION), resolved)
+    declared = {_where(route) for route in routes}
+    for name, service in resolved.items():
+        routes += [route for route in _labelled(name, service) if _where(route) not in declared]
+    return routes, problems
+
+
+def _where(route):
+    """What makes two routes one: the service and port, and where they answer."""
+    return route["service"], route["port"], route["host"], route["path"]
+
+
+def _declared(entries, resolved):
+    if entries is None:
+        return [], []
+    if not isinstance(entries, list):
+        return [], [f"{EXTENSION}: must be a list of routes ({', '.join(KEYS)})."]
+    if len(entries) > MOST:
+        return [], [f"{EXTENSION}: at most {MOST} routes."]
+    routes, problems = [], []
+    for index, entry in enumerate(entries):
+        where = f"{EXTENSION}.{index}"
+        if not isinstance(entry, dict):
+            problems.append(f"{where}: must be a mapping of {', '.join(KEYS)}.")
+            continue
+        fields = ", ".join(KEYS)
+        found = [f"{where}.{str(key)[:40]}: not a route's field ({fields})." for key in entry if key not in KEYS]
+        route = {"service": entry.get("service"), "port": _port(entry.get("port"))}
+        route["host"], route["path"], route["tls"] = entry.get("host"), entry.get("path", "/"), _flag(entry.get("tls"))
+        if route["service"] not in resolved:
+            found.append(f"{where}.service: names no service of the file.")
+        if route["port"] is None:
+            found.append(f"{where}.port: must be a port, 1 to 65535.")
+        found += _checked_host(route, where) + _checked_path(route, where)
+        if route["tls"] is None:
+            found.append(f"{where}.tls: must be true or false.")
+        problems += found
+        if not found:
+            routes.append({**route, "router": None})
+    return routes, problems
+
+
+def _checked_host(route, where):
+    host = route["host"]
+    if isinstance(host, Unresolved) or host in (None, ""):
+        route["host"] = None  # not known until rendered (or the profile's domain gives it)
+        return []
+    if not isinstance(host, str) or len(host) > 253 or not HOST.fullmatch(host):
+        return [f"{where}.host: must be a DNS name (lowercase letters, digits, '-' and '.'; '*.' first at most)."]
+    return []
+
+
+def _checked_path(route, where):
+    path = route["path"]
+    if isinstance(path, Unresolved):
+        route["path"] = "/"
+        return []
+    if not isinstance(path, str) or not PATH.fullmatch(path):
+        return [f"{where}.path: must be a URL path starting with '/' (at most 1024 characters, no '$')."]
+    return []
+
+
+def _port(value):
+    """A port from an int or the text interpolation leaves; None for anything else."""
+    if isinstance(value, (bool, Unresolved)):
+        return None
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    return value if isinstance(value, int) and 0 < value <= 65535 else None
+
+
+def _flag(value):
+    """tls as given: a boolean, or the text interpolation leaves; True when absent, else None."""
+    if value is None:
+        return True
+    if isinstance(value, bool):
+        return value
+    return {"true": True, "false": False}.get(str(value).lower())
+
+
+def _labels(service):
+    """A service's labels as a mapping, from either of Compose's forms."""
+    labels = service.get("labels")
+    if isinstance(labels, dict):
+        return {str(key): "" if value is None else str(value) for key, value in labels.items()}
+    return dict(str(entry).partition("=")[::2] for entry in listed(labels))
+
+
+def _labelled(name, service):
+    """The routes a service's Traefik routers declare: each router whose rule names a Host, its
+    port the load balancer's it names (or the only one declared, or the service's only port)."""
+    labels = _labels(service)
+    if labels.get("traefik.enable", "true").lower() == "false":
+        return []
+    balanced = {found[1]: value for key, value in labels.items() if (found := TRAEFIK_PORT.fullmatch(key))}
+    routes = []
+    for key, rule in labels.items():
+        router = TRAEFIK_RULE.fullmatch(key)
+        host = TRAEFIK_HOST.search(rule)
+        if router is None or host is None:
+            continue
+        prefix = f"traefik.http.routers.{router[1]}."
+        named = labels.get(prefix + "service")
+        port = _port(balanced.get(named) if named else next(iter(balanced.values())) if len(balanced) == 1 else None)
+        port = port or _only_port(service)
+        if port is None:
+            continue
+        path = TRAEFIK_PATH.search(rule)
+        tls = labels.get(prefix + "tls", "").lower() == "true" or any(one.startswith(prefix + "tls.") for one in labels)
+        entry = {"service": name, "port": port, "host": host[1].lower() or None, "path": path[1] if path else "/"}
+        routes.append({**entry, "tls": tls, "router": router[1]})
+    return routes
+
+
+def _only_port(service):
+    """The one container port a service declares (in `ports` or `expose`), else None."""
+    found = set()
+    for entry in [*listed(service.get("ports")), *listed(service.get("expose"))]:
+        target = entry.get("target") if isinstance(entry, dict) else str(entry).rpartition(":")[2].partition("/")[0]
+        found.add(_port(target))
+    return found.pop() if len(found) == 1 else None
+
+
+def hosted(routes, instance, domain):
+    """`routes` with a host where they have none and a `domain` gives one: `<instance>.<domain>`."""
+    if not domain:
+        return routes
+    return [route if route["host"] else {**route, "host": f"{instance}.{domain}"} for route in routes]
+
+
+def router_name(project, route, index):
+    """`<project>-<service>-<index>`, as Traefik names a router (letters, digits, `-` and `_`)."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", f"{project}-{route['service']}-{index}")
+
+
+def traefik_rule(route):
+    """The rule of a route: Host(`h`) && PathPrefix(`/p`), either part where it applies."""
+    parts = [f"Host(`{route['host']}`)"] if route["host"] else []
+    if route["path"] != "/" or not parts:
+        parts.append(f"PathPrefix(`{route['path']}`)")
+    return " && ".join(parts)
+
+
+def labelled(text, routes, project):
+    """A rendered Compose file with each `x-routes` route written as Traefik labels on its service
+    (routes read from labels are there already); every other byte as written."""
+    own = [(index, route) for index, route in enumerate(routes) if route["router"] is None]
+    if not own:
+        return text
+    document = next(doc for doc in yamlguard.compose(text) if isinstance(doc, yaml.MappingNode))
+    services = node_at(document, "services")
+    edits = {}
+    for index, route in own:
+        router = router_name(project, route, index)
+        pairs = {
+            "traefik.enable": "true",
+            f"traefik.http.routers.{router}.rule": traefik_rule(route),
+            f"traefik.http.routers.{router}.service": router,
+            f"traefik.http.services.{router}.loadbalancer.server.port": str(route["port"]),
+        }
+        if route["tls"]:
+            pairs[f"traefik.http.routers.{router}.tls"] = "true"
+        edits.setdefault(route["service"], {}).update(pairs)
+    out, at = [], 0
+    for start, end, inserted in sorted(_edit(text, node_at(services, name), pairs) for name, pairs in edits.items()):
+        out += [text[at:start], inserted]
+        at = end
+    return "".join(out) + text[at:]
+
+
+def _edit(text, service, pairs):
+    """(start, end, text) putting `pairs` in the service's labels, whichever form they have."""
+    labels = node_at(service, "labels")
+    if isinstance(labels, yaml.SequenceNode):
+        items = [json.dumps(f"{key}={value}") for key, value in pairs.items()]
+        if labels.flow_style or not labels.value:
+            at = text.index("[", labels.start_mark.index) + 1
+            return at, at, ", ".join(items) + (", " if labels.value else "")
+        first = labels.value[0]
+        indent = "\n" + " " * (first.start_mark.column - 2)
+        return first.start_mark.index, first.start_mark.index, "".join(f"{item}{indent}- " for item in items)
+    written = [f"{json.dumps(key)}: {json.dumps(value)}" for key, value in pairs.items()]
+    if isinstance(labels, yaml.MappingNode):
+        return put_first(text, labels, written)
+    if labels is not None:  # `labels:` with no value
+        return labels.start_mark.index, labels.end_mark.index, f" {{{', '.join(written)}}}"
+    return put_first(text, service, [f"labels: {{{', '.join(written)}}}"])

@@ -1,0 +1,176 @@
+"""Routes: which service answers where. A real Compose file changed at one node (an `x-routes`
+added, a Traefik router label added) is read as routes and checked on write; a render for Docker
+Compose writes them as Traefik labels Docker Compose accepts, a render for Kubernetes as an
+Ingress or Gateway API HTTPRoutes with the profile's cluster conventions, decoded by kubectl."""
+
+import pytest
+import yaml
+
+from support import compose_oracle as oracle
+from support import corpus
+from support.http import assert_problem, create
+from support.on_kubernetes import decoded_by_kubectl, kinds, objects
+
+GITEA = corpus.text("compose/gitea-postgres")
+ROUTED = GITEA + "x-routes:\n  - service: gitea\n    port: 3000\n    host: ${DOMAIN}\n"
+DOMAIN = {"type": "object", "properties": {"DOMAIN": {"type": "string", "default": "git.example.com"}}}
+CONVENTIONS = {
+    "storageClass": "fast-ssd",
+    "imagePullSecrets": ["regcred"],
+    "ingressClass": "nginx",
+    "gateway": "infra/public",
+    "tlsIssuer": "letsencrypt",
+    "domain": "apps.example.com",
+}
+
+
+def blueprint(api, yml, **body):
+    made = create(api, "blueprints", name="gitea", blueprintType="compose", yml=yml, **body)
+    assert made.status == 201, made.json
+    return made.json
+
+
+@pytest.fixture
+def team(api):
+    made = create(api, "profiles", name="team", storageCap="100Gi", cluster=CONVENTIONS)
+    assert made.status == 201, made.json
+    return made.json
+
+
+def render(api, made, **body):
+    return api.post(f"/blueprints/{made['id']}/render", json=body, user="alice")
+
+
+def test_a_blueprint_shows_its_routes_from_x_routes_and_from_traefik_labels(api):
+    labelled = GITEA.replace(
+        "    ports:\n      - 3000:3000\n",
+        "    ports:\n      - 3000:3000\n    labels:\n"
+        "      - traefik.http.routers.git.rule=Host(`code.example.org`) && PathPrefix(`/git`)\n"
+        "      - traefik.http.routers.git.tls.certresolver=le\n",
+    )
+    assert labelled != GITEA
+    made = blueprint(api, labelled + ROUTED.removeprefix(GITEA), parameters=DOMAIN)
+    assert made["routes"] == [
+        {"service": "gitea", "port": 3000, "host": "git.example.com", "path": "/", "tls": True},
+        {"service": "gitea", "port": 3000, "host": "code.example.org", "path": "/git", "tls": True},
+    ]
+    plain = blueprint(api, GITEA)
+    assert api.get(f"/blueprints/{plain['id']}", user="alice").json["routes"] == []
+
+
+@pytest.mark.parametrize(
+    "route, place",
+    [
+        ("{service: gitea, port: 3000, host: Git_Example}", "x-routes.0.host"),
+        ("{service: web, port: 3000}", "x-routes.0.service"),
+        ("{service: gitea, port: 70000}", "x-routes.0.port"),
+        ("{service: gitea, port: 3000, path: no-slash}", "x-routes.0.path"),
+        ("{service: gitea, port: 3000, tls: maybe}", "x-routes.0.tls"),
+        ("{service: gitea, port: 3000, weight: 2}", "x-routes.0.weight"),
+    ],
+)
+def test_a_route_that_cannot_be_is_a_422_naming_its_place(api, route, place):
+    body = {"name": "gitea", "blueprintType": "compose", "yml": f"{GITEA}x-routes:\n  - {route}\n"}
+    refused = api.post("/blueprints", json=body, user="alice")
+    problem = assert_problem(refused, 422)
+    assert any(message.startswith(f"{place}:") for message in problem["errors"]["yml"]), problem
+
+
+def test_a_render_for_compose_writes_traefik_labels_docker_compose_accepts(api, team):
+    made = blueprint(api, ROUTED, parameters=DOMAIN)
+    rendered = render(api, made, values={"DOMAIN": "git.team.example"}, profile=team["id"])
+    assert rendered.status == 200, rendered.json
+    accepted, project = oracle.config(rendered.json["yml"])
+    assert accepted, project
+    labels = project["services"]["gitea"]["labels"]
+    assert labels["traefik.http.routers.gitea-gitea-0.rule"] == "Host(`git.team.example`)"
+    assert labels["traefik.http.services.gitea-gitea-0.loadbalancer.server.port"] == "3000"
+    assert labels["traefik.http.routers.gitea-gitea-0.tls"] == "true"
+    again = blueprint(api, rendered.json["yml"])  # the render kept as a blueprint: its routes once
+    assert [route["host"] for route in again["routes"]] == ["git.team.example"]
+
+
+def test_a_render_for_kubernetes_writes_an_ingress_with_the_teams_conventions(api, team):
+    made = blueprint(api, ROUTED, parameters=DOMAIN)
+    rendered = render(api, made, target="kubernetes", namespace="code", profile=team["id"])
+    assert rendered.status == 200, rendered.json
+    found = objects(rendered.json["yml"])
+    ingress = kinds(found, "Ingress")[made["id"]]  # named after the instance: a blueprint's render, its id
+    assert ingress["metadata"]["annotations"] == {"cert-manager.io/cluster-issuer": "letsencrypt"}
+    assert ingress["spec"]["ingressClassName"] == "nginx"
+    assert ingress["spec"]["tls"] == [{"hosts": ["git.example.com"], "secretName": f"{made['id']}-gitea-0-tls"}]
+    (rule,) = ingress["spec"]["rules"]
+    assert rule["host"] == "git.example.com"
+    assert rule["http"]["paths"][0]["backend"] == {"service": {"name": "gitea", "port": {"number": 3000}}}
+    assert kinds(found, "Service")["gitea"]["spec"]["ports"][0]["port"] == 3000
+    assert {claim["spec"]["storageClassName"] for claim in kinds(found, "PersistentVolumeClaim").values()} == {
+        "fast-ssd"
+    }
+    pods = [one["spec"]["template"]["spec"] for one in kinds(found, "Deployment").values()]
+    assert pods and all(pod["imagePullSecrets"] == [{"name": "regcred"}] for pod in pods)
+    assert decoded_by_kubectl(rendered.json["yml"])
+
+
+def test_a_route_without_a_host_answers_on_the_instance_under_the_teams_domain(api, team):
+    made = blueprint(api, GITEA + "x-routes:\n  - {service: gitea, port: 3000, path: /api}\n")
+    assert made["routes"][0]["host"] is None
+    rendered = render(api, made, target="kubernetes", profile=team["id"])
+    (rule,) = kinds(objects(rendered.json["yml"]), "Ingress")[made["id"]]["spec"]["rules"]
+    assert rule["host"] == f"{made['id']}.apps.example.com" and rule["http"]["paths"][0]["path"] == "/api"
+    plain = render(api, made, target="kubernetes")  # no profile, no domain: any host, and no certificate
+    ingress = kinds(objects(plain.json["yml"]), "Ingress")[made["id"]]
+    assert "host" not in ingress["spec"]["rules"][0] and "tls" not in ingress["spec"]
+    assert any(note["path"] == "x-routes.0" for note in plain.json["notes"])
+
+
+def test_routes_as_gateway_api_httproutes_attach_to_the_profiles_gateway(api, team):
+    made = blueprint(api, ROUTED, parameters=DOMAIN)
+    rendered = render(api, made, target="kubernetes", routes="gateway", profile=team["id"])
+    assert rendered.status == 200, rendered.json
+    found = objects(rendered.json["yml"])
+    assert "Ingress" not in {one["kind"] for one in found}
+    route = kinds(found, "HTTPRoute")[f"{made['id']}-gitea-0"]
+    assert route["apiVersion"] == "gateway.networking.k8s.io/v1"
+    assert route["spec"]["parentRefs"] == [{"name": "public", "namespace": "infra"}]
+    assert route["spec"]["hostnames"] == ["git.example.com"]
+    assert route["spec"]["rules"][0]["backendRefs"] == [{"name": "gitea", "port": 3000}]
+    bare = create(api, "profiles", name="bare", storageCap="100Gi").json
+    refused = render(api, made, target="kubernetes", routes="gateway", profile=bare["id"])
+    assert "routes" in assert_problem(refused, 422)["errors"]
+    none = render(api, made, target="kubernetes", routes="none", profile=team["id"])
+    assert {"Ingress", "HTTPRoute"}.isdisjoint(one["kind"] for one in objects(none.json["yml"]))
+
+
+@pytest.mark.parametrize(
+    "cluster, field",
+    [
+        ({"gateway": "public"}, "gateway"),
+        ({"domain": "Not A Domain"}, "domain"),
+        ({"imagePullSecrets": ["ok", "Not_Ok"]}, "imagePullSecrets"),
+        ({"ingressClass": "x" * 254}, "ingressClass"),
+        ({"tlsIssuer": "le", "extra": 1}, "extra"),
+    ],
+)
+def test_cluster_conventions_that_kubernetes_would_refuse_are_a_422(api, cluster, field):
+    refused = api.post("/profiles", json={"name": "team", "cluster": cluster}, user="alice")
+    assert any(key.startswith(f"cluster.{field}") for key in assert_problem(refused, 422)["errors"])
+
+
+def test_an_instance_on_kubernetes_keeps_its_routes_mode_across_an_upgrade(api, team):
+    made = blueprint(api, ROUTED, parameters=DOMAIN, entitlementType="PUBLIC")
+    sent = {"name": "code", "blueprint": made["id"], "profile": team["id"], "target": "kubernetes"}
+    admitted = api.post("/instances", json={**sent, "routes": "gateway"}, user="alice")
+    assert admitted.status == 201, admitted.json
+    upgraded = api.post(f"/instances/{admitted.json['id']}/upgrade", json={"values": {}}, user="alice")
+    assert upgraded.status == 200, upgraded.json
+    text = api.get(f"/instances/{admitted.json['id']}/yml", user="alice").body.decode()
+    found = [one for one in yaml.safe_load_all(text) if one]
+    assert kinds(found, "HTTPRoute")["code-gitea-0"]["metadata"]["namespace"] == "code"
+
+
+def test_the_ingress_controllers_namespace_is_no_instances(api, team):
+    made = blueprint(api, ROUTED, parameters=DOMAIN, entitlementType="PUBLIC")
+    refused = render(api, made, target="kubernetes", namespace="ingress-nginx")
+    assert "namespace" in assert_problem(refused, 422)["errors"]
+    sent = {"name": "ingress-nginx", "blueprint": made["id"], "profile": team["id"], "target": "kubernetes"}
+    assert "namespace" in assert_problem(api.post("/instances", json=sent, user="alice"), 422)["errors"]
