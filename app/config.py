@@ -32,6 +32,7 @@ VARIABLES = (
     "RENDER_SECONDS",
     "RESERVED_NAMESPACES",
     "INGRESS_NAMESPACE",
+    "WAIT_IMAGE",
     "HOST",
     "PORT",
     "WEB_CONCURRENCY",
@@ -80,6 +81,8 @@ def from_env(environ=os.environ):
         # Where the cluster's ingress controller runs: its pods may reach an instance's routed
         # services (a NetworkPolicy), and no instance takes it.
         "INGRESS_NAMESPACE": environ.get("INGRESS_NAMESPACE", "ingress-nginx"),
+        # The image of the init container that holds a pod until the services it depends on answer.
+        "WAIT_IMAGE": environ.get("WAIT_IMAGE", "busybox:1.36"),
         # The most documents a list page examines (the contract's bound), and the most a window of
         # one is sized to read at the density already seen (app/storage/pages.py).
         "LIST_MOST_EXAMINED": 10_000,

@@ -42,7 +42,7 @@ def list_blueprints(session, limit, everything, output, **filters):
 @OUTPUT
 @pass_session
 def get(session, blueprint, owner, output):
-    """Show a blueprint: what it is, what it needs, its parameters."""
+    """Show a blueprint: what it is, what it needs, its parameters, which service answers where."""
     found = session.blueprint(blueprint, owner)
     if output == "json":
         show.as_json(found)
@@ -65,6 +65,7 @@ def get(session, blueprint, owner, output):
             ("needs", show.needs(needs)),
             ("unbounded", needs and needs["unbounded"]),
             ("parameters", [f"{name} ({schema.get('type')})" for name, schema in parameters.items()]),
+            ("routes", [show.route(route) for route in found.get("routes", [])]),
             ("source", found.get("source") and "{format} {name} {key}".format(**found["source"])),
         ]
     )

@@ -132,3 +132,10 @@ def warn_unresolved(requirements):
             "takes them from the environment it deploys in, and what they stand in is not measured.",
             err=True,
         )
+
+
+def route(found):
+    """`https://shop.example.com/api -> web:8080` (a host not known until rendered: `(any host)`)."""
+    scheme = "https" if found["tls"] else "http"
+    host = found["host"] or "(any host)"
+    return f"{scheme}://{host}{'' if found['path'] == '/' else found['path']} -> {found['service']}:{found['port']}"

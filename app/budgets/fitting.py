@@ -49,7 +49,8 @@ def render_fitted(version, values, profile, maximize=None, cluster=None, secrets
         raise Conflict("This version of the blueprint has no definition to render.")
     limits = None if profile is None else limits_of(profile)
     if cluster is not None:
-        cluster = replace(cluster, ingress_namespaces=(current_app.config["INGRESS_NAMESPACE"],))
+        config = current_app.config
+        cluster = replace(cluster, ingress_namespaces=(config["INGRESS_NAMESPACE"],), wait_image=config["WAIT_IMAGE"])
     seconds = current_app.config["RENDER_SECONDS"]
     usage = None if profile is None else profile["usage"]
     return render(version, values, limits, maximize, seconds, usage, cluster, secrets, project)

@@ -194,6 +194,23 @@ def _declared(resources, resource, where, found, totals):
     return None
 
 
+def _initialized(inits, running, count, where, found, totals):
+    """A pod's init containers as Kubernetes counts them: the pod needs the larger of the largest
+    of them and the sum of its containers, so what the largest exceeds that sum by is added, per
+    pod. Where a container declares nothing the profile's default decides, and nothing is added
+    (docs/decisions/14-routes.md); init containers are not `containers`."""
+    declared = []
+    for position, container in enumerate(inits):
+        resources = mapping(mapping(container).get("resources"))
+        at = f"{where}.initContainers.{position}"
+        declared.append(tuple(_declared(resources, resource, at, found, totals) for resource in ("memory", "cpu")))
+    for column, resource in enumerate(("memory", "cpu")):
+        tops = [pair[column] for pair in declared if isinstance(pair[column], int)]
+        sums = [pair[column] for pair in running]
+        if tops and count is not PENDING and all(isinstance(one, int) for one in sums):
+            totals.add_surplus(resource, count * max(0, max(tops) - sum(sums)))
+
+
 def _storage(claim_spec, where, found, totals, count=1):
     """What a claim requests, `count` times (PENDING where a variable stands in it)."""
     request = _get(claim_spec, ("resources", "requests", "storage"))
@@ -223,7 +240,8 @@ def _measure(documents, totals):
         if count is not PENDING and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
             found.append(f"{place(count_path, label)}: must be a whole number of pods, not {count!r}.")
             continue
-        for position, container in enumerate(listed(mapping(_get(manifest, pod_path)).get("containers"))):
+        pod, running = mapping(_get(manifest, pod_path)), []
+        for position, container in enumerate(listed(pod.get("containers"))):
             where = f"{place([*pod_path, 'containers', position], label)}"
             container = mapping(container)
             resources = mapping(container.get("resources"))
@@ -231,6 +249,8 @@ def _measure(documents, totals):
             cpu = _declared(resources, "cpu", where, found, totals)
             at = (index, *pod_path, "containers", position)
             totals.add_containers(count, memory, cpu, f"{label}/{container.get('name')}", found, at=at)
+            running.append((memory, cpu))
+        _initialized(listed(pod.get("initContainers")), running, count, place([*pod_path], label), found, totals)
         if kind == "StatefulSet":
             for position, claim in enumerate(listed(_get(manifest, ("spec", "volumeClaimTemplates")))):
                 where = place(["spec", "volumeClaimTemplates", position, "spec"], label)

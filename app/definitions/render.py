@@ -119,6 +119,7 @@ def _on_kubernetes(text, answer, secret, cluster, limits, usage):
         pod_security=level,
         conventions=conventions,
         ingress_namespaces=ingress_namespaces(cluster.ingress_namespaces, conventions),
+        wait_limits=_wait_limits(cluster.wait_limits, (limits or {}).get("containerDefaults") or {}),
     )
     document = templates.load(text, compose.DIALECT)[0]
     yml, objects, notes = on_kubernetes.convert(document, answer["requirements"], cluster)
@@ -148,6 +149,15 @@ def held(answer, blueprint_type, namespace, allow_kinds, limits, ingress=()):
         held.append(isolation.namespace_policy(namespace, ingress_namespaces(ingress, limits.get("cluster", {}))))
     definitions.measured(kubernetes, yamlguard.Documents(held))  # checked as the rest
     return _within_bounds(on_kubernetes.written(held + objects))
+
+
+def _wait_limits(given, profile_defaults):
+    """A wait container's limits: the profile's container defaults where it has them."""
+    amounts = {"memory": profile_defaults.get("memoryBytes"), "cpu": profile_defaults.get("cpuMillis")}
+    return {
+        resource: defaults.KUBERNETES[resource][1](amounts[resource]) if amounts[resource] else given[resource]
+        for resource in given
+    }
 
 
 def ingress_namespaces(given, conventions):

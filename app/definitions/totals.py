@@ -34,6 +34,10 @@ class Totals:
         self.security = {}  # target -> pod security findings (app/definitions/pod_security.py)
         self.routes = []  # which service answers where (app/definitions/routes.py)
 
+    def add_surplus(self, resource, amount):
+        """What a pod's largest init container needs beyond its containers (kubernetes._initialized)."""
+        setattr(self, resource, getattr(self, resource) + amount)
+
     def add_containers(self, count, memory, cpu, name, problems, floor=None, short_form=False, at=None):
         """`count` containers each declaring `memory` bytes and `cpu` millicores (None: nothing;
         PENDING: a variable); a PENDING count is taken as 1 and makes every resource unknown."""

@@ -78,7 +78,7 @@ def _candidate(key, text):
     if named is None:
         return found
     given, required, examples = _magic(named)
-    properties, inferred_required, notes = variables.inferred(text, {}, given)
+    properties, inferred_required, notes = variables.inferred(text, {}, given, unset_optional=True)
     found.notes += notes
     if any(isinstance(schema.get("x-generate"), dict) for schema in properties.values()):
         properties.setdefault(
@@ -117,7 +117,8 @@ def _routed(definition):
 def _one_domain_per_route(definition, text):
     """`text` with every URL or domain of a routed service written from its route's domain, as
     Coolify derives them all from the one it gives (`SERVICE_URL_APP` is `https://` and
-    `SERVICE_FQDN_APP_3000`), so that a team gives each domain once."""
+    `SERVICE_FQDN_APP_3000`), so that a team gives each domain once; `${NAME}` and `$NAME` alike,
+    `$$NAME` being text."""
     for route in definition.get(ROUTES, ()):
         name = route["host"][len("${SERVICE_FQDN_") : -1]  # APP_3000
         short = name.rpartition("_")[0]
@@ -126,7 +127,8 @@ def _one_domain_per_route(definition, text):
             (f"SERVICE_URL_{short}", f"https://{route['host']}"),
             (f"SERVICE_FQDN_{short}", route["host"]),
         ):
-            text = text.replace(f"${{{written}}}", value)
+            placeholder = rf"(?<!\$)\$(?:\{{{written}\}}|{written}(?![A-Za-z0-9_]))"
+            text = re.sub(placeholder, lambda _, value=value: value, text)
     return text
 
 

@@ -70,7 +70,7 @@ def _candidate(key, entry):
         named = [name for name in variables.used(text) if name in scope.properties]
         given = {name: scope.properties[name] for name in named if "default" not in scope.properties[name]}
         defaults = {name: scope.properties[name]["default"] for name in named if name not in given}
-        properties, required, notes = variables.inferred(text, defaults, given)
+        properties, required, notes = variables.inferred(text, defaults, given, unset_optional=True)
     except (TemplateError, YamlError) as exc:
         found.problems.append(f"{COMPOSE_FILE}: {exc}")
         return found
@@ -118,6 +118,7 @@ def _definition(compose_text, config, scope, found):
     except TooLarge:
         found.problems.append(f"{COMPOSE_FILE}: {TooLarge.__doc__}")
         return None
+    _env_file_read(definition, env, found)
     _routed(definition, config.get("domains"), scope, found)
     _hosts_optional(definition, scope)
     if scope.unsupported:
@@ -451,6 +452,30 @@ def _configs(source, target, contents):
         return [(source, target)]
     below = sorted(path for path in contents if path.startswith(source.rstrip("/") + "/"))
     return [(path, posixpath.join(target, path[len(source.rstrip("/")) + 1 :])) for path in below]
+
+
+def _env_file_read(definition, env, found):
+    """`[config] env`, which Dokploy writes to the `.env` beside the Compose file, in the
+    environment of each service whose `env_file` names that file (a value it sets itself kept),
+    the `.env` left out: the blueprint has no file beside it."""
+    for name, service in definition["services"].items():
+        listed = service.get("env_file") if isinstance(service, dict) else None
+        entries = [listed] if isinstance(listed, (str, dict)) else listed if isinstance(listed, list) else []
+        kept = [one for one in entries if (one.get("path") if isinstance(one, dict) else one) not in (".env", "./.env")]
+        if len(kept) == len(entries):
+            continue
+        environment = service.get("environment")
+        if isinstance(environment, list):
+            named = {str(item).partition("=")[0] for item in environment}
+            environment += [f"{key}={value}" for key, value in env.items() if key not in named]
+        else:
+            environment = {**env, **(environment or {})}
+        service["environment"] = environment
+        if kept:
+            service["env_file"] = kept
+        else:
+            del service["env_file"]
+        found.notes.append(f"services.{name}.env_file: .env holds config.env, written into its environment.")
 
 
 def _hosts_optional(definition, scope):

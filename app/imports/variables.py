@@ -13,6 +13,8 @@ from app.imports.candidate import SECRET_PATTERN, checked_with
 from app.model import yamlguard
 
 SECRET = re.compile(r"PASSWORD|SECRET|TOKEN|KEY", re.IGNORECASE)
+# A key another service issues, which only its user can know: asked for, never generated
+EXTERNAL = re.compile(r"API_?KEY|ACCESS_KEY|CLIENT_(?:ID|SECRET)|AUTH_TOKEN|LICENSE_KEY|DSN$", re.IGNORECASE)
 INTEGER = re.compile(r"[+-]?[0-9]{1,18}")
 NUMBER = re.compile(r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 ENV_LINE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)")
@@ -89,11 +91,14 @@ def typed(text):
     return "string", text
 
 
-def inferred(text, env=None, given=None):
+def inferred(text, env=None, given=None, unset_optional=False):
     """(properties, required, notes) of the variables of a Compose file, with its `.env` values;
-    those `given` ({name: schema}, as another format declares them) taken as they are."""
+    those `given` ({name: schema}, as another format declares them) taken as they are. A variable
+    with no default is a generated secret (its name says one), else required; where the platform
+    leaves it optional (`unset_optional`: Coolify, Dokploy) it is empty, as Compose reads it
+    unset, unless its name says a key only its user can know (EXTERNAL): that one is asked for."""
     env, given = env or {}, given or {}
-    properties, required, notes = {}, [], []
+    properties, required, notes, optional = {}, [], [], []
     for name, uses in used(text).items():
         if name in given:
             properties[name] = given[name]
@@ -114,11 +119,21 @@ def inferred(text, env=None, given=None):
         properties[name] = schema
         if any(placeholder.operator in (":?", "?") for placeholder, _ in uses):
             required.append(name)
-        if default is None and SECRET.search(name):
+        if default is not None:
+            continue
+        if unset_optional and EXTERNAL.search(name):
+            schema["writeOnly"] = True
+            checked_with(name, properties, required, notes)
+        elif SECRET.search(name):
             schema.update({"writeOnly": True, "x-generate": SECRET_PATTERN})
             notes.append(f"{name}: a secret without a default; generated ({SECRET_PATTERN}) unless given.")
-        elif default is None:
+        elif unset_optional and name not in required:  # `${X:?}` asks for it whatever the platform does
+            schema["default"] = ""
+            optional.append(name)
+        else:
             checked_with(name, properties, required, notes)
+    if optional:
+        notes.append(f"{', '.join(optional[:20])}: optional, as the platform leaves them; empty unless given.")
     unused = [name for name in env if name not in properties]
     if unused:
         notes.append(f".env: not used by the file, left out: {', '.join(unused[:20])}.")

@@ -565,7 +565,7 @@ def test_a_compose_blueprint_renders_for_kubernetes_with_its_options_checked(api
     r = render(api, template, target="kubernetes", namespace="shop", profile=team, values=values)
     assert r.status == 200, r.json
     objects = [one for one in yaml.safe_load_all(r.json["yml"]) if one]
-    assert [one["kind"] for one in objects] == ["Secret", "Service", "Deployment"]
+    assert [one["kind"] for one in objects] == ["Secret", "Service", "Deployment", "NetworkPolicy"]
     assert objects[2]["spec"]["replicas"] == 3 and {one["metadata"]["namespace"] for one in objects} == {"shop"}
     assert r.json["requirements"]["memoryBytes"] == 3 * 256 * Mi and r.json["requirements"]["cpuMillis"] == 300
     assert r.json["fit"]["resources"]["cpu"]["defaulted"] == ["web"]  # the Compose render's fit, as counted

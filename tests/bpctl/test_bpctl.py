@@ -975,3 +975,14 @@ def test_a_profile_holds_a_pod_security_level_and_an_instance_its_namespace(bpct
         },
     }
     assert bpctl("deploy", "plain", "other", "--profile", "strict", "--namespace", "x", **ALICE).code == 2
+
+
+def test_get_says_which_service_answers_where(bpctl, tmp_path):
+    (tmp_path / "shop.yml").write_text(
+        "services:\n  web: {image: nginx}\n  api: {image: nginx}\n"
+        "x-routes:\n  - {service: web, port: 80, host: shop.example.com}\n"
+        "  - {service: api, port: 8080, path: /api, tls: false}\n"
+    )
+    assert bpctl("push", str(tmp_path / "shop.yml"), **ALICE).code == 0
+    out = bpctl("get", "shop", **ALICE).out
+    assert "https://shop.example.com -> web:80" in out and "http://(any host)/api -> api:8080" in out

@@ -1,15 +1,18 @@
 """An instance's pods on a cluster are reached as Compose's networks let its services reach each
-other: on every corpus Compose file, each policy selects the pods it means, and one service's pods
-admit another's exactly where Docker Compose puts the two on a shared network; the services a route
-reaches admit the ingress controller's namespace and the Gateway's too."""
+other, and start in Compose's order: on every corpus Compose file, each policy selects the pods it
+means, one service's pods admit another's exactly where Docker Compose puts the two on a shared
+network, and each dependency Compose waits for is waited for; the services a route reaches admit
+the ingress controller's namespace and the Gateway's too; a pod counts its init containers as
+Kubernetes does."""
 
 import pytest
 
+from app import definitions
 from app.definitions.on_kubernetes.names import label
 from app.errors import Invalid
 from support import compose_oracle as oracle
 from support import corpus
-from support.on_kubernetes import decoded_by_kubectl
+from support.on_kubernetes import COUNTED, decoded_by_kubectl
 from tests.definitions.test_container_defaults import LIMITS, corpus_files
 from tests.definitions.test_on_kubernetes import converted
 
@@ -34,16 +37,26 @@ def admitted(policies, source, target):
     )
 
 
-@pytest.mark.parametrize("name", corpus_files("compose"))
-def test_each_service_admits_exactly_the_services_compose_puts_on_a_network_with_it(name):
+def judged(name):
+    """(the render for Kubernetes, its objects, the project Docker Compose starts) of a corpus
+    Compose file; (None, None, None) for one a cluster cannot run (a service with `build` and no
+    `image`: a 422 that says so)."""
     text = corpus.text(f"compose/{name}")
     try:
         _, answer, objects = converted(text)
     except Invalid as exc:
-        assert "a cluster runs images" in str(exc.errors)  # a service with `build` and no `image`
-        return
+        assert "a cluster runs images" in str(exc.errors)
+        return None, None, None
     accepted, project = oracle.config(text, oracle.values_for(text), oracle.env_files(text))
     assert accepted, project
+    return answer, objects, project
+
+
+@pytest.mark.parametrize("name", corpus_files("compose"))
+def test_each_service_admits_exactly_the_services_compose_puts_on_a_network_with_it(name):
+    answer, objects, project = judged(name)
+    if answer is None:
+        return
     policies = [one for one in objects if one["kind"] == "NetworkPolicy"]
     pods = {
         one["metadata"]["name"]: one["spec"]["template"]["metadata"]["labels"]
@@ -89,3 +102,43 @@ def test_a_routed_service_admits_the_ingress_controller_and_the_gateway_and_no_o
     }
     assert not admitted(policies, labels["proxy"], labels["db"]) and admitted(policies, labels["app"], labels["db"])
     assert decoded_by_kubectl(answer["yml"])
+
+
+@pytest.mark.parametrize("name", corpus_files("compose"))
+def test_each_dependency_compose_waits_for_is_waited_for_on_its_services_first_port(name):
+    answer, objects, project = judged(name)
+    if answer is None:
+        return
+    services = {one["metadata"]["name"]: one for one in objects if one["kind"] == "Service"}
+    workloads = {one["metadata"]["name"]: one for one in objects if one["kind"] in ("Deployment", "Job")}
+    for service, spec in project["services"].items():
+        waited = [
+            label(other)
+            for other, entry in (spec.get("depends_on") or {}).items()
+            if entry["condition"] in ("service_started", "service_healthy") and workloads[label(other)]["kind"] != "Job"
+        ]
+        inits = {
+            init["name"]: init
+            for init in workloads[label(service)]["spec"]["template"]["spec"].get("initContainers", [])
+        }
+        assert sorted(inits) == sorted(f"wait-for-{other}" for other in waited), service  # in the file's order
+        for other in waited:
+            init = inits[f"wait-for-{other}"]
+            ports = [port["port"] for port in services[other]["spec"].get("ports", []) if port["protocol"] == "TCP"]
+            check = f"nc -z -w 2 {other} {ports[0]}" if ports else f"nslookup {other}"
+            assert init["command"][-1].startswith(f"until {check};")
+            assert init["securityContext"]["runAsUser"] == 65534 and init["resources"]["limits"]
+    read_back = definitions.requirements("kubernetes", answer["yml"])
+    assert {key: read_back[key] for key in COUNTED} == {key: answer["requirements"][key] for key in COUNTED}
+
+
+def test_a_pod_counts_its_largest_init_container_where_it_needs_more_than_its_containers():
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  initContainers:\n"
+        "  - {name: big, image: x, resources: {limits: {memory: 1Gi, cpu: 100m}}}\n"
+        "  - {name: small, image: x, resources: {limits: {memory: 64Mi, cpu: 2}}}\n"
+        "  containers:\n  - {name: a, image: x, resources: {limits: {memory: 256Mi, cpu: 500m}}}\n"
+        "  - {name: b, image: x, resources: {limits: {memory: 256Mi, cpu: 500m}}}\n"
+    )
+    found = definitions.requirements("kubernetes", pod)
+    assert (found["memoryBytes"], found["cpuMillis"], found["containers"]) == (1024**3, 2000, 2)

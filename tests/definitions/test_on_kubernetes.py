@@ -128,6 +128,7 @@ def test_a_template_converts_with_its_secrets_in_the_secret_and_every_loss_named
         "Deployment",
         "Job",
         "Deployment",
+        "NetworkPolicy",  # one: every service is on the default network
     ]
     assert all(one["metadata"]["namespace"] == "team" for one in objects)
     workloads = [one for one in objects if one["kind"] in ("Deployment", "Job")]
@@ -167,17 +168,19 @@ def test_a_template_converts_with_its_secrets_in_the_secret_and_every_loss_named
     assert kinds(objects, "Service")["db"]["spec"]["clusterIP"] == "None"  # no port: headless, its name resolves
     notes = {note["path"]: note["outcome"] for note in answer["notes"]}
     assert notes == {
-        "services.web.depends_on": "dropped",
+        "services.web.depends_on.migrate": "approximated",  # a Job: the pod does not wait for it to complete
         "services.web.ulimits": "dropped",
         "services.web.ports.0": "approximated",
         "services.web.volumes.0": "approximated",
         "volumes.cache.driver": "dropped",
         "services.debug": "dropped",
-        "services.migrate.depends_on": "dropped",
         "services.cache": "approximated",  # others name it, and it declares no port
         "services.cache.volumes.1.bind.propagation": "dropped",
         "services.cache.volumes.1": "approximated",
     }
+    migrate = kinds(objects, "Job")["migrate"]["spec"]["template"]["spec"]  # depends_on: [cache], headless
+    assert [init["name"] for init in migrate["initContainers"]] == ["wait-for-cache"]
+    assert migrate["initContainers"][0]["command"][-1].startswith("until nslookup cache;")
     cache = kinds(objects, "Deployment")["cache"]["spec"]["template"]["spec"]
     assert cache["volumes"][0] == {"name": "empty-0", "emptyDir": {"medium": "Memory", "sizeLimit": "64Mi"}}
     assert decoded_by_kubectl(answer["yml"])

@@ -8,6 +8,7 @@ import jwt
 import pytest
 import yaml
 
+from support import compose_oracle as oracle
 from support import corpus
 from support.http import assert_problem, create
 from support.imports import by_key, imported, refused_by_the_tools
@@ -211,3 +212,23 @@ def test_a_mounted_file_reads_a_generated_value_as_the_platform_generates_it(api
     render = api.post(f"/blueprints/{result['id']}/render", json={}, user="alice").json
     content = yaml.safe_load(render["yml"])["configs"]["vector.yml"]["content"]
     assert re.fullmatch(r"api_key: [a-z0-9]{32}", content)
+
+
+def test_config_env_reaches_the_service_whose_env_file_is_dokploys_env(api):
+    """Plausible's Compose file says `env_file: .env`, the file Dokploy writes `[config.env]` to:
+    BASE_URL, SECRET_KEY_BASE and TOTP_VAULT_KEY (two generated) reach the service, with no
+    `.env` needed beside the blueprint."""
+    (result,) = imported(api, "dokploy", {"plausible": corpus.dokploy_catalog()["plausible"]})["results"]
+    assert result["outcome"] == "created", result
+    assert any(note.startswith("services.plausible.env_file:") for note in result["notes"])
+    properties = parameters_of(api, result)["properties"]
+    assert {"x-generate"} <= set(properties["secret_base"]) and {"x-generate"} <= set(properties["totp_key"])
+    rendered = api.post(
+        f"/blueprints/{result['id']}/render", json={"values": {"main_domain": "stats.example.com"}}, user="alice"
+    )
+    assert rendered.status == 200, rendered.json
+    accepted, project = oracle.config(rendered.json["yml"])  # no .env beside it
+    assert accepted, project
+    environment = project["services"]["plausible"]["environment"]
+    assert environment["BASE_URL"] == "http://stats.example.com"
+    assert len(environment["SECRET_KEY_BASE"]) >= 32 and environment["TOTP_VAULT_KEY"]

@@ -191,3 +191,20 @@ def test_a_variable_whose_name_says_it_is_a_secret_is_imported_write_only(api):
     )
     render = api.post(f"/blueprints/{result['id']}/render", json={"target": "kubernetes"}, user="alice").json
     assert render["values"]["SMTP_PASS"] is None and "changeme" not in render["yml"].split("kind: Deployment")[1]
+
+
+def test_a_coolify_variable_the_platform_leaves_unset_is_optional_and_an_external_key_is_asked_for(api):
+    """Coolify leaves `${VAR}` without a default empty: Supabase's SMTP settings and mail templates
+    are optional here too, its OpenAI key (issued elsewhere) is asked for, never generated, and
+    Ghost asks only for its domain."""
+    catalog = corpus.platform_catalog("coolify")
+    report = by_key(imported(api, "coolify", {name: catalog[name] for name in ("supabase", "ghost")}))
+    supabase = blueprint(api, report["supabase"])["parameters"]
+    assert supabase["required"] == ["SERVICE_FQDN_SUPABASEKONG_8000", "OPENAI_API_KEY"]
+    key = supabase["properties"]["OPENAI_API_KEY"]
+    assert key["writeOnly"] is True and "x-generate" not in key
+    optional = [name for name, schema in supabase["properties"].items() if schema.get("default") == ""]
+    assert "SMTP_HOST" in optional and len(optional) >= 10
+    assert blueprint(api, report["ghost"])["parameters"]["required"] == ["SERVICE_FQDN_GHOST_2368"]
+    rendered = api.post(f"/blueprints/{report['supabase']['id']}/render", json={"values": {}}, user="alice")
+    assert rendered.status == 422 and "values.OPENAI_API_KEY" in rendered.json["errors"]

@@ -391,6 +391,21 @@ def walk(w, client, template, profiles):
     w.view(lambda: w.one("button[aria-label='Restore revision 1']").click())
     w.wait(lambda: "revision 3 by alice" in w.one("main p.meta").text and "version 1.4.2" in w.one("main p.meta").text)
 
+    # A blueprint that says where it answers shows its routes
+    routed = (
+        corpus.text("compose/gitea-postgres") + "x-routes:\n  - {service: gitea, port: 3000, host: git.example.com}\n"
+    )
+    body = {"name": "gitea", "blueprintType": "compose", "yml": routed + "  - {service: db, port: 5432, tls: false}\n"}
+    made = client.post("/blueprints", json=body, user="alice").json
+    here = w.browser.current_url
+    w.view(lambda: w.go(f"#/blueprints/{made['id']}"))
+    w.wait(lambda: w.heading() == "gitea")
+    shown = [li.text for li in w.all("section[aria-label=Routes] li")]
+    assert shown == ["https://git.example.com → gitea:3000", "http://(any host) → db:5432"]
+    w.check_page("blueprint-routes")
+    assert client.delete(f"/blueprints/{made['id']}", user="alice").status == 204
+    w.view(lambda: w.browser.get(here))
+
     # Parameters: a form from the schema, a render with its requirements and fit, the most that fits
     w.view(lambda: w.one("a.button[href$='/parameters']").click())
     w.wait(lambda: w.heading() == f"Render {TEMPLATE['name']}")
@@ -464,7 +479,8 @@ def walk(w, client, template, profiles):
     stream = "\n".join(li.text for li in w.all("ol[aria-label='Rendered definition'] li"))
     assert "kind: Deployment" in stream and "storage: 2Gi" in stream and "name: DB_PASSWORD" not in stream
     noted = w.one("ul[aria-label='Notes']").text
-    assert "services.web.depends_on dropped" in noted and "services.web.ports.0 approximated" in noted
+    assert "name: wait-for-db" in stream and "name: wait-for-cache" in stream  # depends_on: start order
+    assert "services.web.depends_on" not in noted and "services.web.ports.0 approximated" in noted
     w.check_page("render-kubernetes")
     Select(w.control("Render for")).select_by_visible_text("Docker Compose")
 

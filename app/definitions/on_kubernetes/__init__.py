@@ -9,7 +9,7 @@ import yaml
 
 from app.definitions import placeholders
 from app.definitions.compose_load import cast, services, started
-from app.definitions.on_kubernetes import ingress, isolation, mounts, network, pods
+from app.definitions.on_kubernetes import ingress, isolation, mounts, network, order, pods
 from app.definitions.on_kubernetes.model import Service
 from app.definitions.on_kubernetes.names import Names, hosts_renamed, label, metadata
 from app.definitions.on_kubernetes.notes import WHY, Notes
@@ -122,10 +122,24 @@ class _Writer:
         named = {name: pair[0]["metadata"]["name"] for name, pair in made.items()}
         routed = ingress.objects(routes, named, self.cluster, self.labels, self.notes)
         services, workloads = [pair[0] for pair in made.values()], [pair[1] for pair in made.values()]
+        for service in loaded:
+            self._waits(service, made)
         on = {named[service.name]: isolation.networks_of(service.spec) for service in loaded if service.name in named}
         reached = {named[route["service"]] for route in routes if route["service"] in named and routed}
         isolated = isolation.policies(on, reached, self.cluster, self.labels, NAME)
         return [*values_secret, *self.storage.objects(), *services, *workloads, *routed, *isolated]
+
+    def _waits(self, service, made):
+        """The service's pod waits for each started service it depends on (`order`)."""
+        if service.name not in made:
+            return
+        waits = [
+            order.wait_container(made[other][0], self.cluster)
+            for other in order.awaited(service.spec, service.where, self.notes)
+            if other in made and made[other][1]["kind"] != "Job"
+        ]
+        if waits:
+            made[service.name][1]["spec"]["template"]["spec"]["initContainers"] = waits
 
     def _service(self, service):
         """(its Service, its workload), or None for a service `docker compose up` does not start."""

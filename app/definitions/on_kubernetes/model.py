@@ -18,6 +18,8 @@ class Cluster:
     routes: str = "ingress"  # what routes are written as: an Ingress, Gateway API HTTPRoutes, or "none"
     conventions: Mapping = field(default_factory=dict)  # the profile's `cluster`: classes, pull secrets, issuer
     ingress_namespaces: tuple[str, ...] = ()  # where the ingress controller (and the Gateway) run: admitted to routes
+    wait_image: str = "busybox:1.36"  # what a `wait-for-<service>` init container runs
+    wait_limits: Mapping = field(default_factory=lambda: {"memory": "16Mi", "cpu": "10m"})  # its limits
     # What the render adds once it has its values
     values: Mapping[str, str] = field(default_factory=dict)  # every value, as text
     secret_texts: tuple[str, ...] = ()  # the values of its secret parameters

@@ -20,7 +20,6 @@ WHY = {
     "cpu_shares": "no Kubernetes field; requests set the shares",
     "cpuset": "CPU pinning is the kubelet's CPU manager's",
     "credential_spec": "Windows credential specs are not converted",
-    "depends_on": "pods start together; a readiness probe is what a Service waits for",
     "develop": "`docker compose watch` has no cluster counterpart",
     "device_cgroup_rules": "device rules are the node's",
     "devices": "a device is a node's: use a device plugin",

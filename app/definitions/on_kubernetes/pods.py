@@ -51,6 +51,7 @@ CARRIED = frozenset(
         "profiles",
         "extends",
         "group_add",
+        "depends_on",
     }
 )
 PULL = {"always": "Always", "never": "Never", "missing": "IfNotPresent", "if_not_present": "IfNotPresent"}

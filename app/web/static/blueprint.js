@@ -124,6 +124,13 @@ async function instancesView(bp) {
     instanceTable(items));
 }
 
+/** Which service answers where: a URL per route (a host the team's domain gives: "any host"). */
+export function routesView(routes) {
+  return el('ul', { class: 'routes' }, routes.map((r) => el('li', {},
+    el('code', {}, `${r.tls ? 'https' : 'http'}://${r.host || '(any host)'}${r.path === '/' ? '' : r.path}`),
+    ` → ${r.service}:${r.port}`)));
+}
+
 /** Instances as a table: name, revision, what they use, owner. */
 export function instanceTable(items) {
   return el('div', { class: 'scroll' }, el('table', { 'aria-label': 'Instances' },
@@ -136,6 +143,7 @@ export async function blueprintPage([id]) {
   const { data: bp, etag } = await api('GET', `/blueprints/${id}`);
   const sections = [
     ['Requirements', async () => requirementsView(bp.requirements)],
+    ...(bp.routes && bp.routes.length ? [['Routes', async () => routesView(bp.routes)]] : []),
     ['Fit to your profiles', () => fitsView(bp)],
     ['Instances', () => instancesView(bp)],
     ['Definition', async () => (bp.yml === null ? el('p', { class: 'note' }, 'No definition.') : codeView(bp.yml))],
