@@ -8,6 +8,7 @@ export HOST PORT
 # The suite covers at least this share of app/ (96 % when this was set).
 COVERAGE_FLOOR := 94
 BROWSER_PACKAGES := chromium chromium-driver curl jq nginx openssl
+ORACLES := support/oracles
 
 .PHONY: run test test-fast lint bench profile instructions browser fuzz oracle pod-security fault-test openapi clean
 
@@ -41,11 +42,11 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES); \
 	else echo "not root: the browser and curl-tour tests will be skipped; install the Debian packages $(BROWSER_PACKAGES) to run them"; fi
 
-test: $(VENV)/.installed-test browser
+test: $(VENV)/.installed-test browser $(ORACLES)/node_modules/.installed
 	$(BIN)/python -m pytest --cov=app --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
 
 # Everything but what starts servers, databases or a browser: under a minute.
-test-fast: $(VENV)/.installed-test
+test-fast: $(VENV)/.installed-test $(ORACLES)/node_modules/.installed
 	$(BIN)/python -m pytest -m "not slow and not socket and not browser"
 
 # wrk from Debian drives the load; installed when missing (CI and developer machines run as root).
@@ -101,10 +102,16 @@ $(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# What the tests judge written objects with beside the Python ones (the Gateway API's types),
+# pinned in support/oracles/package.json and its lock.
+$(ORACLES)/node_modules/.installed: $(ORACLES)/package.json $(ORACLES)/package-lock.json
+	cd $(ORACLES) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 lint: $(VENV)/.installed-test $(WEB)/node_modules/.installed
 	$(BIN)/ruff check app bpctl tests bench support wsgi.py gunicorn.conf.py
 	$(BIN)/ruff format --check app bpctl tests bench support wsgi.py gunicorn.conf.py
 	cd $(WEB) && node node_modules/eslint/bin/eslint.js --max-warnings 0
 
 clean:
-	rm -rf $(VENV) $(CHECKOV_VENV) *.egg-info .pytest_cache .ruff_cache .coverage $(WEB)/node_modules
+	rm -rf $(VENV) $(CHECKOV_VENV) *.egg-info .pytest_cache .ruff_cache .coverage $(WEB)/node_modules $(ORACLES)/node_modules

@@ -88,6 +88,7 @@ OWNERS = {
     "auth_failures": "app.access.login_throttle",
     "settings": "app.storage.database",
     "namespaces": "app.instances.namespaces",
+    "hosts": "app.instances.hosts",
 }
 INSTANCE_WRITES = {"insert", "replace_version", "delete_version"}
 DATABASE_METHODS = {"command", "client", "name", "list_collection_names", "drop_collection"}

@@ -20,6 +20,9 @@ from app.budgets import fitting
 from app.definitions import fit, render
 from app.definitions.fit import RESOURCES
 from app.errors import Conflict, Invalid, NoRoom, NotFound, Problem
+from app.instances.hosts import TAKEN as HOST_TAKEN
+from app.instances.hosts import held as held_hosts
+from app.instances.hosts import store as hosts
 from app.instances.namespaces import TAKEN, refuse_reserved
 from app.instances.namespaces import store as namespaces
 from app.instances.storage import store as instances
@@ -51,9 +54,12 @@ def admit(fields, user, id=None, dry_run=False):
             raise taken
         if namespace is not None and not namespaces.free_for(namespace, user["username"]):
             raise Conflict(TAKEN.format(namespace))
+        if taken := hosts.taken(doc["hosts"]):
+            raise Conflict(HOST_TAKEN.format(taken))
         return doc
     with (
         holding(namespace, user["username"], doc["_id"]),
+        routing(doc["hosts"], doc["_id"]),
         reservation(profile, doc["_id"], usage.change(doc["requirements"]), {"op": "create"}),
     ):
         try:
@@ -87,12 +93,13 @@ def _instance(fields, blueprint, profile):
 
 
 def _rendered(answer):
-    """What an instance keeps of its render."""
+    """What an instance keeps of its render, and the hosts its routes hold."""
     return {
         "values": answer["values"],
         "kept": answer["used"],
         "requirements": answer["requirements"],
         "yml": answer["yml"],
+        "hosts": held_hosts(answer["requirements"].get("routes", ())),
     }
 
 
@@ -121,15 +128,20 @@ def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=
     }
     upgraded = {**doc, **changes, "rev": doc["rev"] + 1}
     diff = _diff(doc["yml"], answer["yml"], doc["blueprintRev"], version["rev"])
+    before = doc.get("hosts", [])
     if dry_run:
+        if taken := hosts.taken(changes["hosts"], doc["_id"]):
+            raise Conflict(HOST_TAKEN.format(taken))
         return upgraded, diff
     delta = usage.change(answer["requirements"], doc["requirements"])
     with (
         holding(namespace, doc["owner"], doc["_id"]),
+        routing([key for key in changes["hosts"] if key not in before], doc["_id"]),
         reservation(profile, doc["_id"], delta, {"op": "upgrade", "rev": upgraded["rev"]}),
     ):
         if not instances.replace_version(doc, changes):
             raise Moved("The instance changed while it was upgraded: read it and try again.")
+    hosts.free([key for key in before if key not in changes["hosts"]], doc["_id"])
     return upgraded, diff
 
 
@@ -233,9 +245,23 @@ def _take(namespace, owner, instance_id):
 
 
 def _let_go(doc):
-    """A deleted instance's namespace, freed for its owner."""
+    """A deleted instance's namespace, freed for its owner, and its hosts."""
     if doc.get("namespace") is not None:
         namespaces.free(doc["namespace"], doc["_id"])
+    hosts.free(doc.get("hosts", []), doc["_id"])
+
+
+@contextmanager
+def routing(keys, instance_id):
+    """Hold the hosts `keys` for the instance the block writes, and let them go when the block
+    refuses the write; any other failure leaves them to `Hosts.take`'s lease."""
+    lease = 2 * current_app.config["REQUEST_TIMEOUT"]
+    hosts.take(keys, instance_id, lambda id_text: instances.stored(object_id(id_text)), lease)
+    try:
+        yield
+    except Problem:
+        hosts.free(keys, instance_id)
+        raise
 
 
 def _admitted(version, values, profile, name, replacing=None, cluster=None, secrets=(), namespace=None):

@@ -10,6 +10,7 @@ import yaml
 from app.definitions.defaults import node_at, put_first
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import listed, mapping
+from app.errors import Invalid
 from app.model import yamlguard
 
 EXTENSION = "x-routes"
@@ -153,9 +154,17 @@ def _only_port(service):
 
 
 def hosted(routes, instance, domain):
-    """`routes` with a host where they have none and a `domain` gives one: `<instance>.<domain>`."""
+    """`routes` with a host where they have none and a `domain` gives one: `<instance>.<domain>`;
+    a 422 naming each route whose host lies outside the domain (a team's routes stay in it)."""
     if not domain:
         return routes
+    outside = [
+        f"{EXTENSION}.{index}.host: {route['host']!r} is outside the profile's domain {domain!r}."
+        for index, route in enumerate(routes)
+        if route["host"] and route["host"] != domain and not route["host"].endswith(f".{domain}")
+    ]
+    if outside:
+        raise Invalid({"routes": outside[:MOST]})
     return [route if route["host"] else {**route, "host": f"{instance}.{domain}"} for route in routes]
 
 

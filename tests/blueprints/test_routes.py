@@ -7,13 +7,13 @@ import pytest
 import yaml
 
 from support import compose_oracle as oracle
-from support import corpus
+from support import corpus, gateway_api
 from support.http import assert_problem, create
 from support.on_kubernetes import decoded_by_kubectl, kinds, objects
 
 GITEA = corpus.text("compose/gitea-postgres")
 ROUTED = GITEA + "x-routes:\n  - service: gitea\n    port: 3000\n    host: ${DOMAIN}\n"
-DOMAIN = {"type": "object", "properties": {"DOMAIN": {"type": "string", "default": "git.example.com"}}}
+DOMAIN = {"type": "object", "properties": {"DOMAIN": {"type": "string", "default": "git.apps.example.com"}}}
 CONVENTIONS = {
     "storageClass": "fast-ssd",
     "imagePullSecrets": ["regcred"],
@@ -51,7 +51,7 @@ def test_a_blueprint_shows_its_routes_from_x_routes_and_from_traefik_labels(api)
     assert labelled != GITEA
     made = blueprint(api, labelled + ROUTED.removeprefix(GITEA), parameters=DOMAIN)
     assert made["routes"] == [
-        {"service": "gitea", "port": 3000, "host": "git.example.com", "path": "/", "tls": True},
+        {"service": "gitea", "port": 3000, "host": "git.apps.example.com", "path": "/", "tls": True},
         {"service": "gitea", "port": 3000, "host": "code.example.org", "path": "/git", "tls": True},
     ]
     plain = blueprint(api, GITEA)
@@ -78,16 +78,16 @@ def test_a_route_that_cannot_be_is_a_422_naming_its_place(api, route, place):
 
 def test_a_render_for_compose_writes_traefik_labels_docker_compose_accepts(api, team):
     made = blueprint(api, ROUTED, parameters=DOMAIN)
-    rendered = render(api, made, values={"DOMAIN": "git.team.example"}, profile=team["id"])
+    rendered = render(api, made, values={"DOMAIN": "git.team.apps.example.com"}, profile=team["id"])
     assert rendered.status == 200, rendered.json
     accepted, project = oracle.config(rendered.json["yml"])
     assert accepted, project
     labels = project["services"]["gitea"]["labels"]
-    assert labels["traefik.http.routers.gitea-gitea-0.rule"] == "Host(`git.team.example`)"
+    assert labels["traefik.http.routers.gitea-gitea-0.rule"] == "Host(`git.team.apps.example.com`)"
     assert labels["traefik.http.services.gitea-gitea-0.loadbalancer.server.port"] == "3000"
     assert labels["traefik.http.routers.gitea-gitea-0.tls"] == "true"
     again = blueprint(api, rendered.json["yml"])  # the render kept as a blueprint: its routes once
-    assert [route["host"] for route in again["routes"]] == ["git.team.example"]
+    assert [route["host"] for route in again["routes"]] == ["git.team.apps.example.com"]
 
 
 def test_a_render_for_kubernetes_writes_an_ingress_with_the_teams_conventions(api, team):
@@ -98,9 +98,9 @@ def test_a_render_for_kubernetes_writes_an_ingress_with_the_teams_conventions(ap
     ingress = kinds(found, "Ingress")[made["id"]]  # named after the instance: a blueprint's render, its id
     assert ingress["metadata"]["annotations"] == {"cert-manager.io/cluster-issuer": "letsencrypt"}
     assert ingress["spec"]["ingressClassName"] == "nginx"
-    assert ingress["spec"]["tls"] == [{"hosts": ["git.example.com"], "secretName": f"{made['id']}-gitea-0-tls"}]
+    assert ingress["spec"]["tls"] == [{"hosts": ["git.apps.example.com"], "secretName": f"{made['id']}-gitea-0-tls"}]
     (rule,) = ingress["spec"]["rules"]
-    assert rule["host"] == "git.example.com"
+    assert rule["host"] == "git.apps.example.com"
     assert rule["http"]["paths"][0]["backend"] == {"service": {"name": "gitea", "port": {"number": 3000}}}
     assert kinds(found, "Service")["gitea"]["spec"]["ports"][0]["port"] == 3000
     assert {claim["spec"]["storageClassName"] for claim in kinds(found, "PersistentVolumeClaim").values()} == {
@@ -132,8 +132,11 @@ def test_routes_as_gateway_api_httproutes_attach_to_the_profiles_gateway(api, te
     route = kinds(found, "HTTPRoute")[f"{made['id']}-gitea-0"]
     assert route["apiVersion"] == "gateway.networking.k8s.io/v1"
     assert route["spec"]["parentRefs"] == [{"name": "public", "namespace": "infra"}]
-    assert route["spec"]["hostnames"] == ["git.example.com"]
+    assert route["spec"]["hostnames"] == ["git.apps.example.com"]
     assert route["spec"]["rules"][0]["backendRefs"] == [{"name": "gitea", "port": 3000}]
+    assert gateway_api.problems(list(kinds(found, "HTTPRoute").values())) == []
+    broken = {**route, "spec": {**route["spec"], "hostnames": ["Git.Example.com"]}}  # the judge refuses one
+    assert len(gateway_api.problems([broken])) == 1
     bare = create(api, "profiles", name="bare", storageCap="100Gi").json
     refused = render(api, made, target="kubernetes", routes="gateway", profile=bare["id"])
     assert "routes" in assert_problem(refused, 422)["errors"]
@@ -174,3 +177,39 @@ def test_the_ingress_controllers_namespace_is_no_instances(api, team):
     assert "namespace" in assert_problem(refused, 422)["errors"]
     sent = {"name": "ingress-nginx", "blueprint": made["id"], "profile": team["id"], "target": "kubernetes"}
     assert "namespace" in assert_problem(api.post("/instances", json=sent, user="alice"), 422)["errors"]
+
+
+def test_a_host_outside_the_teams_domain_is_a_422(api, team):
+    made = blueprint(api, ROUTED, parameters=DOMAIN)
+    outside = {"DOMAIN": "git.example.com"}  # the team's domain is apps.example.com
+    refused = render(api, made, target="kubernetes", profile=team["id"], values=outside)
+    assert assert_problem(refused, 422)["errors"]["routes"] == [
+        "x-routes.0.host: 'git.example.com' is outside the profile's domain 'apps.example.com'."
+    ]
+    assert render(api, made, profile=team["id"], values=outside).status == 422  # for Compose too
+    assert render(api, made, target="kubernetes", profile=team["id"]).status == 200  # git.apps.example.com
+    assert render(api, made, target="kubernetes", values=outside).status == 200  # no profile, no domain
+
+
+def test_a_host_is_routed_by_one_live_instance_whoever_owns_it(api, team):
+    made = blueprint(api, ROUTED, parameters=DOMAIN, entitlementType="PUBLIC")
+    theirs = create(api, "profiles", user="bob", name="theirs", storageCap="100Gi").json
+
+    def deploy(user, profile, name, host, **query):
+        body = {"name": name, "blueprint": made["id"], "profile": profile["id"], "values": {"DOMAIN": host}}
+        return api.post(f"/instances{query.get('q', '')}", json=body, user=user)
+
+    first = deploy("alice", team, "code", "git.apps.example.com")
+    assert first.status == 201, first.json
+    for query in ("?dryRun=true", ""):
+        refused = assert_problem(deploy("bob", theirs, "code", "git.apps.example.com", q=query), 409)
+        assert "git.apps.example.com" in refused["detail"] and "alice" not in refused["detail"]
+    assert deploy("bob", theirs, "other", "other.example.org").status == 201  # another host
+    moved = api.post(
+        f"/instances/{first.json['id']}/upgrade", json={"values": {"DOMAIN": "git2.apps.example.com"}}, user="alice"
+    )
+    assert moved.status == 200, moved.json
+    assert deploy("bob", theirs, "code", "git.apps.example.com").status == 201  # the old host, let go
+    assert assert_problem(deploy("bob", theirs, "code2", "git2.apps.example.com"), 409)
+    assert api.delete(f"/instances/{first.json['id']}", user="alice").status == 204
+    assert deploy("bob", theirs, "code2", "git2.apps.example.com").status == 201  # freed by the delete
