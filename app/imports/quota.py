@@ -3,8 +3,9 @@ caps (`limits.memory`, else `memory`, else `requests.memory`; likewise for cpu;
 `requests.storage`), a LimitRange's `Container` item its `default` (else `defaultRequest`) and
 `max` the container defaults and maximum; what has no counterpart is named in the notes. An
 export writes the same objects back, with what Kubernetes has no field for (the profile's name,
-its container cap: Kubernetes counts pods; its id) in annotations, so that its owner's import of
-it updates the same profile."""
+its container cap: Kubernetes counts pods; its id; its cluster conventions, but the storage class,
+whose storage is quoted per class too) in annotations, so that its owner's import of it updates
+the same profile."""
 
 import json
 import re
@@ -23,6 +24,8 @@ from app.model.yamlguard import Documents
 NAME_ANNOTATION = "blueprints/profile-name"
 ID_ANNOTATION = "blueprints/profile-id"
 CONTAINERS_ANNOTATION = "blueprints/container-cap"
+CLUSTER_ANNOTATION = "blueprints/cluster"  # the conventions Kubernetes has no field for, as JSON
+CLASS_STORAGE = re.compile(r"([a-z0-9.-]+)\.storageclass\.storage\.k8s\.io/requests\.storage")
 # cap -> (the hard keys that give it, first found wins; its grammar; how Kubernetes reads it)
 HARD = {
     "memoryCap": (("limits.memory", "memory", "requests.memory"), quantities.MEMORY, quantities.kubernetes_bytes),
@@ -73,6 +76,7 @@ def candidates(document, files, defaults):
     _caps(mapping(quota.get("spec")), fields, found)
     if CONTAINERS_ANNOTATION in annotations:
         fields["containerCap"] = annotations[CONTAINERS_ANNOTATION]
+    _conventions(annotations, mapping(mapping(quota.get("spec")).get("hard")), fields, found)
     if ranges:
         _limit_range(mapping(ranges[0].get("spec")), fields, found)
     found.fields = fields
@@ -138,6 +142,21 @@ def _limit_range(spec, fields, found):
         ]
 
 
+def _conventions(annotations, hard, fields, found):
+    """The profile's `cluster`: its annotation, else the storage class a quota per class names."""
+    if CLUSTER_ANNOTATION in annotations:
+        try:
+            fields["cluster"] = json.loads(str(annotations[CLUSTER_ANNOTATION]))
+        except ValueError:
+            found.notes.append(f"metadata.annotations.{CLUSTER_ANNOTATION}: not JSON, left out.")
+        return
+    classes = sorted({match[1] for key in hard if (match := CLASS_STORAGE.fullmatch(str(key)))})
+    if len(classes) == 1:
+        fields["cluster"] = {"storageClass": classes[0]}
+    elif classes:
+        found.notes.append(f"spec.hard: storage quotas of {len(classes)} storage classes: no one is the team's.")
+
+
 def _object_name(profile):
     """A DNS subdomain (RFC 1123) from the profile's name, as an object's name must be."""
     name = re.sub(r"[^a-z0-9.-]+", "-", (profile.get("name") or "").lower()).strip("-.")[:253].strip("-.")
@@ -157,7 +176,14 @@ def as_objects(profile, namespace=None):
             f"# containerCap {profile['containerCap']}: a ResourceQuota counts pods, not containers, so it is "
             f"kept in the annotation {CONTAINERS_ANNOTATION}.\n"
         )
-    objects = [budget.resource_quota({**metadata, "annotations": annotations}, limits)]
+    cluster = profile.get("cluster") or {}
+    if cluster:
+        annotations[CLUSTER_ANNOTATION] = json.dumps(cluster, sort_keys=True)
+    quota = budget.resource_quota({**metadata, "annotations": annotations}, limits)
+    if cluster.get("storageClass") and "requests.storage" in quota["spec"]["hard"]:  # its claims come from it
+        storage = quota["spec"]["hard"]["requests.storage"]
+        quota["spec"]["hard"][f"{cluster['storageClass']}.storageclass.storage.k8s.io/requests.storage"] = storage
+    objects = [quota]
     if (limit_range := budget.limit_range(metadata, limits)) is not None:
         objects.append(limit_range)
     name = json.dumps(profile.get("name") or str(profile["_id"]))  # quoted, escaped: a name never ends the comment

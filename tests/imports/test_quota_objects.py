@@ -257,3 +257,19 @@ def test_a_profile_name_never_adds_objects_to_its_export(app):
     assert [doc["kind"] for doc in yaml.safe_load_all(text)] == ["ResourceQuota"]
     assert yaml.safe_load(text)["metadata"]["annotations"]["blueprints/profile-name"] == evil
     assert text.splitlines()[0].startswith('# The profile "team\\n---\\n')
+
+
+def test_an_export_carries_the_teams_cluster_conventions_where_kubernetes_has_a_place(api):
+    conventions = {"storageClass": "fast-ssd", "imagePullSecrets": ["regcred"], "gateway": "infra/public"}
+    sent = create(api, "profiles", name="team", storageCap="20Gi", cluster=conventions).json
+    text = api.get(f"/profiles/{sent['id']}/export?format=kubernetes", user="alice").body.decode()
+    assert definitions.requirements("kubernetes", text) is not None
+    [quota] = yaml.safe_load_all(text)
+    hard = quota["spec"]["hard"]  # the class's claims are quoted too: where Kubernetes has a place for it
+    assert hard["fast-ssd.storageclass.storage.k8s.io/requests.storage"] == hard["requests.storage"] == "20Gi"
+    [bobs] = quota_import(api, text, user="bob")["results"]
+    assert api.get(f"/profiles/{bobs['id']}", user="bob").json["cluster"] == conventions
+    # a quota of Kubernetes' own with one storage class's storage names the team's class
+    own = text.split("---")[0].replace("blueprints/cluster", "someone/else")
+    [made] = quota_import(api, own, user="carol")["results"]
+    assert api.get(f"/profiles/{made['id']}", user="carol").json["cluster"] == {"storageClass": "fast-ssd"}
