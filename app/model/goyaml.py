@@ -6,6 +6,7 @@ A loader here resolves each plain scalar with the Go library's own rules (its re
 `odd_places` finds what the format's tool refuses: a key that is not a string, a timestamp."""
 
 import datetime
+import functools
 import math
 import re
 import struct
@@ -164,9 +165,18 @@ class KubernetesDumper(_GoResolver, getattr(yaml, "CSafeDumper", yaml.SafeDumper
         it) would read another type there (`1:2` the integer 62, `2001-12-14` a date, `=`): then
         it is not plain, and is quoted."""
         found = super().resolve(kind, value, implicit)
-        if kind is yaml.ScalarNode and implicit[0] and found == STR:
-            return yaml.resolver.Resolver.resolve(self, kind, value, implicit)
+        if kind is yaml.ScalarNode and implicit[0] and found == STR and value[:1] in _YAML11_FIRST:
+            return _yaml11_tag(value)
         return found
+
+
+_YAML11_FIRST = frozenset(yaml.resolver.Resolver.yaml_implicit_resolvers) - {""}  # what may start a non-string
+
+
+@functools.lru_cache(maxsize=4096)  # keys and values repeat across objects: `name`, `tcp-80`
+def _yaml11_tag(value):
+    """The tag a YAML 1.1 reader (PyYAML's resolver) gives a plain scalar."""
+    return yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))
 
 
 for _loader in (ComposeLoader, KubernetesLoader):
