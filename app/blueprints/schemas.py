@@ -257,5 +257,8 @@ class RenderSchema(Schema):
     )
     notes = ma.fields.List(
         ma.fields.Nested(NoteSchema),
-        metadata={"description": "With `target: kubernetes`: each field of the Compose file not carried over exactly."},
+        metadata={
+            "description": "With `target: kubernetes`: each field of the Compose file not carried over exactly; on "
+            "either target, each optional value left empty (`values.NAME`)."
+        },
     )

@@ -67,10 +67,19 @@ def render(
             answer["yml"] = routes.labelled(text, requirements["routes"], project)
         else:
             answer.update(_on_kubernetes(text, answer, secret, cluster, limits, usage))
+    if unset := [name for name in declared.get("properties", {}) if _left_empty(declared, name, given)]:
+        notes = answer.setdefault("notes", Notes())
+        for name in unset:
+            notes.approximated(["values", name], "not given: empty, as Compose reads a variable left unset")
     if maximize is not None:
         deadline = time.monotonic() + seconds
         answer["maximized"] = {maximize: _most(template, version, declared, used, maximize, (limits, usage), deadline)}
     return answer
+
+
+def _left_empty(declared, name, given):
+    """Whether a parameter that a platform leaves optional (default "") takes its empty default."""
+    return declared["properties"][name].get("default") == "" and given.get(name) in (None, "")
 
 
 def _rendered(template, version, values):

@@ -208,3 +208,9 @@ def test_a_coolify_variable_the_platform_leaves_unset_is_optional_and_an_externa
     assert blueprint(api, report["ghost"])["parameters"]["required"] == ["SERVICE_FQDN_GHOST_2368"]
     rendered = api.post(f"/blueprints/{report['supabase']['id']}/render", json={"values": {}}, user="alice")
     assert rendered.status == 422 and "values.OPENAI_API_KEY" in rendered.json["errors"]
+    given = {"values": {"OPENAI_API_KEY": "sk-example", "SERVICE_FQDN_SUPABASEKONG_8000": "db.example.com"}}
+    rendered = api.post(f"/blueprints/{report['supabase']['id']}/render", json=given, user="alice")
+    assert rendered.status == 200, rendered.json
+    assert {"path": "values.SMTP_HOST", "outcome": "approximated"}.items() <= next(
+        note for note in rendered.json["notes"] if note["path"] == "values.SMTP_HOST"
+    ).items()
