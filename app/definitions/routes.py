@@ -17,7 +17,9 @@ EXTENSION = "x-routes"
 KEYS = ("service", "port", "host", "path", "tls")
 MOST = 100  # routes a file declares
 HOST = re.compile(r"(\*\.)?[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*")
-PATH = re.compile(r"/[A-Za-z0-9._~!&'()*+,;=:@%/-]{0,1023}")  # RFC 3986's path characters, `$` aside
+# RFC 3986's unreserved characters: what ingress controllers validating paths take (ingress-nginx's
+# path validation refuses the rest, which once let a path write its configuration)
+PATH = re.compile(r"/[A-Za-z0-9._~/-]{0,1023}")
 TRAEFIK_RULE = re.compile(r"traefik\.http\.routers\.([^.]+)\.rule")
 TRAEFIK_PORT = re.compile(r"traefik\.http\.services\.([^.]+)\.loadbalancer\.server\.port")
 TRAEFIK_HOST = re.compile(r"Host\(\s*[`\"']([^`\"']*)[`\"']")
@@ -88,7 +90,7 @@ def _checked_path(route, where):
         route["path"] = "/"
         return []
     if not isinstance(path, str) or not PATH.fullmatch(path):
-        return [f"{where}.path: must be a URL path starting with '/' (at most 1024 characters, no '$')."]
+        return [f"{where}.path: must be a path starting with '/' of letters, digits, '.', '_', '~', '-', '/'."]
     return []
 
 

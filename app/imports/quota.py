@@ -147,7 +147,7 @@ def _conventions(annotations, hard, fields, found):
     if CLUSTER_ANNOTATION in annotations:
         try:
             fields["cluster"] = json.loads(str(annotations[CLUSTER_ANNOTATION]))
-        except ValueError:
+        except (ValueError, RecursionError):  # JSON nested past the parser's depth: no conventions either
             found.notes.append(f"metadata.annotations.{CLUSTER_ANNOTATION}: not JSON, left out.")
         return
     classes = sorted({match[1] for key in hard if (match := CLASS_STORAGE.fullmatch(str(key)))})

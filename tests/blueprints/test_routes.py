@@ -213,3 +213,14 @@ def test_a_host_is_routed_by_one_live_instance_whoever_owns_it(api, team):
     assert assert_problem(deploy("bob", theirs, "code2", "git2.apps.example.com"), 409)
     assert api.delete(f"/instances/{first.json['id']}", user="alice").status == 204
     assert deploy("bob", theirs, "code2", "git2.apps.example.com").status == 201  # freed by the delete
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/a;b", "/x`) || Host(`evil.example.com", "/a b", "/a{b}", "/$$x", "/a'b", "/%2e%2e"],
+)
+def test_a_path_that_could_reach_a_proxys_configuration_is_a_422(api, path):
+    route = '{service: gitea, port: 3000, path: "' + path.replace('"', '\\\\"') + '"}'
+    body = {"name": "gitea", "blueprintType": "compose", "yml": f"{GITEA}x-routes:\n  - {route}\n"}
+    refused = api.post("/blueprints", json=body, user="alice")
+    assert any(message.startswith("x-routes.0.path:") for message in assert_problem(refused, 422)["errors"]["yml"])
