@@ -461,7 +461,7 @@ def test_render_and_deploy_for_kubernetes_pipe_into_kubectl(bpctl, web):
     done = bpctl.run("render", "web", "--target", "kubernetes", "--namespace", "shop", "--volume-size", "2Gi", **ALICE)
     assert done.returncode == 0, done.stderr
     kinds = [one["kind"] for one in yaml.safe_load_all(done.stdout) if one]
-    assert kinds == ["Service", "Deployment"] and b"namespace: shop" in done.stdout
+    assert kinds == ["Service", "Deployment", "NetworkPolicy"] and b"namespace: shop" in done.stdout
     assert decoded_by_kubectl(done.stdout.decode())
     deployed = bpctl("deploy", "web", "shop", "--profile", "team", "--target", "kubernetes", **ALICE)
     assert deployed.code == 0, deployed.err
