@@ -125,7 +125,7 @@ class _Writer:
         for service in loaded:
             self._waits(service, made)
         on = {named[service.name]: isolation.networks_of(service.spec) for service in loaded if service.name in named}
-        reached = {named[route["service"]] for route in routes if route["service"] in named and routed}
+        reached = {named[route["service"]] for route in routes if route["service"] in named} if routed else set()
         isolated = isolation.policies(on, reached, self.cluster, self.labels, NAME)
         return [*values_secret, *self.storage.objects(), *services, *workloads, *routed, *isolated]
 

@@ -7,7 +7,6 @@ from app.definitions.on_kubernetes.names import label, metadata
 from app.errors import Invalid
 
 ISSUER = "cert-manager.io/cluster-issuer"
-MODES = ("ingress", "gateway", "none")
 
 
 def where(route, index):
