@@ -56,11 +56,16 @@ def measure(fmt, yml):
     """The requirements of a definition ready to deploy (a template rendered: text, or a
     `yamlguard.Parsed` that a body's field read with this format's loader), of format `fmt`."""
     parsed = isinstance(yml, yamlguard.Parsed) and yml.loader is fmt.DIALECT.loader and "$" not in yml.text
+    return measured(fmt, yml.documents if parsed else read(fmt, yamlguard.text_of(yml)))
+
+
+def read(fmt, text):
+    """The documents of a definition ready to deploy, as its format's tools read them; Invalid
+    naming `yml` where they refuse it."""
     try:
-        documents = yml.documents if parsed else templates.load(yamlguard.text_of(yml), fmt.DIALECT)
+        return templates.load(text, fmt.DIALECT)
     except yamlguard.YamlError as exc:
         raise Invalid({"yml": [str(exc)]}) from None
-    return measured(fmt, documents)
 
 
 def measured(fmt, documents):

@@ -43,7 +43,7 @@ def render(
     secret = parameters.secret_names(declared) | set(secrets)
     template = templates.read(version["yml"], definitions.dialect_of(version.get("blueprintType")))
     try:
-        text, requirements = _rendered(template, version, used)
+        text, documents, requirements = _rendered(template, version, used)
     except Invalid as exc:
         raise Invalid(_without_values(exc.errors, secret, used)) from None
     fmt = definitions.format_of(version.get("blueprintType"))
@@ -66,7 +66,7 @@ def render(
         if cluster is None:
             answer["yml"] = routes.labelled(text, requirements["routes"], project)
         else:
-            answer.update(_on_kubernetes(text, answer, secret, cluster, limits, usage))
+            answer.update(_on_kubernetes(documents[0], answer, secret, cluster, limits, usage))
     if unset := [name for name in declared.get("properties", {}) if _left_empty(declared, name, given)]:
         notes = answer.setdefault("notes", Notes())
         for name in unset:
@@ -83,13 +83,17 @@ def _left_empty(declared, name, given):
 
 
 def _rendered(template, version, values):
-    """The rendered text and its requirements (None for a type of no known format)."""
+    """The rendered text, its documents as its format reads them and their requirements (None
+    and None for a type of no known format)."""
     fmt = definitions.format_of(version.get("blueprintType"))
     try:
         text = template.fill(values)
     except MissingValue as exc:
         raise Invalid({f"values.{exc.name}": [str(exc)]}) from None
-    return text, None if fmt is None else definitions.measure(fmt, text)
+    if fmt is None:
+        return text, None, None
+    documents = definitions.read(fmt, text)
+    return text, documents, definitions.measured(fmt, documents)
 
 
 def own_target(blueprint_type):
@@ -112,11 +116,12 @@ def cluster_of(blueprint_type, args, instance):
     return Cluster(instance, args.get("namespace"), **{field: args[key] for key, field in fields if key in args})
 
 
-def _on_kubernetes(text, answer, secret, cluster, limits, usage):
-    """The Kubernetes stream of a rendered Compose file, measured by Kubernetes' rules (every
-    object checked strictly) and fitted: memory, CPU and containers as the Compose render counted
-    them (its `defaulted` kept), storage with the claims, pod security as the conversion runs the
-    services; and the notes."""
+def _on_kubernetes(document, answer, secret, cluster, limits, usage):
+    """The Kubernetes stream of a rendered Compose file (its `document`, as read before a
+    profile's defaults were written in: a container's limits are the ones its requirements
+    count), measured by Kubernetes' rules (every object checked strictly) and fitted: memory, CPU
+    and containers as the Compose render counted them (its `defaulted` kept), storage with the
+    claims, pod security as the conversion runs the services; and the notes."""
     texts = [templates.as_text(answer["used"][name]) for name in sorted(secret & set(answer["used"]))]
     values = {name: templates.as_text(value) for name, value in answer["used"].items()}
     level = (limits or {}).get("podSecurity")
@@ -130,7 +135,6 @@ def _on_kubernetes(text, answer, secret, cluster, limits, usage):
         ingress_namespaces=ingress_namespaces(cluster.ingress_namespaces, conventions),
         wait_limits=_wait_limits(cluster.wait_limits, (limits or {}).get("containerDefaults") or {}),
     )
-    document = templates.load(text, compose.DIALECT)[0]
     yml, objects, notes = on_kubernetes.convert(document, answer["requirements"], cluster)
     _within_bounds(yml)
     requirements = definitions.measured(kubernetes, yamlguard.Documents(objects))
@@ -254,7 +258,7 @@ def _most(template, version, declared, used, name, profile, deadline):
         if time.monotonic() >= deadline:
             raise Invalid({"maximize": [f"The search took too long; give {name} a narrower range (minimum, maximum)."]})
         try:
-            requirements = _rendered(template, version, {**used, name: candidates[index]})[1]
+            requirements = _rendered(template, version, {**used, name: candidates[index]})[2]
         except Invalid:  # the format refuses that value (a negative count): it does not fit
             return False
         return fit.fits(requirements, *profile)

@@ -6,7 +6,6 @@ A loader here resolves each plain scalar with the Go library's own rules (its re
 `odd_places` finds what the format's tool refuses: a key that is not a string, a timestamp."""
 
 import datetime
-import functools
 import math
 import re
 import struct
@@ -150,33 +149,10 @@ class KubernetesLoader(_GoResolver, SafeLoader):
     WORDS, TIMESTAMPS = _V2_WORDS, False
 
 
-class KubernetesDumper(_GoResolver, getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
-    """YAML written for Kubernetes' tools: a string they, or a YAML 1.1 reader, would read as
-    another type (`Y`, `on`, `1e3`, `1:2`) is quoted, an object two places share written out
-    twice (no anchors); by libyaml's emitter where PyYAML has it (a fifth of the time)."""
-
-    WORDS, TIMESTAMPS = _V2_WORDS, False
-
-    def ignore_aliases(self, data):
-        return True
-
-    def resolve(self, kind, value, implicit):
-        """A plain string as Go reads it, unless a YAML 1.1 reader (PyYAML, and the tools built on
-        it) would read another type there (`1:2` the integer 62, `2001-12-14` a date, `=`): then
-        it is not plain, and is quoted."""
-        found = super().resolve(kind, value, implicit)
-        if kind is yaml.ScalarNode and implicit[0] and found == STR and value[:1] in _YAML11_FIRST:
-            return _yaml11_tag(value)
-        return found
-
-
-_YAML11_FIRST = frozenset(yaml.resolver.Resolver.yaml_implicit_resolvers) - {""}  # what may start a non-string
-
-
-@functools.lru_cache(maxsize=4096)  # keys and values repeat across objects: `name`, `tcp-80`
-def _yaml11_tag(value):
-    """The tag a YAML 1.1 reader (PyYAML's resolver) gives a plain scalar."""
-    return yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))
+def kubernetes_tag(value):
+    """The tag Kubernetes' tools (go-yaml v2) give `value` written plain."""
+    found = _V2_WORDS.get(value)
+    return found if found is not None else _numeric_tag(value, False) if value[0] in _NUMERIC else STR
 
 
 for _loader in (ComposeLoader, KubernetesLoader):

@@ -5,8 +5,6 @@ named volumes claims, its configs and secrets ConfigMaps and Secrets, in the ord
 applied; every field of the file not carried over exactly is named in `notes`. Why it reads the
 project rather than the text: docs/decisions/06-compose-on-kubernetes.md."""
 
-import yaml
-
 from app.definitions import placeholders
 from app.definitions.compose_load import cast, services, started
 from app.definitions.on_kubernetes import ingress, isolation, mounts, network, order, pods
@@ -16,7 +14,7 @@ from app.definitions.on_kubernetes.notes import WHY, Notes
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import listed, mapping
 from app.errors import Invalid
-from app.model import goyaml
+from app.model import yamlwriter
 
 NAME = "app.kubernetes.io/name"
 INSTANCE = "app.kubernetes.io/instance"
@@ -186,7 +184,7 @@ class _Writer:
 
 def written(objects):
     """The objects as a YAML stream, every string a Kubernetes tool would read as another type quoted."""
-    return yaml.dump_all(objects, Dumper=goyaml.KubernetesDumper, sort_keys=False, allow_unicode=True)
+    return yamlwriter.dump_all(objects)
 
 
 def _as_unset(value):
