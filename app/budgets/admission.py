@@ -23,7 +23,7 @@ from app.errors import Conflict, Invalid, NoRoom, NotFound, Problem
 from app.instances.hosts import TAKEN as HOST_TAKEN
 from app.instances.hosts import held as held_hosts
 from app.instances.hosts import store as hosts
-from app.instances.namespaces import TAKEN, refuse_reserved
+from app.instances.namespaces import TAKEN
 from app.instances.namespaces import store as namespaces
 from app.instances.storage import store as instances
 from app.model import quantities
@@ -77,7 +77,7 @@ def _instance(fields, blueprint, profile):
     namespace = None
     if target["target"] == "kubernetes":
         namespace = fields.get("namespace") or fields["name"]
-        refuse_reserved(namespace)
+        fitting.refuse_reserved(namespace)
     cluster = _cluster(version, fields["name"], target, namespace)
     answer = _admitted(version, fields["values"], profile, fields["name"], cluster=cluster, namespace=namespace)
     return {
@@ -114,7 +114,7 @@ def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=
     if namespace is not None and (held is not None or doc["target"] != "kubernetes"):
         raise Invalid({"namespace": ["Only an instance on Kubernetes that holds no namespace yet takes one."]})
     if namespace is not None:
-        refuse_reserved(namespace)
+        fitting.refuse_reserved(namespace)
     cluster = _cluster(version, doc["name"], doc, held or namespace)
     secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
     kept = {**doc["kept"], **values}

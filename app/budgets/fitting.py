@@ -11,7 +11,7 @@ from flask import current_app
 from app.definitions import fit
 from app.definitions.render import cluster_of, render
 from app.errors import Conflict
-from app.instances.namespaces import refuse_reserved
+from app.instances import namespaces
 from app.model import quantities
 from app.profiles.storage import store as profiles
 
@@ -54,6 +54,12 @@ def render_fitted(version, values, profile, maximize=None, cluster=None, secrets
     seconds = current_app.config["RENDER_SECONDS"]
     usage = None if profile is None else profile["usage"]
     return render(version, values, limits, maximize, seconds, usage, cluster, secrets, project)
+
+
+def refuse_reserved(namespace):
+    """A 422 naming `namespace` for one the cluster keeps for itself, a profile's Gateway's among
+    them: an instance there could take over the routes other teams attach to it."""
+    namespaces.refuse_reserved(namespace, gateway=profiles.gateway_in(namespace))
 
 
 def render_answer(version, args, user):

@@ -79,9 +79,10 @@ class Namespaces:
 store = Namespaces()
 
 
-def refuse_reserved(namespace, field="namespace"):
+def refuse_reserved(namespace, gateway=False, field="namespace"):
     """A 422 naming `field` for a namespace the cluster keeps for itself (tenancy.RESERVED, the
-    setting RESERVED_NAMESPACES, and the ingress controller's, INGRESS_NAMESPACE)."""
+    setting RESERVED_NAMESPACES, and the ingress controller's, INGRESS_NAMESPACE), or where a
+    profile's Gateway is (`gateway`, which the caller asked the profiles)."""
     config = current_app.config
-    if tenancy.reserved(namespace, (*config["RESERVED_NAMESPACES"], config["INGRESS_NAMESPACE"])):
+    if gateway or tenancy.reserved(namespace, (*config["RESERVED_NAMESPACES"], config["INGRESS_NAMESPACE"])):
         raise Invalid({field: [f"{namespace!r} is a namespace the cluster keeps for itself."]})

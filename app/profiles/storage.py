@@ -48,6 +48,7 @@ class Profiles(ResourceStore):
             name="one_default_per_owner",
             partialFilterExpression={"defaultProfile": True},
         )
+        self.coll().create_index([("cluster.gateway", ASCENDING)], name="gateways", sparse=True)
         super().create_indexes()
 
     def scopes(self, doc):
@@ -63,6 +64,11 @@ class Profiles(ResourceStore):
         """A profile, answered with its usage (a new one's: nothing)."""
         made = super().create(fields, user, id, dry_run)
         return made if "usage" in made else {**made, "usage": dict(usage.ZERO)}
+
+    def gateway_in(self, namespace):
+        """Whether a profile's Gateway (`namespace/name`) is in `namespace`; an index serves the range."""
+        where = {"cluster.gateway": {"$gte": f"{namespace}/", "$lt": f"{namespace}0"}}  # "0" follows "/"
+        return self.coll().find_one(where, {"_id": 1}) is not None
 
     def with_usage(self, _id):
         """The profile whose id is `_id` with its usage, settled, or None, whoever asks: the one an

@@ -179,6 +179,30 @@ def test_the_ingress_controllers_namespace_is_no_instances(api, team):
     assert "namespace" in assert_problem(api.post("/instances", json=sent, user="alice"), 422)["errors"]
 
 
+def test_the_namespace_of_any_profiles_gateway_is_no_instances(api, team):
+    """Alice's team attaches its routes to the Gateway `infra/public`: nobody's instance, in any
+    profile, may take `infra`, where it could replace that Gateway."""
+    made = blueprint(api, ROUTED, parameters=DOMAIN, entitlementType="PUBLIC")
+    theirs = create(api, "profiles", user="bob", name="theirs", storageCap="100Gi").json
+    assert render(api, made, target="kubernetes", namespace="infra-2").status == 200
+    for user, profile in (("alice", team), ("bob", theirs)):
+        refused = api.post(
+            f"/blueprints/{made['id']}/render", json={"target": "kubernetes", "namespace": "infra"}, user=user
+        )
+        assert "namespace" in assert_problem(refused, 422)["errors"]
+        sent = {"name": "infra", "blueprint": made["id"], "profile": profile["id"], "target": "kubernetes"}
+        assert "namespace" in assert_problem(api.post("/instances", json=sent, user=user), 422)["errors"]
+    sent = {
+        "name": "shop",
+        "blueprint": made["id"],
+        "profile": theirs["id"],
+        "target": "kubernetes",
+        "namespace": "infra",
+    }
+    assert "namespace" in assert_problem(api.post("/instances", json=sent, user="bob"), 422)["errors"]
+    assert api.get("/instances", user="bob").json["items"] == []
+
+
 def test_a_host_outside_the_teams_domain_is_a_422(api, team):
     made = blueprint(api, ROUTED, parameters=DOMAIN)
     outside = {"DOMAIN": "git.example.com"}  # the team's domain is apps.example.com

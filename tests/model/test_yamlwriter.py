@@ -60,7 +60,7 @@ def test_kubectl_reads_every_text_as_written():
     data = {f"k{index}": text for index, text in enumerate(TRICKY)} | {text: "as a key" for text in TRICKY if text}
     config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "texts"}, "data": data}
     done = subprocess.run(
-        ["kubectl", "label", "--local", "-f", "-", "checked=yes", "-o", "json"],
+        [shutil.which("kubectl"), "label", "--local", "-f", "-", "checked=yes", "-o", "json"],
         input=yamlwriter.dump_all([config_map]).encode(),
         capture_output=True,
         timeout=120,
