@@ -109,10 +109,7 @@ def _pod_security(store, doc):
     what they admitted (`privileged`, no kinds beyond the measured ones)."""
     if store is profiles:
         return {} if "podSecurity" in doc else {"podSecurity": "privileged", "allowKinds": []}
-    stored = doc.get("requirements")
-    if stored is None or "podSecurity" in stored:
-        return {}
-    return _requirements(store, {key: value for key, value in doc.items() if key != "requirements"})
+    return _measured_again(store, doc, "podSecurity")
 
 
 def _namespace(store, doc):
@@ -129,6 +126,19 @@ def _namespace(store, doc):
     return {"namespace": None}
 
 
+def _claims(store, doc):
+    """Blueprints' claims on a cluster (and routes), measured again."""
+    return _measured_again(store, doc, "claims")
+
+
+def _measured_again(store, doc, kept):
+    """A blueprint's requirements measured again where they lack `kept`."""
+    stored = doc.get("requirements")
+    if stored is None or kept in stored:
+        return {}
+    return _requirements(store, {key: value for key, value in doc.items() if key != "requirements"})
+
+
 MIGRATIONS = (
     Migration(1, "who made each blueprint's version (updatedBy)", (blueprints,), _last_writer),
     Migration(2, "blueprints' requirements, container by container", (blueprints,), _requirements),
@@ -139,6 +149,7 @@ MIGRATIONS = (
     Migration(7, "what each instance was rendered for (target)", (instances,), _target),
     Migration(8, "pod security: blueprints' findings, profiles' level", (profiles, blueprints), _pod_security),
     Migration(9, "the namespace each instance on Kubernetes holds", (instances,), _namespace),
+    Migration(10, "blueprints' claims on a cluster and routes", (blueprints,), _claims),
 )
 LATEST = MIGRATIONS[-1].number
 

@@ -13,13 +13,19 @@ from bpctl.common import OUTPUT, OWNER, TARGET, cli, note, pass_session
 @click.argument("blueprint")
 @OWNER
 @click.option("--profile", help="A profile's id or name (default: your default profile).")
+@click.option(
+    "--target",
+    type=click.Choice(["compose", "kubernetes"]),
+    help="Where it is deployed (default: its own format): on kubernetes, a Compose blueprint's volumes are 1Gi claims.",
+)
 @OUTPUT
 @pass_session
-def fit(session, blueprint, owner, profile, output):
+def fit(session, blueprint, owner, profile, target, output):
     """Whether a blueprint fits a profile's caps; exit 1 when it does not (or cannot be told)."""
     found = session.blueprint(blueprint, owner)
     named = session.profile(profile) if profile else None
-    result = session.get(f"/blueprints/{found['id']}/fit", {"profile": named["id"]} if named else None)
+    query = {"profile": named["id"] if named else None, "target": target}
+    result = session.get(f"/blueprints/{found['id']}/fit", {key: value for key, value in query.items() if value})
     if output == "json":
         show.as_json(result)
     else:

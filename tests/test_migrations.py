@@ -299,3 +299,15 @@ def test_an_instance_on_kubernetes_holds_the_namespace_it_was_rendered_into(app,
     assert api.get(f"/instances/{made['alice']['id']}/yml", user="alice").body == before
     taken = {"name": "later", "blueprint": blueprint["id"], "profile": profiles["alice"]["id"], "target": "kubernetes"}
     assert api.post("/instances", json={**taken, "namespace": "shop"}, user="alice").status == 409
+
+
+def test_a_blueprint_stored_before_claims_counts_them_on_a_cluster_after_the_migration(app, api):
+    volumes = COMPOSE + "    volumes: [data:/data, logs:/logs]\nvolumes: {data: {}, logs: {}}\n"
+    blueprint = create(api, "blueprints", name="kept", yml=volumes, blueprintType="compose").json
+    with app.app_context():
+        get_db().blueprints.update_one({"_id": ObjectId(blueprint["id"])}, {"$unset": {"requirements.claims": ""}})
+        get_db().settings.update_one({"_id": migrations.MIGRATED}, {"$set": {"value": 9}})
+    _restarted(app)
+    team = create(api, "profiles", name="team", storageCap="10Gi").json
+    fit = api.get(f"/blueprints/{blueprint['id']}/fit?target=kubernetes&profile={team['id']}", user="alice").json
+    assert fit["resources"]["storage"]["required"] == 2 * 2**30

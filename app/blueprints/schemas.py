@@ -196,8 +196,9 @@ class FitArgs(Schema):
         metadata={"description": "The id of a profile the caller may read; omitted, the caller's default profile."}
     )
     target = Target(
-        "What pod security is judged on (default: the blueprint's own format): a Compose bind mount is the host's "
-        "on `compose`, an emptyDir on `kubernetes`."
+        "Where it is deployed (default: the blueprint's own format): pod security is judged there (a Compose bind "
+        "mount is the host's on `compose`, an emptyDir on `kubernetes`), and a Compose blueprint's named volumes are "
+        "claims of 1Gi on `kubernetes`, counted as storage."
     )
 
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 from flask import current_app
 
 from app.definitions import fit
-from app.definitions.render import cluster_of, render
+from app.definitions.render import cluster_of, render, storage_on
 from app.errors import Conflict
 from app.instances import namespaces
 from app.model import quantities
@@ -33,11 +33,12 @@ def limits_of(profile):
 
 
 def fit_of(blueprint, args, user):
-    """The fit of a stored blueprint to a profile (`GET /blueprints/{id}/fit`), its pod security
-    judged on `target`."""
-    cluster_of(blueprint.get("blueprintType"), args, str(blueprint["_id"]))  # a target it renders for, else 422
+    """The fit of a stored blueprint to a profile (`GET /blueprints/{id}/fit`) on `target`: its
+    pod security judged there, and a Compose blueprint's storage on a cluster its claims'."""
+    cluster = cluster_of(blueprint.get("blueprintType"), args, str(blueprint["_id"]))  # else a 422
+    requirements = blueprint["requirements"] if cluster is None else storage_on(cluster, blueprint["requirements"])
     profile = profile_of(args.get("profile"), user)
-    return fit.fit(blueprint["requirements"], limits_of(profile), profile["usage"], args.get("target"))
+    return fit.fit(requirements, limits_of(profile), profile["usage"], args.get("target"))
 
 
 def render_fitted(version, values, profile, maximize=None, cluster=None, secrets=(), project=None):

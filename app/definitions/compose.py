@@ -10,6 +10,7 @@ from functools import cache
 
 from app.definitions import pod_security, routes
 from app.definitions.compose_load import cast, dependencies, services, started, volumes
+from app.definitions.on_kubernetes.mounts import claimed
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
 from app.definitions.templates import Dialect
@@ -477,6 +478,7 @@ def judge(documents, totals):
         found.append("services: the file defines no service; a blueprint needs at least one.")
     found += loading + _consistency(mapping(doc), resolved, running)
     totals.routes, misrouted = routes.read(doc, resolved)
+    totals.claims = claimed(mapping(mapping(doc).get("volumes")), [mapping(resolved[name]) for name in sorted(running)])
     found += misrouted
     measured = _measure(resolved, running, Totals() if found else totals, _short_form(declared, resolved))
     totals.security = {

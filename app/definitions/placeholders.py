@@ -189,6 +189,18 @@ def unset(text):
     return resolve(parse(text, strict=False), empty=True)[0]
 
 
+def as_unset(value):
+    """A document with each value that waits for a variable without a default read as Compose
+    reads it unset (empty where the variable stands)."""
+    if isinstance(value, Unresolved):
+        return unset(value)
+    if isinstance(value, dict):
+        return {key: as_unset(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [as_unset(item) for item in value]
+    return value
+
+
 class Unresolved(str):
     """A value that needs variables with no default (read with `resolve`): its text, and their names."""
 

@@ -21,7 +21,7 @@ from app.definitions.on_kubernetes.names import label
 from app.definitions.on_kubernetes.notes import Notes
 from app.definitions.placeholders import MissingValue
 from app.errors import Invalid
-from app.model import yamlguard
+from app.model import quantities, yamlguard
 
 RENDERS = 64
 MOST = 1_000_000  # the top of an integer parameter's range when it sets no maximum
@@ -162,6 +162,18 @@ def held(answer, blueprint_type, namespace, allow_kinds, limits, ingress=()):
         held.append(isolation.namespace_policy(namespace, ingress_namespaces(ingress, limits.get("cluster", {}))))
     definitions.measured(kubernetes, yamlguard.Documents(held))  # checked as the rest
     return _within_bounds(on_kubernetes.written(held + objects))
+
+
+def storage_on(cluster, requirements):
+    """A Compose blueprint's `requirements` with its storage as a render for `cluster` counts it,
+    without rendering: the claims its named volumes become, each of its size, where Compose
+    counts `storage_opt` (which a pod's claims do not carry)."""
+    if requirements is None:
+        return None
+    sizes = [cluster.volume_sizes.get(key, cluster.volume_size) for key in requirements.get("claims", ())]
+    unknown = [resource for resource in requirements["unknownResources"] if resource != "storage"]
+    storage = sum(quantities.kubernetes_bytes(size) for size in sizes)
+    return {**requirements, "storageBytes": storage, "unknownResources": unknown}
 
 
 def _wait_limits(given, profile_defaults):

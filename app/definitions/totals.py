@@ -33,6 +33,7 @@ class Totals:
         self.entries = []
         self.security = {}  # target -> pod security findings (app/definitions/pod_security.py)
         self.routes = []  # which service answers where (app/definitions/routes.py)
+        self.claims = []  # a Compose file's named volumes, claims on a cluster (on_kubernetes/mounts.py)
 
     def add_surplus(self, resource, amount):
         """What a pod's largest init container needs beyond its containers (kubernetes._initialized)."""
@@ -74,8 +75,8 @@ class Totals:
             problems.append(f"{name}: the totals are larger than a 64-bit integer.")
 
     def as_dict(self):
-        """The requirements; `perContainer`, `unknownResources` and `podSecurity` are kept for
-        fits, not shown; `routes` are the blueprint's."""
+        """The requirements; `perContainer`, `unknownResources`, `podSecurity` and `claims` are
+        kept for fits, not shown; `routes` are the blueprint's."""
         return {
             "memoryBytes": self.memory,
             "cpuMillis": self.cpu,
@@ -87,6 +88,7 @@ class Totals:
             "perContainer": self.entries,
             "podSecurity": self.security,
             "routes": self.routes,
+            "claims": self.claims,
         }
 
 

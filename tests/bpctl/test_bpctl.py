@@ -404,6 +404,16 @@ def test_fit_to_the_default_profile_or_a_named_one(bpctl, web):
     assert done.code == 3 and "profile: You have no default profile" in done.err
 
 
+def test_fit_on_a_cluster_counts_a_compose_blueprints_volumes_as_claims(bpctl, web):
+    kept = "services:\n  db:\n    image: postgres\n    volumes: [data:/var/lib/postgresql/data]\nvolumes: {data: {}}\n"
+    bpctl.api.post("/blueprints", json={"name": "db", "blueprintType": "compose", "yml": kept}, user="alice")
+    storage = {
+        target: json.loads(bpctl("fit", "db", *target, "-o", "json", **ALICE).out)["resources"]["storage"]["required"]
+        for target in ((), ("--target", "kubernetes"))
+    }
+    assert list(storage.values()) == [0, 2**30]
+
+
 def test_render_types_values_from_sets_and_files(bpctl, web, tmp_path):
     first, second = tmp_path / "first.yaml", tmp_path / "second.yaml"
     first.write_text("REPLICAS: 3\nTAG: 1.10\n")  # TAG as written: "1.10", not the number 1.1

@@ -14,7 +14,7 @@ from app.definitions.on_kubernetes.model import Cluster
 from app.errors import Invalid
 from support import compose_oracle as oracle
 from support import corpus
-from support.on_kubernetes import COUNTED, decoded_by_kubectl, kinds, unfaithful
+from support.on_kubernetes import COUNTED, PLAIN, decoded_by_kubectl, kinds, unfaithful
 from tests.definitions.test_container_defaults import LIMITS, corpus_files
 
 
@@ -39,6 +39,7 @@ def test_every_corpus_compose_file_converts_valid_and_faithful_to_what_compose_s
     }
     claims = kinds(objects, "PersistentVolumeClaim")
     assert answer["requirements"]["storageBytes"] == len(claims) * 2**30  # a container's storage_opt is a note
+    assert render.storage_on(PLAIN, compose_render["requirements"])["storageBytes"] == len(claims) * 2**30  # a fit's
     if compose_render["requirements"]["storageBytes"]:
         assert any(note["path"].endswith(".storage_opt") for note in answer["notes"])
     assert decoded_by_kubectl(answer["yml"])

@@ -381,6 +381,19 @@ def walk(w, client, template, profiles):
     assert "exceeds" in fits.text and "unbounded" in fits.text
     assert not w.browser.execute_script(WIDER), "a fit table scrolls sideways"
     w.check_page("blueprint")
+
+    # deployed on a cluster, its named volume db-data is a claim of 1 GiB
+    def stored():
+        return [
+            row.text
+            for row in fits.find_elements(By.CSS_SELECTOR, "table.fit tbody tr")
+            if row.text.startswith("storage")
+        ]
+
+    assert len(stored()) == 3 and all(row.startswith("storage 0 B") for row in stored()), stored()
+    Select(w.control("Deployed on")).select_by_visible_text("a Kubernetes cluster")
+    w.wait(lambda: len(stored()) == 3 and all(row.startswith("storage 1 GiB") for row in stored()))
+    w.check_page("blueprint-on-a-cluster")
     w.button("Show the changes").click()
     w.wait(lambda: "Changes from revision 1 to 2" in w.one("main").text)
     change = w.one("section[aria-label=History] section[aria-label=Changes] table")

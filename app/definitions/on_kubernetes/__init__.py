@@ -11,7 +11,6 @@ from app.definitions.on_kubernetes import ingress, isolation, mounts, network, o
 from app.definitions.on_kubernetes.model import Service
 from app.definitions.on_kubernetes.names import Names, hosts_renamed, label, metadata
 from app.definitions.on_kubernetes.notes import WHY, Notes
-from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import listed, mapping
 from app.errors import Invalid
 from app.model import yamlwriter
@@ -35,7 +34,7 @@ def convert(document, requirements, cluster):
     """(the stream of objects as YAML, the objects, notes): `document` (the Compose file as Compose
     reads it) loaded as its services with what `requirements` (its measure) counted of each, then
     written for the `Cluster`."""
-    doc, notes = cast(_as_unset(document), []), Notes()
+    doc, notes = cast(placeholders.as_unset(document), []), Notes()
     loaded = load(doc, requirements, notes)
     objects = _Writer(doc, cluster, notes).objects(loaded, requirements["routes"])
     return written(objects), objects, notes
@@ -185,18 +184,6 @@ class _Writer:
 def written(objects):
     """The objects as a YAML stream, every string a Kubernetes tool would read as another type quoted."""
     return yamlwriter.dump_all(objects)
-
-
-def _as_unset(value):
-    """The document with each value that waits for a variable without a default read as Compose
-    reads it unset (empty where the variable stands)."""
-    if isinstance(value, Unresolved):
-        return placeholders.unset(value)
-    if isinstance(value, dict):
-        return {key: _as_unset(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_as_unset(item) for item in value]
-    return value
 
 
 def _named_by_others(resolved):

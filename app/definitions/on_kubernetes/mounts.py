@@ -8,6 +8,7 @@ from contextlib import suppress
 
 from app.definitions.compose_load import LoadError, parse_volume
 from app.definitions.on_kubernetes.names import Names, label, metadata
+from app.definitions.placeholders import as_unset
 from app.definitions.schemas import listed, mapping
 from app.errors import Invalid
 from app.model import quantities
@@ -73,7 +74,7 @@ class Storage:
             mount["readOnly"] = True
         if sub_path:
             mount["subPath"] = sub_path
-        if kind == "volume" and source:
+        if _claims(kind, source, target):
             claim = self._claim(source, path, replicas)
             name = label(f"claim-{claim}")
             volumes[name] = {"name": name, "persistentVolumeClaim": {"claimName": claim}}
@@ -197,6 +198,23 @@ def _options(entry):
             if path not in CARRIED_OPTIONS and not (key == "tmpfs" and inner == "size"):
                 found.append((path, one))
     return found
+
+
+def claimed(top_volumes, started_services):
+    """The named volumes that a conversion makes claims of (an external one is expected to exist):
+    those the started services mount, each once, sorted; what a fit for a cluster counts."""
+    keys = set()
+    for service in started_services:
+        for entry in listed(service.get("volumes")):
+            kind, source, target = _read_volume(as_unset(entry))[:3]
+            if _claims(kind, source, target):
+                keys.add(source)
+    return sorted(key for key in keys if not mapping(top_volumes.get(key)).get("external"))
+
+
+def _claims(kind, source, target):
+    """Whether a mount (as `_read_volume` reads it) is of a named volume, which a claim holds."""
+    return kind == "volume" and bool(source) and target is not None
 
 
 def _read_volume(entry):

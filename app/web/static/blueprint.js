@@ -1,6 +1,6 @@
 /* A blueprint's page (`#/blueprints/ID`): what it needs, its fit to each of the caller's profiles,
    its definition, its history with the changes between any two versions, and restore. */
-import { AMOUNT, api, canChange, caps, codeView, diffView, el, everything, myProfiles, needs, refresh, RESOURCES, say, served, session, when } from './core.js';
+import { AMOUNT, api, canChange, caps, codeView, diffView, el, everything, field, myProfiles, needs, refresh, RESOURCES, say, select, served, session, when } from './core.js';
 import { fitBadge, starButton } from './catalog.js';
 
 const EXPLAIN = {
@@ -46,16 +46,25 @@ function podSecurity(judged) {
 }
 
 /** The fit to each of the caller's profiles, the default first: its fit is asked with no profile
-    named, which the service answers with the caller's default. */
+    named, which the service answers with the caller's default. A Compose blueprint is fitted as
+    deployed on a Docker host or on a cluster, where its named volumes are claims of 1 GiB. */
 async function fitsView(bp) {
   const all = await everything(myProfiles());
   if (!all.length) return el('p', { class: 'note' }, 'You have no profile yet: ', el('a', { href: '#/profiles' }, 'create one'), ' to see whether this fits.');
   const profiles = [...all.filter((p) => p.defaultProfile), ...all.filter((p) => !p.defaultProfile)];
-  const fitOf = (p) => api('GET', `/blueprints/${bp.id}/fit${p.defaultProfile ? '' : `?profile=${p.id}`}`).then((r) => r.data);
-  const fits = await Promise.all(profiles.map(fitOf));
-  return el('div', {}, profiles.map((p, i) => el('div', {},
-    el('h3', {}, `${p.name || '(unnamed)'}${p.defaultProfile ? ' (your default)' : ''} `, fitBadge(fits[i], p.limits)),
-    fitTable(fits[i], `Against ${p.name || 'the profile'}: ${caps(p.limits)}`))));
+  const fitsOn = async (target) => { // none: the blueprint's own format
+    const query = (p) => new URLSearchParams({ ...(p.defaultProfile ? {} : { profile: p.id }), ...(target ? { target } : {}) }).toString();
+    const fitOf = (p) => api('GET', `/blueprints/${bp.id}/fit${query(p) ? `?${query(p)}` : ''}`).then((r) => r.data);
+    const fits = await Promise.all(profiles.map(fitOf));
+    return profiles.map((p, i) => el('div', {},
+      el('h3', {}, `${p.name || '(unnamed)'}${p.defaultProfile ? ' (your default)' : ''} `, fitBadge(fits[i], p.limits)),
+      fitTable(fits[i], `Against ${p.name || 'the profile'}: ${caps(p.limits)}`)));
+  };
+  if (!/^(docker[-_])?compose$/i.test(bp.blueprintType || '')) return el('div', {}, await fitsOn(''));
+  const shown = el('div', { 'aria-live': 'polite' }, await fitsOn(''));
+  const target = select([['', 'a Docker host (Docker Compose)'], ['kubernetes', 'a Kubernetes cluster']], '', { name: 'fitTarget' });
+  target.addEventListener('change', async () => shown.replaceChildren(...await fitsOn(target.value)));
+  return el('div', {}, field('Deployed on', target, 'On a cluster each named volume is a claim of 1 GiB, counted as storage.'), shown);
 }
 
 async function download(bp) {
