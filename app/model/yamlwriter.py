@@ -43,16 +43,18 @@ def _mapping(mapping, indent, out, first):
     """Each pair at `indent`, the first after `first` (a list item's dash) instead of indented."""
     pad = " " * indent
     for key, value in mapping.items():
-        written = _quoted(key) if not isinstance(key, str) or not _plain(key) else key
+        written = _key(key) if type(key) is str else _quoted(key) + ":"
         if len(written) > _LONGEST_KEY:
-            out.append(f"{first or pad}? {written}\n{pad}:")
-        else:
-            out.append(f"{first or pad}{written}:")
+            written = f"? {written[:-1]}\n{pad}:"
+        out.append((first or pad) + written)
         first = ""
-        if isinstance(value, dict) and value:
+        kind = type(value)
+        if kind is str and _plain(value):
+            out.append(f" {value}\n")
+        elif kind is dict and value:
             out.append("\n")
             _mapping(value, indent + 2, out, "")
-        elif isinstance(value, list) and value:
+        elif kind is list and value:
             out.append("\n")
             _sequence(value, indent, out)
         else:
@@ -62,13 +64,20 @@ def _mapping(mapping, indent, out, first):
 def _sequence(items, indent, out):
     pad = " " * indent
     for item in items:
-        if isinstance(item, dict) and item:
+        kind = type(item)
+        if kind is dict and item:
             _mapping(item, indent + 2, out, f"{pad}- ")
-        elif isinstance(item, list) and item:
+        elif kind is list and item:
             out.append(f"{pad}-\n")
             _sequence(item, indent + 2, out)
         else:
             out.append(f"{pad}- {_scalar(item, indent + 2)}\n")
+
+
+@functools.lru_cache(maxsize=8192)
+def _key(key):
+    """A key as written, with its colon."""
+    return (key if _plain(key) else _quoted(key)) + ":"
 
 
 def _scalar(value, indent):
