@@ -23,6 +23,7 @@ _SHOWN_LINES = re.compile(f"[\n\t{_SHOWN}]*")
 _ESCAPED = re.compile(f'[^{_SHOWN}]|["\\\\]')
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
 _LONGEST_KEY = 1024  # longer, a key must be written explicitly (`? key`)
+_CACHED = 128  # the longest text whose verdict is kept (8192 of them at most)
 _YAML11 = yaml.resolver.Resolver()
 
 
@@ -74,10 +75,16 @@ def _sequence(items, indent, out):
             out.append(f"{pad}- {_scalar(item, indent + 2)}\n")
 
 
-@functools.lru_cache(maxsize=8192)
 def _key(key):
     """A key as written, with its colon."""
+    return _short_key(key) if len(key) <= _CACHED else _written_key(key)
+
+
+def _written_key(key):
     return (key if _plain(key) else _quoted(key)) + ":"
+
+
+_short_key = functools.lru_cache(maxsize=8192)(_written_key)
 
 
 def _scalar(value, indent):
@@ -100,9 +107,12 @@ def _scalar(value, indent):
     raise TypeError(f"no YAML is written for a {type(value).__name__}")
 
 
-@functools.lru_cache(maxsize=8192)  # keys and values repeat across objects: `name`, `tcp-80`
 def _plain(text):
     """Whether `text` reads back as itself written plain, by go-yaml v2 and by YAML 1.1."""
+    return _short_plain(text) if len(text) <= _CACHED else _reads_back_plain(text)
+
+
+def _reads_back_plain(text):
     return (
         text != ""
         and text == text.strip(" ")
@@ -116,6 +126,9 @@ def _plain(text):
         and goyaml.kubernetes_tag(text) == goyaml.STR
         and _YAML11.resolve(yaml.ScalarNode, text, (True, False)) == goyaml.STR
     )
+
+
+_short_plain = functools.lru_cache(maxsize=8192)(_reads_back_plain)  # `name`, `tcp-80` repeat
 
 
 def _quoted(text):
