@@ -33,11 +33,20 @@ VARIABLES = (
     "RESERVED_NAMESPACES",
     "INGRESS_NAMESPACE",
     "WAIT_IMAGE",
+    "PASSWORDS",
     "HOST",
     "PORT",
     "WEB_CONCURRENCY",
     "PROMETHEUS_MULTIPROC_DIR",
 )
+
+
+def _switch(environ, name, default):
+    """A setting that is `on` or `off` (any case): True or False; anything else stops start-up."""
+    value = environ.get(name, default).strip().lower()
+    if value not in ("on", "off"):
+        raise ValueError(f"{name} is `on` or `off`, not {value[:20]!r}.")
+    return value == "on"
 
 
 def from_env(environ=os.environ):
@@ -83,6 +92,8 @@ def from_env(environ=os.environ):
         "INGRESS_NAMESPACE": environ.get("INGRESS_NAMESPACE", "ingress-nginx"),
         # The image of the init container that holds a pod until the services it depends on answer.
         "WAIT_IMAGE": environ.get("WAIT_IMAGE", "busybox:1.36"),
+        # `off`: HTTP Basic signs in ADMIN_USERNAME alone (everyone else through tokens).
+        "PASSWORDS": _switch(environ, "PASSWORDS", "on"),
         # The most documents a list page examines (the contract's bound), and the most a window of
         # one is sized to read at the density already seen (app/storage/pages.py).
         "LIST_MOST_EXAMINED": 10_000,

@@ -15,6 +15,7 @@ HOSTILE = {
     "ADMIN_USERNAME": "admin",
     "ADMIN_PASSWORD": "change-me-now",
     "PASSWORD_HASH_METHOD": "scrypt",
+    "PASSWORDS": "off",
     "RATE_LIMIT": "1 per hour",
     "LOG_LEVEL": "critical",
     "USER_CACHE_SECONDS": "0",

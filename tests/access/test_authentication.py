@@ -5,9 +5,11 @@ from datetime import UTC, datetime
 import pytest
 from werkzeug import security
 
+from app import config
 from app.access import users
 from app.storage.database import get_db
-from support.http import PASSWORD, assert_problem, bearer, token_for
+from support.apps import make_app
+from support.http import PASSWORD, FlaskClient, assert_problem, bearer, token_for
 
 PUBLIC_ENDPOINTS = {
     "static",
@@ -199,3 +201,25 @@ def test_no_cookie_session_is_opened(app, api):
         flask.session["user"] = "alice"
     for r in (api.get("/users/me", user="alice"), api.post("/tokens", user="alice"), api.get("/users/me")):
         assert "set-cookie" not in r.headers
+
+
+def test_with_passwords_off_basic_signs_in_the_first_admin_alone():
+    """An operator whose people sign in through their identity provider turns passwords off: a
+    password, right or wrong, signs in nobody but ADMIN_USERNAME; tokens keep working."""
+    app = make_app("mongomock", ADMIN_USERNAME="root", ADMIN_PASSWORD="a long root passphrase")
+    api = FlaskClient(app)
+    token = token_for(api)  # alice's, made while passwords were on
+    app.config.update(PASSWORDS=False)
+    for user in ("alice", "admin"):  # a member, and an admin who is not the first
+        assert_problem(api.get("/users/me", user=user), 401)
+        assert_problem(api.post("/tokens", user=user), 401)
+    assert api.get("/users/me", user="root", password="a long root passphrase").json["username"] == "root"
+    assert_problem(api.get("/users/me", user="root", password="wrong"), 401)
+    assert api.get("/users/me", headers=bearer(token)).json["username"] == "alice"
+
+
+@pytest.mark.parametrize("value", ["On", "off", " OFF "])
+def test_passwords_is_on_or_off_and_nothing_else(value):
+    assert config.from_env({"PASSWORDS": value})["PASSWORDS"] is (value.strip().lower() == "on")
+    with pytest.raises(ValueError, match="PASSWORDS is `on` or `off`"):
+        config.from_env({"PASSWORDS": "of"})
