@@ -25,6 +25,7 @@ from app.blueprints.storage import store as blueprints_store
 from app.http import docs, idempotency, openapi, problems, response_headers
 from app.http.json_provider import OrjsonProvider
 from app.instances.storage import store as instances_store
+from app.model import prices
 from app.ops import logs
 from app.profiles.storage import store as profiles_store
 from app.routes.blueprints import blp as blueprints_blp
@@ -45,6 +46,7 @@ def create_app(settings=None, mongo_client=None):
     app = Flask(__name__)
     app.config.update(config.from_env(), **openapi.SETTINGS)
     app.config.update(settings or {})
+    prices.sheet(app.config["PRICES"])  # a sheet it cannot read stops start-up
     logs.configure(app.config["LOG_LEVEL"])
     app.json = OrjsonProvider(app)
     app.session_interface = auth.NoSessions()

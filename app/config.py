@@ -34,6 +34,7 @@ VARIABLES = (
     "INGRESS_NAMESPACE",
     "WAIT_IMAGE",
     "PASSWORDS",
+    "PRICES",
     "HOST",
     "PORT",
     "WEB_CONCURRENCY",
@@ -94,6 +95,8 @@ def from_env(environ=os.environ):
         "WAIT_IMAGE": environ.get("WAIT_IMAGE", "busybox:1.36"),
         # `off`: HTTP Basic signs in ADMIN_USERNAME alone (everyone else through tokens).
         "PASSWORDS": _switch(environ, "PASSWORDS", "on"),
+        # The price sheet of costs, per month (app/model/prices.py; read at start-up): none by default.
+        "PRICES": environ.get("PRICES", ""),
         # The most documents a list page examines (the contract's bound), and the most a window of
         # one is sized to read at the density already seen (app/storage/pages.py).
         "LIST_MOST_EXAMINED": 10_000,

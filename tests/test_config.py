@@ -16,6 +16,7 @@ HOSTILE = {
     "ADMIN_PASSWORD": "change-me-now",
     "PASSWORD_HASH_METHOD": "scrypt",
     "PASSWORDS": "off",
+    "PRICES": "cpu=1,currency=EUR",
     "RATE_LIMIT": "1 per hour",
     "LOG_LEVEL": "critical",
     "USER_CACHE_SECONDS": "0",

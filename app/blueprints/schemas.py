@@ -20,7 +20,7 @@ from app.model.fields import (
     Trimmed,
     Yaml,
 )
-from app.model.schemas import RequirementsSchema, Schema, Source, Target, TargetSchema
+from app.model.schemas import CostSchema, RequirementsSchema, Schema, Source, Target, TargetSchema
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
 # A blueprint's writable fields: what a version keeps, a diff compares and an export carries
@@ -189,6 +189,11 @@ class FitSchema(Schema):
         PodSecuritySchema,
         metadata={"description": "What the definition breaks of the profile's Pod Security Standards level."},
     )
+    cost = ma.fields.Nested(
+        CostSchema,
+        allow_none=True,
+        metadata={"description": "Its memory, CPU and storage a month; null without prices, or where one is unknown."},
+    )
 
 
 class FitArgs(Schema):
@@ -251,6 +256,11 @@ class RenderSchema(Schema):
     )
     requirements = ma.fields.Nested(RequirementsSchema, allow_none=True)
     fit = ma.fields.Nested(FitSchema, allow_none=True)
+    cost = ma.fields.Nested(
+        CostSchema,
+        allow_none=True,
+        metadata={"description": "The fit's cost; without a profile, at the operator's prices alone."},
+    )
     maximized = ma.fields.Dict(
         keys=ma.fields.String(),
         values=ma.fields.Integer(allow_none=True),

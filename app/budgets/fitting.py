@@ -12,7 +12,7 @@ from app.definitions import fit
 from app.definitions.render import cluster_of, render, storage_on
 from app.errors import Conflict
 from app.instances import namespaces
-from app.model import quantities
+from app.model import prices, quantities
 from app.profiles.storage import store as profiles
 
 NO_STORE = {"Cache-Control": "no-store"}  # a render holds values, secrets among them
@@ -26,10 +26,12 @@ def profile_of(profile_id, user):
 
 def limits_of(profile):
     """What a fit holds a definition to: the profile's caps (`quantities.limits`), its pod
-    security level (a profile stored before levels were kept admits what it always did) and its
-    cluster conventions."""
+    security level (a profile stored before levels were kept admits what it always did), its
+    cluster conventions, and the prices it pays by."""
     level = profile.get("podSecurity", "privileged")
-    return {**quantities.limits(profile), "podSecurity": level, "cluster": profile.get("cluster") or {}}
+    sheet = prices.merged(profile.get("prices"), prices.sheet(current_app.config["PRICES"]))
+    conventions = profile.get("cluster") or {}
+    return {**quantities.limits(profile), "podSecurity": level, "cluster": conventions, "prices": sheet}
 
 
 def fit_of(blueprint, args, user):
@@ -54,7 +56,15 @@ def render_fitted(version, values, profile, maximize=None, cluster=None, secrets
         cluster = replace(cluster, ingress_namespaces=(config["INGRESS_NAMESPACE"],), wait_image=config["WAIT_IMAGE"])
     seconds = current_app.config["RENDER_SECONDS"]
     usage = None if profile is None else profile["usage"]
-    return render(version, values, limits, maximize, seconds, usage, cluster, secrets, project)
+    answer = render(version, values, limits, maximize, seconds, usage, cluster, secrets, project)
+    answer["cost"] = (answer["fit"] or _at_the_operators_prices(answer["requirements"]))["cost"]
+    return answer
+
+
+def _at_the_operators_prices(requirements):
+    """A fit to no caps and no defaults, at the operator's prices: what a render without a
+    profile costs."""
+    return fit.fit(requirements, {**quantities.limits({}), "prices": prices.sheet(current_app.config["PRICES"])})
 
 
 def refuse_reserved(namespace):

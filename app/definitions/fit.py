@@ -4,7 +4,7 @@ defaults counted for the containers that declare nothing and its container maxim
 each, as a Kubernetes LimitRange does before its ResourceQuota counts."""
 
 from app.definitions import pod_security
-from app.model import quantities
+from app.model import prices, quantities
 
 # resource -> its key in both `requirements` and `limits`
 RESOURCES = {"memory": "memoryBytes", "cpu": "cpuMillis", "containers": "containers", "storage": "storageBytes"}
@@ -30,6 +30,7 @@ def fit(requirements, limits, usage=None, target=None):
     else:
         fits = verdicts <= set(FITTING)
     answer = {"fits": fits, "more": _more(fits, resources), "resources": resources}
+    answer["cost"] = prices.cost(_priced(requirements, limits, resources), limits.get("prices"))
     if "podSecurity" in limits:
         answer["podSecurity"] = security(requirements, limits["podSecurity"], target)
     return answer
@@ -83,6 +84,23 @@ def _more(fits, resources):
     return min(held) if held else None
 
 
+def _undeclared(requirements, resource, default):
+    """Whether a container declares no amount of `resource` and the profile has no default for it."""
+    return default is None and any(entry.endswith(f": {resource}") for entry in requirements["unbounded"])
+
+
+def _priced(requirements, limits, resources):
+    """The amounts a cost prices: what each resource requires, None where that is not known (a
+    variable stands in it, or a container declares none and the profile has no default)."""
+    amounts = {}
+    for resource in ("memory", "cpu", "storage"):
+        key, judged = RESOURCES[resource], resources[resource]
+        default = limits["containerDefaults"][key] if resource in PER_CONTAINER else None
+        unknown = judged["verdict"] == "unknown" or _undeclared(requirements, resource, default)
+        amounts[key] = None if unknown else judged["required"]
+    return amounts
+
+
 def _resource(resource, requirements, limits, usage):
     key, cap = RESOURCES[resource], limits[RESOURCES[resource]]
     used = usage.get(key, 0)
@@ -106,7 +124,7 @@ def _resource(resource, requirements, limits, usage):
         verdict = "exceeds"
     elif cap is None:
         verdict = "uncapped"
-    elif default is None and any(entry.endswith(f": {resource}") for entry in requirements["unbounded"]):
+    elif _undeclared(requirements, resource, default):
         verdict = "unbounded"
     else:
         verdict = "fits" if used <= room(required, cap) else "exceeds"

@@ -81,6 +81,13 @@ def Target(description):
     )
 
 
+class CostSchema(Schema):
+    """What it costs a month at the profile's prices (the operator's PRICES, a profile's own)."""
+
+    monthly = ma.fields.Float(metadata={"description": "Rounded to cents."})
+    currency = ma.fields.String(metadata={"description": "PRICES' currency, such as EUR."})
+
+
 class TargetSchema(Schema):
     """What a Compose blueprint is rendered for (a render's, an instance's): `kubernetes` converts
     it into the objects a cluster runs, each named volume a claim of the size asked for."""

@@ -1,11 +1,12 @@
 """The profile body, its `limits` (the caps normalized), and the profile list's filters."""
 
 import marshmallow as ma
+from flask import current_app
 
 from app.definitions import pod_security
 from app.http.crud import EchoedId
 from app.http.paging import ListArgs
-from app.model import quantities
+from app.model import prices, quantities
 from app.model.accounts import EntitledUsers
 from app.model.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
 from app.model.schemas import Schema, Source
@@ -58,6 +59,22 @@ class ClusterSchema(Schema):
         validate=ma.validate.Regexp(SUBDOMAIN, error="Must be a DNS name."),
         metadata={"description": "A route without a host answers on `<instance>.<domain>`."},
     )
+
+
+def _price(description):
+    return ma.fields.Float(
+        allow_none=True,
+        validate=ma.validate.Range(0, float(prices.MOST)),
+        metadata={"description": f"{description} a month, in PRICES' currency; unset: PRICES' price."},
+    )
+
+
+class PricesSchema(Schema):
+    """A profile's own prices, where they differ from the operator's sheet (PRICES)."""
+
+    cpu = _price("A CPU")
+    memoryGiB = _price("A GiB of memory")
+    storageGiB = _price("A GiB of storage")
 
 
 class LimitsSchema(Schema):
@@ -122,6 +139,13 @@ class ProfileSchema(EchoedId):
             "instances may hold, as `group/Kind`; only admins set them."
         },
     )
+    prices = ma.fields.Nested(
+        PricesSchema,
+        allow_none=True,
+        load_default=None,
+        dump_default=None,
+        metadata={"description": "Prices that differ from the operator's (PRICES), each a month: a cost's."},
+    )
     cluster = ma.fields.Nested(
         ClusterSchema,
         allow_none=True,
@@ -141,6 +165,11 @@ class ProfileSchema(EchoedId):
     def _add_limits(self, doc, **kwargs):
         """`limits`: the caps as numbers."""
         return {**doc, "limits": quantities.limits(doc)}
+
+    @ma.validates("prices")
+    def _a_sheet_to_differ_from(self, value, **kwargs):
+        if value is not None and prices.sheet(current_app.config["PRICES"]) is None:
+            raise ma.ValidationError("The operator has set no PRICES: there is no currency to price in.")
 
 
 class ProfileDraftSchema(ProfileSchema):

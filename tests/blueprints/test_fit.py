@@ -51,6 +51,7 @@ def test_each_resource_gets_its_own_verdict():
             "containers": resource(2, 1, "exceeds"),
             "storage": resource(0, None, "uncapped"),
         },
+        "cost": None,  # no prices
     }
     assert fit(need(1, 1, 1, 1), limits(memory=1, storage=1))["fits"] is True
 

@@ -65,7 +65,8 @@ def test_templates_are_described(api):
         assert body == {"$ref": "#/components/schemas/RenderArgs"}
         assert post["responses"]["200"]["headers"]["Cache-Control"]
         assert {"409", "422", "404"} <= set(post["responses"])
-    assert set(schemas["Render"]["properties"]) == {"yml", "values", "requirements", "fit", "maximized", "notes"}
+    rendered = {"yml", "values", "requirements", "fit", "cost", "maximized", "notes"}
+    assert set(schemas["Render"]["properties"]) == rendered
     assert paths["/blueprints/{id}/yaml"]["get"]["responses"] == paths["/blueprints/{id}/yml"]["get"]["responses"]
 
 

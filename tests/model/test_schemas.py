@@ -27,6 +27,7 @@ def test_empty_profile_gets_defaults():
         "podSecurity": "baseline",
         "allowKinds": [],
         "cluster": None,
+        "prices": None,
     }
 
 
