@@ -18,6 +18,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import cli, config, migrations, ops, state, web
 from app.access import auth, login_throttle, request_quota
+from app.access.teams import store as teams
 from app.access.tokens import store as tokens
 from app.access.users import store as accounts
 from app.blueprints.history.storage import store as revisions
@@ -34,6 +35,7 @@ from app.routes.instances import blp as instances_blp
 from app.routes.namespaces import blp as namespaces_blp
 from app.routes.profiles import blp as profiles_blp
 from app.routes.revisions import blp as revisions_blp
+from app.routes.teams import blp as teams_blp
 from app.routes.users import blp as users_blp
 from app.storage import database
 
@@ -57,7 +59,8 @@ def create_app(settings=None, mongo_client=None):
     auth.init_app(app)
 
     api = openapi.Api(app)
-    for blp in (profiles_blp, blueprints_blp, revisions_blp, instances_blp, namespaces_blp, users_blp, imports_blp):
+    resources = (profiles_blp, blueprints_blp, revisions_blp, instances_blp, namespaces_blp, teams_blp, users_blp)
+    for blp in (*resources, imports_blp):
         api.register_blueprint(blp)
     problems.init_app(app)
     app.register_blueprint(docs.blueprint(api))
@@ -98,7 +101,7 @@ def _prepare_database(app):
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
     for module in (login_throttle, request_quota, idempotency):  # the request path's counters
         module.create_indexes(db)
-    for store in (accounts, tokens, revisions, profiles_store, blueprints_store, instances_store):
+    for store in (accounts, tokens, teams, revisions, profiles_store, blueprints_store, instances_store):
         store.create_indexes()
     migrations.run()
     if app.config["ADMIN_USERNAME"] and app.config["ADMIN_PASSWORD"]:

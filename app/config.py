@@ -34,6 +34,7 @@ VARIABLES = (
     "INGRESS_NAMESPACE",
     "WAIT_IMAGE",
     "PASSWORDS",
+    "TEAMS_BY_MEMBERS",
     "PRICES",
     "HOST",
     "PORT",
@@ -42,12 +43,16 @@ VARIABLES = (
 )
 
 
+SWITCH = {"on": True, "1": True, "true": True, "yes": True, "off": False, "0": False, "false": False, "no": False}
+
+
 def _switch(environ, name, default):
-    """A setting that is `on` or `off` (any case): True or False; anything else stops start-up."""
+    """A setting that is on (`on`, `1`, `true`, `yes`) or off (`off`, `0`, `false`, `no`), in any
+    case; anything else stops start-up."""
     value = environ.get(name, default).strip().lower()
-    if value not in ("on", "off"):
-        raise ValueError(f"{name} is `on` or `off`, not {value[:20]!r}.")
-    return value == "on"
+    if value not in SWITCH:
+        raise ValueError(f"{name} is `on` or `off` (or 1 or 0), not {value[:20]!r}.")
+    return SWITCH[value]
 
 
 def from_env(environ=os.environ):
@@ -95,6 +100,8 @@ def from_env(environ=os.environ):
         "WAIT_IMAGE": environ.get("WAIT_IMAGE", "busybox:1.36"),
         # `off`: HTTP Basic signs in ADMIN_USERNAME alone (everyone else through tokens).
         "PASSWORDS": _switch(environ, "PASSWORDS", "on"),
+        # On: members create teams too (off: admins alone).
+        "TEAMS_BY_MEMBERS": _switch(environ, "TEAMS_BY_MEMBERS", "off"),
         # The price sheet of costs, per month (app/model/prices.py; read at start-up): none by default.
         "PRICES": environ.get("PRICES", ""),
         # The most documents a list page examines (the contract's bound), and the most a window of

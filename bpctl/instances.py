@@ -252,4 +252,7 @@ def usage(session, profile, output):
             **{heading: show.amount_of(key) for heading, key in show.ROOM.items() if key != "required"},
         },
     )
-    click.echo(f"{found['usage']['instances']} instance{'s' if found['usage']['instances'] != 1 else ''}")
+    count = found["usage"]["instances"]
+    monthly = found["usage"].get("monthly")
+    cost = "" if monthly is None else f", {monthly:.2f} {found['usage']['currency']} a month"
+    click.echo(f"{count} instance{'s' if count != 1 else ''}{cost}")

@@ -83,6 +83,7 @@ OWNERS = {
     "ledgers": "app.profiles.ledgers",
     "users": "app.access.users",
     "tokens": "app.access.tokens",
+    "teams": "app.access.teams",
     "idempotency": "app.http.idempotency",
     "rate_limits": "app.access.request_quota",
     "auth_failures": "app.access.login_throttle",

@@ -15,6 +15,7 @@ from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
 
 from app import state
 from app.access import login_throttle, request_quota
+from app.access.teams import Roles
 from app.access.tokens import store as tokens
 from app.access.users import store as users
 from app.errors import Forbidden, Unauthorized
@@ -64,20 +65,27 @@ def _verify_password(username, password):
     if remembered is not None:
         user = users.cached(username)
         if user and user["passwordHash"] == remembered and not user["disabled"]:
-            return user
+            return caller(user)
         state.of().verified.drop(digest)
     user = login_throttle.verified(username, password)
     if user is None:
         return None
     state.of().verified.put(digest, user["passwordHash"], current_app.config["AUTH_CACHE_SECONDS"])
-    return user
+    return caller(user)
 
 
 @bearer.verify_token
 def _verify_token(token):
     """A 256-bit token cannot be guessed: a wrong one is a 401, never counted against anyone (a
     script's expired token would otherwise lock out every user behind its address)."""
-    return tokens.user_of(token)
+    user = tokens.user_of(token)
+    return user and caller(user)
+
+
+def caller(user):
+    """The signed-in `user` as a request's caller: their record, and their team roles read at
+    first use (app/model/accounts.py decides by both)."""
+    return {**user, "teams": Roles(user["username"])}
 
 
 @basic.get_user_roles

@@ -8,7 +8,7 @@ from app.definitions import pod_security
 from app.definitions.parameters import Parameters
 from app.http.crud import EchoedId
 from app.http.paging import ListArgs
-from app.model.accounts import EntitledUsers
+from app.model.accounts import EntitledTeams, EntitledUsers, Owner
 from app.model.fields import (
     Id,
     Name,
@@ -22,7 +22,7 @@ from app.model.fields import (
 )
 from app.model.schemas import CostSchema, RequirementsSchema, Schema, Source, Target, TargetSchema
 
-ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM")
+ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM", "TEAM")
 # A blueprint's writable fields: what a version keeps, a diff compares and an export carries
 WRITABLE = (
     "name",
@@ -32,6 +32,7 @@ WRITABLE = (
     "yml",
     "entitlementType",
     "entitledUsers",
+    "entitledTeams",
     "inactive",
     "tags",
     "parameters",
@@ -95,6 +96,11 @@ class BlueprintSchema(EchoedId):
     yml = Yaml(definitions.loader_for, "blueprintType")
     entitlementType = Entitlement()
     entitledUsers = EntitledUsers(load_default=None)
+    entitledTeams = EntitledTeams(
+        load_default=None,
+        dump_default=list,
+        metadata={"description": "With TEAM or CUSTOM: teams whose members and maintainers use it; viewers read it."},
+    )
     inactive = StrictBoolean(load_default=False)
     tags = Tags()
     parameters = Parameters(
@@ -112,7 +118,7 @@ class BlueprintSchema(EchoedId):
     stars = ma.fields.Integer(dump_only=True, metadata={"description": "How many users starred it."})
     starred = ma.fields.Boolean(dump_only=True, metadata={"description": "Whether the caller starred it."})
     rev = ma.fields.Integer(dump_only=True, metadata={"description": "1 on create, +1 per change; the ETag."})
-    owner = ma.fields.String(dump_only=True)
+    owner = Owner()
     createdAt = Timestamp()
     updatedAt = Timestamp()
     updatedBy = ma.fields.String(dump_only=True, metadata={"description": "Who made this version."})

@@ -1,28 +1,33 @@
-"""Blueprints in MongoDB: who may read them (owner, everyone, or the users named), the rule of
-`entitledUsers` (existing users, only with CUSTOM), `requirements`, computed from the
+"""Blueprints in MongoDB: who may read them (owner, everyone, or the users and teams named), the
+rule of `entitledUsers` (existing users, only with CUSTOM) and `entitledTeams` (existing teams,
+with TEAM or CUSTOM), `requirements`, computed from the
 definition on every write that changes it, and stars (the users in `starredBy`).
 """
 
 from app import definitions
+from app.access.teams import store as teams
 from app.access.users import store as users
 from app.blueprints.history.storage import store as history
 from app.errors import Conflict, Invalid
 from app.instances.storage import store as instances
 from app.model import yamlguard
+from app.model.accounts import team_scope
 from app.storage import list_keys
 from app.storage.resource_store import MAX_ATTEMPTS, ResourceStore
 
 
 def entitlement_changes(changes, stored=None):
-    """`entitledUsers` only with CUSTOM; leaving CUSTOM clears it. Names are kept once, in order."""
+    """`entitledUsers` only with CUSTOM, `entitledTeams` only with TEAM or CUSTOM; a kind that
+    takes none clears them. Names are kept once, in order."""
     kind = changes.get("entitlementType", (stored or {}).get("entitlementType", "OWNER"))
-    sent = changes.get("entitledUsers")
-    if kind != "CUSTOM":
-        if sent:
-            raise Invalid({"entitledUsers": ["Allowed only with entitlementType CUSTOM."]})
-        changes["entitledUsers"] = []
-    elif sent is not None or stored is None or "entitledUsers" in changes:  # a PUT without them: none
-        changes["entitledUsers"] = list(dict.fromkeys(sent or []))
+    for field, kinds in (("entitledUsers", ("CUSTOM",)), ("entitledTeams", ("CUSTOM", "TEAM"))):
+        sent = changes.get(field)
+        if kind not in kinds:
+            if sent:
+                raise Invalid({field: [f"Allowed only with entitlementType {' or '.join(kinds)}."]})
+            changes[field] = []
+        elif sent is not None or stored is None or field in changes:  # a PUT without them: none
+            changes[field] = list(dict.fromkeys(sent or []))
     return changes
 
 
@@ -53,12 +58,15 @@ class Blueprints(ResourceStore):
         super().create_indexes()
 
     def scopes(self, doc):
-        """Everyone for PUBLIC; else its owner and admins, and the users named when CUSTOM
-        (`entitledUsers` is empty otherwise: entitlement_changes)."""
+        """Everyone for PUBLIC; else its owner and admins, and the users and teams named (with
+        CUSTOM and TEAM; empty otherwise: entitlement_changes)."""
         if doc.get("entitlementType") == "PUBLIC":
             return [list_keys.EVERYONE], []
-        named = doc.get("entitledUsers") or ()  # null where an earlier version's PUT left it so
-        return [list_keys.ADMINS, doc["owner"]], [user for user in named if user != doc["owner"]]
+        named = [
+            *(doc.get("entitledUsers") or ()),
+            *map(team_scope, doc.get("entitledTeams") or ()),
+        ]  # null: an old PUT
+        return [list_keys.ADMINS, doc["owner"]], [reader for reader in named if reader != doc["owner"]]
 
     def seen_by(self, doc, user):
         """With how many starred it, and whether `user` did."""
@@ -115,6 +123,7 @@ class Blueprints(ResourceStore):
         if "yml" in changes:
             changes["yml"] = yamlguard.text_of(changes["yml"])
         users.check_entitled(changes.get("entitledUsers"), user)
+        teams.check_entitled(changes.get("entitledTeams"))
         return changes
 
 

@@ -19,7 +19,7 @@ from app.blueprints.storage import store as blueprints
 from app.budgets import fitting
 from app.definitions import fit, render
 from app.definitions.fit import RESOURCES
-from app.errors import Conflict, Invalid, NoRoom, NotFound, Problem
+from app.errors import Conflict, Forbidden, Invalid, NoRoom, NotFound, Problem
 from app.instances.hosts import TAKEN as HOST_TAKEN
 from app.instances.hosts import held as held_hosts
 from app.instances.hosts import store as hosts
@@ -27,6 +27,7 @@ from app.instances.namespaces import TAKEN
 from app.instances.namespaces import store as namespaces
 from app.instances.storage import store as instances
 from app.model import quantities
+from app.model.accounts import owner_given, team_of
 from app.profiles import usage
 from app.profiles.storage import store as profiles
 from app.storage.database import now
@@ -44,21 +45,23 @@ def admit(fields, user, id=None, dry_run=False):
     earlier = id and instances.stored(id)
     if earlier:
         return earlier
-    blueprint = _readable(blueprints, fields["blueprint"], user, "blueprint")
-    profile = _readable(profiles, fields["profile"], user, "profile")
+    blueprint = _usable(blueprints, fields["blueprint"], user, "blueprint")
+    profile = _usable(profiles, fields["profile"], user, "profile")
+    fields = {**fields, "owner": owner_given(user, fields.get("owner"))}
     doc = instances.drafted(_instance(fields, blueprint, profile), user, id, dry_run)
-    taken = Conflict(f"You have an instance named {doc['name']!r} already.")
+    owner = "You have" if doc["owner"] == user["username"] else f"{doc['owner']} has"
+    taken = Conflict(f"{owner} an instance named {doc['name']!r} already.")
     namespace = doc["namespace"]
     if dry_run:
-        if instances.named(user["username"], doc["name"]):
+        if instances.named(doc["owner"], doc["name"]):
             raise taken
-        if namespace is not None and not namespaces.free_for(namespace, user["username"]):
+        if namespace is not None and not namespaces.free_for(namespace, doc["owner"]):
             raise Conflict(TAKEN.format(namespace))
         if taken := hosts.taken(doc["hosts"]):
             raise Conflict(HOST_TAKEN.format(taken))
         return doc
     with (
-        holding(namespace, user["username"], doc["_id"]),
+        holding(namespace, doc["owner"], doc["_id"]),
         routing(doc["hosts"], doc["_id"]),
         reservation(profile, doc["_id"], usage.change(doc["requirements"]), {"op": "create"}),
     ):
@@ -79,8 +82,10 @@ def _instance(fields, blueprint, profile):
         namespace = fields.get("namespace") or fields["name"]
         fitting.refuse_reserved(namespace)
     cluster = _cluster(version, fields["name"], target, namespace)
-    answer = _admitted(version, fields["values"], profile, fields["name"], cluster=cluster, namespace=namespace)
+    held = namespace, team_of(fields["owner"])
+    answer = _admitted(version, fields["values"], profile, fields["name"], cluster=cluster, namespace=held)
     return {
+        "owner": fields["owner"],
         "name": fields["name"],
         "namespace": namespace,
         "blueprint": str(blueprint["_id"]),
@@ -118,7 +123,8 @@ def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=
     cluster = _cluster(version, doc["name"], doc, held or namespace)
     secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
     kept = {**doc["kept"], **values}
-    answer = _admitted(version, kept, profile, doc["name"], doc["requirements"], cluster, secrets, held or namespace)
+    namespaced = held or namespace, team_of(doc["owner"])
+    answer = _admitted(version, kept, profile, doc["name"], doc["requirements"], cluster, secrets, namespaced)
     changes = {
         "blueprintRev": version["rev"],
         **_rendered(answer),
@@ -187,12 +193,16 @@ def reservation(profile, instance_id, delta, entry):
     profiles.settle(profile["_id"], key, recorded)
 
 
-def _readable(resource_store, id_text, user, field):
-    """A blueprint or profile a body names: one the caller may read, else a 422 naming the field."""
+def _usable(resource_store, id_text, user, field):
+    """A blueprint or profile a body names: one the caller may read (else a 422 naming the field)
+    and use (a 403: a team's viewers read what it may use)."""
     try:
-        return resource_store.readable(id_text, user)
+        doc = resource_store.readable(id_text, user)
     except NotFound as exc:
         raise Invalid({field: [exc.detail]}) from None
+    if not resource_store.usable(doc, user):
+        raise Forbidden(f"You may read this {field} but not deploy from it: a team's viewers only read.")
+    return doc
 
 
 def _version(blueprint, rev):
@@ -264,9 +274,10 @@ def routing(keys, instance_id):
         raise
 
 
-def _admitted(version, values, profile, name, replacing=None, cluster=None, secrets=(), namespace=None):
+def _admitted(version, values, profile, name, replacing=None, cluster=None, secrets=(), namespace=(None, None)):
     """The render of `version` for `profile` as the instance `name` (converted for `cluster` where given; in the
-    `namespace` it holds, its Namespace, quota and LimitRange first), if the profile has room for
+    namespace it holds (`namespace`: its name, and the team that owns the instance or None), its Namespace, quota
+    and LimitRange first), if the profile has room for
     it (with `replacing`, the requirements it replaces, given back first); else a 409 naming each
     resource short of it. `secrets`: the values that were secret when the instance was admitted
     (shown as null, in the values Secret), which stay so."""
@@ -275,7 +286,7 @@ def _admitted(version, values, profile, name, replacing=None, cluster=None, secr
         used = {key: used[key] - value for key, value in usage.change(replacing).items()}
     room = {**profile, "usage": used}
     answer = fitting.render_fitted(version, values, room, cluster=cluster, secrets=secrets, project=name)
-    if namespace is not None:
+    if namespace[0] is not None:
         kinds = tuple(profile.get("allowKinds") or ())
         ingress = (current_app.config["INGRESS_NAMESPACE"],)
         limits = fitting.limits_of(profile)

@@ -29,7 +29,7 @@ def limits_of(profile):
     security level (a profile stored before levels were kept admits what it always did), its
     cluster conventions, and the prices it pays by."""
     level = profile.get("podSecurity", "privileged")
-    sheet = prices.merged(profile.get("prices"), prices.sheet(current_app.config["PRICES"]))
+    sheet = prices.of_profile(profile, current_app.config["PRICES"])
     conventions = profile.get("cluster") or {}
     return {**quantities.limits(profile), "podSecurity": level, "cluster": conventions, "prices": sheet}
 
@@ -96,3 +96,21 @@ def profiles_fitted_by(blueprint):
     """The list filter `fits` of profiles: a predicate of stored profiles."""
     requirements = blueprint["requirements"]
     return lambda profile: fit.fits(requirements, quantities.limits(profile), profile["usage"])
+
+
+def priced(docs):
+    """Instances with their `cost`: their requirements at their profile's prices now (one read of
+    the profiles for all of them); null without PRICES."""
+    setting = current_app.config["PRICES"]
+    if prices.sheet(setting) is None:
+        return [{**doc, "cost": None} for doc in docs]
+    own = profiles.prices_of({doc["profile"] for doc in docs})
+    return [
+        {
+            **doc,
+            "cost": prices.cost(
+                fit.amounts(doc["requirements"]), prices.of_profile({"prices": own.get(doc["profile"])}, setting)
+            ),
+        }
+        for doc in docs
+    ]

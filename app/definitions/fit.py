@@ -89,6 +89,17 @@ def _undeclared(requirements, resource, default):
     return default is None and any(entry.endswith(f": {resource}") for entry in requirements["unbounded"])
 
 
+def amounts(requirements):
+    """What a cost prices of requirements as counted (an instance's, its profile's defaults
+    written in): each resource's amount, None where it is not known."""
+    return {
+        RESOURCES[resource]: None
+        if resource in requirements.get("unknownResources", ()) or _undeclared(requirements, resource, None)
+        else requirements.get(RESOURCES[resource], 0)
+        for resource in ("memory", "cpu", "storage")
+    }
+
+
 def _priced(requirements, limits, resources):
     """The amounts a cost prices: what each resource requires, None where that is not known (a
     variable stands in it, or a container declares none and the profile has no default)."""

@@ -149,13 +149,15 @@ def _on_kubernetes(document, answer, secret, cluster, limits, usage):
 
 def held(answer, blueprint_type, namespace, allow_kinds, limits, ingress=()):
     """The stream of an instance's `answer` (a render of its blueprint, converted for a cluster
-    where it is a Compose one) in the namespace it holds: a Kubernetes blueprint's objects moved
+    where it is a Compose one) in the namespace it holds (`namespace`: its name, and the team that
+    owns the instance or None, which labels it): a Kubernetes blueprint's objects moved
     into it (`tenancy.hold`: what an instance may hold there, `allow_kinds` beyond those
     measured) and admitting only its own namespace's pods and the `ingress` controller's (a
     Compose one's policies are its conversion's), after the Namespace, quota and LimitRange that
     hold it to what it was admitted with under its profile's `limits`."""
     objects = answer.get("objects")
-    held = tenancy.namespace_objects(namespace, answer["requirements"], limits)
+    namespace, team = namespace
+    held = tenancy.namespace_objects(namespace, answer["requirements"], limits, team)
     if definitions.format_of(blueprint_type) is kubernetes:
         documents = templates.load(answer["yml"], kubernetes.DIALECT)
         objects = tenancy.hold(documents, namespace, allow_kinds, Notes())

@@ -10,7 +10,7 @@ from flask import current_app, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
 
 from app.http.openapi import LIST, headers, problems
-from app.model.accounts import Username
+from app.model.accounts import OWNER
 from app.model.fields import Text, Trimmed
 from app.model.schemas import Schema
 from app.storage.list_keys import MAX_Q_WORDS, words
@@ -81,7 +81,9 @@ class ListArgs(PageArgs):
             "name, description or tags, compared case-insensitively (Unicode case folding)."
         },
     )
-    owner = Username(metadata={"description": "Only resources of this owner."})
+    owner = ma.fields.String(
+        validate=OWNER, metadata={"description": "Only resources of this owner (exact: a username or team:NAME)."}
+    )
 
 
 @cache  # one class per item schema: the document names each once

@@ -3,13 +3,10 @@
 import marshmallow as ma
 
 from app.http.paging import ListArgs
-from app.model.fields import Id, Pattern, QueryBoolean, Timestamp
-from app.model.schemas import RequirementsSchema, Schema, TargetSchema
+from app.model.accounts import Owner
+from app.model.fields import DNS_LABEL, Id, QueryBoolean, Timestamp
+from app.model.schemas import CostSchema, RequirementsSchema, Schema, TargetSchema
 
-NAME = Pattern(
-    r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?",
-    error="1-63 lowercase letters, digits and -, starting and ending with a letter or digit.",
-)
 VALUES = {"keys": ma.fields.String(), "values": ma.fields.Raw(allow_none=True)}
 
 
@@ -17,11 +14,11 @@ class InstanceSchema(TargetSchema):
     id = Id()
     name = ma.fields.String(
         required=True,
-        validate=NAME,
+        validate=DNS_LABEL,
         metadata={"description": "A Compose project name and a Kubernetes namespace alike; unique per owner."},
     )
     namespace = ma.fields.String(
-        validate=NAME,
+        validate=DNS_LABEL,
         allow_none=True,
         metadata={
             "description": "With `target: kubernetes`: the namespace it lives in (default: its name), unique across "
@@ -45,7 +42,13 @@ class InstanceSchema(TargetSchema):
         },
     )
     requirements = ma.fields.Nested(RequirementsSchema, dump_only=True)
-    owner = ma.fields.String(dump_only=True)
+    cost = ma.fields.Nested(
+        CostSchema,
+        dump_only=True,
+        allow_none=True,
+        metadata={"description": "What its requirements cost a month at its profile's prices now (null: none)."},
+    )
+    owner = Owner()
     createdAt = Timestamp()
     updatedAt = Timestamp()
     updatedBy = ma.fields.String(dump_only=True)
@@ -69,7 +72,7 @@ class UpgradeArgs(Schema):
         load_default=dict, **VALUES, metadata={"description": "Values replacing the kept ones of the same names."}
     )
     namespace = ma.fields.String(
-        validate=NAME,
+        validate=DNS_LABEL,
         metadata={
             "description": "For an instance of a Kubernetes blueprint admitted before instances held namespaces: "
             "the namespace it moves into (refused once it has one)."

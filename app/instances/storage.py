@@ -1,7 +1,8 @@
-"""Instances in MongoDB. An instance is read by its owner, admins and its profile's owner (who may
-change the profile); its rendered definition, which holds its secrets, only by its owner and
-admins. It keeps every value its render used (`kept`, generated ones included), so that it renders
-the same bytes again and an upgrade renders with them.
+"""Instances in MongoDB. An instance is read by its owner (a user, or a team's every member), admins
+and its profile's owner (who may change the profile); its rendered definition, which holds its
+secrets, only by those who act as its owner (app/model/accounts.py) and admins. It keeps every
+value its render used (`kept`, generated ones included), so that it renders the same bytes again
+and an upgrade renders with them.
 
 It has no create, change or delete of its own: what an instance spends from its profile is decided
 and counted around each of its writes by app/budgets/admission.py, the only caller of `insert`,
@@ -10,7 +11,7 @@ and counted around each of its writes by app/budgets/admission.py, the only call
 from pymongo import ASCENDING
 
 from app.definitions import parameters
-from app.model.accounts import is_admin
+from app.model.accounts import acts_as_owner
 from app.storage import list_keys
 from app.storage.resource_store import Documents
 
@@ -31,7 +32,8 @@ class Instances(Documents):
         return [list_keys.ADMINS, doc["owner"]], [doc["profileOwner"]] if doc["profileOwner"] != doc["owner"] else []
 
     def can_read_definition(self, doc, user):
-        return is_admin(user) or doc["owner"] == user["username"]
+        """Its owner's alone: admins, the user, a team's members and maintainers (never its viewers)."""
+        return acts_as_owner(user, doc["owner"])
 
     def named(self, owner, name):
         """Whether `owner` has an instance named `name`."""

@@ -1,21 +1,44 @@
-"""Accounts: the rules of usernames, passwords and roles, and what each role implies (the
-user and token bodies are app/access/schemas.py)."""
+"""Accounts: the rules of usernames, passwords and roles, what each role implies, and who acts as
+a resource's owner (the user and token bodies are app/access/schemas.py).
+
+A resource is owned by a user (`owner`: the username) or by a team (`owner`: `team:NAME`). A
+caller carries the roles of the teams they are in (`teams`: {team: role}, read once a request by
+app/access/auth.py), so every rule here is a function of the caller and the resource alone."""
 
 import marshmallow as ma
 
-from app.model.fields import Pattern
+from app.errors import Forbidden
+from app.model.fields import DNS_LABEL, Pattern
 
 ROLES = ("viewer", "member", "admin")
 IMPLIED_ROLES = {"viewer": ["viewer"], "member": ["viewer", "member"], "admin": ["viewer", "member", "admin"]}
 USERNAME = Pattern(r"[A-Za-z0-9_.@-]{3,64}", error="3-64 characters of letters, digits, _ . @ -")
 PASSWORD = ma.validate.Length(8, 1024)
 
+TEAM_ROLES = ("viewer", "member", "maintainer")
+ACTING_ROLES = ("member", "maintainer")  # a team's roles that act as the owner of what it owns
+TEAM = "team:"  # an owner (and a reader's scope) that is a team; no username holds a colon
+OWNER = Pattern(
+    rf"{USERNAME.regex.pattern[1:-1]}|{TEAM}{DNS_LABEL.regex.pattern[1:-1]}",
+    error="A username, or team:NAME for a team you are a member of.",
+)
 
 MAX_ENTITLED_USERS = 100
+MAX_ENTITLED_TEAMS = 100
 
 
 def Username(**kwargs):
     return ma.fields.String(validate=USERNAME, **kwargs)
+
+
+def TeamName(**kwargs):
+    return ma.fields.String(validate=DNS_LABEL, **kwargs)
+
+
+def Owner(**kwargs):
+    """Who owns a resource: given on create (default: the caller), the same value or none after."""
+    description = "The owner: a username, or team:NAME. Given on create only (default: you); ?owner= is exact."
+    return ma.fields.String(validate=OWNER, metadata={"description": description}, **kwargs)
 
 
 def EntitledUsers(**kwargs):
@@ -24,5 +47,52 @@ def EntitledUsers(**kwargs):
     return ma.fields.List(Username(), validate=ma.validate.Length(max=MAX_ENTITLED_USERS), **kwargs)
 
 
+def EntitledTeams(**kwargs):
+    """The teams a resource is shared with: their members and maintainers use it, their viewers read
+    it (they must exist: access/teams.py)."""
+    kwargs.setdefault("allow_none", True)
+    return ma.fields.List(TeamName(), validate=ma.validate.Length(max=MAX_ENTITLED_TEAMS), **kwargs)
+
+
 def is_admin(user):
     return user["role"] == "admin"
+
+
+def team_scope(name):
+    """The owner, and the readers' scope, that is the team `name`."""
+    return f"{TEAM}{name}"
+
+
+def team_of(owner):
+    """The team an owner names, or None for a user."""
+    return owner[len(TEAM) :] if owner.startswith(TEAM) else None
+
+
+def team_roles(user):
+    """{team: role} of the teams `user` is in (none for a record read outside a request)."""
+    return user.get("teams") or {}
+
+
+def scopes_of(user):
+    """What `user` reads with besides the admins' and everyone's: their name and their teams'."""
+    return [user["username"], *(team_scope(team) for team in team_roles(user))]
+
+
+def acts_as_owner(user, owner):
+    """Whether `user` changes, deletes and deploys what `owner` owns: admins, the owner, and a
+    team's members and maintainers (never its viewers)."""
+    if is_admin(user) or owner == user["username"]:
+        return True
+    team = team_of(owner)
+    return team is not None and team_roles(user).get(team) in ACTING_ROLES
+
+
+def owner_given(user, owner):
+    """The owner a create by `user` gives its resource: themselves unless `owner` names a team
+    they act for (a 403 for any other)."""
+    if owner is None or owner == user["username"]:
+        return user["username"]
+    team = team_of(owner)
+    if team is None or team_roles(user).get(team) not in ACTING_ROLES:
+        raise Forbidden("You create as yourself, or as team:NAME for a team you are a member or maintainer of.")
+    return owner

@@ -31,6 +31,12 @@ _NOT_ONE_LINE = "\\x00-\\x1f\\x7f-\\x9f\\u202a-\\u202e\\u2066-\\u2069"
 NOT_ONE_LINE = re.compile(f"[{_NOT_ONE_LINE}]")
 
 
+DNS_LABEL = Pattern(
+    r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?",
+    error="1-63 lowercase letters, digits and -, starting and ending with a letter or digit.",
+)  # an instance's and a team's name: a Compose project, a Kubernetes namespace and a label value alike
+
+
 def one_line(text):
     """`text` as one line that reads as it is stored: each control character or bidirectional
     override written as its escape (`\\u202e`), for an answer that echoes what was refused."""

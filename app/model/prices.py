@@ -50,9 +50,20 @@ def merged(own, operators):
     return operators | {name: price(value, name) for name, value in (own or {}).items() if value is not None}
 
 
+def of_profile(profile, setting):
+    """The sheet `profile` pays by, under the operator's `setting` (PRICES); None without one."""
+    return merged(profile.get("prices"), sheet(setting))
+
+
 def cost(amounts, prices):
     """`{"monthly", "currency"}` of `amounts` ({requirement: amount, None where unknown}) at
     `prices`; None without prices, or where an amount that has a price is unknown."""
+    total = exact(amounts, prices)
+    return None if total is None else {"monthly": rounded(total), "currency": prices["currency"]}
+
+
+def exact(amounts, prices):
+    """What `amounts` cost a month at `prices`, unrounded (sums are rounded once); None as `cost`."""
     if prices is None:
         return None
     total = Decimal(0)
@@ -61,4 +72,9 @@ def cost(amounts, prices):
             if amounts.get(key) is None:
                 return None
             total += Decimal(amounts[key]) / unit * prices[name]
-    return {"monthly": float(total.quantize(CENT, rounding=ROUND_HALF_UP)), "currency": prices["currency"]}
+    return total
+
+
+def rounded(total):
+    """An amount as answered: rounded half up to cents."""
+    return float(total.quantize(CENT, rounding=ROUND_HALF_UP))

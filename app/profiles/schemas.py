@@ -7,7 +7,7 @@ from app.definitions import pod_security
 from app.http.crud import EchoedId
 from app.http.paging import ListArgs
 from app.model import prices, quantities
-from app.model.accounts import EntitledUsers
+from app.model.accounts import EntitledTeams, EntitledUsers, Owner
 from app.model.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
 from app.model.schemas import Schema, Source
 
@@ -92,6 +92,11 @@ class UsageSchema(Schema):
     containers = ma.fields.Integer()
     storageBytes = ma.fields.Integer()
     instances = ma.fields.Integer()
+    monthly = ma.fields.Float(
+        allow_none=True,
+        metadata={"description": "What the usage costs a month at the profile's prices (null without PRICES)."},
+    )
+    currency = ma.fields.String(allow_none=True, metadata={"description": "PRICES' currency (null without it)."})
 
 
 class ProfileSchema(EchoedId):
@@ -120,6 +125,11 @@ class ProfileSchema(EchoedId):
     entitledUsers = EntitledUsers(
         load_default=list,
         metadata={"description": "Users who may read the profile and deploy against it, beside its owner."},
+    )
+    entitledTeams = EntitledTeams(
+        load_default=list,
+        dump_default=list,
+        metadata={"description": "Teams whose members and maintainers deploy against the profile, viewers read it."},
     )
     podSecurity = ma.fields.String(
         load_default=pod_security.BASELINE,
@@ -157,14 +167,22 @@ class ProfileSchema(EchoedId):
         UsageSchema, dump_only=True, metadata={"description": "What its instances use: their requirements, summed."}
     )
     source = Source()
-    owner = ma.fields.String(dump_only=True)
+    owner = Owner()
     createdAt = Timestamp()
     updatedAt = Timestamp()
 
     @ma.pre_dump
     def _add_limits(self, doc, **kwargs):
-        """`limits`: the caps as numbers."""
-        return {**doc, "limits": quantities.limits(doc)}
+        """`limits`: the caps as numbers; what the usage costs."""
+        found = {**doc, "limits": quantities.limits(doc)}
+        if "usage" in doc:
+            spent = prices.cost(doc["usage"], prices.of_profile(doc, current_app.config["PRICES"]))
+            found["usage"] = {
+                **doc["usage"],
+                "monthly": spent and spent["monthly"],
+                "currency": spent and spent["currency"],
+            }
+        return found
 
     @ma.validates("prices")
     def _a_sheet_to_differ_from(self, value, **kwargs):

@@ -1,5 +1,5 @@
-"""Profiles in MongoDB: read by their owner, admins and the users they are shared with
-(`entitledUsers`); a container default never above the container maximum. The single
+"""Profiles in MongoDB: read by their owner, admins and the users and teams they are shared with
+(`entitledUsers`, `entitledTeams`); a container default never above the container maximum. The single
 default per owner is held by the database itself: a partial
 unique index on owner among defaults, and an atomic demotion of the old default before the new
 one is written. A write that loses that race to another default demotes again and retries, so
@@ -18,12 +18,13 @@ from bson import ObjectId
 from flask import current_app
 from pymongo import ASCENDING
 
+from app.access.teams import store as teams
 from app.access.users import store as users
 from app.definitions import fit
 from app.errors import Conflict, Forbidden, Invalid, Problem
 from app.instances.storage import store as instances
 from app.model import quantities
-from app.model.accounts import is_admin
+from app.model.accounts import is_admin, team_scope
 from app.profiles import usage
 from app.profiles.ledgers import Finished
 from app.profiles.ledgers import store as ledgers
@@ -52,9 +53,9 @@ class Profiles(ResourceStore):
         super().create_indexes()
 
     def scopes(self, doc):
-        """Its owner and admins, and the users it is shared with."""
-        named = doc.get("entitledUsers") or ()
-        return [list_keys.ADMINS, doc["owner"]], [user for user in named if user != doc["owner"]]
+        """Its owner and admins, and the users and teams it is shared with."""
+        named = [*(doc.get("entitledUsers") or ()), *map(team_scope, doc.get("entitledTeams") or ())]
+        return [list_keys.ADMINS, doc["owner"]], [reader for reader in named if reader != doc["owner"]]
 
     def readable(self, id_text, user):
         """A profile the user may read, its usage settled where a crashed request left it unsettled."""
@@ -69,6 +70,17 @@ class Profiles(ResourceStore):
         """Whether a profile's Gateway (`namespace/name`) is in `namespace`; an index serves the range."""
         where = {"cluster.gateway": {"$gte": f"{namespace}/", "$lt": f"{namespace}0"}}  # "0" follows "/"
         return self.coll().find_one(where, {"_id": 1}) is not None
+
+    def owned_by(self, owner):
+        """Every profile of `owner` with its usage (its keys' index serves the owner: every profile
+        is the admins' to read)."""
+        found = self.coll().find({list_keys.FIELD: list_keys.key(list_keys.ADMINS, f"o:{owner}")})
+        return self.with_parts(list(found))
+
+    def prices_of(self, ids):
+        """{id: the profile's own prices or None} of the profiles whose ids (as text) are `ids`."""
+        found = self.coll().find({"_id": {"$in": [ObjectId(one) for one in ids]}}, {"prices": 1})
+        return {str(doc["_id"]): doc.get("prices") for doc in found}
 
     def with_usage(self, _id):
         """The profile whose id is `_id` with its usage, settled, or None, whoever asks: the one an
@@ -125,7 +137,7 @@ class Profiles(ResourceStore):
         return {"usage": REMOVED, "ledger": REMOVED}
 
     def apply_rules(self, changes, stored, user):
-        """`entitledUsers` kept once each, in order, and existing; no default over the maximum (a
+        """`entitledUsers` and `entitledTeams` kept once each, in order, and existing; no default over the maximum (a
         LimitRange with one is refused too); only admins loosen what a cluster holds its
         instances to (`podSecurity: privileged`, `allowKinds` more than it has)."""
         if not is_admin(user):
@@ -138,6 +150,9 @@ class Profiles(ResourceStore):
         if "entitledUsers" in changes:
             changes["entitledUsers"] = list(dict.fromkeys(changes["entitledUsers"] or []))
             users.check_entitled(changes["entitledUsers"], user)
+        if "entitledTeams" in changes:
+            changes["entitledTeams"] = list(dict.fromkeys(changes["entitledTeams"] or []))
+            teams.check_entitled(changes["entitledTeams"])
         if {"containerDefaults", "containerMax"} & set(changes):
             merged = quantities.limits({**(stored or {}), **changes})
             over = [

@@ -6,7 +6,7 @@ from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
 from app.blueprints.storage import store as blueprints
-from app.budgets import admission
+from app.budgets import admission, fitting
 from app.errors import NotFound
 from app.http import crud, paging, preconditions
 from app.http.openapi import Blueprint, headers, problems
@@ -53,13 +53,15 @@ class InstanceCollection(MethodView):
     @paging.paginated(blp, InstanceQuery(), InstanceSchema, "A page of instances, newest first.")
     def get(self, args):
         """List the instances the caller may read"""
-        return store.list(current_user(), args, behind(args))
+        items, position = store.list(current_user(), args, behind(args))
+        return fitting.priced(items), position
 
     @login_required(role="member")
     @crud.creates(blp, InstanceSchema, InstanceDraftSchema, "instance", example=EXAMPLE)
     def post(self, fields, dryRun):
         """Admit an instance of a blueprint against a profile's room"""
-        return crud.answer_create(store, fields, dryRun, "instances.InstanceItem", admission.admit)
+        doc, more = crud.answer_create(store, fields, dryRun, "instances.InstanceItem", admission.admit)
+        return fitting.priced([doc])[0], more
 
 
 @blp.route("/<id>")
@@ -68,7 +70,8 @@ class InstanceItem(MethodView):
     @crud.reads(blp, InstanceSchema, "instance")
     def get(self, id):
         """Read one instance"""
-        return crud.answer_read(store.readable(id, current_user()))
+        doc = store.readable(id, current_user())
+        return crud.answer_read(doc, fitting.priced([doc])[0])
 
     @login_required(role="member")
     @crud.deletes(blp, "The instance is gone; its profile's usage is freed.")
@@ -114,4 +117,4 @@ class InstanceUpgrade(MethodView):
             dry_run=dryRun,
             namespace=args.get("namespace"),
         )
-        return {**doc, "diff": diff}, NO_STORE if dryRun else {**NO_STORE, "ETag": etag(doc)}
+        return {**fitting.priced([doc])[0], "diff": diff}, NO_STORE if dryRun else {**NO_STORE, "ETag": etag(doc)}

@@ -134,8 +134,8 @@ def list_query(filters, scopes, username, args, readable, also=None, with_parts=
         keys = [key(STARS, username)]
     else:
         keys = [key(scope, rarest) for scope in scopes]
-        if rarest and scopes[0] == username:  # what a CUSTOM blueprint with too many keys shares with them
-            keys.append(key(username, INCOMPLETE))
+        if rarest:  # what a resource with too many keys shares with them or their teams
+            keys += [key(scope, INCOMPLETE) for scope in scopes if scope not in (ADMINS, EVERYONE)]
 
     def accepts(doc):
         if not readable(doc) or not all(_holds(doc, field, value) for field, value in conditions):

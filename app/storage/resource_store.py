@@ -14,8 +14,8 @@ from flask import current_app
 from pymongo import ASCENDING
 from pymongo.errors import DuplicateKeyError
 
-from app.errors import Conflict, Forbidden, NotFound, PreconditionFailed
-from app.model.accounts import is_admin
+from app.errors import Conflict, Forbidden, Invalid, NotFound, PreconditionFailed
+from app.model.accounts import acts_as_owner, is_admin, owner_given, scopes_of
 from app.storage import ids, list_keys, pages
 from app.storage.database import collection, now
 
@@ -99,9 +99,9 @@ class Documents:
         return self.coll().find_one({"_id": _id}, projection)
 
     def caller_scopes(self, user):
-        """The scopes `user` reads with: their own (admins': ADMINS), then everyone's."""
-        own = list_keys.ADMINS if is_admin(user) else user["username"]
-        return [own, list_keys.EVERYONE] if self.public else [own]
+        """The scopes `user` reads with: their own and their teams' (admins': ADMINS), then everyone's."""
+        own = [list_keys.ADMINS] if is_admin(user) else scopes_of(user)
+        return [*own, list_keys.EVERYONE] if self.public else own
 
     def with_parts(self, docs):
         """The documents as answered, with what is kept of them elsewhere (a profile's usage): every
@@ -115,7 +115,23 @@ class Documents:
 
     def can_read(self, doc, user):
         scopes, named = self.scopes(doc)
-        return not {*scopes, *named}.isdisjoint(self.caller_scopes(user))
+        readers = {*scopes, *named}
+        if user["username"] in readers or list_keys.EVERYONE in readers:  # without reading their teams
+            return True
+        return not readers.isdisjoint(self.caller_scopes(user))
+
+    def usable(self, doc, user):
+        """Whether `user`, who reads `doc`, may also spend from it or deploy it: what is public,
+        what they act as the owner of, what names them, and what names a team of which they are
+        a member or maintainer (its viewers only read it)."""
+        scopes, named = self.scopes(doc)
+        if list_keys.EVERYONE in scopes or user["username"] in named:
+            return True
+        return any(acts_as_owner(user, owner) for owner in (doc["owner"], *named))
+
+    def mentions(self, scope):
+        """Whether a document is owned by `scope` or names it among its readers (its plain key)."""
+        return self.coll().find_one({list_keys.FIELD: scope}, {"_id": 1}) is not None
 
     def keys(self, doc):
         """What `doc` is found by in lists (list_keys): the one place keys are derived."""
@@ -147,11 +163,12 @@ class Documents:
 
     def drafted(self, fields, user, id=None, dry_run=False):
         """The document a create of `fields` by `user` inserts (a dry run's: without an id)."""
-        moment = now()
+        moment, fields = now(), dict(fields)
+        owner = owner_given(user, fields.pop("owner", None))
         doc = {
             **self.apply_rules(fields, None, user),
             "_id": None if dry_run else id or ids.new_id(moment),
-            "owner": user["username"],
+            "owner": owner,
             "createdAt": moment,
             "updatedAt": moment,
             "updatedBy": user["username"],
@@ -179,11 +196,21 @@ class Documents:
     def checked(self, id_text, user, if_match):
         """The current version, if `user` may change it and the precondition holds."""
         doc = self.readable(id_text, user)
-        if not (is_admin(user) or doc["owner"] == user["username"]):
-            raise Forbidden("Only the owner or an admin may change or delete this resource.")
+        if not acts_as_owner(user, doc["owner"]):
+            raise Forbidden(
+                "Only the owner (a team's members and maintainers) or an admin may change or delete this resource."
+            )
         if if_match is not None and not if_match(doc):
             raise PreconditionFailed(doc)
         return doc
+
+
+def _same_owner(changes, doc):
+    """`changes` without `owner`, which a change may send only as it is (a 422 for another)."""
+    changes = dict(changes)
+    if changes.pop("owner", doc["owner"]) != doc["owner"]:
+        raise Invalid({"owner": ["The owner is given on create only: send the same one, or none."]})
+    return changes
 
 
 class ResourceStore(Documents):
@@ -258,7 +285,7 @@ class ResourceStore(Documents):
         """
         for _ in range(MAX_ATTEMPTS):
             doc = self.checked(id_text, user, if_match)
-            todo = self.apply_rules(dict(changes), doc, user)
+            todo = self.apply_rules(_same_owner(changes, doc), doc, user)
             if not todo:
                 return doc
             todo = self.rekeyed(doc, {**todo, "updatedBy": user["username"]})

@@ -55,7 +55,12 @@ def test_entitled_users_only_with_custom():
     assert entitlement_changes({"entitlementType": "CUSTOM", "entitledUsers": ["a1c", "bob", "a1c"]}) == {
         "entitlementType": "CUSTOM",
         "entitledUsers": ["a1c", "bob"],
+        "entitledTeams": [],
     }
+    with pytest.raises(Invalid) as info:
+        entitlement_changes({"entitlementType": "PUBLIC", "entitledTeams": ["pay"]})
+    assert "entitledTeams" in info.value.errors
+    assert entitlement_changes({"entitlementType": "TEAM", "entitledTeams": ["pay", "pay"]})["entitledTeams"] == ["pay"]
 
 
 def test_leaving_custom_clears_entitled_users():

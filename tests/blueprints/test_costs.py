@@ -90,3 +90,73 @@ def test_a_cost_is_rounded_to_cents_half_up_once_from_the_sum():
     assert prices.cost({"cpuMillis": 99}, sheet) == {"monthly": 0.0, "currency": "EUR"}  # 0.00495
     assert prices.cost({"cpuMillis": None, "memoryBytes": None}, sheet) is None  # a priced amount unknown
     assert prices.cost({"cpuMillis": 1}, None) is None
+
+
+def admit(api, blueprint, profile, name, user="alice", **body):
+    sent = {"name": name, "blueprint": blueprint["id"], "profile": profile["id"], **body}
+    answer = api.post("/instances", json=sent, user=user)
+    assert answer.status == 201, answer.json
+    return answer.json
+
+
+def test_an_instance_and_its_profile_cost_what_they_use_at_the_prices_now(api, app, priced):
+    web = create(api, "blueprints", name="web", blueprintType="compose", yml=WEB).json
+    team = create(api, "profiles", name="team").json
+    assert team["usage"]["monthly"] == 0
+    shop = admit(api, web, team, "shop")
+    assert shop["cost"] == {"monthly": 23.5, "currency": "EUR"}
+    admit(api, web, team, "shop2")
+    assert api.get(f"/profiles/{team['id']}", user="alice").json["usage"]["monthly"] == 47.0
+    api.patch(f"/profiles/{team['id']}", json={"prices": {"cpu": 10}}, user="alice")
+    assert api.get(f"/instances/{shop['id']}", user="alice").json["cost"]["monthly"] == 13.5  # priced when read
+    listed = api.get(f"/instances?profile={team['id']}", user="alice").json["items"]
+    assert [item["cost"]["monthly"] for item in listed] == [13.5, 13.5]
+    assert api.get(f"/profiles/{team['id']}", user="alice").json["usage"]["monthly"] == 27.0
+    app.config.update(PRICES="")
+    assert api.get(f"/instances/{shop['id']}", user="alice").json["cost"] is None
+    assert api.get(f"/profiles/{team['id']}", user="alice").json["usage"]["monthly"] is None
+
+
+def test_a_teams_spend_sums_the_profiles_it_owns_and_pages_them(api, priced):
+    assert api.post("/teams", json={"name": "pay"}, user="admin").status == 201
+    assert api.put("/teams/pay/members/alice", json={"role": "member"}, user="admin").status == 200
+    assert api.put("/teams/pay/members/carol", json={"role": "viewer"}, user="admin").status == 200
+    web = create(api, "blueprints", name="web", blueprintType="compose", yml=WEB).json
+    capped = create(api, "profiles", name="capped", owner="team:pay", memoryCap="4Gi", cpuCap="4", storageCap="100Gi")
+    loose = create(api, "profiles", name="loose", owner="team:pay", memoryCap="4Gi", prices={"cpu": 10}).json
+    create(api, "profiles", name="alices", memoryCap="1Gi")  # hers, not the team's
+    admit(api, web, capped.json, "one")
+    admit(api, web, loose, "two")
+    admit(api, web, loose, "three")
+    first = api.get("/teams/pay/spend?limit=1", user="carol")
+    assert first.status == 200, first.json
+    assert first.json["monthly"] == 23.5 + 2 * 13.5 and first.json["currency"] == "EUR"
+    assert first.json["profiles"] == [{"id": loose["id"], "name": "loose", "monthly": 27.0, "capMonthly": None}]
+    second = api.get(f"/teams/pay/spend?limit=1&cursor={first.json['next']}", user="carol").json
+    # 4 GiB x 5 + 4 CPU x 20 + 100 GiB x 0.1
+    assert second["profiles"] == [{"id": capped.json["id"], "name": "capped", "monthly": 23.5, "capMonthly": 110.0}]
+    assert second["next"] is None
+    assert_problem(api.get("/teams/pay/spend", user="bob"), 404)  # not in it
+    assert api.get("/teams/pay/spend", user="admin").json["monthly"] == 50.5
+
+
+def test_a_profiles_monthly_is_exact_under_concurrent_admissions(api, priced):
+    from concurrent.futures import ThreadPoolExecutor
+
+    web = create(api, "blueprints", name="web", blueprintType="compose", yml=WEB).json
+    team = create(api, "profiles", name="team", memoryCap="3Gi").json  # room for 6 of 12 (512 MiB each)
+    with ThreadPoolExecutor(6) as pool:
+        statuses = list(
+            pool.map(
+                lambda n: (
+                    api.post(
+                        "/instances",
+                        json={"name": f"i{n}", "blueprint": web["id"], "profile": team["id"]},
+                        user="alice",
+                    ).status
+                ),
+                range(12),
+            )
+        )
+    assert sorted(statuses) == [201] * 6 + [409] * 6
+    assert api.get(f"/profiles/{team['id']}", user="alice").json["usage"]["monthly"] == 6 * 23.5

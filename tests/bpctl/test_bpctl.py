@@ -694,6 +694,14 @@ def test_deploy_pipes_into_docker_compose_and_an_instance_is_upgraded_and_undepl
     assert json.loads(bpctl("usage", "team", "-o", "json", **ALICE).out)["instances"] == 0
 
 
+def test_usage_says_what_the_profile_costs_a_month_where_the_operator_prices(bpctl, web, socket_app):
+    assert bpctl("usage", **ALICE).out.splitlines()[-1] == "0 instances"  # no PRICES: no cost
+    socket_app.config.update(PRICES="cpu=20,memoryGiB=5,currency=EUR")
+    assert bpctl("deploy", "web", "shop", "--profile", "team", **ALICE).code == 0
+    # at its defaults: 512 MiB x 5 + 0.5 CPU x 20 a month
+    assert bpctl("usage", **ALICE).out.splitlines()[-1] == "1 instance, 12.50 EUR a month"
+
+
 # profiles and completion
 
 

@@ -24,6 +24,7 @@ def test_empty_profile_gets_defaults():
         "containerDefaults": None,
         "containerMax": None,
         "entitledUsers": [],
+        "entitledTeams": [],
         "podSecurity": "baseline",
         "allowKinds": [],
         "cluster": None,
@@ -57,7 +58,7 @@ def test_read_only_and_unknown_fields_are_named():
     messages = errors_of(ProfileSchema, {"id": "x", "owner": "y", "createdAt": "z", "limits": {}, "colour": 1})
     assert messages == {
         "id": ["Read-only field."],
-        "owner": ["Read-only field."],
+        "owner": ["A username, or team:NAME for a team you are a member of."],  # given on create only
         "createdAt": ["Read-only field."],
         "limits": ["Read-only field."],
         "colour": ["Unknown field."],

@@ -230,7 +230,8 @@ return stops.length;
 
 def seed(app):
     """What alice and bob have made: more than a page of stacks, a template, a blueprint whose
-    name and definition try to inject markup, and three profiles of alice's."""
+    name and definition try to inject markup, and three profiles of alice's; the operator prices."""
+    app.config.update(PRICES="cpu=20,memoryGiB=5,storageGiB=0.1,currency=EUR")
     client = FlaskClient(app)
     for i in range(STACKS):
         tags = ["web", "db"] if i % 2 else ["web"]
@@ -379,6 +380,10 @@ def walk(w, client, template, profiles):
     asked = w.browser.execute_script("return performance.getEntriesByType('resource').map((e) => e.name)")
     assert any(url.endswith(f"/blueprints/{template['id']}/fit") for url in asked)
     assert "exceeds" in fits.text and "unbounded" in fits.text
+    priced = client.get(f"/blueprints/{template['id']}/fit?profile={profiles['roomy']['id']}", user="alice").json
+    assert [p.text for p in fits.find_elements(By.CSS_SELECTOR, "p.cost")] == [
+        f"would cost {priced['cost']['monthly']:.2f} EUR a month"  # roomy's defaults price what declares none
+    ]
     assert not w.browser.execute_script(WIDER), "a fit table scrolls sideways"
     w.check_page("blueprint")
 
@@ -589,6 +594,8 @@ def walk(w, client, template, profiles):
     bars = roomy.find_elements(By.CSS_SELECTOR, "ul.usage li")
     assert [b.text for b in bars][2] == "containers: 6 containers of 10 containers"
     assert "1 instance" in roomy.text
+    spent = client.get(f"/profiles/{profiles['roomy']['id']}", user="alice").json["usage"]["monthly"]
+    assert spent > 0 and f"costs {spent:.2f} EUR a month" in roomy.text
     w.fill("Name", "browser-profile")
     w.fill("Memory cap", "lots")
     w.button("Create").click()

@@ -103,5 +103,5 @@ def _terminated(line):
 
 def writable(version):
     """What restoring `version` writes: every writable field, as that version had it."""
-    defaults = {"entitlementType": "OWNER", "entitledUsers": [], "inactive": False, "tags": []}
+    defaults = {"entitlementType": "OWNER", "entitledUsers": [], "entitledTeams": [], "inactive": False, "tags": []}
     return {name: version.get(name, defaults.get(name)) for name in WRITABLE}

@@ -14,6 +14,7 @@ from app.errors import Invalid
 
 RESERVED = ("default", "kube-*", "openshift-*")
 INSTANCE = "app.kubernetes.io/instance"
+PART_OF = "app.kubernetes.io/part-of"  # the team that owns the instance, on its Namespace
 RBAC = "rbac.authorization.k8s.io"
 # (API group, kind) an instance may hold beside the workloads the budget measures
 ALWAYS_ALLOWED = frozenset(
@@ -204,14 +205,15 @@ def _limits_from_requests(manifest, label, notes):
                 )
 
 
-def namespace_objects(namespace, requirements, limits):
+def namespace_objects(namespace, requirements, limits, team=None):
     """The objects that put an instance in a namespace of its own, held to what it was admitted
-    with: the Namespace (its pod security level enforced there too), a ResourceQuota of its
-    requirements and its profile's LimitRange."""
+    with: the Namespace (its pod security level enforced there too; labelled with the `team` that
+    owns it, where one does), a ResourceQuota of its requirements and its profile's LimitRange."""
     labels = {INSTANCE: namespace}
     level = limits.get("podSecurity", "privileged")
     namespace_labels = {
         **labels,
+        **({PART_OF: team} if team else {}),
         "pod-security.kubernetes.io/enforce": level,
         "pod-security.kubernetes.io/enforce-version": pod_security.VERSION,
     }

@@ -1,5 +1,5 @@
 /* Profiles (`#/profiles`) and, for admins, users (`#/users`). */
-import { AMOUNT, api, canChange, caps, checkbox, el, everything, field, problemList, refresh, RESOURCE_KEYS, RESOURCES, say, select, session, when } from './core.js';
+import { AMOUNT, api, canChange, caps, checkbox, el, everything, field, monthly, problemList, refresh, RESOURCE_KEYS, RESOURCES, say, select, session, when } from './core.js';
 import { instanceTable } from './blueprint.js';
 
 const CAPS = [['memoryCap', 'Memory cap', '2Gi, 512M'], ['cpuCap', 'CPU cap', '2, 0.5, 500m'], ['containerCap', 'Container cap', '10'], ['storageCap', 'Storage cap', '20Gi']];
@@ -84,6 +84,7 @@ export async function profilesPage() {
     el('div', { class: 'top' }, el('h3', {}, p.name || '(unnamed)', ' ', p.defaultProfile ? el('span', { class: 'badge fits' }, 'default') : null)),
     el('p', { class: 'needs' }, caps(p.limits)),
     usageBars(p),
+    monthly(p.usage) ? el('p', { class: 'meta cost' }, `costs ${monthly(p.usage)}`) : null,
     instances.some((i) => i.profile === p.id)
       ? el('details', {}, el('summary', {}, `${p.usage.instances} ${p.usage.instances === 1 ? 'instance' : 'instances'}`),
         instanceTable(instances.filter((i) => i.profile === p.id))) : null,

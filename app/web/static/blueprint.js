@@ -1,6 +1,6 @@
 /* A blueprint's page (`#/blueprints/ID`): what it needs, its fit to each of the caller's profiles,
    its definition, its history with the changes between any two versions, and restore. */
-import { AMOUNT, api, canChange, caps, codeView, diffView, el, everything, field, myProfiles, needs, refresh, RESOURCES, say, select, served, session, when } from './core.js';
+import { AMOUNT, api, canChange, caps, codeView, diffView, el, everything, field, monthly, myProfiles, needs, refresh, RESOURCES, say, select, served, session, when } from './core.js';
 import { fitBadge, starButton } from './catalog.js';
 
 const EXPLAIN = {
@@ -58,6 +58,7 @@ async function fitsView(bp) {
     const fits = await Promise.all(profiles.map(fitOf));
     return profiles.map((p, i) => el('div', {},
       el('h3', {}, `${p.name || '(unnamed)'}${p.defaultProfile ? ' (your default)' : ''} `, fitBadge(fits[i], p.limits)),
+      monthly(fits[i].cost) ? el('p', { class: 'meta cost' }, `would cost ${monthly(fits[i].cost)}`) : null,
       fitTable(fits[i], `Against ${p.name || 'the profile'}: ${caps(p.limits)}`)));
   };
   if (!/^(docker[-_])?compose$/i.test(bp.blueprintType || '')) return el('div', {}, await fitsOn(''));

@@ -140,6 +140,11 @@ export function caps(limits) {
   return parts.length ? parts.join(', ') : 'No caps';
 }
 
+/** What something costs a month (`{monthly, currency}`), or null where nothing is priced. */
+export function monthly(cost) {
+  return cost && cost.monthly !== null && cost.monthly !== undefined ? `${cost.monthly.toFixed(2)} ${cost.currency} a month` : null;
+}
+
 export function when(iso) {
   return new Date(iso).toLocaleString();
 }

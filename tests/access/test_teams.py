@@ -1,0 +1,208 @@
+"""Teams: who may do what with a team, and with what a team owns or is given.
+
+`pay` is maintained by admin; alice and bob are its members, victor (a global viewer) and carol
+its viewers, and dave is in no team, unless a test says otherwise. Every rule of the contract's permission table is a
+test here (docs/security.md has the table)."""
+
+import pytest
+import yaml
+
+from support.http import PASSWORD, assert_problem, create
+
+COMPOSE = "services:\n  web:\n    image: nginx:1.27\n    mem_limit: 64m\n    cpus: 0.1\n"
+
+
+@pytest.fixture
+def team(api):
+    """The team `pay` with its members, as the admin made it; dave, a member, is in no team."""
+    assert (
+        api.post("/users", json={"username": "dave", "password": PASSWORD, "role": "member"}, user="admin").status
+        == 201
+    )
+    assert api.post("/teams", json={"name": "pay"}, user="admin").status == 201
+    for username, role in (("alice", "member"), ("bob", "member"), ("carol", "viewer"), ("victor", "viewer")):
+        assert api.put(f"/teams/pay/members/{username}", json={"role": role}, user="admin").status == 200
+    return "pay"
+
+
+def profile(api, user="alice", **fields):
+    return create(api, "profiles", user=user, name="budget", memoryCap="4Gi", cpuCap="4", **fields).json
+
+
+def blueprint(api, user="alice", **fields):
+    return create(api, "blueprints", user=user, name="web", blueprintType="compose", yml=COMPOSE, **fields).json
+
+
+def deploy(api, made, budget, name="web", user="alice", **body):
+    return api.post(
+        "/instances", json={"name": name, "blueprint": made["id"], "profile": budget["id"], **body}, user=user
+    )
+
+
+def test_a_team_is_made_by_an_admin_who_maintains_it_and_is_read_by_its_members_alone(api, app):
+    made = api.post("/teams", json={"name": "pay", "description": "Payments"}, user="admin")
+    assert made.status == 201 and made.headers["location"].endswith("/teams/pay")
+    assert made.json["members"] == [{"username": "admin", "role": "maintainer", "origin": "manual"}]
+    assert made.json["role"] == "maintainer" and made.headers["etag"] == '"1"'
+    assert_problem(api.post("/teams", json={"name": "pay"}, user="admin"), 409)
+    assert_problem(api.post("/teams", json={"name": "Pay Team"}, user="admin"), 422)
+    assert_problem(api.post("/teams", json={"name": "ops"}, user="alice"), 403)  # TEAMS_BY_MEMBERS off
+    app.config["TEAMS_BY_MEMBERS"] = True
+    ops = api.post("/teams", json={"name": "ops"}, user="alice")
+    assert ops.status == 201 and ops.json["members"][0]["username"] == "alice"
+    assert_problem(api.post("/teams", json={"name": "viewers"}, user="victor"), 403)  # the global role is a ceiling
+    assert [t["name"] for t in api.get("/teams", user="alice").json["items"]] == ["ops"]
+    assert [(t["name"], t["role"]) for t in api.get("/teams", user="admin").json["items"]] == [
+        ("ops", None),
+        ("pay", "maintainer"),
+    ]
+    assert api.get("/teams", user="bob").json["items"] == []
+    assert_problem(api.get("/teams/pay", user="alice"), 404)  # not in it: as if there were none
+    assert api.get("/teams/ops", user="alice").json["role"] == "maintainer"
+
+
+def test_members_are_managed_by_maintainers_and_a_team_keeps_one(api, team):
+    member = api.put("/teams/pay/members/alice", json={"role": "maintainer"}, user="admin")
+    assert member.status == 200 and member.json == {"username": "alice", "role": "maintainer", "origin": "manual"}
+    assert_problem(api.put("/teams/pay/members/carol", json={"role": "member"}, user="bob"), 403)  # a member
+    assert api.put("/teams/pay/members/carol", json={"role": "member"}, user="alice").status == 200
+    assert_problem(api.put("/teams/pay/members/nobody", json={"role": "member"}, user="alice"), 404)
+    assert_problem(api.put("/teams/pay/members/bob", json={"role": "owner"}, user="alice"), 422)
+    assert api.put("/teams/pay/members/admin", json={"role": "viewer"}, user="alice").status == 200
+    assert_problem(api.put("/teams/pay/members/alice", json={"role": "member"}, user="alice"), 409)  # the last
+    assert_problem(api.delete("/teams/pay/members/alice", user="alice"), 409)
+    assert_problem(api.delete("/teams/pay/members/carol", user="bob"), 403)
+    assert api.delete("/teams/pay/members/bob", user="bob").status == 204  # leaving is one's own
+    assert_problem(api.delete("/teams/pay/members/bob", user="alice"), 404)
+    roles = {m["username"]: m["role"] for m in api.get("/teams/pay", user="admin").json["members"]}
+    assert roles == {"admin": "viewer", "alice": "maintainer", "carol": "member", "victor": "viewer"}
+    changed = api.patch("/teams/pay", json={"description": "Payments"}, user="alice")
+    assert changed.status == 200 and changed.json["description"] == "Payments"
+    assert_problem(api.patch("/teams/pay", json={"name": "renamed"}, user="alice"), 422)  # names never change
+    assert_problem(api.patch("/teams/pay", json={"description": "x"}, user="carol"), 403)
+    assert_problem(api.patch("/teams/pay", json={"description": "x"}, user="alice", headers={"If-Match": '"1"'}), 412)
+
+
+@pytest.mark.parametrize("collection", ["profiles", "blueprints"])
+def test_on_what_a_team_owns_members_act_as_its_owner_and_viewers_read(api, team, collection):
+    made = create(api, collection, user="alice", name="shared", owner="team:pay").json
+    path = f"/{collection}/{made['id']}"
+    assert made["owner"] == "team:pay"
+    for user in ("alice", "bob", "carol", "victor", "admin"):
+        assert api.get(path, user=user).status == 200
+        listed = api.get(f"/{collection}?owner=team:pay", user=user).json["items"]
+        assert [item["id"] for item in listed] == [made["id"]]
+    assert_problem(api.get(path, user="dave"), 404)
+    assert api.patch(path, json={"name": "renamed"}, user="bob").status == 200  # another member
+    assert_problem(api.patch(path, json={"name": "nope"}, user="carol"), 403)  # a team viewer
+    assert_problem(api.patch(path, json={"name": "nope"}, user="victor"), 403)
+    assert api.patch(path, json={"owner": "team:pay"}, user="bob").status == 200  # the same owner: no change
+    assert_problem(api.patch(path, json={"owner": "bob"}, user="bob"), 422)
+    assert api.get(f"/{collection}?owner=team:pa", user="alice").json["items"] == []  # exact
+    assert api.delete(path, user="bob").status == 204
+
+
+def test_only_a_member_or_maintainer_creates_as_the_team(api, team):
+    assert_problem(api.post("/profiles", json={"name": "x", "owner": "team:pay"}, user="carol"), 403)  # viewer
+    assert_problem(api.post("/profiles", json={"name": "x", "owner": "team:ops"}, user="alice"), 403)  # no such
+    assert_problem(api.post("/profiles", json={"name": "x", "owner": "bob"}, user="alice"), 403)  # another user
+    assert_problem(api.post("/profiles", json={"name": "x", "owner": "team:Pay!"}, user="alice"), 422)
+    assert api.post("/profiles", json={"name": "x", "owner": "alice"}, user="alice").status == 201
+
+
+def test_leaving_a_team_takes_its_rights_at_the_next_request(api, team):
+    budget = profile(api, owner="team:pay")
+    path = f"/profiles/{budget['id']}"
+    assert api.get(path, user="bob").status == 200
+    assert api.delete("/teams/pay/members/bob", user="admin").status == 204
+    assert_problem(api.get(path, user="bob"), 404)
+    assert api.get("/profiles?owner=team:pay", user="bob").json["items"] == []
+    assert_problem(api.post("/profiles", json={"name": "y", "owner": "team:pay"}, user="bob"), 403)
+
+
+def test_a_teams_instance_outlives_its_deployer_and_is_the_members_alone(api, team):
+    budget = profile(api, owner="team:pay")
+    made = blueprint(api, owner="team:pay", entitlementType="OWNER")
+    shop = deploy(api, made, budget, owner="team:pay")
+    assert shop.status == 201 and shop.json["owner"] == "team:pay"
+    path = f"/instances/{shop.json['id']}"
+    assert api.get(f"{path}/yml", user="bob").status == 200
+    assert_problem(api.get(f"{path}/yml", user="carol"), 404)  # a viewer never reads its secrets
+    assert api.get(path, user="carol").status == 200
+    assert_problem(api.delete(path, user="carol"), 403)
+    assert api.delete("/teams/pay/members/alice", user="admin").status == 204  # the deployer leaves
+    assert_problem(api.get(path, user="alice"), 404)
+    upgraded = api.post(f"{path}/upgrade", json={}, user="bob")
+    assert upgraded.status == 200, upgraded.json
+    assert api.delete(path, user="bob").status == 204
+    assert api.get(f"/profiles/{budget['id']}", user="bob").json["usage"]["instances"] == 0
+
+
+def test_a_team_instance_name_is_the_teams_once(api, team):
+    budget = profile(api, owner="team:pay")
+    made = blueprint(api, entitlementType="PUBLIC")
+    assert deploy(api, made, budget, owner="team:pay").status == 201
+    taken = assert_problem(deploy(api, made, budget, user="bob", owner="team:pay"), 409)
+    assert "team:pay" in taken["detail"]
+    assert deploy(api, made, budget, user="bob").status == 201  # bob's own name space
+
+
+def test_entitled_teams_share_a_profile_members_deploy_and_viewers_read(api, team):
+    budget = profile(api, user="admin", entitledTeams=["pay", "pay"])
+    assert budget["entitledTeams"] == ["pay"]
+    made = blueprint(api, user="admin", entitlementType="PUBLIC")
+    assert api.get(f"/profiles/{budget['id']}", user="carol").status == 200
+    assert_problem(deploy(api, made, budget, user="carol"), 403)  # a team viewer
+    assert deploy(api, made, budget, user="bob").status == 201
+    assert_problem(api.patch(f"/profiles/{budget['id']}", json={"name": "mine"}, user="bob"), 403)  # not its owner
+    assert_problem(api.get(f"/profiles/{budget['id']}", user="dave"), 404)  # in no team it names
+    unknown = assert_problem(api.post("/profiles", json={"name": "z", "entitledTeams": ["ops"]}, user="alice"), 422)
+    assert "entitledTeams" in unknown["errors"]
+
+
+def test_a_team_blueprint_is_read_by_the_team_and_deployed_by_its_members(api, team):
+    made = blueprint(api, user="admin", entitlementType="TEAM", entitledTeams=["pay"])
+    budget = profile(api, user="bob")
+    path = f"/blueprints/{made['id']}"
+    assert api.get(path, user="carol").status == 200 and api.get(path, user="bob").status == 200
+    assert_problem(api.get(path, user="dave"), 404)
+    assert deploy(api, made, budget, user="bob").status == 201
+    carols = profile(api, user="carol")
+    assert_problem(deploy(api, made, carols, user="carol"), 403)
+    assert api.delete("/teams/pay/members/bob", user="admin").status == 204
+    assert_problem(api.get(path, user="bob"), 404)
+    listed = api.get("/blueprints?entitlementType=TEAM", user="carol").json["items"]
+    assert [item["id"] for item in listed] == [made["id"]]
+    wrong = assert_problem(
+        api.patch(path, json={"entitlementType": "OWNER", "entitledTeams": ["pay"]}, user="admin"), 422
+    )
+    assert "entitledTeams" in wrong["errors"]
+    custom = api.patch(path, json={"entitlementType": "CUSTOM", "entitledUsers": ["bob"]}, user="admin").json
+    assert custom["entitledTeams"] == ["pay"]  # kept with CUSTOM
+    assert api.patch(path, json={"entitlementType": "OWNER"}, user="admin").json["entitledTeams"] == []
+    assert_problem(api.get(path, user="carol"), 404)
+
+
+def test_a_team_is_deleted_only_when_nothing_is_its_or_names_it(api, team):
+    budget = profile(api, owner="team:pay")
+    assert_problem(api.delete("/teams/pay", user="alice"), 403)  # a member
+    assert_problem(api.delete("/teams/pay", user="admin"), 409)
+    assert api.delete(f"/profiles/{budget['id']}", user="alice").status == 204
+    shared = profile(api, user="bob", entitledTeams=["pay"])
+    assert_problem(api.delete("/teams/pay", user="admin"), 409)
+    assert api.patch(f"/profiles/{shared['id']}", json={"entitledTeams": []}, user="bob").status == 200
+    assert api.delete("/teams/pay", user="admin").status == 204
+    assert_problem(api.get("/teams/pay", user="admin"), 404)
+
+
+def test_a_teams_namespace_on_a_cluster_is_labelled_with_the_team(api, team):
+    budget = profile(api, owner="team:pay")
+    made = blueprint(api, entitlementType="PUBLIC")
+    shop = deploy(api, made, budget, name="shop", owner="team:pay", target="kubernetes")
+    assert shop.status == 201, shop.json
+    objects = [one for one in yaml.safe_load_all(api.get(f"/instances/{shop.json['id']}/yml", user="bob").body) if one]
+    namespace = next(one for one in objects if one["kind"] == "Namespace")
+    assert namespace["metadata"]["labels"]["app.kubernetes.io/part-of"] == "pay"
+    mine = deploy(api, made, profile(api, user="bob"), name="mine", user="bob", target="kubernetes")
+    objects = [one for one in yaml.safe_load_all(api.get(f"/instances/{mine.json['id']}/yml", user="bob").body) if one]
+    assert "app.kubernetes.io/part-of" not in next(o for o in objects if o["kind"] == "Namespace")["metadata"]["labels"]
