@@ -84,11 +84,13 @@ class Teams:
         found = {doc["name"] for doc in self.coll().find({"name": {"$in": list(names)}}, {"name": 1})}
         return [name for name in names if name not in found]
 
-    def check_entitled(self, named):
-        """A 422 naming `entitledTeams` for the names in it that are no team's (no query for none)."""
+    def check_entitled(self, named, caller):
+        """A 422 naming `entitledTeams` when a name in it is no team's (no query for none); which one
+        only to an admin, as for users: which teams exist is not every member's to learn."""
         unknown = self.missing(named) if named else []
         if unknown:
-            raise Invalid({"entitledTeams": [f"No such team: {', '.join(unknown)}."]})
+            which = f" No such team: {', '.join(unknown)}." if is_admin(caller) else ""
+            raise Invalid({"entitledTeams": [f"Not every name is a team.{which}"]})
 
     def change(self, name, user, fields, if_match=None):
         """The team with `fields` (its description) written, by a maintainer or an admin."""

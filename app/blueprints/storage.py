@@ -123,7 +123,7 @@ class Blueprints(ResourceStore):
         if "yml" in changes:
             changes["yml"] = yamlguard.text_of(changes["yml"])
         users.check_entitled(changes.get("entitledUsers"), user)
-        teams.check_entitled(changes.get("entitledTeams"))
+        teams.check_entitled(changes.get("entitledTeams"), user)
         return changes
 
 

@@ -152,7 +152,7 @@ class Profiles(ResourceStore):
             users.check_entitled(changes["entitledUsers"], user)
         if "entitledTeams" in changes:
             changes["entitledTeams"] = list(dict.fromkeys(changes["entitledTeams"] or []))
-            teams.check_entitled(changes["entitledTeams"])
+            teams.check_entitled(changes["entitledTeams"], user)
         if {"containerDefaults", "containerMax"} & set(changes):
             merged = quantities.limits({**(stored or {}), **changes})
             over = [

@@ -157,7 +157,9 @@ def test_entitled_teams_share_a_profile_members_deploy_and_viewers_read(api, tea
     assert_problem(api.patch(f"/profiles/{budget['id']}", json={"name": "mine"}, user="bob"), 403)  # not its owner
     assert_problem(api.get(f"/profiles/{budget['id']}", user="dave"), 404)  # in no team it names
     unknown = assert_problem(api.post("/profiles", json={"name": "z", "entitledTeams": ["ops"]}, user="alice"), 422)
-    assert "entitledTeams" in unknown["errors"]
+    assert "entitledTeams" in unknown["errors"] and "ops" not in str(unknown)  # which teams exist is not hers to learn
+    told = assert_problem(api.post("/profiles", json={"name": "z", "entitledTeams": ["ops"]}, user="admin"), 422)
+    assert "No such team: ops" in str(told)
 
 
 def test_a_team_blueprint_is_read_by_the_team_and_deployed_by_its_members(api, team):
