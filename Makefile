@@ -102,8 +102,9 @@ $(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# What the tests judge written objects with beside the Python ones (the Gateway API's types),
-# pinned in support/oracles/package.json and its lock.
+# What the tests judge written objects with beside the Python ones (the Gateway API's types), and
+# the OpenID provider they sign in through (node-oidc-provider), pinned in
+# support/oracles/package.json and its lock.
 $(ORACLES)/node_modules/.installed: $(ORACLES)/package.json $(ORACLES)/package-lock.json
 	cd $(ORACLES) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@

@@ -17,7 +17,7 @@ from pymongo.errors import ConnectionFailure
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import cli, config, migrations, ops, state, web
-from app.access import auth, login_throttle, request_quota
+from app.access import auth, login_throttle, oidc, request_quota
 from app.access.teams import store as teams
 from app.access.tokens import store as tokens
 from app.access.users import store as accounts
@@ -49,6 +49,7 @@ def create_app(settings=None, mongo_client=None):
     app.config.update(config.from_env(), **openapi.SETTINGS)
     app.config.update(settings or {})
     prices.sheet(app.config["PRICES"])  # a sheet it cannot read stops start-up
+    oidc.check_settings(app.config)
     logs.configure(app.config["LOG_LEVEL"])
     app.json = OrjsonProvider(app)
     app.session_interface = auth.NoSessions()

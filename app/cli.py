@@ -6,7 +6,9 @@ its copy of a user record.
 
 import click
 import marshmallow as ma
+from flask import current_app
 from flask.cli import AppGroup
+from pymongo.errors import DuplicateKeyError
 
 from app import migrations
 from app.access.tokens import store as tokens
@@ -71,6 +73,23 @@ def set_role(username, role):
     """Change a user's role."""
     _run(users.set_role, username, role)
     click.echo(f"{username} is now {role}")
+
+
+@users_cli.command("link")
+@click.argument("username")
+@click.argument("subject")
+@click.option("--issuer", help="The identity provider (default: OIDC_ISSUER).")
+def link(username, subject, issuer):
+    """Bind a user to an identity provider's subject (its `sub`): their single sign-on signs them
+    in from then on, in place of a first sign-in that found their username taken."""
+    issuer = issuer or current_app.config["OIDC_ISSUER"]
+    if not issuer:
+        raise click.ClickException("no issuer: set OIDC_ISSUER or give --issuer")
+    try:
+        _run(users.link, username, issuer, subject)
+    except DuplicateKeyError:
+        raise click.ClickException("that subject is bound to another user") from None
+    click.echo(f"{username} signs in as {subject} of {issuer}")
 
 
 @users_cli.command("disable")

@@ -35,6 +35,13 @@ VARIABLES = (
     "WAIT_IMAGE",
     "PASSWORDS",
     "TEAMS_BY_MEMBERS",
+    "OIDC_ISSUER",
+    "OIDC_CLIENT_ID",
+    "OIDC_CLIENT_SECRET",
+    "OIDC_AUDIENCE",
+    "OIDC_USERNAME_CLAIM",
+    "OIDC_GROUPS_CLAIM",
+    "OIDC_TEAM_MAP",
     "PRICES",
     "HOST",
     "PORT",
@@ -100,6 +107,14 @@ def from_env(environ=os.environ):
         "WAIT_IMAGE": environ.get("WAIT_IMAGE", "busybox:1.36"),
         # `off`: HTTP Basic signs in ADMIN_USERNAME alone (everyone else through tokens).
         "PASSWORDS": _switch(environ, "PASSWORDS", "on"),
+        # Single sign-on (app/access/oidc.py): the OpenID provider's issuer URL and this service's client.
+        "OIDC_ISSUER": environ.get("OIDC_ISSUER") or None,
+        "OIDC_CLIENT_ID": environ.get("OIDC_CLIENT_ID") or None,
+        "OIDC_CLIENT_SECRET": environ.get("OIDC_CLIENT_SECRET") or None,
+        "OIDC_AUDIENCE": environ.get("OIDC_AUDIENCE") or None,
+        "OIDC_USERNAME_CLAIM": environ.get("OIDC_USERNAME_CLAIM", "preferred_username"),
+        "OIDC_GROUPS_CLAIM": environ.get("OIDC_GROUPS_CLAIM", "groups"),
+        "OIDC_TEAM_MAP": environ.get("OIDC_TEAM_MAP", ""),
         # On: members create teams too (off: admins alone).
         "TEAMS_BY_MEMBERS": _switch(environ, "TEAMS_BY_MEMBERS", "off"),
         # The price sheet of costs, per month (app/model/prices.py; read at start-up): none by default.

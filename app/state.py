@@ -18,6 +18,7 @@ class State:
     users: Any = None  # username -> record, read at most USER_CACHE_SECONDS ago (access/users.py)
     verified: Any = None  # credentials digest -> the password hash they verified against (access/auth.py)
     quotas: Any = None  # each user's requests in the current window (access/request_quota.py)
+    oidc_keys: dict = field(default_factory=dict)  # issuer -> its published keys as fetched (access/oidc.py)
     prepared: bool = False  # the database's indexes, secret and admin are in place (app/__init__.py)
 
 

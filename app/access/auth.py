@@ -1,20 +1,20 @@
 """Who is calling, and may they: the one place where credentials and roles are checked. Views
-declare the least role they need (`login_required(role=...)`); HTTP Basic and bearer tokens work
-everywhere. Basic credentials that verified recently are remembered in-process (an HMAC, never
-the password), checked against the user's record on every request (docs/decisions/01-built.md,
-"Cheap Basic auth")."""
+declare the least role they need (`login_required(role=...)`); HTTP Basic and bearer tokens (the
+service's own, or an identity provider's: access/oidc.py) work everywhere. Basic credentials
+that verified recently are remembered in-process (an HMAC, never the password), checked against
+the user's record on every request (docs/decisions/01-built.md, "Cheap Basic auth")."""
 
 import hashlib
 import hmac
 import os
 from functools import wraps
 
-from flask import current_app
+from flask import current_app, g
 from flask.sessions import SessionInterface
 from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
 
 from app import state
-from app.access import login_throttle, request_quota
+from app.access import login_throttle, oidc, request_quota
 from app.access.teams import Roles
 from app.access.tokens import store as tokens
 from app.access.users import store as users
@@ -76,10 +76,18 @@ def _verify_password(username, password):
 
 @bearer.verify_token
 def _verify_token(token):
-    """A 256-bit token cannot be guessed: a wrong one is a 401, never counted against anyone (a
-    script's expired token would otherwise lock out every user behind its address)."""
-    user = tokens.user_of(token)
+    """The service's own token, or with single sign-on a provider's access token (a JWT). A
+    256-bit token cannot be guessed, nor a signature forged: a wrong one is a 401, never counted
+    against anyone (a script's expired token would otherwise lock out every user behind its address)."""
+    by_provider = oidc.enabled() and token.count(".") == 2
+    user = oidc.user_of(token) if by_provider else tokens.user_of(token)
+    g.signed_in_by_provider = by_provider
     return user and caller(user)
+
+
+def signed_in_by_provider():
+    """Whether this request's credentials are an identity provider's access token."""
+    return bool(g.get("signed_in_by_provider")) and bearer.get_auth() is not None
 
 
 def caller(user):

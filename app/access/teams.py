@@ -134,6 +134,29 @@ class Teams:
         if not self.coll().delete_one({"_id": doc["_id"], "rev": doc["rev"]}).deleted_count:
             raise Conflict("The team changed while it was being deleted: try again.")
 
+    def reconcile(self, username, wanted):
+        """Make the memberships the identity provider gives `username` ({team: role}) the ones
+        of origin `sso` they hold: added, changed or taken out; a `manual` one is never touched,
+        nor a team's last maintainer taken out. The teams of `wanted` that do not exist."""
+        held = {
+            doc["name"]: doc
+            for doc in self.coll().find({"$or": [{"members.username": username}, {"name": {"$in": list(wanted)}}]})
+        }
+        for name, doc in held.items():
+            member = next((m for m in doc["members"] if m["username"] == username), None)
+            if member is not None and member["origin"] == "manual":
+                continue
+            role = wanted.get(name)
+            if member is not None and role == member["role"]:
+                continue
+            others = [m for m in doc["members"] if m["username"] != username]
+            members = others + ([{"username": username, "role": role, "origin": "sso"}] if role else [])
+            if not any(m["role"] == "maintainer" for m in members) or len(members) > MAX_MEMBERS:
+                continue
+            changes = {"members": members, "updatedAt": now(), "updatedBy": username}
+            self.coll().update_one({"_id": doc["_id"], "rev": doc["rev"]}, {"$set": changes, "$inc": {"rev": 1}})
+        return [name for name in wanted if name not in held]
+
     def _managed(self, name, user, if_match, leaving=False):
         """The team, if `user` manages it (maintainers and admins; a 403 for its other members,
         unless they are `leaving` it) and the precondition holds."""

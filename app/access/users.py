@@ -56,6 +56,12 @@ class Users:
             except DuplicateKeyError:
                 users.update_one({"_id": doc["_id"]}, {"$set": {FOLDED: None}})
                 log.warning("user %r: another user's name differs from it only in case", doc["username"])
+        users.create_index(
+            [("oidc.issuer", ASCENDING), ("oidc.subject", ASCENDING)],
+            unique=True,
+            name="bound_once",
+            partialFilterExpression={"oidc.subject": {"$type": "string"}},
+        )
         pages.prepare(users, by_id_alone=True)
 
     def create(self, username, password, role):
@@ -77,6 +83,37 @@ class Users:
 
     def find(self, username):
         return self.coll().find_one({"username": username})
+
+    def bound(self, issuer, subject):
+        """The user an identity provider's subject is bound to, or None."""
+        return self.coll().find_one({"oidc.issuer": issuer, "oidc.subject": subject})
+
+    def create_bound(self, username, issuer, subject):
+        """A member made at a first single sign-on, bound to the subject and without a password;
+        None when the username (or the subject) is taken."""
+        doc = {
+            "username": username,
+            FOLDED: folded(username),
+            "passwordHash": None,
+            "role": "member",
+            "disabled": False,
+            "oidc": {"issuer": issuer, "subject": subject},
+            "createdAt": now(),
+        }
+        try:
+            self.coll().insert_one(doc)
+        except DuplicateKeyError:
+            return None
+        return doc
+
+    def link(self, username, issuer, subject):
+        """Bind an existing user to a provider's subject (an admin's `flask users link`), in place
+        of any subject it was bound to."""
+        self._set(username, oidc={"issuer": issuer, "subject": subject})
+
+    def set_groups(self, username, groups):
+        """The groups a provider last said the user is in (access/oidc.py reconciles on a change)."""
+        self._set(username, oidcGroups=groups)
 
     def cached(self, username):
         """The user record as read at most USER_CACHE_SECONDS ago by this process (the hot path:
@@ -143,8 +180,9 @@ class Users:
         An unknown user costs one hash check too, so response times do not tell which names exist.
         """
         doc = self.cached(username)
-        stored = doc["passwordHash"] if doc else _decoy_hash(current_app.config["PASSWORD_HASH_METHOD"])
-        if check_password_hash(stored, password) and doc and not doc["disabled"]:
+        hashed = doc and doc["passwordHash"]  # None: a user who signs in through the provider alone
+        stored = hashed or _decoy_hash(current_app.config["PASSWORD_HASH_METHOD"])
+        if check_password_hash(stored, password) and hashed and not doc["disabled"]:
             return doc
         return None
 

@@ -3,12 +3,12 @@
 from flask.views import MethodView
 
 from app.access import login_throttle
-from app.access.auth import basic, current_token, current_user, login_required
+from app.access.auth import CHALLENGE, current_token, current_user, login_required, signed_in_by_provider
 from app.access.schemas import PasswordChangeSchema, TokenSchema, TokensQuery, UserSchema
 from app.access.tokens import store as tokens
 from app.access.users import UsernameTaken
 from app.access.users import store as users
-from app.errors import Conflict, Forbidden, Invalid
+from app.errors import Conflict, Forbidden, Invalid, Unauthorized
 from app.http import paging
 from app.http.openapi import Blueprint, headers, problems
 from app.http.parser import bodiless
@@ -64,13 +64,15 @@ class MyPassword(MethodView):
 
 @blp.route("/tokens")
 class Tokens(MethodView):
-    @login_required(role="viewer", scheme=basic)
+    @login_required(role="viewer")
     @blp.response(201, TokenSchema, headers=headers("Cache-Control"), description="A bearer token and when it expires.")
-    @blp.doc(security=[{"basicAuth": []}])
     @problems(blp, 415)
     @bodiless
     def post(self):
-        """Exchange a username and password (Basic only) for a bearer token"""
+        """Exchange a username and password (Basic), or an identity provider's access token, for a bearer token"""
+        if current_token() is not None and not signed_in_by_provider():
+            detail = "A token of the service's makes no other: sign in with a password or the provider."
+            raise Unauthorized(detail, headers={"WWW-Authenticate": CHALLENGE})
         token, expires = tokens.issue(current_user())
         return {"token": token, "expiresAt": expires}, {"Cache-Control": "no-store"}
 

@@ -1,0 +1,185 @@
+"""Single sign-on: an OpenID provider's access tokens (RFC 9068 JWTs) as bearer credentials.
+
+With OIDC_ISSUER set, a bearer token that is a JWT is checked against the keys the issuer
+publishes (its discovery document's `jwks_uri`, fetched again when a token names a key not seen,
+at most once every KEYS_REFRESH seconds): its signature, by an asymmetric algorithm the key names
+(never `none` or a shared secret); `iss`; `aud` (OIDC_AUDIENCE, else the client id; with several
+audiences, `azp` the client id); `exp` and `nbf`; and that it is an access token (`typ: at+jwt`,
+or no `nonce`: an ID token is not one). joserfc (Authlib's JOSE) does the cryptography.
+
+A user is bound to the provider by (`iss`, `sub`) at their first sign-in, with the username the
+claim OIDC_USERNAME_CLAIM gives, when no user has it (else a 401 until an admin links them:
+`flask users link`). The claim OIDC_GROUPS_CLAIM sets their team roles through OIDC_TEAM_MAP
+whenever a token brings groups not seen before (access/teams.py `reconcile`)."""
+
+import logging
+import time
+
+import httpx
+from flask import current_app
+from joserfc import jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import KeySet
+
+from app import state
+from app.access.teams import store as teams
+from app.access.users import store as users
+from app.model.accounts import TEAM_ROLES, USERNAME
+from app.model.fields import DNS_LABEL
+
+log = logging.getLogger(__name__)
+ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
+KEYS_REFRESH = 10  # seconds between two fetches of the keys that a token naming an unknown one asks for
+LEEWAY = 30  # seconds of clock skew allowed on exp and nbf
+MOST_BYTES = 256 * 1024  # a discovery document or key set larger than this is refused
+
+
+def team_map(text):
+    """{group: (team, role)} of OIDC_TEAM_MAP (`group=team:role,...`); ValueError naming what is wrong."""
+    found = {}
+    for part in filter(None, (piece.strip() for piece in text.split(","))):
+        group, equals, target = (piece.strip() for piece in part.partition("="))
+        team, colon, role = target.partition(":")
+        if not (group and equals and colon and role in TEAM_ROLES and DNS_LABEL.regex.fullmatch(team)):
+            raise ValueError(
+                f"OIDC_TEAM_MAP: {part[:60]!r} is not group=team:role (a role of {', '.join(TEAM_ROLES)})."
+            )
+        found[group] = (team, role)
+    return found
+
+
+def check_settings(config):
+    """Stops start-up on single sign-on settings that cannot work (a ValueError saying which)."""
+    team_map(config["OIDC_TEAM_MAP"])
+    if config["OIDC_ISSUER"] and not config["OIDC_CLIENT_ID"]:
+        raise ValueError("OIDC_ISSUER needs OIDC_CLIENT_ID: the audience its tokens are for.")
+
+
+def enabled():
+    return bool(current_app.config["OIDC_ISSUER"])
+
+
+def user_of(token):
+    """The enabled user a provider's access token is for, bound or made now; None for a token
+    that fails any check, or a user the service cannot bind without an admin."""
+    claims = _claims(token)
+    if claims is None:
+        return None
+    user = users.bound(claims["iss"], claims["sub"])
+    if user is None:
+        user = _first_sign_in(claims)
+    if user is None or user["disabled"]:
+        return None
+    groups = claims.get(current_app.config["OIDC_GROUPS_CLAIM"])
+    if isinstance(groups, list) and all(isinstance(group, str) for group in groups):
+        _reconcile(user, sorted(set(groups)))
+    return user
+
+
+def _first_sign_in(claims):
+    """A user made for a subject the service has not seen, named by the username claim."""
+    username = claims.get(current_app.config["OIDC_USERNAME_CLAIM"])
+    if not isinstance(username, str) or not USERNAME.regex.fullmatch(username):
+        log.info("single sign-on refused: the username claim is not a username")
+        return None
+    made = users.create_bound(username, claims["iss"], claims["sub"])
+    if made is None:
+        log.info("single sign-on refused: %r is taken by another user; an admin may link it", username)
+    return made
+
+
+def _reconcile(user, groups):
+    """Set the user's provider-given team roles from `groups`, when they changed since last seen."""
+    if user.get("oidcGroups") == groups:
+        return
+    mapping = team_map(current_app.config["OIDC_TEAM_MAP"])
+    wanted = {}
+    for group in groups:
+        if group in mapping:
+            team, role = mapping[group]
+            if TEAM_ROLES.index(role) >= TEAM_ROLES.index(wanted.get(team, "viewer")):
+                wanted[team] = role
+    for team in teams.reconcile(user["username"], wanted):
+        log.warning("single sign-on: group mapped to team %r, which does not exist: skipped", team)
+    users.set_groups(user["username"], groups)
+
+
+def _claims(token):
+    """The token's claims, if every check holds; else None (the reason logged, never the token)."""
+    config = current_app.config
+    issuer, client = config["OIDC_ISSUER"], config["OIDC_CLIENT_ID"]
+    try:
+        decoded = _decoded(token, issuer)
+        claims, header = decoded.claims, decoded.header
+        registry = jwt.JWTClaimsRegistry(
+            leeway=LEEWAY, iss={"essential": True, "value": issuer}, exp={"essential": True}, sub={"essential": True}
+        )
+        registry.validate(claims)
+    except (JoseError, ValueError, httpx.HTTPError) as exc:
+        log.info("single sign-on token refused: %s", type(exc).__name__)
+        return None
+    audience = claims.get("aud")
+    audiences = audience if isinstance(audience, list) else [audience]
+    if (config["OIDC_AUDIENCE"] or client) not in audiences or (len(audiences) > 1 and claims.get("azp") != client):
+        log.info("single sign-on token refused: not for this service's audience")
+        return None
+    if str(header.get("typ", "")).lower() not in ("at+jwt", "application/at+jwt") and "nonce" in claims:
+        log.info("single sign-on token refused: an ID token, not an access token")
+        return None
+    return claims
+
+
+def _decoded(token, issuer):
+    """The token verified with the issuer's key it names (`kid`; the only one where the issuer
+    publishes one), fetched again once for a key not known; an algorithm the key names (if it
+    names one), asymmetric in any case."""
+
+    def key_for(guest):
+        header = guest.headers()
+        key = _keys(issuer).named(header.get("kid"))
+        if key is None and _keys(issuer).may_refresh():
+            key = _keys(issuer, refresh=True).named(header.get("kid"))
+        if key is None or (key.alg is not None and key.alg != header.get("alg")):
+            raise ValueError("no key the issuer publishes signs with this")
+        return key
+
+    return jwt.decode(token, key_for, algorithms=ALGORITHMS)
+
+
+class _Keys:
+    """The issuer's published signing keys, as fetched at `at`."""
+
+    def __init__(self, document):
+        usable = [key for key in document.get("keys", []) if key.get("kty") in ("RSA", "EC", "OKP")]
+        self.keys = KeySet.import_key_set({"keys": [key for key in usable if key.get("use", "sig") == "sig"]}).keys
+        self.at = time.monotonic()
+
+    def named(self, kid):
+        if kid is None:
+            return self.keys[0] if len(self.keys) == 1 else None
+        return next((key for key in self.keys if key.kid == kid), None)
+
+    def may_refresh(self):
+        return time.monotonic() - self.at >= KEYS_REFRESH
+
+
+def _keys(issuer, refresh=False):
+    """This process's copy of the issuer's keys (fetched on first use, or again with `refresh`)."""
+    held = state.of().oidc_keys
+    if refresh or issuer not in held:
+        discovery = _fetch(f"{issuer.rstrip('/')}/.well-known/openid-configuration", issuer)
+        held[issuer] = _Keys(_fetch(discovery["jwks_uri"]))
+    return held[issuer]
+
+
+def _fetch(url, issuer=None):
+    """A JSON document from the provider, bounded in size and time; a discovery document must
+    name the issuer configured."""
+    answer = httpx.get(url, timeout=5, follow_redirects=False)
+    answer.raise_for_status()
+    if len(answer.content) > MOST_BYTES:
+        raise ValueError("the provider's document is too large")
+    document = answer.json()
+    if issuer is not None and document.get("issuer") != issuer:
+        raise ValueError("the discovery document names another issuer")
+    return document

@@ -1,0 +1,113 @@
+"""A real OpenID provider for the tests (node-oidc-provider, support/oracles/oidc_provider.mjs),
+and a person signing in through it as a browser would: the authorization code flow with PKCE
+through its sign-in and consent forms."""
+
+import base64
+import contextlib
+import hashlib
+import html
+import json
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qs, urljoin, urlparse
+
+import httpx
+
+ORACLES = Path(__file__).resolve().parent / "oracles"
+CLIENT_ID, CLIENT_SECRET = "blueprints", "the-client-secret"
+AUDIENCE = "https://blueprints.test"  # a resource indicator is an absolute URI
+REDIRECT_URI = "http://127.0.0.1:9/callback"  # never reached: the code is read from the redirect
+FORM = re.compile(r'<form[^>]*action="([^"]+)"[^>]*>.*?name="prompt" value="(\w+)"', re.S)
+
+
+@dataclass
+class Provider:
+    issuer: str
+    accounts: Path
+
+    def set_accounts(self, accounts):
+        """Who is at the provider: {login: {"preferred_username", "groups"}}; read at every token."""
+        self.accounts.write_text(json.dumps(accounts))
+
+    def token(self, login, audience=AUDIENCE):
+        """An access token (a JWT for `audience`) of `login`, signed in through the forms."""
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        query = {
+            "client_id": CLIENT_ID,
+            "response_type": "code",
+            "redirect_uri": REDIRECT_URI,
+            "scope": "openid profile",
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+            "resource": audience,
+        }
+        with httpx.Client(follow_redirects=False, timeout=10) as browser:
+            answer = browser.get(f"{self.issuer}/auth", params=query)
+            for _ in range(10):
+                location = answer.headers.get("location")
+                if location and location.startswith(REDIRECT_URI):
+                    code = parse_qs(urlparse(location).query)["code"][0]
+                    break
+                if location:
+                    answer = browser.get(urljoin(str(answer.url), location))
+                    continue
+                action, prompt = FORM.search(answer.text).groups()
+                fields = {"prompt": prompt, **({"login": login, "password": "any"} if prompt == "login" else {})}
+                answer = browser.post(urljoin(str(answer.url), html.unescape(action)), data=fields)
+            else:
+                raise AssertionError("the provider never redirected back with a code")
+            granted = browser.post(
+                f"{self.issuer}/token",
+                data={
+                    "grant_type": "authorization_code",
+                    "code": code,
+                    "redirect_uri": REDIRECT_URI,
+                    "code_verifier": verifier,
+                    "client_id": CLIENT_ID,
+                    "client_secret": CLIENT_SECRET,
+                    "resource": audience,
+                },
+            )
+        assert granted.status_code == 200, granted.text
+        return granted.json()["access_token"]
+
+
+def _free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def provider(tmp_path):
+    """The provider on a free loopback port until the block ends."""
+    port, accounts = _free_port(), tmp_path / "accounts.json"
+    accounts.write_text("{}")
+    args = [str(port), str(accounts), AUDIENCE, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI]
+    process = subprocess.Popen(
+        [shutil.which("node"), str(ORACLES / "oidc_provider.mjs"), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    issuer = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if httpx.get(f"{issuer}/.well-known/openid-configuration", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert process.poll() is None and time.monotonic() < deadline, process.stderr.read().decode()
+            time.sleep(0.05)
+        yield Provider(issuer, accounts)
+    finally:
+        process.terminate()
+        process.wait(10)

@@ -1,0 +1,216 @@
+"""Single sign-on: a real OpenID provider (node-oidc-provider, started here) signs people in; its
+access tokens are the API's bearer credentials, a first sign-in makes the user, and its groups set
+their teams at each sign-in that brings new ones. What a provider never issues is forged by an
+issuer of the tests' own (support/issuer.py), and each is a 401."""
+
+import base64
+import hashlib
+import hmac
+import json
+import time
+
+import pytest
+from click.testing import CliRunner
+from joserfc.jwk import RSAKey
+
+from app import state
+from app.access import oidc
+from app.cli import users_cli
+from support import issuer as issuers
+from support import oidc as provider
+from support.apps import make_app
+from support.http import FlaskClient, assert_problem, bearer
+
+TEAM_MAP = "payments=pay:member,payments-leads=pay:maintainer,ghosts=nowhere:viewer"
+
+
+@pytest.fixture(scope="module")
+def op(tmp_path_factory):
+    with provider.provider(tmp_path_factory.mktemp("op")) as started:
+        yield started
+
+
+def signed_on(backend, issuer, client=provider.CLIENT_ID, audience=provider.AUDIENCE, mongo_uri=None, **more):
+    return make_app(
+        backend,
+        mongo_uri,
+        OIDC_ISSUER=issuer,
+        OIDC_CLIENT_ID=client,
+        OIDC_AUDIENCE=audience,
+        OIDC_TEAM_MAP=TEAM_MAP,
+        **more,
+    )
+
+
+@pytest.fixture(params=["mongomock", "socket"])
+def app(request, op):
+    """The app signing in through the provider, on mongomock and on the embedded database."""
+    if request.param == "mongomock":
+        yield signed_on("mongomock", op.issuer)
+        return
+    made = signed_on("socket", op.issuer, mongo_uri=request.getfixturevalue("mongo_server").uri)
+    yield made
+    state.of(made).database.client.drop_database(made.config["MONGO_DB"])
+
+
+def test_a_first_sign_in_makes_a_member_and_the_groups_set_the_teams_at_each_sign_in(api, op, caplog):
+    assert api.post("/teams", json={"name": "pay"}, user="admin").status == 201
+    op.set_accounts({"dana": {"groups": ["payments", "ghosts"]}})
+    token = op.token("dana")
+    me = api.get("/users/me", headers=bearer(token))
+    assert me.status == 200 and (me.json["username"], me.json["role"]) == ("dana", "member")
+    [team] = api.get("/teams", headers=bearer(token)).json["items"]
+    assert (team["name"], team["role"]) == ("pay", "member")
+    assert {"username": "dana", "role": "member", "origin": "sso"} in team["members"]
+    assert "'nowhere', which does not exist" in caplog.text  # mapped, but no such team: skipped
+    made = api.post("/profiles", json={"name": "p", "owner": "team:pay"}, headers=bearer(token))
+    assert made.status == 201  # a member of it, by the provider's word
+    op.set_accounts({"dana": {"groups": ["payments-leads"]}})
+    lead = op.token("dana")
+    assert api.get("/teams/pay", headers=bearer(lead)).json["role"] == "maintainer"  # at the next sign-in
+    assert api.put("/teams/pay/members/bob", json={"role": "viewer"}, headers=bearer(lead)).status == 200
+    op.set_accounts({"dana": {"groups": []}})
+    gone = op.token("dana")
+    assert api.get("/teams", headers=bearer(gone)).json["items"] == []
+    assert_problem(api.get(f"/profiles/{made.json['id']}", headers=bearer(gone)), 404)
+    roles = {m["username"]: (m["role"], m["origin"]) for m in api.get("/teams/pay", user="admin").json["members"]}
+    assert roles == {"admin": ("maintainer", "manual"), "bob": ("viewer", "manual")}  # manual ones stay
+    assert api.get(f"/profiles/{made.json['id']}", user="bob").status == 200  # the team keeps what it owns
+
+
+def test_a_provider_token_mints_the_services_token_and_passwords_can_be_off(api, app, op):
+    op.set_accounts({"erin": {}})
+    minted = api.post("/tokens", headers=bearer(op.token("erin")))
+    assert minted.status == 201
+    assert api.get("/users/me", headers=bearer(minted.json["token"])).json["username"] == "erin"
+    assert_problem(api.post("/tokens", headers=bearer(minted.json["token"])), 401)  # a token makes no other
+    assert_problem(api.get("/users/me", user="erin", password=""), 401)  # no password of hers
+    app.config.update(PASSWORDS=False)
+    assert_problem(api.get("/users/me", user="alice"), 401)
+    assert api.get("/users/me", headers=bearer(op.token("erin"))).status == 200
+
+
+def test_a_username_taken_by_another_is_refused_until_an_admin_links_them(api, app, op):
+    op.set_accounts({"mallory": {"preferred_username": "alice"}, "weird": {"preferred_username": "no spaces!"}})
+    assert_problem(api.get("/users/me", headers=bearer(op.token("mallory"))), 401)  # alice is a local user
+    assert_problem(api.get("/users/me", headers=bearer(op.token("weird"))), 401)
+    linked = CliRunner().invoke(users_cli, ["link", "alice", "mallory"], obj=_script_info(app))
+    assert linked.exit_code == 0, linked.output
+    assert api.get("/users/me", headers=bearer(op.token("mallory"))).json["username"] == "alice"
+    runner = CliRunner().invoke(users_cli, ["disable", "alice"], obj=_script_info(app))
+    assert runner.exit_code == 0
+    assert_problem(api.get("/users/me", headers=bearer(op.token("mallory"))), 401)  # disabled
+
+
+def test_a_token_for_another_audience_is_refused(api, op):
+    op.set_accounts({"dana": {}})
+    assert_problem(api.get("/users/me", headers=bearer(op.token("dana", audience="https://other.test"))), 401)
+
+
+def _script_info(app):
+    from flask.cli import ScriptInfo
+
+    return ScriptInfo(create_app=lambda: app)
+
+
+# What a provider never issues, forged with the tests' own issuer
+
+
+@pytest.fixture
+def forger():
+    with issuers.serving() as issuer:
+        yield issuer
+
+
+@pytest.fixture
+def forged_api(forger):
+    return FlaskClient(signed_on("mongomock", forger.url, client="blueprints", audience=None))
+
+
+def _unsigned(header, claims, signature=b""):
+    def part(value):
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+
+    return f"{part(header)}.{part(claims)}.{base64.urlsafe_b64encode(signature).rstrip(b'=').decode()}"
+
+
+def test_the_tests_own_issuer_signs_a_token_the_service_takes(forged_api, forger):
+    assert forged_api.get("/users/me", headers=bearer(forger.token())).json["username"] == "dana"
+
+
+@pytest.mark.parametrize(
+    "why",
+    [
+        "another issuer",
+        "another audience",
+        "expired",
+        "not yet valid",
+        "no subject",
+        "an ID token",
+        "several audiences without azp",
+        "a key not published",
+        "alg none",
+        "the public key as an HMAC secret",
+        "another algorithm than the key names",
+        "tampered",
+    ],
+)
+def test_every_token_the_provider_did_not_issue_as_an_access_token_for_us_is_a_401(forged_api, forger, why):
+    now = int(time.time())
+    published = forger.published.keys[0]
+    stranger = RSAKey.generate_key(2048, parameters={"kid": published.kid})
+    unnamed = RSAKey.import_key({k: v for k, v in published.as_dict(private=True).items() if k != "alg"})  # its key
+    claims = {"iss": forger.url, "sub": "dana", "aud": "blueprints", "exp": now + 60}
+    token = {
+        "another issuer": lambda: forger.token(iss="http://127.0.0.1:1"),
+        "another audience": lambda: forger.token(aud="someone-else"),
+        "expired": lambda: forger.token(exp=now - 120),
+        "not yet valid": lambda: forger.token(nbf=now + 600),
+        "no subject": lambda: forger.token(sub=None),
+        "an ID token": lambda: forger.token(header={"typ": "JWT"}, nonce="n-0S6_WzA2Mj"),
+        "several audiences without azp": lambda: forger.token(aud=["blueprints", "other"]),
+        "a key not published": lambda: forger.token(key=stranger),
+        "alg none": lambda: _unsigned({"alg": "none", "kid": published.kid}, claims),
+        "the public key as an HMAC secret": lambda: _hmac_with_public_key(published, claims),
+        "another algorithm than the key names": lambda: forger.token(key=unnamed, header={"alg": "PS256"}),
+        "tampered": lambda: _tampered(forger.token()),
+    }[why]()
+    assert_problem(forged_api.get("/users/me", headers=bearer(token)), 401)
+    assert forged_api.get("/users/me", headers=bearer(forger.token())).status == 200  # and the real one passes
+
+
+def _hmac_with_public_key(key, claims):
+    """A token whose HS256 signature takes the published public key as its secret (algorithm confusion)."""
+    head_and_body = _unsigned({"alg": "HS256", "kid": key.kid, "typ": "at+jwt"}, claims).rsplit(".", 1)[0]
+    signature = hmac.new(key.as_pem(private=False), head_and_body.encode(), hashlib.sha256).digest()
+    return f"{head_and_body}.{base64.urlsafe_b64encode(signature).rstrip(b'=').decode()}"
+
+
+def _tampered(token):
+    head, body, signature = token.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    return (
+        _unsigned(
+            json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))), {**claims, "sub": "admin"}
+        ).rsplit(".", 1)[0]
+        + "."
+        + signature
+    )
+
+
+def test_a_rotated_key_is_fetched_again_when_a_token_names_it(forged_api, forger, monkeypatch):
+    assert forged_api.get("/users/me", headers=bearer(forger.token())).status == 200
+    forger.rotate()
+    monkeypatch.setattr(oidc, "KEYS_REFRESH", 3600)
+    assert_problem(forged_api.get("/users/me", headers=bearer(forger.token())), 401)  # not fetched again so soon
+    monkeypatch.setattr(oidc, "KEYS_REFRESH", 0)
+    assert forged_api.get("/users/me", headers=bearer(forger.token())).status == 200
+
+
+def test_the_team_map_is_read_at_start_up():
+    assert oidc.team_map(" a=pay:member , b = ops:viewer ") == {"a": ("pay", "member"), "b": ("ops", "viewer")}
+    for wrong in ("a=pay", "a=pay:owner", "=pay:member", "a=Pay Team:member"):
+        with pytest.raises(ValueError, match="OIDC_TEAM_MAP"):
+            oidc.team_map(wrong)
+    with pytest.raises(ValueError, match="OIDC_CLIENT_ID"):
+        make_app("mongomock", OIDC_ISSUER="https://id.example.com")
