@@ -40,7 +40,7 @@ from app.routes.users import blp as users_blp
 from app.storage import database
 
 log = logging.getLogger(__name__)
-UNPREPARED_BLUEPRINTS = ("ops", "docs", "web")  # they answer without the database
+UNPREPARED_BLUEPRINTS = ("ops", "sign_in", "docs", "web")  # they answer without the database
 
 
 def create_app(settings=None, mongo_client=None):

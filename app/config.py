@@ -38,6 +38,7 @@ VARIABLES = (
     "OIDC_ISSUER",
     "OIDC_CLIENT_ID",
     "OIDC_CLIENT_SECRET",
+    "OIDC_CLI_CLIENT_ID",
     "OIDC_AUDIENCE",
     "OIDC_USERNAME_CLAIM",
     "OIDC_GROUPS_CLAIM",
@@ -111,6 +112,8 @@ def from_env(environ=os.environ):
         "OIDC_ISSUER": environ.get("OIDC_ISSUER") or None,
         "OIDC_CLIENT_ID": environ.get("OIDC_CLIENT_ID") or None,
         "OIDC_CLIENT_SECRET": environ.get("OIDC_CLIENT_SECRET") or None,
+        # bpctl's client at the provider (a public one, with the device grant); default OIDC_CLIENT_ID.
+        "OIDC_CLI_CLIENT_ID": environ.get("OIDC_CLI_CLIENT_ID") or None,
         "OIDC_AUDIENCE": environ.get("OIDC_AUDIENCE") or None,
         "OIDC_USERNAME_CLAIM": environ.get("OIDC_USERNAME_CLAIM", "preferred_username"),
         "OIDC_GROUPS_CLAIM": environ.get("OIDC_GROUPS_CLAIM", "groups"),

@@ -10,18 +10,29 @@ from bpctl import tokens
 from bpctl.common import cli, note, pass_service
 from bpctl.errors import Misused, Refused
 from bpctl.session import Session, basic, bearer
+from bpctl.sso import provider_token
 
 
 @cli.command(short_help="Sign in; keep a token (never the password).")
-@click.option("-u", "--username", envvar="BPCTL_USERNAME", prompt=True, help="Your username (BPCTL_USERNAME).")
+@click.option("-u", "--username", envvar="BPCTL_USERNAME", help="Your username (BPCTL_USERNAME); asked if not given.")
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+@click.option("--sso", is_flag=True, help="Sign in through the service's identity provider, in a browser.")
 @pass_service
-def login(service, username, password_stdin):
+def login(service, username, password_stdin, sso):
     """Sign in, and keep a token for this service (never the password).
 
     The password comes from standard input (--password-stdin), else BPCTL_PASSWORD, else a prompt
-    that does not echo: never from the command line, where other users see it.
+    that does not echo: never from the command line, where other users see it. With --sso, bpctl
+    shows an address and a code to confirm in a browser, signed in at the identity provider.
     """
+    url = service.url
+    if sso:
+        signed_in = Session(url, bearer(provider_token(url))).send("POST", "/tokens")
+        username = Session(url, bearer(signed_in["token"])).send("GET", "/users/me")["username"]
+        _keep(url, signed_in, username)
+        return
+    if username is None:
+        username = click.prompt("Username")
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     elif os.environ.get("BPCTL_PASSWORD"):
@@ -31,8 +42,11 @@ def login(service, username, password_stdin):
             password = click.prompt("Password", hide_input=True)
         except click.Abort:  # no terminal, and nothing on standard input: a script
             raise Misused("no password: set BPCTL_PASSWORD, or pipe it in with --password-stdin.") from None
-    url = service.url
     signed_in = Session(url, basic(username, password)).send("POST", "/tokens")
+    _keep(url, signed_in, username)
+
+
+def _keep(url, signed_in, username):
     tokens.save(url, {"token": signed_in["token"], "expiresAt": signed_in["expiresAt"], "username": username})
     note(f"Signed in to {url} as {username} until {signed_in['expiresAt']} (token kept in {tokens.path()}).")
 

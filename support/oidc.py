@@ -20,10 +20,11 @@ from urllib.parse import parse_qs, urljoin, urlparse
 import httpx
 
 ORACLES = Path(__file__).resolve().parent / "oracles"
-CLIENT_ID, CLIENT_SECRET = "blueprints", "the-client-secret"
+CLIENT_ID, CLIENT_SECRET, CLI_CLIENT_ID = "blueprints", "the-client-secret", "blueprints-cli"
 AUDIENCE = "https://blueprints.test"  # a resource indicator is an absolute URI
 REDIRECT_URI = "http://127.0.0.1:9/callback"  # never reached: the code is read from the redirect
-FORM = re.compile(r'<form[^>]*action="([^"]+)"[^>]*>.*?name="prompt" value="(\w+)"', re.S)
+FORM = re.compile(r'<form[^>]*action="([^"]+)"[^>]*>(.*?)</form>', re.S)
+INPUT = re.compile(r"<input([^>]*)>", re.S)
 
 
 @dataclass
@@ -49,25 +50,12 @@ class Provider:
             "resource": audience,
         }
         with httpx.Client(follow_redirects=False, timeout=10) as browser:
-            answer = browser.get(f"{self.issuer}/auth", params=query)
-            for _ in range(10):
-                location = answer.headers.get("location")
-                if location and location.startswith(REDIRECT_URI):
-                    code = parse_qs(urlparse(location).query)["code"][0]
-                    break
-                if location:
-                    answer = browser.get(urljoin(str(answer.url), location))
-                    continue
-                action, prompt = FORM.search(answer.text).groups()
-                fields = {"prompt": prompt, **({"login": login, "password": "any"} if prompt == "login" else {})}
-                answer = browser.post(urljoin(str(answer.url), html.unescape(action)), data=fields)
-            else:
-                raise AssertionError("the provider never redirected back with a code")
+            location = _signed_in(browser, browser.get(f"{self.issuer}/auth", params=query), login)
             granted = browser.post(
                 f"{self.issuer}/token",
                 data={
                     "grant_type": "authorization_code",
-                    "code": code,
+                    "code": parse_qs(urlparse(location).query)["code"][0],
                     "redirect_uri": REDIRECT_URI,
                     "code_verifier": verifier,
                     "client_id": CLIENT_ID,
@@ -77,6 +65,45 @@ class Provider:
             )
         assert granted.status_code == 200, granted.text
         return granted.json()["access_token"]
+
+    def confirm_device(self, verification_uri, login):
+        """What a person does with the address a device shows: opens it, confirms the code, signs
+        in as `login` and consents."""
+        with httpx.Client(follow_redirects=False, timeout=10) as browser:
+            final = _signed_in(browser, browser.get(verification_uri), login)
+        assert "Sign-in Success" in final, final[:500]
+
+
+def _signed_in(browser, answer, login):
+    """Follow `answer` as a browser would, submitting each form of the provider's (the device code,
+    the sign-in as `login` with any password, the consent) until the client's redirect (its
+    location) or a page without a form (its text)."""
+    for _ in range(12):
+        location = answer.headers.get("location")
+        if location and location.startswith(REDIRECT_URI):
+            return location
+        if location:
+            answer = browser.get(urljoin(str(answer.url), location))
+            continue
+        form = FORM.search(answer.text)
+        if form is None:
+            return answer.text
+        action, body = form.groups()
+        fields = {
+            html.unescape(name): html.unescape(value)
+            for attributes in INPUT.findall(body)
+            for name, value in [(_attribute(attributes, "name"), _attribute(attributes, "value"))]
+            if name
+        }
+        if "login" in fields:
+            fields.update(login=login, password="any")  # noqa: S106 (the development form takes any)
+        answer = browser.post(urljoin(str(answer.url), html.unescape(action)), data=fields)
+    raise AssertionError("the provider's forms never ended")
+
+
+def _attribute(attributes, name):
+    found = re.search(rf'\b{name}="([^"]*)"', attributes)
+    return found.group(1) if found else ("" if name == "value" else None)
 
 
 def _free_port():
@@ -90,7 +117,7 @@ def provider(tmp_path):
     """The provider on a free loopback port until the block ends."""
     port, accounts = _free_port(), tmp_path / "accounts.json"
     accounts.write_text("{}")
-    args = [str(port), str(accounts), AUDIENCE, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI]
+    args = [str(port), str(accounts), AUDIENCE, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, CLI_CLIENT_ID]
     process = subprocess.Popen(
         [shutil.which("node"), str(ORACLES / "oidc_provider.mjs"), *args],
         stdout=subprocess.DEVNULL,

@@ -7,7 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Provider from 'oidc-provider';
 
-const [port, accountsFile, audience, clientId, clientSecret, redirectUri] = process.argv.slice(2);
+const [port, accountsFile, audience, clientId, clientSecret, redirectUri, cliClientId] = process.argv.slice(2);
 const accounts = () => JSON.parse(readFileSync(accountsFile, 'utf8'));
 const claimsOf = (id) => {
   const account = accounts()[id] || {};
@@ -18,12 +18,18 @@ const key = { ...privateKey.export({ format: 'jwk' }), kid: 'test-1', use: 'sig'
 
 const provider = new Provider(`http://127.0.0.1:${port}`, {
   clients: [{
-    client_id: clientId,
+    client_id: clientId, // the service's own, confidential
     client_secret: clientSecret,
-    grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+    grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     redirect_uris: [redirectUri],
     token_endpoint_auth_method: 'client_secret_post',
+  }, {
+    client_id: cliClientId, // bpctl's, public: the device flow
+    grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+    response_types: [],
+    redirect_uris: [],
+    token_endpoint_auth_method: 'none',
   }],
   jwks: { keys: [key] },
   claims: { openid: ['sub'], profile: ['preferred_username', 'groups'] },

@@ -18,6 +18,7 @@ PUBLIC_ENDPOINTS = {
     "docs.script",
     "docs.asset",
     "ops.healthz",
+    "sign_in.sso",
     "ops.readyz",
     "ops.metrics_page",
     "web.page",  # the page loads without credentials and signs in itself

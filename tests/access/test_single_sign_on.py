@@ -7,6 +7,8 @@ import base64
 import hashlib
 import hmac
 import json
+import re
+import subprocess
 import time
 
 import pytest
@@ -18,7 +20,8 @@ from app.access import oidc
 from app.cli import users_cli
 from support import issuer as issuers
 from support import oidc as provider
-from support.apps import make_app
+from support.apps import make_app, serving
+from support.bpctl import PROGRAM, Bpctl
 from support.http import FlaskClient, assert_problem, bearer
 
 TEAM_MAP = "payments=pay:member,payments-leads=pay:maintainer,ghosts=nowhere:viewer"
@@ -214,3 +217,29 @@ def test_the_team_map_is_read_at_start_up():
             oidc.team_map(wrong)
     with pytest.raises(ValueError, match="OIDC_CLIENT_ID"):
         make_app("mongomock", OIDC_ISSUER="https://id.example.com")
+
+
+def test_bpctl_signs_in_through_the_device_flow(op, tmp_path):
+    app = signed_on("mongomock", op.issuer, OIDC_CLI_CLIENT_ID=provider.CLI_CLIENT_ID)
+    op.set_accounts({"dana": {"groups": []}})
+    with serving(app) as port:
+        bpctl = Bpctl(f"http://127.0.0.1:{port}", tmp_path / "config")
+        login = subprocess.Popen(
+            [PROGRAM, "login", "--sso"], env=bpctl.environ(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        shown = login.stderr.readline()
+        address = re.search(r"open (\S+) and confirm the code", shown)
+        assert address, shown
+        op.confirm_device(address.group(1), "dana")  # in a browser, signed in at the provider
+        _, said = login.communicate(timeout=60)
+        assert login.returncode == 0 and "as dana" in said, said
+        assert bpctl("profile", "ls").code == 0  # the kept token is the service's own
+        assert json.loads(FlaskClient(app).get("/sso").body) == {
+            "issuer": op.issuer,
+            "clientId": provider.CLIENT_ID,
+            "cliClientId": provider.CLI_CLIENT_ID,
+            "audience": provider.AUDIENCE,
+        }
+    with serving(make_app("mongomock")) as port:
+        refused = Bpctl(f"http://127.0.0.1:{port}", tmp_path / "other").run("login", "--sso")
+        assert refused.returncode == 3 and b"has no single sign-on" in refused.stderr
