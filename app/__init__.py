@@ -38,9 +38,10 @@ from app.routes.revisions import blp as revisions_blp
 from app.routes.teams import blp as teams_blp
 from app.routes.users import blp as users_blp
 from app.storage import database
+from app.web import sign_in
 
 log = logging.getLogger(__name__)
-UNPREPARED_BLUEPRINTS = ("ops", "sign_in", "docs", "web")  # they answer without the database
+UNPREPARED_BLUEPRINTS = ("ops", "docs", "web")  # they answer without the database
 
 
 def create_app(settings=None, mongo_client=None):
@@ -66,6 +67,7 @@ def create_app(settings=None, mongo_client=None):
     problems.init_app(app)
     app.register_blueprint(docs.blueprint(api))
     app.register_blueprint(web.blp)
+    app.register_blueprint(sign_in.blp)
     ops.init_app(app)
     response_headers.init_app(app)
     cli.init_app(app)

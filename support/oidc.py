@@ -113,11 +113,12 @@ def _free_port():
 
 
 @contextlib.contextmanager
-def provider(tmp_path):
-    """The provider on a free loopback port until the block ends."""
+def provider(tmp_path, redirect_uri=REDIRECT_URI):
+    """The provider on a free loopback port until the block ends; its client `CLIENT_ID` comes
+    back to `redirect_uri` (the service's `/sso/callback` where a browser signs in)."""
     port, accounts = _free_port(), tmp_path / "accounts.json"
     accounts.write_text("{}")
-    args = [str(port), str(accounts), AUDIENCE, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, CLI_CLIENT_ID]
+    args = [str(port), str(accounts), AUDIENCE, CLIENT_ID, CLIENT_SECRET, redirect_uri, CLI_CLIENT_ID]
     process = subprocess.Popen(
         [shutil.which("node"), str(ORACLES / "oidc_provider.mjs"), *args],
         stdout=subprocess.DEVNULL,

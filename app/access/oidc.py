@@ -59,6 +59,52 @@ def enabled():
     return bool(current_app.config["OIDC_ISSUER"])
 
 
+def audience():
+    """What the provider's access tokens for this service name in `aud`."""
+    return current_app.config["OIDC_AUDIENCE"] or current_app.config["OIDC_CLIENT_ID"]
+
+
+def authorization_url(redirect_uri, state, challenge):
+    """Where a browser signs in at the provider, to come back to `redirect_uri` with a code."""
+    config = current_app.config
+    query = {
+        "client_id": config["OIDC_CLIENT_ID"],
+        "response_type": "code",
+        "redirect_uri": redirect_uri,
+        "scope": "openid profile",
+        "state": state,
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        "resource": audience(),
+    }
+    return str(httpx.URL(_discovery(config["OIDC_ISSUER"])["authorization_endpoint"], params=query))
+
+
+def exchange(code, verifier, redirect_uri):
+    """The access token the provider gives for an authorization code (the service authenticates
+    as its client), or None where it refuses."""
+    config = current_app.config
+    sent = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "code_verifier": verifier,
+        "redirect_uri": redirect_uri,
+        "client_id": config["OIDC_CLIENT_ID"],
+        "resource": audience(),
+    }
+    if config["OIDC_CLIENT_SECRET"]:
+        sent["client_secret"] = config["OIDC_CLIENT_SECRET"]
+    try:
+        answer = httpx.post(_discovery(config["OIDC_ISSUER"])["token_endpoint"], data=sent, timeout=10)
+    except (httpx.HTTPError, ValueError) as exc:
+        log.info("single sign-on: the code exchange failed: %s", type(exc).__name__)
+        return None
+    if answer.status_code != 200:
+        log.info("single sign-on: the provider refused the code (%d)", answer.status_code)
+        return None
+    return answer.json().get("access_token")
+
+
 def user_of(token):
     """The enabled user a provider's access token is for, bound or made now; None for a token
     that fails any check, or a user the service cannot bind without an admin."""
@@ -118,9 +164,9 @@ def _claims(token):
     except (JoseError, ValueError, httpx.HTTPError) as exc:
         log.info("single sign-on token refused: %s", type(exc).__name__)
         return None
-    audience = claims.get("aud")
-    audiences = audience if isinstance(audience, list) else [audience]
-    if (config["OIDC_AUDIENCE"] or client) not in audiences or (len(audiences) > 1 and claims.get("azp") != client):
+    named = claims.get("aud")
+    audiences = named if isinstance(named, list) else [named]
+    if audience() not in audiences or (len(audiences) > 1 and claims.get("azp") != client):
         log.info("single sign-on token refused: not for this service's audience")
         return None
     if str(header.get("typ", "")).lower() not in ("at+jwt", "application/at+jwt") and "nonce" in claims:
@@ -167,9 +213,12 @@ def _keys(issuer, refresh=False):
     """This process's copy of the issuer's keys (fetched on first use, or again with `refresh`)."""
     held = state.of().oidc_keys
     if refresh or issuer not in held:
-        discovery = _fetch(f"{issuer.rstrip('/')}/.well-known/openid-configuration", issuer)
-        held[issuer] = _Keys(_fetch(discovery["jwks_uri"]))
+        held[issuer] = _Keys(_fetch(_discovery(issuer)["jwks_uri"]))
     return held[issuer]
+
+
+def _discovery(issuer):
+    return _fetch(f"{issuer.rstrip('/')}/.well-known/openid-configuration", issuer)
 
 
 def _fetch(url, issuer=None):

@@ -1,5 +1,4 @@
-"""What operators see: health and readiness, Prometheus metrics, one JSON log line per request;
-and what a client needs to sign in through the identity provider (`/sso`).
+"""What operators see: health and readiness, Prometheus metrics, one JSON log line per request.
 
 Each request is timed once, here, and the same duration goes to the metrics and to the log line,
 in that order, whatever order the rest of the app registers its hooks in. May import
@@ -10,7 +9,7 @@ import time
 
 from flask import g
 
-from app.ops import health, logs, metrics, sign_in
+from app.ops import health, logs, metrics
 
 clock = time.perf_counter  # tests replace it to check the duration that is reported
 
@@ -31,4 +30,3 @@ def init_app(app):
     app.before_request(_start)
     app.after_request(_finish)
     app.register_blueprint(health.blp)
-    app.register_blueprint(sign_in.blp)

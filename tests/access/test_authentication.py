@@ -18,7 +18,10 @@ PUBLIC_ENDPOINTS = {
     "docs.script",
     "docs.asset",
     "ops.healthz",
-    "sign_in.sso",
+    "sign_in.sso",  # what a client asks the identity provider for
+    "sign_in.login",  # the sign-in through it: a redirect there, the way back, the hand-over
+    "sign_in.callback",
+    "sign_in.session",
     "ops.readyz",
     "ops.metrics_page",
     "web.page",  # the page loads without credentials and signs in itself

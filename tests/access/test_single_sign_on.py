@@ -243,3 +243,17 @@ def test_bpctl_signs_in_through_the_device_flow(op, tmp_path):
     with serving(make_app("mongomock")) as port:
         refused = Bpctl(f"http://127.0.0.1:{port}", tmp_path / "other").run("login", "--sso")
         assert refused.returncode == 3 and b"has no single sign-on" in refused.stderr
+
+
+def test_the_pages_sign_in_refuses_what_it_did_not_start(app, op):
+    client = app.test_client()
+    assert client.get("/sso/callback?code=x&state=y").status_code == 400  # no state of ours
+    started = client.get("/sso/login")
+    assert started.status_code == 302 and started.headers["Location"].startswith(f"{op.issuer}/auth?")
+    assert "code_challenge_method=S256" in started.headers["Location"]
+    assert client.get("/sso/callback?code=x&state=another").status_code == 400  # not the state sent
+    state = dict(pair.split("=") for pair in started.headers["Location"].split("?")[1].split("&"))["state"]
+    refused = client.get(f"/sso/callback?error=access_denied&state={state}")
+    assert refused.status_code == 302 and refused.headers["Location"].endswith("/?sso=refused")
+    assert client.post("/sso/session").status_code == 401  # nothing handed over
+    assert make_app("mongomock").test_client().get("/sso/login").status_code == 404

@@ -33,7 +33,8 @@ def test_an_instance_on_kubernetes_lives_in_its_namespace_held_to_what_was_admit
     assert shop["target"] == "kubernetes" and "volumeSizes" not in shop
     share = {"memoryBytes": 512 * Mi, "cpuMillis": 200, "containers": 2, "storageBytes": 5 * Gi}
     assert {key: shop["requirements"][key] for key in share} == share
-    assert api.get(f"/profiles/{team['id']}", user="alice").json["usage"] == {**share, "instances": 1}
+    used = api.get(f"/profiles/{team['id']}", user="alice").json["usage"]
+    assert used == {**share, "instances": 1, "monthly": None, "currency": None}
     text = api.get(f"/instances/{shop['id']}/yml", user="alice").body.decode()
     objects = [one for one in yaml.safe_load_all(text) if one]
     assert [one["kind"] for one in objects[:3]] == ["Namespace", "ResourceQuota", "LimitRange"]

@@ -1,7 +1,7 @@
 /* The catalog's web page: a client of the public API, nothing more. Each view is a function of the
    URL's hash (`#/path?filters`), so every view can be bookmarked and shared; this module routes
    to the views (a module each) and has the caller sign in first. */
-import { el, main, problemList, session, showNav, signIn, signOut } from './core.js';
+import { el, main, problemList, session, showNav, signedInThroughProvider, signIn, signOut } from './core.js';
 import { catalog } from './catalog.js';
 import { blueprintPage } from './blueprint.js';
 import { parametersPage } from './parameters.js';
@@ -51,8 +51,10 @@ async function route() {
 document.getElementById('sign-out').addEventListener('click', signOut);
 window.addEventListener('hashchange', route);
 (async () => {
-  if (!session || Date.parse(session.expiresAt) <= Date.now()) await signIn();
-  else showNav();
+  if (!(await signedInThroughProvider())) { // back from the identity provider, or not
+    if (!session || Date.parse(session.expiresAt) <= Date.now()) await signIn();
+    else showNav();
+  }
   route();
 })();
 

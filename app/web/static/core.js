@@ -222,6 +222,33 @@ function basicAuth(username, password) {
   return `Basic ${btoa(String.fromCharCode(...utf8))}`;
 }
 
+/** Whether the service signs in through an identity provider (`GET /sso`), asked once. */
+let singleSignOn = null;
+function offersSingleSignOn() {
+  singleSignOn ??= fetch(served('/sso'), { credentials: 'omit' }).then((r) => r.json()).then((config) => Boolean(config.issuer)).catch(() => false);
+  return singleSignOn;
+}
+
+/** Back from the identity provider (`?sso=done`): the token the service issued is taken, once,
+    from its short-lived cookie, and the address loses its query. False where there is none. */
+export async function signedInThroughProvider() {
+  const said = new URLSearchParams(window.location.search).get('sso');
+  if (!said) return false;
+  window.history.replaceState(null, '', window.location.pathname + window.location.hash);
+  if (said !== 'done') {
+    await signIn('Your organization did not sign you in here: ask an admin, or sign in with a password.');
+    return true;
+  }
+  const handed = await fetch(served('/sso/session'), { method: 'POST', credentials: 'same-origin', cache: 'no-store' });
+  if (!handed.ok) return false;
+  const token = await handed.json();
+  const me = await fetch(served('/users/me'), { headers: { Authorization: `Bearer ${token.token}`, Accept: 'application/json' }, credentials: 'omit' });
+  session = { token: token.token, expiresAt: token.expiresAt, user: await me.json() };
+  sessionStorage.setItem(SESSION, JSON.stringify(session));
+  showNav();
+  return true;
+}
+
 /** Resolves once the user has signed in; every call waiting on a 401 waits on the same one. */
 export function signIn(reason = '') {
   if (pendingSignIn) return pendingSignIn;
@@ -265,6 +292,7 @@ export function signIn(reason = '') {
     };
   });
   dialog.oncancel = (event) => event.preventDefault(); // no page without a user
+  offersSingleSignOn().then((offered) => { document.getElementById('sign-in-sso').hidden = !offered; });
   if (!dialog.open) dialog.showModal();
   document.getElementById('sign-in-username').focus();
   return pendingSignIn;
