@@ -10,7 +10,7 @@ COVERAGE_FLOOR := 94
 BROWSER_PACKAGES := chromium chromium-driver curl jq nginx openssl
 ORACLES := support/oracles
 
-.PHONY: run test test-fast lint bench profile instructions browser fuzz oracle pod-security fault-test openapi clean
+.PHONY: run test test-fast lint bench profile instructions browser fuzz oracle pod-security fault-test openapi prices clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -94,6 +94,10 @@ fault-test: $(VENV)/.installed-test
 # compares with what the app serves: run it when a change to the document is meant.
 openapi: $(VENV)/.installed-test
 	$(BIN)/python -m tests.test_repository
+
+# docs/prices.md: what every corpus template costs a month at a profile's defaults (about a minute).
+prices: $(VENV)/.installed-test
+	$(BIN)/python -m support.prices
 
 # The web page's scripts are checked by ESLint, pinned in app/web/package.json (and its lock),
 # installed from the npm registry with the machine's Node.js.
