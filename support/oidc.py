@@ -10,7 +10,6 @@ import json
 import re
 import secrets
 import shutil
-import socket
 import subprocess
 import time
 from dataclasses import dataclass
@@ -18,6 +17,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, urljoin, urlparse
 
 import httpx
+
+from app.storage.embedded import free_port
 
 ORACLES = Path(__file__).resolve().parent / "oracles"
 CLIENT_ID, CLIENT_SECRET, CLI_CLIENT_ID = "blueprints", "the-client-secret", "blueprints-cli"
@@ -106,17 +107,11 @@ def _attribute(attributes, name):
     return found.group(1) if found else ("" if name == "value" else None)
 
 
-def _free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @contextlib.contextmanager
-def provider(tmp_path, redirect_uri=REDIRECT_URI):
-    """The provider on a free loopback port until the block ends; its client `CLIENT_ID` comes
-    back to `redirect_uri` (the service's `/sso/callback` where a browser signs in)."""
-    port, accounts = _free_port(), tmp_path / "accounts.json"
+def provider(tmp_path, redirect_uri=REDIRECT_URI, port=None):
+    """The provider on loopback (`port`, else a free one) until the block ends; its client
+    `CLIENT_ID` comes back to `redirect_uri` (the service's `/sso/callback` where a browser signs in)."""
+    port, accounts = port or free_port(), tmp_path / "accounts.json"
     accounts.write_text("{}")
     args = [str(port), str(accounts), AUDIENCE, CLIENT_ID, CLIENT_SECRET, redirect_uri, CLI_CLIENT_ID]
     process = subprocess.Popen(
