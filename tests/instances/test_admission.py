@@ -75,7 +75,10 @@ def deploy(api, blueprint, profile, name, user="alice", **body):
 
 
 def usage(api, profile, user="alice"):
-    return api.get(f"/profiles/{profile['id']}", user=user).json["usage"]
+    """What the profile's instances use, in amounts (its cost: tests/blueprints/test_costs.py)."""
+    used = api.get(f"/profiles/{profile['id']}", user=user).json["usage"]
+    assert used.pop("monthly") is None and used.pop("currency") is None  # no PRICES here
+    return used
 
 
 def test_an_admission_counts_the_render_with_the_profiles_defaults_and_keeps_its_bytes(api, web, team):
