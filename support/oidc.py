@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import html
 import json
+import os
 import re
 import secrets
 import shutil
@@ -67,6 +68,12 @@ class Provider:
         assert granted.status_code == 200, granted.text
         return granted.json()["access_token"]
 
+    def sign_in_at(self, address, login):
+        """What a person does with the address a program shows: signs in as `login` and consents;
+        the address the provider sends the browser back to (the program's loopback one)."""
+        with httpx.Client(follow_redirects=False, timeout=10) as browser:
+            return _signed_in(browser, browser.get(address), login, back=lambda to: not to.startswith(self.issuer))
+
     def confirm_device(self, verification_uri, login):
         """What a person does with the address a device shows: opens it, confirms the code, signs
         in as `login` and consents."""
@@ -75,13 +82,13 @@ class Provider:
         assert "Sign-in Success" in final, final[:500]
 
 
-def _signed_in(browser, answer, login):
+def _signed_in(browser, answer, login, back=lambda to: to.startswith(REDIRECT_URI)):
     """Follow `answer` as a browser would, submitting each form of the provider's (the device code,
-    the sign-in as `login` with any password, the consent) until the client's redirect (its
-    location) or a page without a form (its text)."""
+    the sign-in as `login` with any password, the consent) until a redirect `back` to the client
+    (its location) or a page without a form (its text)."""
     for _ in range(12):
         location = answer.headers.get("location")
-        if location and location.startswith(REDIRECT_URI):
+        if location and back(urljoin(str(answer.url), location)):
             return location
         if location:
             answer = browser.get(urljoin(str(answer.url), location))
@@ -108,9 +115,10 @@ def _attribute(attributes, name):
 
 
 @contextlib.contextmanager
-def provider(tmp_path, redirect_uri=REDIRECT_URI, port=None):
+def provider(tmp_path, redirect_uri=REDIRECT_URI, port=None, device_flow=True):
     """The provider on loopback (`port`, else a free one) until the block ends; its client
-    `CLIENT_ID` comes back to `redirect_uri` (the service's `/sso/callback` where a browser signs in)."""
+    `CLIENT_ID` comes back to `redirect_uri` (the service's `/sso/callback` where a browser signs
+    in); without `device_flow`, it offers no device grant."""
     port, accounts = port or free_port(), tmp_path / "accounts.json"
     accounts.write_text("{}")
     args = [str(port), str(accounts), AUDIENCE, CLIENT_ID, CLIENT_SECRET, redirect_uri, CLI_CLIENT_ID]
@@ -118,6 +126,7 @@ def provider(tmp_path, redirect_uri=REDIRECT_URI, port=None):
         [shutil.which("node"), str(ORACLES / "oidc_provider.mjs"), *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        env={**os.environ, **({} if device_flow else {"NO_DEVICE_FLOW": "1"})},
     )
     issuer = f"http://127.0.0.1:{port}"
     try:

@@ -86,6 +86,8 @@ def test_an_earlier_database_is_migrated_at_start_up_and_read_as_it_is_after(app
     assert api.get(f"/blueprints/{before_requirements}/fit?profile={profile}", user="alice").json["fits"] is True
     r = api.get(f"/profiles/{profile}", user="alice")
     assert r.json["usage"]["instances"] == 0 and r.json["entitledUsers"] == [] and r.json["containerDefaults"] is None
+    assert (r.json["owner"], r.json["entitledTeams"]) == ("alice", [])  # stored before teams: the same meaning
+    assert (found["old web"]["owner"], found["old web"]["entitledTeams"]) == ("alice", [])
     assert [item["name"] for item in walk(api, "/profiles?limit=1", user="alice")] == ["old team"]
     assert api.get(f"/blueprints/{never_checked}", user="alice").status == 200
     assert api.get(f"/blueprints/{before_containers}", user="alice").json["name"] == "old sized"

@@ -11,6 +11,7 @@ import re
 import subprocess
 import time
 
+import httpx
 import pytest
 from click.testing import CliRunner
 from joserfc.jwk import RSAKey
@@ -257,3 +258,27 @@ def test_the_pages_sign_in_refuses_what_it_did_not_start(app, op):
     assert refused.status_code == 302 and refused.headers["Location"].endswith("/?sso=refused")
     assert client.post("/sso/session").status_code == 401  # nothing handed over
     assert make_app("mongomock").test_client().get("/sso/login").status_code == 404
+
+
+def test_bpctl_signs_in_through_a_loopback_redirect_where_the_provider_has_no_device_grant(tmp_path):
+    with provider.provider(tmp_path, device_flow=False) as op:
+        op.set_accounts({"dana": {}})
+        app = signed_on("mongomock", op.issuer, OIDC_CLI_CLIENT_ID=provider.CLI_CLIENT_ID)
+        with serving(app) as port:
+            bpctl = Bpctl(f"http://127.0.0.1:{port}", tmp_path / "config")
+            login = subprocess.Popen(
+                [PROGRAM, "login", "--sso"],
+                env=bpctl.environ(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            shown = login.stderr.readline()
+            address = re.search(r"open (\S+)", shown)
+            assert address and "code_challenge_method=S256" in shown, shown
+            back = op.sign_in_at(address.group(1), "dana")  # in a browser, signed in at the provider
+            assert back.startswith("http://127.0.0.1:") and "/callback?code=" in back
+            assert "you may close this window" in httpx.get(back).text  # the browser comes back to bpctl
+            _, said = login.communicate(timeout=60)
+            assert login.returncode == 0 and "as dana" in said, said
+            assert bpctl("profile", "ls").code == 0
