@@ -7,6 +7,7 @@ changes of the members never both apply to one version (two demotions never leav
 maintainer). A caller's roles are read from here once a request (`roles_of`: an index on the
 members' usernames), so a member who leaves loses the team's rights at their next request."""
 
+import logging
 from collections.abc import Mapping
 
 from pymongo import ASCENDING, DESCENDING
@@ -19,8 +20,9 @@ from app.storage import database, ids, pages
 from app.storage.database import now
 from app.storage.list_keys import ListQuery
 
+log = logging.getLogger(__name__)
 MAX_MEMBERS = 1_000
-MAX_TEAMS_PER_USER = 100  # each one is a scope every list of theirs reads
+MAX_TEAMS_PER_USER = 20  # each is a scope every list of theirs reads: an equality more a window
 MAX_ATTEMPTS = 100
 ORIGINS = ("manual", "sso")
 
@@ -137,18 +139,27 @@ class Teams:
     def reconcile(self, username, wanted):
         """Make the memberships the identity provider gives `username` ({team: role}) the ones
         of origin `sso` they hold: added, changed or taken out; a `manual` one is never touched,
-        nor a team's last maintainer taken out. The teams of `wanted` that do not exist."""
+        nor a team's last maintainer taken out, nor a team added past MAX_TEAMS_PER_USER (logged).
+        The teams of `wanted` that do not exist."""
         held = {
             doc["name"]: doc
             for doc in self.coll().find({"$or": [{"members.username": username}, {"name": {"$in": list(wanted)}}]})
         }
-        for name, doc in held.items():
+        room = MAX_TEAMS_PER_USER - sum(_role(doc, username) is not None for doc in held.values())
+        for name, doc in sorted(held.items()):
             member = next((m for m in doc["members"] if m["username"] == username), None)
             if member is not None and member["origin"] == "manual":
                 continue
             role = wanted.get(name)
             if member is not None and role == member["role"]:
                 continue
+            if member is None:
+                if room <= 0:
+                    log.warning(
+                        "single sign-on: %r is in %d teams already; not added to %r", username, MAX_TEAMS_PER_USER, name
+                    )
+                    continue
+                room -= 1
             others = [m for m in doc["members"] if m["username"] != username]
             members = others + ([{"username": username, "role": role, "origin": "sso"}] if role else [])
             if not any(m["role"] == "maintainer" for m in members) or len(members) > MAX_MEMBERS:
@@ -181,6 +192,11 @@ class Teams:
         raise RuntimeError(f"a change of team {name} kept losing races")
 
     def _within_teams_per_user(self, username):
+        """A 409 when `username` is in as many teams as a user may be; an admin may be in any
+        number (they read every list as admins, not through their teams)."""
+        user = users.find(username)
+        if user is not None and is_admin(user):
+            return
         if len(self.roles_of(username)) >= MAX_TEAMS_PER_USER:
             raise Conflict(f"A user is in at most {MAX_TEAMS_PER_USER} teams.")
 

@@ -282,3 +282,13 @@ def test_bpctl_signs_in_through_a_loopback_redirect_where_the_provider_has_no_de
             _, said = login.communicate(timeout=60)
             assert login.returncode == 0 and "as dana" in said, said
             assert bpctl("profile", "ls").code == 0
+
+
+def test_groups_add_no_team_past_the_twenty_a_user_may_be_in(forger, caplog):
+    many = ",".join(f"g{n}=t{n}:viewer" for n in range(21))
+    api = FlaskClient(make_app("mongomock", OIDC_ISSUER=forger.url, OIDC_CLIENT_ID="blueprints", OIDC_TEAM_MAP=many))
+    for n in range(21):
+        assert api.post("/teams", json={"name": f"t{n}"}, user="admin").status == 201
+    token = forger.token(groups=[f"g{n}" for n in range(21)])
+    assert len(api.get("/teams", headers=bearer(token)).json["items"]) == 20
+    assert "in 20 teams already; not added to 't9'" in caplog.text  # the names in order: t9 comes last

@@ -208,3 +208,13 @@ def test_a_teams_namespace_on_a_cluster_is_labelled_with_the_team(api, team):
     mine = deploy(api, made, profile(api, user="bob"), name="mine", user="bob", target="kubernetes")
     objects = [one for one in yaml.safe_load_all(api.get(f"/instances/{mine.json['id']}/yml", user="bob").body) if one]
     assert "app.kubernetes.io/part-of" not in next(o for o in objects if o["kind"] == "Namespace")["metadata"]["labels"]
+
+
+def test_a_user_is_in_at_most_twenty_teams(api):
+    for n in range(21):
+        assert api.post("/teams", json={"name": f"t{n}"}, user="admin").status == 201
+    for n in range(20):
+        assert api.put(f"/teams/t{n}/members/alice", json={"role": "viewer"}, user="admin").status == 200
+    full = assert_problem(api.put("/teams/t20/members/alice", json={"role": "viewer"}, user="admin"), 409)
+    assert "at most 20 teams" in full["detail"]
+    assert len(api.get("/teams", user="alice").json["items"]) == 20
