@@ -161,7 +161,7 @@ def _claims(token):
             leeway=LEEWAY, iss={"essential": True, "value": issuer}, exp={"essential": True}, sub={"essential": True}
         )
         registry.validate(claims)
-    except (JoseError, ValueError, httpx.HTTPError) as exc:
+    except (JoseError, ValueError, KeyError, httpx.HTTPError) as exc:
         log.info("single sign-on token refused: %s", type(exc).__name__)
         return None
     named = claims.get("aud")
@@ -197,7 +197,8 @@ class _Keys:
 
     def __init__(self, document):
         usable = [key for key in document.get("keys", []) if key.get("kty") in ("RSA", "EC", "OKP")]
-        self.keys = KeySet.import_key_set({"keys": [key for key in usable if key.get("use", "sig") == "sig"]}).keys
+        signing = [key for key in usable if key.get("use", "sig") == "sig"]
+        self.keys = KeySet.import_key_set({"keys": signing}).keys if signing else []
         self.at = time.monotonic()
 
     def named(self, kid):
@@ -210,10 +211,16 @@ class _Keys:
 
 
 def _keys(issuer, refresh=False):
-    """This process's copy of the issuer's keys (fetched on first use, or again with `refresh`)."""
+    """This process's copy of the issuer's keys (fetched on first use, or again with `refresh`).
+    A fetch that fails is remembered as no keys for KEYS_REFRESH seconds, so that tokens sent while
+    the provider is away fail at once instead of each holding a worker through a timeout."""
     held = state.of().oidc_keys
     if refresh or issuer not in held:
-        held[issuer] = _Keys(_fetch(_discovery(issuer)["jwks_uri"]))
+        try:
+            held[issuer] = _Keys(_fetch(_discovery(issuer)["jwks_uri"]))
+        except (httpx.HTTPError, ValueError, KeyError, JoseError):
+            held[issuer] = _Keys({})
+            raise
     return held[issuer]
 
 

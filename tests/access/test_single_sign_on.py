@@ -292,3 +292,15 @@ def test_groups_add_no_team_past_the_twenty_a_user_may_be_in(forger, caplog):
     token = forger.token(groups=[f"g{n}" for n in range(21)])
     assert len(api.get("/teams", headers=bearer(token)).json["items"]) == 20
     assert "in 20 teams already; not added to 't9'" in caplog.text  # the names in order: t9 comes last
+
+
+def test_while_the_provider_is_away_its_tokens_are_refused_at_once(forger, monkeypatch):
+    away = "http://127.0.0.1:9"  # nothing listens there
+    api = FlaskClient(make_app("mongomock", OIDC_ISSUER=away, OIDC_CLIENT_ID="blueprints"))
+    asked = []
+    real_get = httpx.get
+    monkeypatch.setattr(httpx, "get", lambda url, **kw: asked.append(url) or real_get(url, **kw))
+    token = forger.token(iss=away)
+    assert_problem(api.get("/users/me", headers=bearer(token)), 401)
+    assert_problem(api.get("/users/me", headers=bearer(token)), 401)
+    assert asked == [f"{away}/.well-known/openid-configuration"]  # asked once, not at every token
