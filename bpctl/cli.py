@@ -1,8 +1,8 @@
 """`bpctl`: the group of commands (bpctl/common.py) with every command registered, one module per
 kind: account.py (login, logout, profile, completion), blueprints.py, renders.py (fit, render),
-instances.py (deploy, instances, upgrade, undeploy, usage), catalogs.py (import, export)."""
+instances.py (deploy, instances, upgrade, undeploy, usage), catalogs.py (import, export), teams.py (team)."""
 
-from bpctl import blueprints, catalogs, instances, profiles, renders, signin  # noqa: F401 (each registers its commands)
+from bpctl import blueprints, catalogs, instances, profiles, renders, signin, teams  # noqa: F401 (each registers its commands)
 from bpctl.common import cli
 
 

@@ -25,6 +25,7 @@ from support.on_kubernetes import decoded_by_kubectl
 ALICE = {"BPCTL_USERNAME": "alice", "BPCTL_PASSWORD": PASSWORD}
 BOB = {"BPCTL_USERNAME": "bob", "BPCTL_PASSWORD": PASSWORD}
 VICTOR = {"BPCTL_USERNAME": "victor", "BPCTL_PASSWORD": PASSWORD}
+ADMIN = {"BPCTL_USERNAME": "admin", "BPCTL_PASSWORD": PASSWORD}
 WEB = """services:
   web:
     image: nginx:${TAG}
@@ -700,6 +701,25 @@ def test_usage_says_what_the_profile_costs_a_month_where_the_operator_prices(bpc
     assert bpctl("deploy", "web", "shop", "--profile", "team", **ALICE).code == 0
     # at its defaults: 512 MiB x 5 + 0.5 CPU x 20 a month
     assert bpctl("usage", **ALICE).out.splitlines()[-1] == "1 instance, 12.50 EUR a month"
+
+
+def test_a_team_is_made_managed_and_its_spend_shown(bpctl, socket_app):
+    socket_app.config.update(PRICES="cpu=20,memoryGiB=5,currency=EUR")
+    assert bpctl("team", "create", "pay", **ALICE).code == 3  # admins alone, unless the operator lets members
+    assert bpctl("team", "create", "pay", "--description", "Payments", **ADMIN).code == 0
+    assert bpctl("team", "add", "pay", "alice", "--role", "maintainer", **ADMIN).code == 0
+    assert bpctl("team", "add", "pay", "bob", **ALICE).code == 0
+    assert bpctl("team", "add", "pay", "carol", **BOB).code == 3  # a member manages nothing
+    listed = bpctl("team", "ls", **ALICE).out.splitlines()
+    assert listed[0].split() == ["NAME", "ROLE", "MEMBERS"]
+    assert listed[1].split()[:2] == ["pay", "maintainer"] and "bob (member)" in listed[1]
+    made = bpctl.api.post("/profiles", json={"name": "shared", "owner": "team:pay", "memoryCap": "1Gi"}, user="bob")
+    assert made.status == 201
+    spent = bpctl("team", "spend", "pay", **BOB).out.splitlines()
+    assert spent[0].split() == ["PROFILE", "MONTHLY", "CAPS", "WOULD"] and spent[1].split() == ["shared", "0.0", "-"]
+    assert spent[-1] == "pay: 0.00 EUR a month"
+    assert bpctl("team", "remove", "pay", "bob", **BOB).code == 0  # leaving
+    assert bpctl("team", "spend", "pay", **BOB).code == 3  # no longer his to read
 
 
 # profiles and completion
