@@ -297,7 +297,8 @@ def usage_run(seconds_before=3.0, writers=4, log=print):
         "instances": len(instances),
         "usage": stored["usage"],
         "summed": summed,
-        "usage_is_the_sum": stored["usage"] == {**summed, "instances": len(instances)},
+        "usage_is_the_sum": stored["usage"]
+        == {**summed, "instances": len(instances), "monthly": None, "currency": None},
         "acknowledged_but_lost": len((admitted - deleted) - existing),
         "ledger_left": len(db.ledgers.find_one({"_id": ObjectId(profile)})["ledger"]),
         "definitions": sorted({doc["yml"] for doc in instances}),
