@@ -24,7 +24,6 @@ log = logging.getLogger(__name__)
 MAX_MEMBERS = 1_000
 MAX_TEAMS_PER_USER = 20  # each is a scope every list of theirs reads: an equality more a window
 MAX_ATTEMPTS = 100
-ORIGINS = ("manual", "sso")
 
 
 class Teams:
