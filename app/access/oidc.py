@@ -182,8 +182,9 @@ def _decoded(token, issuer):
 
     def key_for(guest):
         header = guest.headers()
-        key = _keys(issuer).named(header.get("kid"))
-        if key is None and _keys(issuer).may_refresh():
+        held = _keys(issuer)
+        key = held.named(header.get("kid"))
+        if key is None and held.may_refresh():
             key = _keys(issuer, refresh=True).named(header.get("kid"))
         if key is None or (key.alg is not None and key.alg != header.get("alg")):
             raise ValueError("no key the issuer publishes signs with this")

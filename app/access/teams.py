@@ -49,7 +49,7 @@ class Teams:
             "updatedBy": user["username"],
             "rev": 1,
         }
-        self._within_teams_per_user(user["username"])
+        self._within_teams_per_user(user)
         try:
             self.coll().insert_one(doc)
         except DuplicateKeyError:
@@ -106,11 +106,13 @@ class Teams:
             if len(members) == len(doc["members"]):
                 if len(members) >= MAX_MEMBERS:
                     raise Conflict(f"A team has at most {MAX_MEMBERS} members.")
-                self._within_teams_per_user(username)
-            added = {"username": username, "role": role, "origin": origin}
-            return {"members": _keeping_a_maintainer([*members, added])}
+                self._within_teams_per_user(added)
+            return {
+                "members": _keeping_a_maintainer([*members, {"username": username, "role": role, "origin": origin}])
+            }
 
-        if users.missing([username]):
+        added = users.find(username)
+        if added is None:
             raise NotFound(f"No user {username[:64]!r}.")
         doc = self._write(name, user, None, changes)
         return next(member for member in doc["members"] if member["username"] == username)
@@ -161,10 +163,8 @@ class Teams:
                 room -= 1
             others = [m for m in doc["members"] if m["username"] != username]
             members = others + ([{"username": username, "role": role, "origin": "sso"}] if role else [])
-            if not any(m["role"] == "maintainer" for m in members) or len(members) > MAX_MEMBERS:
-                continue
-            changes = {"members": members, "updatedAt": now(), "updatedBy": username}
-            self.coll().update_one({"_id": doc["_id"], "rev": doc["rev"]}, {"$set": changes, "$inc": {"rev": 1}})
+            if _has_a_maintainer(members) and len(members) <= MAX_MEMBERS:
+                self._replaced(doc, {"members": members}, username)
         return [name for name in wanted if name not in held]
 
     def _managed(self, name, user, if_match, leaving=False):
@@ -182,21 +182,24 @@ class Teams:
         again when another write lands first."""
         for _ in range(MAX_ATTEMPTS):
             doc = self._managed(name, user, if_match, leaving)
-            changes = {**changes_of(doc), "updatedAt": now(), "updatedBy": user["username"]}
-            written = self.coll().update_one(
-                {"_id": doc["_id"], "rev": doc["rev"]}, {"$set": changes, "$inc": {"rev": 1}}
-            )
-            if written.matched_count:
-                return {**doc, **changes, "rev": doc["rev"] + 1}
+            written = self._replaced(doc, changes_of(doc), user["username"])
+            if written is not None:
+                return written
         raise RuntimeError(f"a change of team {name} kept losing races")
 
-    def _within_teams_per_user(self, username):
-        """A 409 when `username` is in as many teams as a user may be; an admin may be in any
-        number (they read every list as admins, not through their teams)."""
-        user = users.find(username)
-        if user is not None and is_admin(user):
+    def _replaced(self, doc, changes, by):
+        """The new version of `doc` with `changes` made by `by`, or None when `doc` is no longer
+        the current version (its `rev`): every write of a team is conditional on it."""
+        changes = {**changes, "updatedAt": now(), "updatedBy": by}
+        written = self.coll().update_one({"_id": doc["_id"], "rev": doc["rev"]}, {"$set": changes, "$inc": {"rev": 1}})
+        return {**doc, **changes, "rev": doc["rev"] + 1} if written.matched_count else None
+
+    def _within_teams_per_user(self, user):
+        """A 409 when `user` (their record) is in as many teams as a user may be; an admin may be
+        in any number (they read every list as admins, not through their teams)."""
+        if is_admin(user):
             return
-        if len(self.roles_of(username)) >= MAX_TEAMS_PER_USER:
+        if len(self.roles_of(user["username"])) >= MAX_TEAMS_PER_USER:
             raise Conflict(f"A user is in at most {MAX_TEAMS_PER_USER} teams.")
 
 
@@ -204,8 +207,12 @@ def _role(doc, username):
     return next((member["role"] for member in doc["members"] if member["username"] == username), None)
 
 
+def _has_a_maintainer(members):
+    return any(member["role"] == "maintainer" for member in members)
+
+
 def _keeping_a_maintainer(members):
-    if not any(member["role"] == "maintainer" for member in members):
+    if not _has_a_maintainer(members):
         raise Conflict("A team keeps at least one maintainer: make another one first.")
     return members
 

@@ -11,7 +11,7 @@ from app.blueprints.history.storage import store as history
 from app.errors import Conflict, Invalid
 from app.instances.storage import store as instances
 from app.model import yamlguard
-from app.model.accounts import team_scope
+from app.model.accounts import shared_with
 from app.storage import list_keys
 from app.storage.resource_store import MAX_ATTEMPTS, ResourceStore
 
@@ -62,11 +62,7 @@ class Blueprints(ResourceStore):
         CUSTOM and TEAM; empty otherwise: entitlement_changes)."""
         if doc.get("entitlementType") == "PUBLIC":
             return [list_keys.EVERYONE], []
-        named = [
-            *(doc.get("entitledUsers") or ()),
-            *map(team_scope, doc.get("entitledTeams") or ()),
-        ]  # null: an old PUT
-        return [list_keys.ADMINS, doc["owner"]], [reader for reader in named if reader != doc["owner"]]
+        return [list_keys.ADMINS, doc["owner"]], shared_with(doc)
 
     def seen_by(self, doc, user):
         """With how many starred it, and whether `user` did."""

@@ -101,16 +101,11 @@ def profiles_fitted_by(blueprint):
 def priced(docs):
     """Instances with their `cost`: their requirements at their profile's prices now (one read of
     the profiles for all of them); null without PRICES."""
-    setting = current_app.config["PRICES"]
-    if prices.sheet(setting) is None:
+    sheet = prices.sheet(current_app.config["PRICES"])
+    if sheet is None:
         return [{**doc, "cost": None} for doc in docs]
     own = profiles.prices_of({doc["profile"] for doc in docs})
     return [
-        {
-            **doc,
-            "cost": prices.cost(
-                fit.amounts(doc["requirements"]), prices.of_profile({"prices": own.get(doc["profile"])}, setting)
-            ),
-        }
+        {**doc, "cost": prices.cost(fit.amounts(doc["requirements"]), prices.merged(own.get(doc["profile"]), sheet))}
         for doc in docs
     ]

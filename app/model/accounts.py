@@ -73,6 +73,13 @@ def team_roles(user):
     return user.get("teams") or {}
 
 
+def shared_with(doc):
+    """The readers a resource names beside its owner: its users, and its teams as `team:NAME`
+    (either field null where an earlier version's PUT left it so)."""
+    named = [*(doc.get("entitledUsers") or ()), *map(team_scope, doc.get("entitledTeams") or ())]
+    return [reader for reader in named if reader != doc["owner"]]
+
+
 def scopes_of(user):
     """What `user` reads with besides the admins' and everyone's: their name and their teams'."""
     return [user["username"], *(team_scope(team) for team in team_roles(user))]

@@ -24,7 +24,7 @@ from app.definitions import fit
 from app.errors import Conflict, Forbidden, Invalid, Problem
 from app.instances.storage import store as instances
 from app.model import quantities
-from app.model.accounts import is_admin, team_scope
+from app.model.accounts import is_admin, shared_with
 from app.profiles import usage
 from app.profiles.ledgers import Finished
 from app.profiles.ledgers import store as ledgers
@@ -54,8 +54,7 @@ class Profiles(ResourceStore):
 
     def scopes(self, doc):
         """Its owner and admins, and the users and teams it is shared with."""
-        named = [*(doc.get("entitledUsers") or ()), *map(team_scope, doc.get("entitledTeams") or ())]
-        return [list_keys.ADMINS, doc["owner"]], [reader for reader in named if reader != doc["owner"]]
+        return [list_keys.ADMINS, doc["owner"]], shared_with(doc)
 
     def readable(self, id_text, user):
         """A profile the user may read, its usage settled where a crashed request left it unsettled."""
