@@ -29,6 +29,10 @@ VARIABLES = (
     "AUTH_FAILURE_WINDOW_SECONDS",
     "SECRET_KEY",
     "REVISIONS_KEPT",
+    "RELEASES_KEPT",
+    "SOURCE_HOSTS",
+    "SOURCE_PRIVATE",
+    "SOURCE_KNOWN_HOSTS",
     "RENDER_SECONDS",
     "RESERVED_NAMESPACES",
     "INGRESS_NAMESPACE",
@@ -94,6 +98,13 @@ def from_env(environ=os.environ):
         "AUTH_FAILURE_WINDOW": timedelta(seconds=int(environ.get("AUTH_FAILURE_WINDOW_SECONDS", "300"))),
         # Versions of a blueprint kept, the current one included.
         "REVISIONS_KEPT": max(2, int(environ.get("REVISIONS_KEPT", "100"))),
+        # Releases of an instance kept (each pins its blueprint's revision against pruning).
+        "RELEASES_KEPT": max(1, int(environ.get("RELEASES_KEPT", "20"))),
+        # Sources followed from git (app/sources/): the hosts their URLs may name (none: sources off),
+        # whether those may be loopback, link-local or private addresses, and the ssh host keys trusted.
+        "SOURCE_HOSTS": tuple(one.strip().lower() for one in environ.get("SOURCE_HOSTS", "").split(",") if one.strip()),
+        "SOURCE_PRIVATE": _switch(environ, "SOURCE_PRIVATE", "off"),
+        "SOURCE_KNOWN_HOSTS": environ.get("SOURCE_KNOWN_HOSTS") or None,
         # How long a render's search for the most that fits may go on (well within REQUEST_TIMEOUT).
         "RENDER_SECONDS": float(environ.get("RENDER_SECONDS", "10")),
         # Namespaces the cluster keeps beside default, kube-* and openshift-* (comma-separated, `*` a

@@ -20,6 +20,7 @@ from app.budgets import fitting
 from app.definitions import fit, render
 from app.definitions.fit import RESOURCES
 from app.errors import Conflict, Forbidden, Invalid, NoRoom, NotFound, Problem
+from app.instances import releases
 from app.instances.hosts import TAKEN as HOST_TAKEN
 from app.instances.hosts import held as held_hosts
 from app.instances.hosts import store as hosts
@@ -49,6 +50,7 @@ def admit(fields, user, id=None, dry_run=False):
     profile = _usable(profiles, fields["profile"], user, "profile")
     fields = {**fields, "owner": owner_given(user, fields.get("owner"))}
     doc = instances.drafted(_instance(fields, blueprint, profile), user, id, dry_run)
+    doc.update(releases.first(doc))
     owner = "You have" if doc["owner"] == user["username"] else f"{doc['owner']} has"
     taken = Conflict(f"{owner} an instance named {doc['name']!r} already.")
     namespace = doc["namespace"]
@@ -108,12 +110,26 @@ def _rendered(answer):
     }
 
 
-def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=None):
+def rollback(id_text, user, number, if_match=None):
+    """Restore release `number`: its revision and its values (generated ones as generated then),
+    admitted as an upgrade is; the new release and the diff."""
+    release = releases.one(instances.readable(id_text, user), number)
+    return upgrade(id_text, user, release["rev"], release["kept"], if_match, restoring=True)
+
+
+def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=None, restoring=False):
     """Render again at `rev` (the blueprint's current one when None) with the kept values and
-    those given, admit the difference; the new version and the diff of the definitions. An
-    instance on Kubernetes admitted before instances held namespaces takes `namespace`."""
+    those given (`restoring`: those alone), admit the difference; the new version and the diff
+    of the definitions. An instance on Kubernetes admitted before instances held namespaces takes
+    `namespace`."""
     doc = instances.checked(id_text, user, if_match)
-    version = _version(blueprints.readable(doc["blueprint"], user), rev)
+    return _upgraded(
+        doc, user, _version(blueprints.readable(doc["blueprint"], user), rev), values, dry_run, namespace, restoring
+    )
+
+
+def _upgraded(doc, user, version, values, dry_run=False, namespace=None, restoring=False):
+    """`upgrade` of the instance `doc` as read, to the blueprint's `version`."""
     profile = profiles.with_usage(object_id(doc["profile"]))
     held = doc.get("namespace")
     if namespace is not None and (held is not None or doc["target"] != "kubernetes"):
@@ -122,7 +138,7 @@ def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=
         fitting.refuse_reserved(namespace)
     cluster = _cluster(version, doc["name"], doc, held or namespace)
     secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
-    kept = {**doc["kept"], **values}
+    kept = dict(values) if restoring else {**doc["kept"], **values}
     namespaced = held or namespace, team_of(doc["owner"])
     answer = _admitted(version, kept, profile, doc["name"], doc["requirements"], cluster, secrets, namespaced)
     changes = {
@@ -132,6 +148,7 @@ def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=
         "updatedBy": user["username"],
         "updatedAt": now(),
     }
+    changes.update(releases.added(doc, changes))
     upgraded = {**doc, **changes, "rev": doc["rev"] + 1}
     diff = _diff(doc["yml"], answer["yml"], doc["blueprintRev"], version["rev"])
     before = doc.get("hosts", [])

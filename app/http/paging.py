@@ -38,6 +38,27 @@ class Cursor(ma.fields.String):
             raise ma.ValidationError("Not a cursor issued by this service.") from None
 
 
+class NumberCursor(ma.fields.String):
+    """The cursor of a list numbered from 1 (a blueprint's revisions, an instance's releases): the
+    number the next page goes below, signed with the list's own salt."""
+
+    def __init__(self, salt, **kwargs):
+        super().__init__(metadata={"description": "`next` of the previous page."}, **kwargs)
+        self.salt = salt
+
+    def sign(self, number):
+        return signer(self.salt).dumps(number)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        try:
+            number = signer(self.salt).loads(super()._deserialize(value, attr, data, **kwargs))
+        except BadSignature:
+            number = None
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise ma.ValidationError("Not a cursor issued by this service.")
+        return number
+
+
 class PageArgs(Schema):
     """The parameters every list takes."""
 

@@ -2,7 +2,7 @@
 
 import marshmallow as ma
 
-from app.http.paging import ListArgs
+from app.http.paging import ListArgs, NumberCursor, PageArgs
 from app.model.accounts import Owner
 from app.model.fields import DNS_LABEL, Id, QueryBoolean, Timestamp
 from app.model.schemas import CostSchema, RequirementsSchema, Schema, TargetSchema
@@ -40,6 +40,9 @@ class InstanceSchema(TargetSchema):
             "description": "The values given, checked as a render checks them; writeOnly and generated (x-generate) "
             "ones shown as null: they are read only in /yml."
         },
+    )
+    release = ma.fields.Integer(
+        dump_only=True, metadata={"description": "Its current release: 1 on create, +1 per upgrade and rollback."}
     )
     requirements = ma.fields.Nested(RequirementsSchema, dump_only=True)
     cost = ma.fields.Nested(
@@ -89,4 +92,28 @@ class InstanceQuery(ListArgs):
     blueprint = ma.fields.String(metadata={"description": "Only the instances of this blueprint."})
     behind = QueryBoolean(
         metadata={"description": "true: only those rendered at a revision older than their blueprint's current one."}
+    )
+
+
+RELEASE_CURSOR = NumberCursor("release-cursor")
+
+
+class ReleasePageArgs(PageArgs):
+    cursor = RELEASE_CURSOR
+
+
+class ReleaseSchema(Schema):
+    release = ma.fields.Integer(metadata={"description": "1 on create, +1 per upgrade and rollback."})
+    rev = ma.fields.Integer(metadata={"description": "The blueprint's revision it rendered."})
+    values = ma.fields.Dict(**VALUES, metadata={"description": "The values it used, secrets and generated ones null."})
+    at = Timestamp()
+    by = ma.fields.String(metadata={"description": "Who made it."})
+
+
+class RollbackArgs(Schema):
+    release = ma.fields.Integer(
+        required=True,
+        strict=True,
+        validate=ma.validate.Range(min=1),
+        metadata={"description": "The release to restore."},
     )

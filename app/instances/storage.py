@@ -22,9 +22,11 @@ class Instances(Documents):
     filters = {"name": "name", "owner": "owner", "profile": "profile", "blueprint": "blueprint"}
 
     def create_indexes(self):
-        """One name per owner; the instances of a blueprint at a revision (what history keeps)."""
+        """One name per owner; the instances of a blueprint at a revision, and those keeping a release
+        of one (what history keeps)."""
         self.coll().create_index([("owner", ASCENDING), ("name", ASCENDING)], unique=True, name="one_name_per_owner")
         self.coll().create_index([("blueprint", ASCENDING), ("blueprintRev", ASCENDING)], name="by_blueprint_rev")
+        self.coll().create_index([("blueprint", ASCENDING), ("releases.rev", ASCENDING)], name="by_blueprint_release")
         super().create_indexes()
 
     def scopes(self, doc):
@@ -49,8 +51,10 @@ class Instances(Documents):
         return len(list(self.coll().find({"blueprint": str(blueprint_id)}, {"_id": 1}).limit(most)))
 
     def rendered_at(self, blueprint_id, rev):
-        """Whether an instance was rendered at revision `rev` of the blueprint (`by_blueprint_rev`)."""
-        return self.coll().find_one({"blueprint": str(blueprint_id), "blueprintRev": rev}, {"_id": 1}) is not None
+        """Whether an instance is, or keeps a release, rendered at revision `rev` of the blueprint
+        (`by_blueprint_rev`, `by_blueprint_release`)."""
+        either = [{"blueprintRev": rev}, {"releases.rev": rev}]
+        return self.coll().find_one({"blueprint": str(blueprint_id), "$or": either}, {"_id": 1}) is not None
 
     def replace_version(self, doc, changes):
         """Write `changes` over `doc`, on the condition that it is still the current version."""

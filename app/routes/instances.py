@@ -1,5 +1,5 @@
 """/instances and its sub-resources: list, admit (create), read, delete; the rendered definition;
-an upgrade (or a rollback) to another revision of the blueprint."""
+an upgrade to another revision of the blueprint; its releases, and a rollback to one."""
 
 from flask import Response
 from flask.views import MethodView
@@ -11,7 +11,18 @@ from app.errors import NotFound
 from app.http import crud, paging, preconditions
 from app.http.openapi import Blueprint, headers, problems
 from app.http.preconditions import IF_MATCH, etag
-from app.instances.schemas import InstanceDraftSchema, InstanceQuery, InstanceSchema, UpgradeArgs, UpgradeSchema
+from app.instances import releases
+from app.instances.schemas import (
+    RELEASE_CURSOR,
+    InstanceDraftSchema,
+    InstanceQuery,
+    InstanceSchema,
+    ReleasePageArgs,
+    ReleaseSchema,
+    RollbackArgs,
+    UpgradeArgs,
+    UpgradeSchema,
+)
 from app.instances.storage import store
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
 from app.storage.resource_store import object_id
@@ -118,3 +129,30 @@ class InstanceUpgrade(MethodView):
             namespace=args.get("namespace"),
         )
         return {**fitting.priced([doc])[0], "diff": diff}, NO_STORE if dryRun else {**NO_STORE, "ETag": etag(doc)}
+
+
+@blp.route("/<id>/releases")
+class InstanceReleases(MethodView):
+    @login_required(role="viewer")
+    @paging.paginated(blp, ReleasePageArgs(), ReleaseSchema, "Releases, newest (current) first.", RELEASE_CURSOR.sign)
+    def get(self, args, id):
+        """List an instance's releases"""
+        return releases.page(store.readable(id, current_user()), args["limit"], args.get("cursor"))
+
+
+@blp.route("/<id>/rollback")
+class InstanceRollback(MethodView):
+    @login_required(role="member")
+    @blp.arguments(RollbackArgs(), example={"release": 1})
+    @blp.response(
+        200,
+        UpgradeSchema,
+        headers=headers("ETag", "Cache-Control"),
+        description="The instance as rolled back (a new release), and the diff (which holds its secrets).",
+    )
+    @blp.doc(parameters=[IF_MATCH])
+    @problems(blp, 400, 403, 404, 409, 412, 413, 415, 422)
+    def post(self, args, id):
+        """Restore a release: its revision and its values, admitted as an upgrade is"""
+        doc, diff = admission.rollback(id, current_user(), args["release"], preconditions.if_match())
+        return {**fitting.priced([doc])[0], "diff": diff}, {**NO_STORE, "ETag": etag(doc)}

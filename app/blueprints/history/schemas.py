@@ -1,31 +1,16 @@
 """The parameters of the history endpoints, and the diff's body."""
 
 import marshmallow as ma
-from itsdangerous import BadSignature
 
-from app.http.paging import PageArgs, signer
+from app.http.paging import NumberCursor, PageArgs
 from app.model.schemas import Schema
 
-SALT = "revision-cursor"
-
-
-def sign(rev):
-    return signer(SALT).dumps(rev)
-
-
-class RevisionCursor(ma.fields.String):
-    def _deserialize(self, value, attr, data, **kwargs):
-        try:
-            rev = signer(SALT).loads(super()._deserialize(value, attr, data, **kwargs))
-        except BadSignature:
-            rev = None
-        if not isinstance(rev, int) or isinstance(rev, bool):
-            raise ma.ValidationError("Not a cursor issued by this service.")
-        return rev
+CURSOR = NumberCursor("revision-cursor")
+sign = CURSOR.sign
 
 
 class RevisionPageArgs(PageArgs):
-    cursor = RevisionCursor(metadata={"description": "`next` of the previous page."})
+    cursor = CURSOR
 
 
 class DiffArgs(Schema):
