@@ -5,7 +5,7 @@ The tree reads from the bottom up, each layer importing only from itself and the
 (tests/test_layers.py; the map is docs/design.md): errors.py, config.py, state.py;
 model/ (the contract's values); definitions/ (a blueprint's content); storage/ (the database);
 access/ (credentials, roles, throttles); ops/ (probes, metrics, logs); http/ (the API's
-plumbing); the resources' schemas and stores, each a folder (instances/, blueprints/ with its
+plumbing); jobs/ (long work); the resources' schemas and stores, each a folder (instances/, blueprints/ with its
 history/, profiles/), each reading only those below it; budgets/ (what joins them: a fit, an
 admission); imports/ (other tools' catalogs); routes/ (the paths, a module per resource); and on
 top web/, cli.py, migrations.py, gunicorn_worker.py and this factory."""
@@ -26,12 +26,14 @@ from app.blueprints.storage import store as blueprints_store
 from app.http import docs, idempotency, openapi, problems, response_headers
 from app.http.json_provider import OrjsonProvider
 from app.instances.storage import store as instances_store
+from app.jobs.storage import store as jobs_store
 from app.model import prices
 from app.ops import logs
 from app.profiles.storage import store as profiles_store
 from app.routes.blueprints import blp as blueprints_blp
 from app.routes.imports import blp as imports_blp
 from app.routes.instances import blp as instances_blp
+from app.routes.jobs import blp as jobs_blp
 from app.routes.namespaces import blp as namespaces_blp
 from app.routes.profiles import blp as profiles_blp
 from app.routes.revisions import blp as revisions_blp
@@ -62,7 +64,7 @@ def create_app(settings=None, mongo_client=None):
 
     api = openapi.Api(app)
     resources = (profiles_blp, blueprints_blp, revisions_blp, instances_blp, namespaces_blp, teams_blp, users_blp)
-    for blp in (*resources, imports_blp):
+    for blp in (*resources, imports_blp, jobs_blp):
         api.register_blueprint(blp)
     problems.init_app(app)
     app.register_blueprint(docs.blueprint(api))
@@ -104,7 +106,8 @@ def _prepare_database(app):
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
     for module in (login_throttle, request_quota, idempotency):  # the request path's counters
         module.create_indexes(db)
-    for store in (accounts, tokens, teams, revisions, profiles_store, blueprints_store, instances_store):
+    stores = (accounts, tokens, teams, revisions, profiles_store, blueprints_store, instances_store, jobs_store)
+    for store in stores:
         store.create_indexes()
     migrations.run()
     if app.config["ADMIN_USERNAME"] and app.config["ADMIN_PASSWORD"]:

@@ -13,6 +13,7 @@ LAYERS = [  # bottom first: a folder each (app/'s own modules stand at both ends
     ("app.access",),
     ("app.ops",),
     ("app.http",),
+    ("app.jobs",),  # long work, run beside the request that starts it
     ("app.instances",),  # each resource: its schemas and its store
     ("app.blueprints",),
     ("app.profiles",),
@@ -90,6 +91,7 @@ OWNERS = {
     "settings": "app.storage.database",
     "namespaces": "app.instances.namespaces",
     "hosts": "app.instances.hosts",
+    "jobs": "app.jobs.storage",
 }
 INSTANCE_WRITES = {"insert", "replace_version", "delete_version"}
 DATABASE_METHODS = {"command", "client", "name", "list_collection_names", "drop_collection"}

@@ -5,10 +5,10 @@ import marshmallow as ma
 from app.blueprints.schemas import BlueprintDraftSchema, BlueprintQuery, Entitlement, Tags
 from app.imports.formats import FORMATS
 from app.model.accounts import EntitledUsers
-from app.model.fields import Pattern, StrictBoolean, Text, Trimmed
-from app.model.schemas import Schema
+from app.model.fields import Pattern, QueryBoolean, StrictBoolean, Text, Trimmed
+from app.model.schemas import Schema, WriteArgs
 
-OUTCOMES = ("created", "updated", "unchanged", "skipped", "refused")
+OUTCOMES = ("created", "updated", "unchanged", "skipped", "refused", "conflict", "gone")
 
 MAX_FILES = 1000
 
@@ -76,9 +76,20 @@ class ImportResultSchema(Schema):
     id = ma.fields.String(allow_none=True)
     problems = ma.fields.List(ma.fields.String())
     notes = ma.fields.List(ma.fields.String())
+    diff = ma.fields.String(
+        metadata={"description": "A conflict's: what the import would change of the blueprint as changed here."}
+    )
     blueprint = ma.fields.Nested(
         BlueprintDraftSchema,
         metadata={"description": "dryRun=true only: the blueprint as it would be stored (its inferred parameters)."},
+    )
+
+
+class ImportArgs(WriteArgs):
+    run_async = QueryBoolean(
+        data_key="async",
+        load_default=False,
+        metadata={"description": "true: answer 202 at once with the import's job, whose report is the import's."},
     )
 
 

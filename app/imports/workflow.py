@@ -2,12 +2,21 @@
 then its own create or update through the blueprint store (the same rules, history and
 requirements as a request's; a `kubernetes-quota` import's profile through the profile store),
 found again by its `source`, so that a refused one never undoes another and a re-import updates
-what the last one made."""
+what the last one made.
 
-from dataclasses import dataclass
+Each document an import writes records, in `source.rev`, the revision that write gave it: a
+blueprint whose owner changed it since (its current fields are not that revision's) is a
+`conflict`, left as its owner made it and reported with the diff, unless the import is `forced`;
+one whose template is no longer in the document is `gone`."""
+
+import contextlib
+import difflib
+from dataclasses import dataclass, field
 
 import marshmallow as ma
 
+from app.blueprints.history.storage import store as history
+from app.blueprints.history.storage import writable
 from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store as blueprints
 from app.errors import Invalid, NotFound
@@ -33,39 +42,64 @@ class Target:
     schema: object
     defaults: tuple
     kept: tuple = ()
+    versioned: bool = False  # its documents keep their history: a local change is told from a sync's
 
 
-BLUEPRINTS = Target(blueprints, BlueprintSchema(), ("entitlementType", "entitledUsers", "inactive", "tags"))
+@dataclass(frozen=True)
+class Run:
+    """How an import runs beyond its body: for whom (`owner`: a user or `team:NAME`; None: the
+    caller), whether it overwrites local changes (`force`), marks what is gone (`marks_gone`, a
+    source's sync) and who hears of its progress (a job's `Progress`)."""
+
+    owner: str = None
+    force: bool = False
+    marks_gone: bool = False
+    progress: object = field(default=None, compare=False)
+
+
+BLUEPRINTS = Target(
+    blueprints, BlueprintSchema(), ("entitlementType", "entitledUsers", "inactive", "tags"), versioned=True
+)
 TARGETS = {
     "kubernetes-quota": Target(profiles, ProfileSchema(), ("entitledUsers",), kept=("defaultProfile", "entitledUsers"))
 }
 
 
-def run(body, user, dry_run):
-    """The report of importing an import's `body` (ImportSchema's, loaded): one result per
-    template of its document, in order, and the counts."""
-    fmt, source, defaults = body["format"], body["source"], body["defaults"]
+def found(body):
+    """The templates of an import's `body` (ImportSchema's, loaded), each a `Candidate`; a 422
+    naming `document` when it is not of its format or holds too many."""
+    fmt = body["format"]
     try:
-        found = formats.candidates(fmt, body["document"], body["files"], defaults)
+        candidates = formats.candidates(fmt, body["document"], body["files"], body["defaults"])
     except ValueError as exc:
         raise Invalid({"document": [f"Not {formats.FORMATS[fmt].named} document: {exc}"]}) from None
-    if len(found) > MAX_TEMPLATES:
-        raise Invalid({"document": [f"{len(found)} templates; at most {MAX_TEMPLATES} are imported at once."]})
-    target = TARGETS.get(fmt, BLUEPRINTS)
-    made = target.store.imported_from(source, user)
+    if len(candidates) > MAX_TEMPLATES:
+        raise Invalid({"document": [f"{len(candidates)} templates; at most {MAX_TEMPLATES} are imported at once."]})
+    return candidates
+
+
+def run(body, found, user, dry_run, how=Run()):
+    """The report of importing `found`, the templates of an import's `body`: one result per
+    template, in order, then one per template gone, and the counts."""
+    source, owner = body["source"], how.owner or user["username"]
+    target = TARGETS.get(body["format"], BLUEPRINTS)
+    made = target.store.imported_from(source, owner)
     keys = [candidate.key for candidate in found]
     for index, candidate in enumerate(found):
         if candidate.key in keys[:index]:
             candidate.problems.append(f"The key {candidate.key!r} is already a template of this document.")
     results = [None] * len(found)
-    for index in reversed(range(len(found))):  # the document's first is the newest, first in lists and exports
-        results[index] = _result(found[index], body, target, made, user, dry_run)
+    for done, index in enumerate(reversed(range(len(found))), 1):  # the first is the newest, first in lists
+        results[index] = _result(found[index], body, target, made, user, dry_run, how)
+        if how.progress is not None:
+            how.progress.step(done, len(found))
+    results += [_gone(target, stored, user, dry_run, how) for key, stored in made.items() if key not in set(keys)]
     counts = {outcome: sum(result["outcome"] == outcome for result in results) for outcome in OUTCOMES}
     return {"source": source, "results": results, "counts": counts}
 
 
-def _result(candidate, body, target, made, user, dry_run):
-    """One template's result: skipped, refused, or written (`made`: what the caller's imports of
+def _result(candidate, body, target, made, user, dry_run, how):
+    """One template's result: skipped, refused, or written (`made`: what the owner's imports of
     the source made, by key)."""
     result = {
         "key": one_line(candidate.key),
@@ -85,7 +119,20 @@ def _result(candidate, body, target, made, user, dry_run):
         origin = stored.get("source")
     else:
         stored = made.get(candidate.key)
-    return {**result, **_write(target, fields, origin, stored, user, dry_run)}
+        fields = {**fields, "owner": how.owner} if stored is None and how.owner else fields
+    return {**result, **_write(target, fields, origin, stored, user, dry_run, how.force)}
+
+
+def _gone(target, stored, user, dry_run, how):
+    """The result of a document an earlier import made whose template is no longer there: left
+    as it is (a sync marks it `source.gone`, once)."""
+    origin = stored["source"]
+    result = {"key": origin["key"], "title": stored["name"], "outcome": "gone", "id": str(stored["_id"])}
+    result |= {"problems": [], "notes": ["No longer in the source: kept, as instances may use it."]}
+    if how.marks_gone and not origin.get("gone") and not dry_run:
+        with contextlib.suppress(Invalid, NotFound, Collision):  # changed or deleted meanwhile: the next sync marks it
+            target.store.update(str(stored["_id"]), user, {"source": {**origin, "gone": True}})
+    return result
 
 
 def _with_defaults(fields, defaults, applying):
@@ -97,24 +144,28 @@ def _with_defaults(fields, defaults, applying):
     return fields
 
 
-def _write(target, fields, origin, stored, user, dry_run):
-    """{outcome, id, problems} of writing one template: created, updated, unchanged or refused."""
+def _write(target, fields, origin, stored, user, dry_run, force=False):
+    """{outcome, id, problems} of writing one template: created, updated, unchanged, in conflict
+    with a local change, or refused."""
     store = target.store
     try:
         loaded = target.schema.load(fields)
         if stored is None:
-            doc = store.create({**loaded, "source": origin}, user, dry_run=dry_run)
+            doc = store.create({**loaded, "source": {**origin, "rev": 1}}, user, dry_run=dry_run)
             return _made("created", None if dry_run else str(doc["_id"]), store.seen_by(doc, user), dry_run)
         changes = {
             key: value
             for key, value in loaded.items()
-            if not _same(stored.get(key), value) and (key in fields or key not in target.kept)
+            if key != "owner" and not _same(stored.get(key), value) and (key in fields or key not in target.kept)
         }
         changes = store.differing(stored, changes)
-        if stored.get("source") != origin:
+        if changes and not force and target.versioned and _changed_here(stored):
+            return {"outcome": "conflict", "id": str(stored["_id"]), "diff": _diff(stored, changes)}
+        if _without_rev(stored.get("source")) != _without_rev(origin):
             changes["source"] = origin
         if not changes:
             return _made("unchanged", str(stored["_id"]), store.seen_by(stored, user), dry_run)
+        changes["source"] = {**(origin or {}), "rev": stored["rev"] + 1} if origin else None
         doc = store.update(str(stored["_id"]), user, changes, dry_run=dry_run)
         return _made("updated", str(stored["_id"]), store.seen_by(doc, user), dry_run)
     except ma.ValidationError as exc:
@@ -127,6 +178,33 @@ def _write(target, fields, origin, stored, user, dry_run):
     except NotFound:  # deleted between the lookup and the write
         problem = f"source: the {store.noun} an earlier import of this source made was deleted meanwhile; import again."
         return {"outcome": "refused", "problems": [problem]}
+
+
+def _without_rev(origin):
+    return origin and {key: value for key, value in origin.items() if key not in ("rev", "gone")}
+
+
+def _changed_here(stored):
+    """Whether the blueprint was changed since the import that wrote it: its current fields are
+    not those of the revision that import gave it (one written before imports recorded it: not)."""
+    synced = (stored.get("source") or {}).get("rev")
+    if synced is None or synced == stored["rev"]:
+        return False
+    try:
+        return writable(history.version(stored, synced)) != writable(stored)
+    except NotFound:  # no longer kept: changed many times since
+        return True
+
+
+def _diff(stored, changes):
+    """What the import would change: the definitions' unified diff, then the other fields."""
+    before, after = (
+        (stored.get("yml") or "").splitlines(True),
+        (yamlguard.text_of(changes.get("yml", stored.get("yml"))) or "").splitlines(True),
+    )
+    text = "".join(difflib.unified_diff(before, after, f"rev {stored['rev']} (here)", "the source"))
+    others = sorted(key for key in changes if key != "yml")
+    return text + (f"Other fields changed: {', '.join(others)}.\n" if others else "")
 
 
 def _made(outcome, id_text, doc, dry_run):

@@ -10,13 +10,22 @@ from app.blueprints.storage import store
 from app.budgets.fitting import blueprints_fitting
 from app.definitions import format_of, kubernetes
 from app.errors import Conflict
-from app.http.openapi import Blueprint, problems
+from app.http.openapi import Blueprint, headers, problems
 from app.http.parser import body_limits
 from app.imports import native, openshift, quota, workflow
-from app.imports.schemas import ExportFormat, ExportQuery, ImportReportSchema, ImportSchema, ProfileExportFormat
-from app.model.schemas import WRITE_PARAMETERS, WriteArgs
+from app.imports.schemas import (
+    ExportFormat,
+    ExportQuery,
+    ImportArgs,
+    ImportReportSchema,
+    ImportSchema,
+    ProfileExportFormat,
+)
+from app.jobs import runner
+from app.jobs.schemas import JobSchema
 from app.model.yamlguard import YamlError
 from app.profiles.storage import store as profiles
+from app.routes import jobs
 
 blp = Blueprint("imports", __name__, description="Other tools' catalogs brought in as blueprints; the catalog out.")
 MAX_IMPORT_BYTES = 16 * 1024 * 1024
@@ -36,14 +45,20 @@ EXAMPLE = {
 class Imports(MethodView):
     @login_required(role="member")
     @blp.arguments(ImportSchema(), example=EXAMPLE)
-    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
+    @blp.arguments(ImportArgs(), location="query", as_kwargs=True)
     @blp.response(200, ImportReportSchema, description="One result per template, in the document's order.")
-    @blp.doc(parameters=[WRITE_PARAMETERS])
+    @blp.alt_response(202, schema=JobSchema, headers=headers("Location"), description="async=true: its job.")
+    @blp.doc(parameters=[{"in": "query", "schema": ImportArgs}])
     @problems(blp, 400, 403, 413, 415, 422)
     @body_limits(MAX_IMPORT_BYTES, IMPORT_JSON_DEPTH)  # the contract's 16 MiB; a catalog holds whole objects
-    def post(self, body, dryRun):
+    def post(self, body, dryRun, run_async):
         """Import a catalog: Portainer, OpenShift, a Compose file with its .env, or an export"""
-        return workflow.run(body, current_user(), dryRun)
+        user = current_user()
+        found = workflow.found(body)  # a document not of its format is the request's 422, not its job's
+        if not run_async:
+            return workflow.run(body, found, user, dryRun)
+        work = lambda progress: workflow.run(body, found, user, dryRun, workflow.Run(progress=progress))  # noqa: E731
+        return jobs.accepted(runner.start("import", user, user["username"], work))
 
 
 @blp.route("/exports")

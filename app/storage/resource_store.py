@@ -249,9 +249,9 @@ class ResourceStore(Documents):
             partialFilterExpression={"source.name": {"$exists": True}},
         )
 
-    def imported_from(self, source, user):
-        """{key: document} of what `user`'s imports of `source` made (`one_per_owner_source`)."""
-        found = self.coll().find({"owner": user["username"], "source.name": source})
+    def imported_from(self, source, owner):
+        """{key: document} of what `owner`'s imports of `source` made (`one_per_owner_source`)."""
+        found = self.coll().find({"owner": owner, "source.name": source})
         return {doc["source"]["key"]: doc for doc in found}
 
     def owned(self, id_text, user):

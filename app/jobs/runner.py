@@ -1,0 +1,69 @@
+"""Jobs run in a thread of the process that started them, with the app's context, their lease
+renewed by a heartbeat while they run. `start` answers at once with the queued job; the work gets
+a `Progress` to say how far it is, written at most twice a second."""
+
+import logging
+import threading
+import time
+import uuid
+
+from flask import current_app
+
+from app.errors import Problem
+from app.jobs.storage import LEASE
+from app.jobs.storage import store as jobs
+
+log = logging.getLogger(__name__)
+PROGRESS_SECONDS = 0.5
+
+
+class Progress:
+    """What the work says of itself: `step(done, total)` after each unit."""
+
+    def __init__(self, job_id, runner):
+        self.job_id, self.runner, self.written = job_id, runner, 0.0
+
+    def step(self, done, total):
+        moment = time.monotonic()
+        if done == total or moment - self.written >= PROGRESS_SECONDS:
+            jobs.progress(self.job_id, self.runner, done, total)
+            self.written = moment
+
+
+def start(kind, user, owner, work, source=None):
+    """Queue a job of `kind` for `owner` and run `work(progress)` (which returns the report) in a
+    thread; the queued job."""
+    job = jobs.queued(kind, user, owner, source)
+    app = current_app._get_current_object()
+    threading.Thread(target=_run, args=(app, job["_id"], work), name=f"job-{job['_id']}", daemon=True).start()
+    return job
+
+
+def _run(app, job_id, work):
+    runner = uuid.uuid4().hex
+    with app.app_context():
+        if not jobs.claim(job_id, runner):
+            return
+        stopped = threading.Event()
+        threading.Thread(target=_heartbeat, args=(app, job_id, runner, stopped), daemon=True).start()
+        try:
+            report = work(Progress(job_id, runner))
+        except Problem as exc:
+            jobs.fail(job_id, runner, str(exc.detail or exc))
+        except Exception:
+            log.exception("job %s failed", job_id)
+            jobs.fail(job_id, runner, f"The service failed while running it (job {job_id} in its log).")
+        else:
+            jobs.finish(job_id, runner, report)
+        finally:
+            stopped.set()
+
+
+def _heartbeat(app, job_id, runner, stopped):
+    """Renew the lease a third of its length at a time until the work stops."""
+    with app.app_context():
+        while not stopped.wait(LEASE.total_seconds() / 3):
+            try:
+                jobs.renew(job_id, runner)
+            except Exception:  # the database away for a moment: the next beat tries again
+                log.warning("job %s: its lease was not renewed", job_id)

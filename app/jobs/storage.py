@@ -1,0 +1,93 @@
+"""Jobs in MongoDB. A job is `queued`, then `running` under a lease its runner renews, then `done`
+(with its report) or `failed` (with why). Every write after the claim is conditional on the
+runner that holds it, so a runner that lost its lease writes nothing more; a job whose lease
+passed is failed by the next read, since the process running it is gone. Jobs are kept 7 days."""
+
+from datetime import timedelta
+
+from pymongo import ASCENDING
+
+from app.errors import NotFound
+from app.model.accounts import acts_as_owner
+from app.storage import database, ids
+from app.storage.database import now
+from app.storage.resource_store import object_id
+
+KEPT = timedelta(days=7)
+LEASE = timedelta(seconds=30)
+STOPPED = "The worker running it stopped before it ended: start it again."
+
+
+class Jobs:
+    """The `jobs` collection."""
+
+    def coll(self):
+        return database.collection("jobs")
+
+    def create_indexes(self):
+        self.coll().create_index("createdAt", name="forget_after_7_days", expireAfterSeconds=int(KEPT.total_seconds()))
+        self.coll().create_index([("source", ASCENDING), ("state", ASCENDING)], name="by_source_state")
+
+    def queued(self, kind, user, owner, source=None):
+        """A new job of `kind` started by `user` for `owner` (whose members and admins read it too)."""
+        moment = now()
+        doc = {
+            "_id": ids.new_id(moment),
+            "kind": kind,
+            "state": "queued",
+            "startedBy": user["username"],
+            "owner": owner,
+            "source": source,
+            "done": 0,
+            "total": None,
+            "report": None,
+            "error": None,
+            "createdAt": moment,
+            "updatedAt": moment,
+        }
+        self.coll().insert_one(doc)
+        return doc
+
+    def claim(self, job_id, runner):
+        """Take the queued job for `runner`, under a lease; whether it was still queued."""
+        moment = now()
+        taken = {"state": "running", "runner": runner, "leaseUntil": moment + LEASE, "updatedAt": moment}
+        return self.coll().update_one({"_id": job_id, "state": "queued"}, {"$set": taken}).matched_count == 1
+
+    def _held(self, job_id, runner, changes):
+        """Write `changes` while `runner` holds the job; whether it did."""
+        changes = {**changes, "updatedAt": now()}
+        return self.coll().update_one({"_id": job_id, "runner": runner, "state": "running"}, {"$set": changes})
+
+    def renew(self, job_id, runner):
+        return self._held(job_id, runner, {"leaseUntil": now() + LEASE}).matched_count == 1
+
+    def progress(self, job_id, runner, done, total):
+        self._held(job_id, runner, {"done": done, "total": total})
+
+    def finish(self, job_id, runner, report, done=None):
+        changes = {"state": "done", "report": report}
+        self._held(job_id, runner, changes if done is None else {**changes, "done": done, "total": done})
+
+    def fail(self, job_id, runner, error):
+        self._held(job_id, runner, {"state": "failed", "error": error})
+
+    def running_for(self, source_id):
+        """The queued or running job of a source, or None."""
+        return self.coll().find_one({"source": source_id, "state": {"$in": ["queued", "running"]}})
+
+    def readable(self, id_text, user):
+        """The job, for its starter, those who act as its owner, and admins (a 404 for anyone
+        else); one whose lease passed is failed first."""
+        doc = self.coll().find_one({"_id": object_id(id_text, "job")})
+        if doc is None or doc["createdAt"] < now() - KEPT:
+            raise NotFound(f"No job {id_text[:40]!r} that you may read.")
+        if doc["startedBy"] != user["username"] and not acts_as_owner(user, doc["owner"]):
+            raise NotFound(f"No job {id_text[:40]!r} that you may read.")
+        if doc["state"] == "running" and doc["leaseUntil"] < now():
+            self._held(doc["_id"], doc["runner"], {"state": "failed", "error": STOPPED})
+            doc = self.coll().find_one({"_id": doc["_id"]})
+        return doc
+
+
+store = Jobs()
