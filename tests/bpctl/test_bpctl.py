@@ -496,15 +496,7 @@ def test_import_a_portainer_catalog_with_its_stack_files(bpctl):
     done = bpctl("import", str(catalog), "--format", "portainer", "--files-from", str(files), "-o", "json", **ALICE)
     report = json.loads(done.out)
     assert done.code == 0 and report["source"] == "portainer-templates-v3.json"
-    assert report["counts"] == {
-        "created": 68,
-        "updated": 0,
-        "unchanged": 0,
-        "skipped": 1,
-        "refused": 0,
-        "conflict": 0,
-        "gone": 0,
-    }
+    assert {outcome: n for outcome, n in report["counts"].items() if n} == {"created": 68, "skipped": 1}
     again = bpctl("import", str(catalog), "--format", "portainer", "--files-from", str(files), **ALICE)
     assert again.code == 0 and again.err.strip().endswith("68 unchanged, 1 skipped")
 

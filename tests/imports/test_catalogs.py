@@ -33,15 +33,7 @@ def test_portainer_v3_imports_every_template_with_its_file_and_says_why_it_skips
         else:
             assert result["outcome"] == "skipped"
             assert template["repository"]["url"] in result["notes"][-1]
-    assert report["counts"] == {
-        "created": 68,
-        "updated": 0,
-        "unchanged": 0,
-        "skipped": 1,
-        "refused": 0,
-        "conflict": 0,
-        "gone": 0,
-    }
+    assert {outcome: n for outcome, n in report["counts"].items() if n} == {"created": 68, "skipped": 1}
     registry = api.get(f"/blueprints/{results['1']['id']}", user="alice").json
     assert registry["source"] == {"format": "portainer", "name": "catalog", "key": "1"}
     assert registry["name"] == "Registry" and registry["blueprintType"] == "compose"
