@@ -2,13 +2,14 @@
 the web page.
 
 The tree reads from the bottom up, each layer importing only from itself and the layers below
-(tests/test_layers.py; the map is docs/design.md): errors.py, config.py, state.py;
-model/ (the contract's values); definitions/ (a blueprint's content); storage/ (the database);
-access/ (credentials, roles, throttles); ops/ (probes, metrics, logs); http/ (the API's
-plumbing); jobs/ (long work); the resources' schemas and stores, each a folder (instances/, blueprints/ with its
+(tests/test_layers.py; the map is docs/design.md): errors.py, config.py, state.py; model/ (the
+contract's values); definitions/ (a blueprint's content); storage/ (the database); access/
+(credentials, roles, throttles); ops/ (probes, metrics, logs); http/ (the API's plumbing); jobs/
+(long work); the resources' schemas and stores, each a folder (instances/, blueprints/ with its
 history/, profiles/), each reading only those below it; budgets/ (what joins them: a fit, an
-admission); imports/ (other tools' catalogs); routes/ (the paths, a module per resource); and on
-top web/, cli.py, migrations.py, gunicorn_worker.py and this factory."""
+admission); imports/ (other tools' catalogs); sources/ (catalogs followed from git); routes/ (the
+paths, a module per resource); and on top web/, cli.py, migrations.py, gunicorn_worker.py and
+this factory."""
 
 import logging
 
@@ -37,8 +38,10 @@ from app.routes.jobs import blp as jobs_blp
 from app.routes.namespaces import blp as namespaces_blp
 from app.routes.profiles import blp as profiles_blp
 from app.routes.revisions import blp as revisions_blp
+from app.routes.sources import blp as sources_blp
 from app.routes.teams import blp as teams_blp
 from app.routes.users import blp as users_blp
+from app.sources.storage import store as sources_store
 from app.storage import database
 from app.web import sign_in
 
@@ -64,7 +67,7 @@ def create_app(settings=None, mongo_client=None):
 
     api = openapi.Api(app)
     resources = (profiles_blp, blueprints_blp, revisions_blp, instances_blp, namespaces_blp, teams_blp, users_blp)
-    for blp in (*resources, imports_blp, jobs_blp):
+    for blp in (*resources, imports_blp, sources_blp, jobs_blp):
         api.register_blueprint(blp)
     problems.init_app(app)
     app.register_blueprint(docs.blueprint(api))
@@ -107,6 +110,7 @@ def _prepare_database(app):
     for module in (login_throttle, request_quota, idempotency):  # the request path's counters
         module.create_indexes(db)
     stores = (accounts, tokens, teams, revisions, profiles_store, blueprints_store, instances_store, jobs_store)
+    stores += (sources_store,)
     for store in stores:
         store.create_indexes()
     migrations.run()

@@ -105,6 +105,8 @@ def from_env(environ=os.environ):
         "SOURCE_HOSTS": tuple(one.strip().lower() for one in environ.get("SOURCE_HOSTS", "").split(",") if one.strip()),
         "SOURCE_PRIVATE": _switch(environ, "SOURCE_PRIVATE", "off"),
         "SOURCE_KNOWN_HOSTS": environ.get("SOURCE_KNOWN_HOSTS") or None,
+        # How long one git command of a sync may run.
+        "SOURCE_FETCH_SECONDS": 120,
         # How long a render's search for the most that fits may go on (well within REQUEST_TIMEOUT).
         "RENDER_SECONDS": float(environ.get("RENDER_SECONDS", "10")),
         # Namespaces the cluster keeps beside default, kube-* and openshift-* (comma-separated, `*` a

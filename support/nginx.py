@@ -32,6 +32,11 @@ http {{
         listen 127.0.0.1:{port} ssl;
         ssl_certificate {dir}/cert.pem;
         ssl_certificate_key {dir}/key.pem;
+{locations}
+    }}
+}}
+"""
+SERVICE = """
         location {prefix}/ {{
             proxy_pass http://127.0.0.1:{upstream}/;
             proxy_set_header Host $host;
@@ -41,15 +46,15 @@ http {{
             proxy_set_header X-Forwarded-Port $server_port;
             proxy_set_header X-Forwarded-Prefix {prefix};
         }}
-    }}
-}}
 """
 
 
 class Nginx:
-    """nginx serving https://127.0.0.1:PORT{prefix}/ from the service on `upstream`."""
+    """nginx serving https://127.0.0.1:PORT{prefix}/ from the service on `upstream` (None: no
+    service), and the `locations` given (nginx's own text); its certificate names 127.0.0.1 and
+    the host `names`."""
 
-    def __init__(self, folder, upstream, prefix="/bp"):
+    def __init__(self, folder, upstream, prefix="/bp", locations="", names=()):
         binary, openssl = shutil.which("nginx") or "/usr/sbin/nginx", shutil.which("openssl")
         if not (os.path.exists(binary) and openssl):
             assert not os.environ.get("REQUIRE_BROWSER"), f"this test needs {PACKAGES}"
@@ -69,7 +74,7 @@ class Nginx:
                 "-subj",
                 "/CN=127.0.0.1",
                 "-addext",
-                "subjectAltName=IP:127.0.0.1",
+                "subjectAltName=" + ",".join(["IP:127.0.0.1", *(f"DNS:{name}" for name in names)]),
                 "-keyout",
                 str(folder / "key.pem"),
                 "-out",
@@ -80,9 +85,14 @@ class Nginx:
             timeout=60,
         )
         user = "user root;" if os.geteuid() == 0 else ""  # as root, workers would be `nobody`, shut out of DIR
-        text = CONFIG.format(user=user, dir=folder, port=self.port, prefix=prefix, upstream=upstream)
+        service = SERVICE.format(prefix=prefix, upstream=upstream) if upstream is not None else ""
+        text = CONFIG.format(user=user, dir=folder, port=self.port, locations=service + locations)
         (folder / "nginx.conf").write_text(text)
         self.process = None
+
+    @property
+    def certificate(self):
+        return self.folder / "cert.pem"
 
     @property
     def base(self):

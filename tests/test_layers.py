@@ -19,6 +19,7 @@ LAYERS = [  # bottom first: a folder each (app/'s own modules stand at both ends
     ("app.profiles",),
     ("app.budgets",),  # what joins them: a fit, a render to a profile, an admission
     ("app.imports",),
+    ("app.sources",),  # catalogs followed from git, imported as imports are
     ("app.routes",),
     ("app.web",),
     ("app.cli", "app.gunicorn_worker", "app.migrations", "app"),

@@ -33,7 +33,11 @@ class Progress:
 def start(kind, user, owner, work, source=None):
     """Queue a job of `kind` for `owner` and run `work(progress)` (which returns the report) in a
     thread; the queued job."""
-    job = jobs.queued(kind, user, owner, source)
+    return run(jobs.queued(kind, user, owner, source), work)
+
+
+def run(job, work):
+    """Run `work(progress)` for the queued `job` in a thread; the job."""
     app = current_app._get_current_object()
     threading.Thread(target=_run, args=(app, job["_id"], work), name=f"job-{job['_id']}", daemon=True).start()
     return job

@@ -5,8 +5,6 @@ passed is failed by the next read, since the process running it is gone. Jobs ar
 
 from datetime import timedelta
 
-from pymongo import ASCENDING
-
 from app.errors import NotFound
 from app.model.accounts import acts_as_owner
 from app.storage import database, ids
@@ -26,7 +24,6 @@ class Jobs:
 
     def create_indexes(self):
         self.coll().create_index("createdAt", name="forget_after_7_days", expireAfterSeconds=int(KEPT.total_seconds()))
-        self.coll().create_index([("source", ASCENDING), ("state", ASCENDING)], name="by_source_state")
 
     def queued(self, kind, user, owner, source=None):
         """A new job of `kind` started by `user` for `owner` (whose members and admins read it too)."""
@@ -72,9 +69,19 @@ class Jobs:
     def fail(self, job_id, runner, error):
         self._held(job_id, runner, {"state": "failed", "error": error})
 
-    def running_for(self, source_id):
-        """The queued or running job of a source, or None."""
-        return self.coll().find_one({"source": source_id, "state": {"$in": ["queued", "running"]}})
+    def alive(self, job_id):
+        """The job if it is queued (and young) or running under its lease, else None."""
+        doc = self.coll().find_one({"_id": job_id})
+        moment = now()
+        if doc is None or doc["state"] not in ("queued", "running"):
+            return None
+        if doc["state"] == "queued" and doc["createdAt"] < moment - LEASE:
+            return None
+        return doc if doc["state"] == "queued" or doc["leaseUntil"] >= moment else None
+
+    def discard(self, job_id):
+        """A queued job that was never started (another took its work)."""
+        self.coll().delete_one({"_id": job_id, "state": "queued"})
 
     def readable(self, id_text, user):
         """The job, for its starter, those who act as its owner, and admins (a 404 for anyone

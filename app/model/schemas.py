@@ -34,6 +34,10 @@ class SourceSchema(Schema):
     format = ma.fields.String()
     name = ma.fields.String()
     key = ma.fields.String()
+    rev = ma.fields.Integer(
+        metadata={"description": "The revision the last import wrote: a later one changed here makes a `conflict`."}
+    )
+    gone = ma.fields.Boolean(metadata={"description": "A sync found its template no longer in the source."})
     template = ma.fields.Dict(
         metadata={
             "description": "openshift: the template's displayName, iconClass, message and labels, which its "

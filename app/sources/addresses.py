@@ -1,0 +1,97 @@
+"""Where a source may be fetched from: an `https://` or `ssh://` URL to a host SOURCE_HOSTS names,
+at an address that is public (never loopback, private, link-local, multicast or reserved, nor one
+of this machine's own) unless SOURCE_PRIVATE is on. The address is checked when a source is
+written and again at every sync, and the fetch connects to the address checked, never to what a
+second lookup might give (no DNS rebinding)."""
+
+import ipaddress
+import socket
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+PORTS = {"https": 443, "ssh": 22}
+
+
+@dataclass(frozen=True)
+class Remote:
+    """A source's URL as checked: its scheme, host and port, and the address to connect to."""
+
+    url: str
+    scheme: str
+    host: str
+    port: int
+    address: str
+
+
+def parsed(url):
+    """(scheme, host, port) of a source URL; ValueError saying what is wrong with it."""
+    if not url.isascii() or any(char.isspace() or ord(char) < 32 for char in url):
+        raise ValueError("A URL of printable ASCII characters, without spaces.")
+    parts = urlsplit(url)
+    if parts.scheme not in PORTS:
+        raise ValueError("Only https:// and ssh:// URLs (for scp-like `git@host:path`, write ssh://git@host/path).")
+    try:
+        host, port = parts.hostname, parts.port or PORTS[parts.scheme]
+    except ValueError:
+        raise ValueError("The port is not a number from 1 to 65535.") from None
+    if not host:
+        raise ValueError("The URL names no host.")
+    if parts.password is not None or (parts.scheme == "https" and parts.username is not None):
+        raise ValueError("Credentials go in `token` or `deployKey`, never in the URL.")
+    if parts.query or parts.fragment or not parts.path.strip("/"):
+        raise ValueError("A repository's URL: a path, without a query or a fragment.")
+    return parts.scheme, host.lower(), port
+
+
+def checked(url, config):
+    """The `Remote` of `url` under the operator's settings; ValueError saying why it is refused.
+    Nothing connects to the host: it is only looked up."""
+    scheme, host, port = parsed(url)
+    if not _allowed(host, config["SOURCE_HOSTS"]):
+        allowed = ", ".join(config["SOURCE_HOSTS"]) or "none: sources are off until SOURCE_HOSTS names hosts"
+        raise ValueError(f"{host} is not a host sources may name (SOURCE_HOSTS: {allowed}).")
+    if scheme == "ssh" and not config["SOURCE_KNOWN_HOSTS"]:
+        raise ValueError("ssh:// sources need the hosts' keys the operator trusts (SOURCE_KNOWN_HOSTS).")
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        raise ValueError(f"{host} does not resolve.") from None
+    addresses = list(dict.fromkeys(info[4][0] for info in found))
+    if not config["SOURCE_PRIVATE"]:
+        for address in addresses:
+            if why := _not_public(address):
+                raise ValueError(f"{host} resolves to {why} address; sources reach public ones (SOURCE_PRIVATE).")
+    return Remote(url, scheme, host, port, addresses[0])
+
+
+def _allowed(host, hosts):
+    """Whether `host` is one of `hosts`, each a name or `*.domain` (any name below it)."""
+    return any(host == one or (one.startswith("*.") and host.endswith(one[1:])) for one in hosts)
+
+
+def _not_public(text):
+    """Why `text` is not a public address ("a loopback"...), or None."""
+    address = ipaddress.ip_address(text.split("%")[0])
+    address = getattr(address, "ipv4_mapped", None) or address
+    for attribute, why in (
+        ("is_loopback", "a loopback"),
+        ("is_link_local", "a link-local"),
+        ("is_private", "a private"),
+        ("is_multicast", "a multicast"),
+        ("is_reserved", "a reserved"),
+        ("is_unspecified", "an unspecified"),
+    ):
+        if getattr(address, attribute):
+            return why
+    return "this machine's own" if _own(address) else None
+
+
+def _own(address):
+    """Whether `address` is one of this machine's: only a local address can be bound to."""
+    family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((str(address), 0))
+        except OSError:
+            return False
+    return True

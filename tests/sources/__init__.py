@@ -1,0 +1,1 @@
+"""Sources followed from git."""
