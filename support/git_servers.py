@@ -52,7 +52,9 @@ def _needs(*programs):
 
 def _git(*arguments, cwd=None):
     environment = {**os.environ, **IDENTITY, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
-    done = subprocess.run(["git", *arguments], cwd=cwd, env=environment, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [shutil.which("git"), *arguments], cwd=cwd, env=environment, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
@@ -147,7 +149,9 @@ class SshGit:
         self.folder, self.port = folder, free_port()
         folder.mkdir(parents=True, exist_ok=True)
         for name in ("host_key", "deploy_key", "other_key"):
-            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(folder / name)], check=True)
+            subprocess.run(
+                [shutil.which("ssh-keygen"), "-q", "-t", "ed25519", "-N", "", "-f", str(folder / name)], check=True
+            )
         (folder / "authorized_keys").write_text((folder / "deploy_key.pub").read_text())
         host_key = (folder / "host_key.pub").read_text().split()[:2]
         self.known_hosts = folder / "known_hosts"

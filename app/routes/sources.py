@@ -14,7 +14,7 @@ from app.jobs.schemas import JobSchema
 from app.model.fields import Id
 from app.routes.jobs import accepted
 from app.sources import sealing, sync, webhooks
-from app.sources.schemas import SourceQuery, CatalogSourceSchema, SyncArgs, WebhookAnswerSchema
+from app.sources.schemas import CatalogSourceSchema, SourceQuery, SyncArgs, WebhookAnswerSchema
 from app.sources.storage import store
 from app.storage.resource_store import object_id
 

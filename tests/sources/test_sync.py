@@ -57,7 +57,7 @@ def test_syncs_follow_commits_that_change_add_remove_and_rename_templates(api, f
     read = api.get(f"/sources/{source['id']}", user="alice").json
     assert read["lastSync"]["state"] == "done" and read["lastSync"]["commit"] == job["report"]["commit"]
     assert read["lastSync"]["job"] == job["id"] and read["lastSync"]["counts"]["gone"] == 2
-    gone = api.get(f"/blueprints?q=plausible", user="alice").json["items"]
+    gone = api.get("/blueprints?q=plausible", user="alice").json["items"]
     assert len(gone) == 1 and gone[0]["source"]["gone"] is True  # marked, kept
 
 
