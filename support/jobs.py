@@ -1,4 +1,4 @@
-"""Waiting for a job the tests started: its Location read until it ends."""
+"""Waiting for a job the tests started: read at /jobs/{id} until it ends."""
 
 import time
 
@@ -6,17 +6,20 @@ DEADLINE_SECONDS = 120
 
 
 def finished(api, started, user="alice"):
-    """The ended job that the 202 `started` answered with (done or failed), read at its Location
-    until it ends; a job still running after DEADLINE_SECONDS fails the test."""
+    """The ended job that the 202 `started` answered with, read at its Location."""
     assert started.status == 202, started.json
-    location = started.headers["location"]
-    assert location.endswith(f"/jobs/{started.json['id']}")
-    path = location[location.index("/jobs/") :]
+    assert started.headers["location"].endswith(f"/jobs/{started.json['id']}")
+    return ended(api, started.json["id"], user)
+
+
+def ended(api, job_id, user="alice"):
+    """The job `job_id` once done or failed, read until it ends; a job still running after
+    DEADLINE_SECONDS fails the test."""
     deadline = time.monotonic() + DEADLINE_SECONDS
     while time.monotonic() < deadline:
-        job = api.get(path, user=user)
+        job = api.get(f"/jobs/{job_id}", user=user)
         assert job.status == 200, job.json
         if job.json["state"] in ("done", "failed"):
             return job.json
         time.sleep(0.05)
-    raise AssertionError(f"the job {path} did not end within {DEADLINE_SECONDS} s")
+    raise AssertionError(f"the job {job_id} did not end within {DEADLINE_SECONDS} s")

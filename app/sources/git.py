@@ -174,20 +174,20 @@ def _git(environment, *arguments, data=None):
     except subprocess.TimeoutExpired:
         raise FetchFailed(f"git took longer than {seconds} s.") from None
     if done.returncode != 0:
-        message = done.stderr.decode(errors="replace").strip().splitlines()
-        raise FetchFailed(_without_secrets(message[-1] if message else f"git exited with {done.returncode}."))
+        raise FetchFailed(_said(done.stderr.decode(errors="replace").strip().splitlines(), done.returncode))
     return done.stdout if data is not None else done.stdout.decode()
 
 
 REFUSED = ("could not read Username", "Authentication failed", "Permission denied", "403")
 
 
-def _without_secrets(line):
-    """git's last line of complaint, cut short (it never holds the token: a header, not the URL),
-    or, where the repository refused access, what to do."""
-    if any(sign in line for sign in REFUSED):
+def _said(lines, code):
+    """What git's complaint says, cut short: where the repository refused access, what to do;
+    else its first fatal line (never the token: a header, not the URL)."""
+    if any(sign in line for line in lines for sign in REFUSED):
         return "The repository refused access: give the source a token (https) or a deploy key (ssh) that may read it."
-    return line.removeprefix("fatal: ")[:300]
+    fatal = [line.removeprefix("fatal: ") for line in lines if line.startswith("fatal: ")]
+    return (fatal or lines or [f"git exited with {code}."])[0][:300]
 
 
 def _below(name, path):
