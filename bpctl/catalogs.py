@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 import yaml
 
-from bpctl import fetch, show
+from bpctl import fetch, jobs, show
 from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, given, list_filters, note, pass_session, query
 from bpctl.errors import Misused
 
@@ -65,7 +65,13 @@ def import_(session, source, kind, source_name, files_from, raw_base, env_file, 
             defaults["name"] = name or (Path(source).stem if not fetch.is_url(source) and source != "-" else None)
     defaults = _import_defaults(**defaults)
     body = {"format": kind, "source": source_name, "document": document, "files": files, "defaults": defaults}
-    report = session.send("POST", "/imports", body, {"dryRun": True} if dry_run else None)
+    started = session.send("POST", "/imports", body, {"dryRun": dry_run, "async": True})
+    reported(jobs.followed(session, started, "importing")["report"], output, dry_run)
+
+
+def reported(report, output, dry_run=False):
+    """An import's or a sync's report: a table of its templates and what was done (JSON with
+    -o json); exit 3 when a template was refused or is in conflict with a change made here."""
     if output == "json":
         show.as_json(report)
     else:
@@ -73,7 +79,11 @@ def import_(session, source, kind, source_name, files_from, raw_base, env_file, 
         _problems_and_notes(report["results"])
         counts = ", ".join(f"{count} {outcome}" for outcome, count in report["counts"].items() if count)
         note(("would be: " if dry_run else "") + (counts or "nothing"))
-    if report["counts"].get("refused"):
+        for result in report["results"]:
+            if result["outcome"] == "conflict":
+                note(f"{result['key']}: changed here since it was imported; kept. What the import would change:")
+                click.echo(result["diff"], err=True, nl=False)
+    if report["counts"].get("refused") or report["counts"].get("conflict"):
         sys.exit(3)
 
 
@@ -122,9 +132,11 @@ def _platform_catalog(kind, path):
 
 
 def _why(result):
-    """Why a template was skipped or refused, in the report's own words (the first problem)."""
-    if result["outcome"] == "skipped":
+    """Why a template was skipped, refused or gone, in the report's own words (the first problem)."""
+    if result["outcome"] in ("skipped", "gone"):
         return result["notes"][-1]
+    if result["outcome"] == "conflict":
+        return "changed here since it was imported: kept (the diff below)"
     return result["problems"][0] if result["outcome"] == "refused" and result["problems"] else None
 
 

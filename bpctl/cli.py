@@ -1,8 +1,9 @@
 """`bpctl`: the group of commands (bpctl/common.py) with every command registered, one module per
 kind: account.py (login, logout, profile, completion), blueprints.py, renders.py (fit, render),
-instances.py (deploy, instances, upgrade, undeploy, usage), catalogs.py (import, export), teams.py (team)."""
+instances.py (deploy, instances, upgrade, undeploy, usage), catalogs.py (import, export), sources.py
+(source), teams.py (team)."""
 
-from bpctl import blueprints, catalogs, instances, profiles, renders, signin, teams  # noqa: F401 (each registers its commands)
+from bpctl import blueprints, catalogs, instances, profiles, renders, signin, sources, teams  # noqa: F401
 from bpctl.common import cli
 
 

@@ -4,6 +4,7 @@ fcgiwrap behind the real nginx, with TLS, a private path that takes a token, and
 redirects) and over ssh (Debian's sshd, which takes a deploy key)."""
 
 import base64
+import itertools
 import os
 import shutil
 import socket
@@ -195,3 +196,28 @@ class SshGit:
     def __exit__(self, *exc):
         self.process.terminate()
         self.process.wait(timeout=30)
+
+
+_names = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def forge(tmp_path_factory):
+    """A git server over smart HTTP for a module's tests, its repositories each test's own."""
+    root = tmp_path_factory.mktemp("forge")
+    (root / "repositories").mkdir()
+    with HttpGit(root / "server", root / "repositories", names=("git.example.test",)) as server:
+        yield server
+
+
+@pytest.fixture
+def repository(forge):
+    return Repository(forge.root, f"catalog{next(_names)}")
+
+
+def reaching(app, forge, monkeypatch):
+    """`app` as its operator sets it to follow the forge: its host allowed on loopback, its
+    certificate trusted."""
+    app.config.update(SOURCE_HOSTS=("127.0.0.1", "git.example.test"), SOURCE_PRIVATE=True)
+    monkeypatch.setenv("GIT_SSL_CAINFO", forge.certificate)
+    return app

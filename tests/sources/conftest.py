@@ -1,35 +1,15 @@
-"""A git server for the sources' tests: one per module (smart HTTP behind nginx with TLS), its
-repositories each test's own; the app's settings let sources reach it on loopback."""
-
-import itertools
+"""The sources' tests run against a git server (support/git_servers.py), with the app's settings
+letting sources reach it on loopback."""
 
 import pytest
 
 from support import corpus
-from support.git_servers import HttpGit, Repository
-
-_names = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def forge(tmp_path_factory):
-    root = tmp_path_factory.mktemp("forge")
-    (root / "repositories").mkdir()
-    with HttpGit(root / "server", root / "repositories", names=("git.example.test",)) as server:
-        yield server
+from support.git_servers import forge, reaching, repository  # noqa: F401 (fixtures)
 
 
 @pytest.fixture
-def repository(forge):
-    return Repository(forge.root, f"catalog{next(_names)}")
-
-
-@pytest.fixture
-def follows(app, forge, monkeypatch):
-    """The app lets sources reach the forge (on loopback) and trusts its certificate."""
-    app.config.update(SOURCE_HOSTS=("127.0.0.1", "git.example.test"), SOURCE_PRIVATE=True)
-    monkeypatch.setenv("GIT_SSL_CAINFO", forge.certificate)
-    return app
+def follows(app, forge, monkeypatch):  # noqa: F811
+    return reaching(app, forge, monkeypatch)
 
 
 def dokploy_files(*names):

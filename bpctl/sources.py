@@ -1,0 +1,121 @@
+"""Sources: catalogs followed from git. Add one, list them with their last sync, sync one now
+(its progress followed, its report shown as an import's), remove one."""
+
+import os
+
+import click
+
+from bpctl import jobs, show
+from bpctl.catalogs import PLATFORMS, reported
+from bpctl.common import OUTPUT, cli, given, note, pass_session
+from bpctl.errors import Misused
+
+FORMATS = click.Choice(["portainer", "openshift", "compose", "native", "kubernetes-quota", *PLATFORMS])
+
+
+@cli.group()
+def source():
+    """Catalogs followed from git: add, ls, sync, rm."""
+
+
+@source.command("add")
+@click.argument("url")
+@click.option("--format", "kind", type=FORMATS, required=True, help="The import format of what the folder holds.")
+@click.option("--ref", help="A branch, tag or commit (default: the remote's HEAD).")
+@click.option("--path", default="", help="The folder (or file) `bpctl import` would read (default: the root).")
+@click.option("--interval", type=click.IntRange(60), help="Sync every this many seconds.")
+@click.option("--owner", help="team:NAME to follow it for a team you are a member of.")
+@click.option("--token-env", metavar="VAR", help="An https token, read from the environment variable VAR.")
+@click.option("--secret-env", metavar="VAR", help="The webhook's secret, read from the environment variable VAR.")
+@click.option("--deploy-key", type=click.File(), help="An ssh private key file for the repository.")
+@click.option("--sync", "sync_now", is_flag=True, help="Sync it at once, and show the report.")
+@OUTPUT
+@pass_session
+def add(session, url, kind, ref, path, interval, owner, token_env, secret_env, deploy_key, sync_now, output):
+    """Follow the catalog at URL (https:// or ssh://). Credentials are read from the environment
+    or a file, never from the command line, and are never shown again."""
+    body = given(
+        url=url,
+        format=kind,
+        ref=ref,
+        path=path,
+        interval=interval,
+        owner=owner,
+        token=_from_environment(token_env, "--token-env"),
+        secret=_from_environment(secret_env, "--secret-env"),
+        deployKey=deploy_key.read() if deploy_key else None,
+    )
+    made = session.send("POST", "/sources", body)
+    note(f"Source {made['id']} follows {url}; its webhook: {session.url}{made['webhook']}")
+    if sync_now:
+        _sync(session, made["id"], False, output)
+    elif output == "json":
+        show.as_json(made)
+
+
+@source.command("ls")
+@OUTPUT
+@pass_session
+def list_sources(session, output):
+    """List your sources (an admin: all) and their last sync."""
+    items = list(session.items("/sources"))
+    if output == "json":
+        show.as_json(items)
+        return
+    show.table(
+        items,
+        {
+            "ID": "id",
+            "URL": "url",
+            "REF": lambda item: item["ref"] or "HEAD",
+            "PATH": lambda item: item["path"] or "/",
+            "FORMAT": "format",
+            "EVERY": lambda item: f"{item['interval']}s" if item["interval"] else None,
+            "LAST SYNC": _last_sync,
+        },
+    )
+
+
+@source.command("sync")
+@click.argument("id")
+@click.option("--force", is_flag=True, help="Overwrite what was changed here since it was imported.")
+@OUTPUT
+@pass_session
+def sync(session, id, force, output):  # noqa: A002 (the source's id)
+    """Import what changed at the source's ref now; exit 3 when a template is refused or in conflict."""
+    _sync(session, id, force, output)
+
+
+@source.command("rm")
+@click.argument("id")
+@pass_session
+def remove(session, id):  # noqa: A002 (the source's id)
+    """Stop following a source (what it imported stays)."""
+    session.send("DELETE", f"/sources/{id}")
+    note(f"Source {id} removed; the blueprints it made stay.")
+
+
+def _sync(session, source_id, force, output):
+    started = session.send("POST", f"/sources/{source_id}/sync", {"force": force})
+    job = jobs.followed(session, started, "syncing")
+    note(f"at commit {job['report']['commit']}")
+    reported(job["report"], output)
+
+
+def _last_sync(item):
+    last = item["lastSync"]
+    if last is None:
+        return "never"
+    at = last["at"][:16].replace("T", " ")
+    if last["state"] != "done":
+        return f"{last['state']} {at}" + (f": {last['error']}" if last.get("error") else "")
+    changed = ", ".join(f"{count} {outcome}" for outcome, count in last["counts"].items() if count)
+    return f"{at} at {last['commit'][:12]} ({changed or 'nothing'})"
+
+
+def _from_environment(variable, option):
+    if variable is None:
+        return None
+    if not os.environ.get(variable):
+        raise Misused(f"{option}: the environment variable {variable} is not set.")
+    return os.environ[variable]
