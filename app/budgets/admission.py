@@ -76,7 +76,7 @@ def admit(fields, user, id=None, dry_run=False):
 def _instance(fields, blueprint, profile):
     """The instance a create's `fields` make: the blueprint rendered at its revision for its
     target (on Kubernetes, in the namespace it holds) and admitted in the profile's room."""
-    version = _version(blueprint, fields.get("blueprintRev"))
+    version = version_of(blueprint, fields.get("blueprintRev"))
     target = {key: fields[key] for key in ("target", "volumeSize", "volumeSizes", "routes") if key in fields}
     target.setdefault("target", render.own_target(version.get("blueprintType")))
     namespace = None
@@ -123,13 +123,13 @@ def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=
     of the definitions. An instance on Kubernetes admitted before instances held namespaces takes
     `namespace`."""
     doc = instances.checked(id_text, user, if_match)
-    return _upgraded(
-        doc, user, _version(blueprints.readable(doc["blueprint"], user), rev), values, dry_run, namespace, restoring
-    )
+    version = version_of(blueprints.readable(doc["blueprint"], user), rev)
+    return upgraded(doc, user, version, values, dry_run, namespace, restoring)
 
 
-def _upgraded(doc, user, version, values, dry_run=False, namespace=None, restoring=False):
-    """`upgrade` of the instance `doc` as read, to the blueprint's `version`."""
+def upgraded(doc, user, version, values, dry_run=False, namespace=None, restoring=False):
+    """`upgrade` of the instance `doc` as read (one the caller may change) to the blueprint's
+    `version`."""
     profile = profiles.with_usage(object_id(doc["profile"]))
     held = doc.get("namespace")
     if namespace is not None and (held is not None or doc["target"] != "kubernetes"):
@@ -137,8 +137,9 @@ def _upgraded(doc, user, version, values, dry_run=False, namespace=None, restori
     if namespace is not None:
         fitting.refuse_reserved(namespace)
     cluster = _cluster(version, doc["name"], doc, held or namespace)
+    declared = ((version.get("parameters") or {}).get("properties") or {}).keys()
     secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
-    kept = dict(values) if restoring else {**doc["kept"], **values}
+    kept = dict(values) if restoring else {**_still_declared(doc["kept"], declared), **values}
     namespaced = held or namespace, team_of(doc["owner"])
     answer = _admitted(version, kept, profile, doc["name"], doc["requirements"], cluster, secrets, namespaced)
     changes = {
@@ -166,6 +167,12 @@ def _upgraded(doc, user, version, values, dry_run=False, namespace=None, restori
             raise Moved("The instance changed while it was upgraded: read it and try again.")
     hosts.free([key for key in before if key not in changes["hosts"]], doc["_id"])
     return upgraded, diff
+
+
+def _still_declared(kept, declared):
+    """The kept values of the parameters the revision still declares: one it dropped is named in
+    an upgrade's `parameters.removed`, never a value its render refuses."""
+    return {name: value for name, value in kept.items() if name in declared}
 
 
 def _diff(before, after, rev_before, rev_after):
@@ -222,7 +229,7 @@ def _usable(resource_store, id_text, user, field):
     return doc
 
 
-def _version(blueprint, rev):
+def version_of(blueprint, rev):
     """The blueprint as it was at `rev` (None: as it is)."""
     if rev is None or rev == blueprint["rev"]:
         return blueprint

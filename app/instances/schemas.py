@@ -3,8 +3,8 @@
 import marshmallow as ma
 
 from app.http.paging import ListArgs, NumberCursor, PageArgs
-from app.model.accounts import Owner
-from app.model.fields import DNS_LABEL, Id, QueryBoolean, Timestamp
+from app.model.accounts import Owner, TeamName
+from app.model.fields import DNS_LABEL, Id, QueryBoolean, StrictBoolean, Timestamp
 from app.model.schemas import CostSchema, RequirementsSchema, Schema, TargetSchema
 
 VALUES = {"keys": ma.fields.String(), "values": ma.fields.Raw(allow_none=True)}
@@ -117,3 +117,51 @@ class RollbackArgs(Schema):
         validate=ma.validate.Range(min=1),
         metadata={"description": "The release to restore."},
     )
+
+
+class FleetUpgradeArgs(Schema):
+    blueprint = ma.fields.String(metadata={"description": "The instances of this blueprint."})
+    source = ma.fields.String(metadata={"description": "The instances of the blueprints this source made."})
+    profile = ma.fields.String(metadata={"description": "The instances that spend from this profile."})
+    team = TeamName(metadata={"description": "The instances this team owns."})
+    behind = StrictBoolean(load_default=False, metadata={"description": "true: only those behind their blueprint."})
+    rev = ma.fields.Integer(
+        strict=True,
+        validate=ma.validate.Range(min=1),
+        metadata={"description": "With `blueprint`: the revision to move to (default: each blueprint's current)."},
+    )
+    ifMatch = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.String(),
+        load_default=dict,
+        validate=ma.validate.Length(max=10_000),
+        metadata={"description": "{instance id: ETag}: upgrade those only as they were read (a dry run gives each's)."},
+    )
+
+    @ma.validates_schema
+    def _a_selection(self, data, **kwargs):
+        if not any(data.get(key) for key in ("blueprint", "source", "profile", "team")):
+            raise ma.ValidationError("Name a blueprint, a source, a profile or a team.", "_schema")
+        if data.get("rev") is not None and not data.get("blueprint"):
+            raise ma.ValidationError("A revision is a blueprint's: give `blueprint` too.", "rev")
+
+
+class FleetResultSchema(Schema):
+    instance = ma.fields.String()
+    name = ma.fields.String()
+    old = ma.fields.Integer(data_key="from", attribute="from", metadata={"description": "The revision it was at."})
+    new = ma.fields.Integer(data_key="to", attribute="to", allow_none=True, metadata={"description": "It moves to."})
+    outcome = ma.fields.String(metadata={"enum": ["upgraded", "unchanged", "refused", "failed"]})
+    etag = ma.fields.String(metadata={"description": "Its ETag after (a dry run: as read), for `ifMatch`."})
+    diff = ma.fields.String(metadata={"description": "The unified diff of its renderings (it holds secrets)."})
+    added = ma.fields.List(ma.fields.String(), metadata={"description": "Services (Compose) or Kind/name added."})
+    removed = ma.fields.List(ma.fields.String(), metadata={"description": "Services or Kind/name removed."})
+    parameters = ma.fields.Dict(
+        metadata={"description": "`added`: {name: the value it takes (its default; null: a secret)}; `removed`: names."}
+    )
+    problems = ma.fields.List(ma.fields.String())
+    quota = ma.fields.Dict(metadata={"description": "A refusal for want of room: per resource, as a 409's."})
+
+
+class FleetUpgradeSchema(Schema):
+    results = ma.fields.List(ma.fields.Nested(FleetResultSchema))

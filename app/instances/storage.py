@@ -56,6 +56,23 @@ class Instances(Documents):
         either = [{"blueprintRev": rev}, {"releases.rev": rev}]
         return self.coll().find_one({"blueprint": str(blueprint_id), "$or": either}, {"_id": 1}) is not None
 
+    def counted(self, query, most=None):
+        """How many instances `query` selects, counted up to `most` (None: all)."""
+        if most is None:
+            return self.coll().count_documents(query)
+        return len(list(self.coll().find(query, {"_id": 1}).limit(most)))
+
+    def selected(self, query, batch=200):
+        """The instances `query` selects, oldest first, read a batch at a time."""
+        after = None
+        while True:
+            page = {**query, "_id": {"$gt": after}} if after is not None else query
+            found = list(self.coll().find(page).sort("_id", ASCENDING).limit(batch))
+            yield from found
+            if len(found) < batch:
+                return
+            after = found[-1]["_id"]
+
     def replace_version(self, doc, changes):
         """Write `changes` over `doc`, on the condition that it is still the current version."""
         written = self.coll().update_one({"_id": doc["_id"], "rev": doc["rev"]}, {"$set": changes, "$inc": {"rev": 1}})

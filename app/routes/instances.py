@@ -6,7 +6,7 @@ from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
 from app.blueprints.storage import store as blueprints
-from app.budgets import admission, fitting
+from app.budgets import admission, fitting, fleet
 from app.errors import NotFound
 from app.http import crud, paging, preconditions
 from app.http.openapi import Blueprint, headers, problems
@@ -14,6 +14,8 @@ from app.http.preconditions import IF_MATCH, etag
 from app.instances import releases
 from app.instances.schemas import (
     RELEASE_CURSOR,
+    FleetUpgradeArgs,
+    FleetUpgradeSchema,
     InstanceDraftSchema,
     InstanceQuery,
     InstanceSchema,
@@ -24,7 +26,11 @@ from app.instances.schemas import (
     UpgradeSchema,
 )
 from app.instances.storage import store
+from app.jobs import runner
+from app.jobs.schemas import JobSchema
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
+from app.routes.jobs import accepted
+from app.sources.storage import store as sources
 from app.storage.resource_store import object_id
 
 blp = Blueprint(
@@ -73,6 +79,32 @@ class InstanceCollection(MethodView):
         """Admit an instance of a blueprint against a profile's room"""
         doc, more = crud.answer_create(store, fields, dryRun, "instances.InstanceItem", admission.admit)
         return fitting.priced([doc])[0], more
+
+
+@blp.route("/upgrade")
+class FleetUpgrade(MethodView):
+    @login_required(role="member")
+    @blp.arguments(FleetUpgradeArgs(), example={"blueprint": "6740f1c2a9e3b1d2c3f4a5b6", "behind": True})
+    @blp.arguments(WriteArgs(), location="query", as_kwargs=True)
+    @blp.response(200, FleetUpgradeSchema, headers=headers("Cache-Control"), description="Each instance's result.")
+    @blp.alt_response(202, schema=JobSchema, headers=headers("Location"), description="Past 50 instances: its job.")
+    @blp.doc(parameters=[WRITE_PARAMETERS])
+    @problems(blp, 400, 403, 404, 413, 415, 422)
+    def post(self, args, dryRun):
+        """Upgrade every instance of a selection you may change, each on its own"""
+        user = current_user()
+        made = None
+        if args.get("source"):
+            source = sources.readable(args["source"], user)
+            made = [
+                str(doc["_id"]) for doc in blueprints.imported_from(f"source:{source['_id']}", source["owner"]).values()
+            ]
+        query = fleet.selection(args, user, made)
+        options = {"rev": args.get("rev"), "behind": args["behind"], "dry_run": dryRun, "if_match": args["ifMatch"]}
+        if fleet.how_many(query) <= fleet.MOST_AT_ONCE:
+            return fleet.upgrade(query, user, **options), NO_STORE
+        work = lambda progress: fleet.upgrade(query, user, progress=progress, **options)  # noqa: E731
+        return accepted(runner.start("upgrade", user, user["username"], work))
 
 
 @blp.route("/<id>")

@@ -5,7 +5,7 @@ from flask import current_app, url_for
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
-from app.http.openapi import Blueprint, problems
+from app.http.openapi import Blueprint, headers, problems
 from app.jobs.schemas import JobSchema
 from app.jobs.storage import store
 
@@ -23,8 +23,13 @@ def accepted(job):
 @blp.route("/<id>")
 class JobItem(MethodView):
     @login_required(role="viewer")
-    @blp.response(200, JobSchema, description="The job: its state, progress and, once done, its report.")
+    @blp.response(
+        200,
+        JobSchema,
+        headers=headers("Cache-Control"),
+        description="The job: its state, progress and, once done, its report (an upgrade's diffs hold secrets).",
+    )
     @problems(blp, 404)
     def get(self, id):
         """Read a job"""
-        return store.readable(id, current_user())
+        return store.readable(id, current_user()), {"Cache-Control": "no-store"}
