@@ -8,9 +8,9 @@ import sys
 import click
 import whatthepatch
 
-from bpctl import show, values
+from bpctl import fleet, show, values
 from bpctl.common import OUTPUT, OWNER, TARGET, cli, note, pass_session
-from bpctl.errors import Refused
+from bpctl.errors import Misused, Refused
 
 SETTINGS = (
     click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="A value (repeat; the last wins)."),
@@ -188,15 +188,33 @@ def instance_yml(session, name):
     _definition(session, session.instance(name))
 
 
-@cli.command(short_help="Render an instance again (diff on stderr, definition on stdout).")
-@click.argument("instance")
+@cli.command(short_help="Render an instance (or every one of a selection) again.")
+@click.argument("instance", required=False)
 @with_settings
 @click.option("--dry-run", is_flag=True, help="Show the diff and the definition; change nothing.")
+@click.option("--behind", is_flag=True, help="Every instance behind its blueprint (with the selection below).")
+@click.option("--blueprint", help="Every instance of this blueprint.")
+@click.option("--profile", help="Every instance spending from this profile.")
+@click.option("--team", help="Every instance this team owns.")
+@click.option("--source", help="Every instance of the blueprints this source made.")
+@OUTPUT
 @pass_session
-def upgrade(session, instance, settings, files, rev, dry_run):
+def upgrade(session, instance, settings, files, rev, dry_run, behind, output, **selection):
     """Render INSTANCE (its name or id) again at a revision (default: its blueprint's current one;
     an older one rolls back) with its kept values and those given: the diff goes to standard
-    error, the new definition to standard output. No room: exit 1, nothing written."""
+    error, the new definition to standard output. No room: exit 1, nothing written.
+
+    Without INSTANCE, upgrade every instance you may change of a selection (--behind, --blueprint,
+    --profile, --team, --source), each on its own: a table of what each became (exit 3 when one
+    was refused or failed)."""
+    if instance is None:
+        if not (behind or any(selection.values())):
+            raise Misused("name an INSTANCE, or a selection: --behind, --blueprint, --profile, --team, --source.")
+        if settings or files:
+            raise Misused("--set and -f give one instance's values: name the INSTANCE.")
+        return fleet.upgrade_many(session, selection, behind, rev, dry_run, output)
+    if behind or any(selection.values()):
+        raise Misused("name an INSTANCE or a selection, not both.")
     found = session.instance(instance)
     blueprint = session.get(f"/blueprints/{found['blueprint']}")
     body = {"values": values.gather(files, settings, _parameters(session, blueprint, rev))}

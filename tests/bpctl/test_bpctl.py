@@ -1024,3 +1024,31 @@ def test_get_says_which_service_answers_where(bpctl, tmp_path):
     assert bpctl("push", str(tmp_path / "shop.yml"), **ALICE).code == 0
     out = bpctl("get", "shop", **ALICE).out
     assert "https://shop.example.com -> web:80" in out and "http://(any host)/api -> api:8080" in out
+
+
+def test_upgrade_behind_brings_every_instance_up_to_date_and_a_rollback_restores_a_release(bpctl, web):
+    for name in ("shop", "blog"):
+        assert bpctl("deploy", "web", name, "--profile", "team", "--set", "REPLICAS=1", **ALICE).code == 0
+    assert bpctl("upgrade", "shop", "--set", "REPLICAS=2", **ALICE).code == 0  # release 2 of shop
+    changed = bpctl.api.patch(
+        f"/blueprints/{web['id']}", json={"yml": WEB.replace("nginx:", "nginx-new:")}, user="alice"
+    )
+    assert changed.status == 200
+    assert bpctl("upgrade", **ALICE).code == 2  # neither an instance nor a selection
+    tried = bpctl("upgrade", "--behind", "--dry-run", **ALICE)
+    assert tried.code == 0 and "would be: 2 upgraded" in tried.err and "+    image: nginx-new:1.27" in tried.err
+    rows = [line.split()[:4] for line in tried.out.splitlines()[1:]]
+    assert rows == [["shop", "1", "2", "would"], ["blog", "1", "2", "would"]]
+    assert bpctl.api.get("/instances?behind=true", user="alice").json["items"] != []  # nothing written
+    done = bpctl("upgrade", "--behind", "--blueprint", "web", "-o", "json", **ALICE)
+    assert done.code == 0 and [one["outcome"] for one in json.loads(done.out)["results"]] == ["upgraded"] * 2
+    assert bpctl.api.get("/instances?behind=true", user="alice").json["items"] == []
+    listed = bpctl("releases", "shop", **ALICE).out.splitlines()
+    assert listed[0].split() == ["RELEASE", "REV", "AT", "BY", "VALUES"]
+    assert [line.split()[0] for line in listed[1:]] == ["3", "2", "1"] and "(current)" in listed[1]
+    back = bpctl("rollback", "shop", "1", **ALICE)
+    assert back.code == 0 and "release 4 restores release 1 (revision 1)" in back.err
+    [shop] = bpctl.api.get("/instances?name=shop", user="alice").json["items"]
+    assert shop["rev"] == 1 and shop["values"]["REPLICAS"] == 1  # the value release 1 had, not the upgrade's
+    assert bpctl("rollback", "shop", **ALICE).code == 0  # the release before the current: 3
+    assert bpctl.api.get(f"/instances/{shop['id']}", user="alice").json["values"]["REPLICAS"] == 2
