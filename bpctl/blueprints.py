@@ -128,11 +128,9 @@ def push(
         raise Misused(f"you have {len(mine)} blueprints named {name!r}: rename all but one, then push again.")
     if not mine:
         fields.setdefault("blueprintType", _type_of(fields["yml"]))
-        if fields["blueprintType"] is None:
-            note(
-                f"{name}: neither a Compose file nor Kubernetes manifests: stored unchecked (--type checks it as one)."
-            )
         saved, what = session.send("POST", "/blueprints", {"name": name, **fields}, dry), "created"
+        if fields["blueprintType"] is None:  # said once the service took it, never before a refusal
+            note(f"{name}: neither a Compose file nor Kubernetes manifests: kept unchecked (--type checks it as one).")
     elif changes := {key: value for key, value in fields.items() if mine[0].get(key) != value}:
         saved = session.send("PATCH", f"/blueprints/{mine[0]['id']}", changes, dry, if_match(mine[0]))
         what = "updated"

@@ -55,7 +55,7 @@ def import_(session, source, kind, source_name, files_from, raw_base, env_file, 
         raise click.BadParameter("names the blueprint of a Compose import only.", param_hint="--name")
     if kind in PLATFORMS:
         document, files = _platform_catalog(kind, Path(source)), {}
-        source_name = source_name or Path(source).resolve().name
+        source_name = source_name or _catalog_name(kind, Path(source))
     else:
         if source_name is None and source == "-":
             raise click.BadParameter("needed when the catalog is standard input.", param_hint="--source")
@@ -129,6 +129,20 @@ def _platform_catalog(kind, path):
         }
     files = [path] if path.is_file() else sorted(p for p in path.iterdir() if p.suffix in (".yml", ".yaml"))
     return {file.stem: file.read_text() for file in files}
+
+
+def _catalog_name(kind, path):
+    """The name a platform's catalog is imported under, however much of it is read: the checkout's
+    folder, whether PATH is the checkout, its templates' folder or one template in it (so that
+    importing one template again updates what the catalog's import made)."""
+    below, marker = PLATFORMS[kind]
+    path = path.resolve()
+    if (marker is not None and (path / marker).is_file()) or path.is_file():
+        path = path.parent  # one template: its catalog's folder
+    parts = Path(below).parts
+    if path.parts[-len(parts) :] == parts:
+        path = path.parents[len(parts) - 1]
+    return path.name
 
 
 def _why(result):

@@ -129,6 +129,7 @@ def list_instances(session, profile, blueprint, behind, output):
             "MEMORY": lambda i: show.amount("memory", i["requirements"]["memoryBytes"]),
             "CPU": lambda i: show.amount("cpu", i["requirements"]["cpuMillis"]),
             "CONTAINERS": lambda i: i["requirements"]["containers"],
+            "STORAGE": lambda i: show.amount("storage", i["requirements"]["storageBytes"]),
             "OWNER": "owner",
         },
     )
@@ -236,10 +237,16 @@ def upgrade(session, instance, settings, files, rev, dry_run, behind, output, **
 @pass_session
 def undeploy(session, instance):
     """Delete INSTANCE (its name or id); its profile's usage is freed. (Stop what runs yourself:
-    `docker compose -p NAME down`.)"""
+    `docker compose -p NAME down`, or `kubectl delete namespace NAME` on a cluster.)"""
     found = session.instance(instance)
     session.send("DELETE", f"/instances/{found['id']}")
     note(f"{found['name']}: deleted; its usage is freed")
+    if found.get("namespace"):
+        namespace = found["namespace"]
+        note(
+            f"Its namespace {namespace} is free here, but what was applied stays on the cluster until you remove it: "
+            f"`kubectl delete namespace {namespace}`."
+        )
 
 
 @cli.command(short_help="A profile's usage against each cap.")

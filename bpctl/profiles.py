@@ -41,7 +41,7 @@ def _cap(resource, key):
 
 
 def _per_container(field):
-    """A profile's container defaults (or maximum): `256Mi/250m`, `-` for a member not set."""
+    """A profile's container defaults (or maximum): `256Mi/0.25`, `-` for a member not set."""
 
     def cell(item):
         given = (item.get("limits") or {}).get(field) or {}

@@ -51,8 +51,8 @@ def amount(resource, value):
             if abs(value) >= size:
                 return f"{value / size:.4g}{unit}"
         return f"{value}B"
-    if resource == "cpu":
-        return f"{value / 1000:g}" if value % 1000 == 0 else f"{value}m"
+    if resource == "cpu":  # in CPUs alone, whatever the caps were written in: 0.5, 2, 1.5
+        return f"{value / 1000:.3f}".rstrip("0").rstrip(".")
     return str(value)
 
 
@@ -101,7 +101,8 @@ def explained(result, profile, unresolved):
     for name, resource in result["resources"].items():
         if resource["defaulted"]:
             default = amount(name, (limits.get("containerDefaults") or {}).get(RESOURCES[name]))
-            count, each = len(resource["defaulted"]), f" ({default} each)" if default else ""
+            unit = " CPU" if name == "cpu" else ""
+            count, each = len(resource["defaulted"]), f" ({default}{unit} each)" if default else ""
             click.echo(
                 f"{name}: {count} declaring none took the profile's default{each}: {', '.join(resource['defaulted'])}."
             )

@@ -247,7 +247,7 @@ def test_ls_with_the_lists_filters(bpctl, web):
 
 def test_get_by_name_or_id_and_where_names_repeat(bpctl, web):
     done = bpctl("get", "web", **ALICE)
-    assert done.code == 0 and "needs:       2 containers, 512Mi memory, 500m cpu\n" in done.out
+    assert done.code == 0 and "needs:       2 containers, 512Mi memory, 0.5 cpu\n" in done.out
     assert json.loads(bpctl("get", web["id"], "-o", "json", **ALICE).out)["id"] == web["id"]
     bpctl.api.post("/blueprints", json={"name": "web", "entitlementType": "PUBLIC"}, user="bob")
     done = bpctl("get", "web", **ALICE)
@@ -322,7 +322,9 @@ def test_push_reads_standard_input_and_the_kind_of_file(bpctl, tmp_path):
     assert done.code == 0 and made["blueprintType"] == "kubernetes" and made["requirements"]["containers"] == 1
     plain = bpctl("push", "-", "--name", "notes", "-o", "json", input="just: yaml\n", **ALICE)
     assert plain.code == 0 and json.loads(plain.out)["blueprintType"] is None
-    assert "notes: neither a Compose file nor Kubernetes manifests: stored unchecked" in plain.err
+    assert "notes: neither a Compose file nor Kubernetes manifests: kept unchecked" in plain.err
+    refused = bpctl("push", "-", "--name", "broken", input="a: [\n", **ALICE)  # YAML the service refuses
+    assert refused.code == 3 and "unchecked" not in refused.err and "yml" in refused.err
 
 
 @pytest.mark.parametrize(
@@ -482,6 +484,8 @@ def test_render_and_deploy_for_kubernetes_pipe_into_kubectl(bpctl, web):
     ] == "shop"
     assert decoded_by_kubectl(deployed.out)
     assert bpctl("render", "web", "--volume-size", "2Gi", **ALICE).code == 2  # a claim's size needs the target
+    gone = bpctl("undeploy", "shop", **ALICE)
+    assert gone.code == 0 and "`kubectl delete namespace shop`" in gone.err  # what stays on the cluster is said
 
 
 # import and export
@@ -533,9 +537,10 @@ def test_import_a_platforms_catalog_from_a_checkout_a_folder_or_one_template(
     if skipped:  # the table says why
         row = next(line for line in done.out.splitlines() if line.startswith(skipped))
         assert "skipped" in row and ("jwt" in row or "ignore: true" in row)
-    one = root / below / names[0]
-    again = bpctl("import", str(one), "--format", platform, "--source", root.name, "-o", "json", **ALICE)
-    assert json.loads(again.out)["counts"]["unchanged"] == 1
+    for part in (root / below / names[0], root / below):  # one template, the templates' folder: the same catalog
+        again = json.loads(bpctl("import", str(part), "--format", platform, "-o", "json", **ALICE).out)
+        assert again["source"] == root.name and again["counts"]["created"] == 0, again["counts"]
+    assert len(bpctl.api.get("/blueprints", user="alice").json["items"]) == len(names) - bool(skipped)
 
 
 def test_import_fetches_urls_and_stack_files(bpctl, tmp_path):
@@ -673,7 +678,7 @@ def test_deploy_pipes_into_docker_compose_and_an_instance_is_upgraded_and_undepl
     assert bpctl.run("instance", "yml", "shop", **ALICE).stdout == kept  # the kept definition, byte for byte
     shown = bpctl("instance", "get", "shop", **ALICE).out
     assert f"blueprint: web ({web['id']}), revision 1" in shown and "values:    REPLICAS=3" in shown
-    assert "needs:     3 containers, 768Mi memory, 750m cpu" in shown
+    assert "needs:     3 containers, 768Mi memory, 0.75 cpu" in shown
     assert bpctl("instance", "yml", "nothing", **ALICE).code == 3
     used = {line.split()[0]: line.split()[1:] for line in bpctl("usage", **ALICE).out.splitlines()[1:5]}
     assert used["memory"] == ["768Mi", "2Gi", "1.25Gi"] and used["containers"] == ["3", "10", "7"]
@@ -743,7 +748,7 @@ def test_a_profile_is_created_as_the_default_and_listed_and_bad_caps_are_refused
         "MAX",
         "OWNER",
     ]
-    assert listed[1].split()[1:] == ["team", "yes", "2Gi", "500m", "-", "-", "-", "-", "alice"]
+    assert listed[1].split()[1:] == ["team", "yes", "2Gi", "0.5", "-", "-", "-", "-", "alice"]
     assert bpctl("profile", "create", **ALICE).code == 2
     done = bpctl("profile", "create", "bad", "--memory", "lots", **ALICE)
     assert done.code == 3 and "memoryCap" in done.err
@@ -774,7 +779,7 @@ def test_a_profile_with_container_defaults_a_maximum_and_users_it_is_shared_with
     assert made["containerDefaults"] == {"memory": "256Mi", "cpu": "250m"} and made["entitledUsers"] == ["bob"]
     assert made["containerMax"] == {"memory": "1Gi", "cpu": None}
     listed = {line.split()[1]: line.split() for line in bpctl("profile", "ls", **BOB).out.splitlines()[1:]}
-    assert set(listed) == {"quota"} and listed["quota"][7:9] == ["256Mi/250m", "1Gi/-"]  # shared with bob
+    assert set(listed) == {"quota"} and listed["quota"][7:9] == ["256Mi/0.25", "1Gi/-"]  # shared with bob
     exported = bpctl.run("profile", "export", "quota", "--namespace", "team-a", **ALICE)
     assert exported.returncode == 0 and exported.stdout.decode().count("kind: ") == 2
     (tmp_path / "quota.yaml").write_bytes(exported.stdout)
@@ -870,7 +875,7 @@ def test_fit_says_in_words_what_took_a_default_and_what_is_unbounded(bpctl, tmp_
     done = bpctl("fit", "loose", **ALICE)  # the default profile: its defaults are named too
     assert done.code == 0 and done.out.splitlines()[-1] == "fits"
     assert "memory: 1 declaring none took the profile's default (256Mi each): app." in done.out
-    assert "cpu: 2 declaring none took the profile's default (250m each): app, db." in done.out
+    assert "cpu: 2 declaring none took the profile's default (0.25 CPU each): app, db." in done.out
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
@@ -978,7 +983,7 @@ def test_the_readme_tours_run_in_order_as_written(bpctl, socket_app, tmp_path):
     )
     out, err = done.stdout.decode(), done.stderr.decode()
     assert done.returncode == 0, err
-    assert "needs:       2 containers, 512Mi memory, 500m cpu" in out
+    assert "needs:       2 containers, 512Mi memory, 0.5 cpu" in out
     assert "\nfits\n" in out and "REPLICAS=8: the most that fits" in err
     assert "replicas: 8\n" in (tmp_path / "web-8.yml").read_text()
     assert "68 created, 1 skipped" in err and "revoked" in err, err
