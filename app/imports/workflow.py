@@ -138,8 +138,8 @@ def _gone(target, stored, user, dry_run, how):
 def _with_defaults(fields, defaults, applying):
     """The import's `defaults` (those `applying` to what it makes) over a template's fields (its
     tags added to the template's)."""
-    fields = {**fields, **{key: defaults[key] for key in applying if key in defaults}}
-    if defaults.get("tags") and "tags" in applying:
+    fields = {**fields, **{key: defaults[key] for key in applying if key in defaults and key != "tags"}}
+    if defaults.get("tags") and "tags" in applying:  # added to the template's own (none given: those)
         fields["tags"] = [*(fields.get("tags") or []), *defaults["tags"]]
     return fields
 

@@ -35,7 +35,7 @@ def test_portainer_v3_imports_every_template_with_its_file_and_says_why_it_skips
             assert template["repository"]["url"] in result["notes"][-1]
     assert {outcome: n for outcome, n in report["counts"].items() if n} == {"created": 68, "skipped": 1}
     registry = api.get(f"/blueprints/{results['1']['id']}", user="alice").json
-    assert registry["source"] == {"format": "portainer", "name": "catalog", "key": "1"}
+    assert registry["source"] == {"format": "portainer", "name": "catalog", "key": "1", "rev": 1}
     assert registry["name"] == "Registry" and registry["blueprintType"] == "compose"
     assert yaml.safe_load(registry["yml"])["services"]["registry"]["image"] == "registry:latest"
     assert registry["tags"] == ["docker"]

@@ -57,6 +57,7 @@ def test_a_resource_quota_and_a_limit_range_make_one_profile_and_say_what_they_l
         "format": "kubernetes-quota",
         "name": "cluster",
         "key": "team-a",
+        "rev": 1,
     }
     assert (profile["memoryCap"], profile["cpuCap"], profile["storageCap"], profile["containerCap"]) == (
         "4Gi",

@@ -77,3 +77,14 @@ def test_an_async_import_of_a_document_not_of_its_format_is_refused_before_a_job
         "/imports?async=true", json={"format": "dokploy", "source": "x", "document": "nope"}, user="alice"
     )
     assert "document" in assert_problem(refused, 422)["errors"]
+
+
+def test_a_templates_own_tags_stay_when_the_import_adds_none(api):
+    """The web page sends `tags: []` when its field is empty: a Coolify template's `# tags:` stayed out."""
+    template = corpus.platform_catalog("coolify")["activepieces"]
+    alone = by_key(imported(api, "coolify", {"activepieces": template}, source="a"))["activepieces"]
+    empty = by_key(imported(api, "coolify", {"activepieces": template}, source="b", defaults={"tags": []}))
+    more = by_key(imported(api, "coolify", {"activepieces": template}, source="c", defaults={"tags": ["ours"]}))
+    tags = api.get(f"/blueprints/{alone['id']}", user="alice").json["tags"]
+    assert tags and api.get(f"/blueprints/{empty['activepieces']['id']}", user="alice").json["tags"] == tags
+    assert api.get(f"/blueprints/{more['activepieces']['id']}", user="alice").json["tags"] == [*tags, "ours"]

@@ -692,7 +692,7 @@ def walk(w, client, template, profiles):
     w.button("Import").click()
     w.wait(lambda: w.all("table[aria-label='What the import did'] a"))
     [made] = client.get("/blueprints?name=db-imported", user="admin").json["items"]
-    assert made["source"] == {"format": "compose", "name": "team-a/db", "key": "db-imported"}
+    assert made["source"] == {"format": "compose", "name": "team-a/db", "key": "db-imported", "rev": 1}
     assert made["parameters"]["properties"]["TAG"]["default"] == "16.4"
     assert made["parameters"]["properties"]["REPLICAS"] == {"type": "integer", "default": 1}
     w.check_page("import-done")

@@ -8,6 +8,7 @@ import { parametersPage } from './parameters.js';
 import { editor } from './editor.js';
 import { importPage } from './import.js';
 import { profilesPage, usersPage } from './accounts.js';
+import { sourcesPage } from './sources.js';
 
 const ROUTES = [
   [/^\/$/, catalog, 'Catalog'],
@@ -17,6 +18,7 @@ const ROUTES = [
   [/^\/blueprints\/([0-9a-f]{24})\/parameters$/, parametersPage, 'Render'],
   [/^\/import$/, importPage, 'Import'],
   [/^\/profiles$/, profilesPage, 'Profiles'],
+  [/^\/sources$/, sourcesPage, 'Sources'],
   [/^\/users$/, usersPage, 'Users'],
 ];
 

@@ -1,6 +1,6 @@
 /* A blueprint's page (`#/blueprints/ID`): what it needs, its fit to each of the caller's profiles,
    its definition, its history with the changes between any two versions, and restore. */
-import { AMOUNT, api, canChange, caps, codeView, diffView, el, everything, field, monthly, myProfiles, needs, refresh, RESOURCES, say, select, served, session, when } from './core.js';
+import { AMOUNT, api, canChange, caps, codeView, diffView, el, everything, field, monthly, myProfiles, needs, problemList, refresh, RESOURCES, say, select, served, session, when } from './core.js';
 import { fitBadge, starButton } from './catalog.js';
 
 const EXPLAIN = {
@@ -124,14 +124,53 @@ async function restoreTo(bp, rev, etag) {
   refresh();
 }
 
-/** The instances of a blueprint the caller may read, and how many are behind its current revision. */
+/** The instances of a blueprint the caller may read, those behind its current revision marked
+    "update available"; those of them the caller may change can be chosen, their upgrade shown
+    (each one's diff, what it adds and removes, whether its profile has room) and then made. */
 async function instancesView(bp) {
   const items = await everything(`/instances?blueprint=${bp.id}`);
   if (!items.length) return el('p', { class: 'note' }, 'No instance yet: deploy one from the render form.');
-  const behind = items.filter((i) => i.rev < bp.rev).length;
+  const behind = items.filter((i) => i.rev < bp.rev);
+  const chosen = new Set(behind.filter(canChange).map((i) => i.id));
+  const out = el('div', { 'aria-live': 'polite' });
+  const upgrade = el('button', { type: 'button', hidden: true }, 'Upgrade the chosen');
+  let shown = {}; // each chosen instance's ETag as the preview read it: the upgrade changes only that version
+  async function preview() {
+    upgrade.hidden = true;
+    try {
+      const { data } = await api('POST', '/instances/upgrade?dryRun=true', { body: { blueprint: bp.id, behind: true } });
+      const results = data.results.filter((r) => chosen.has(r.instance));
+      shown = Object.fromEntries(results.map((r) => [r.instance, r.etag]));
+      out.replaceChildren(upgradeReport(results, true));
+      upgrade.hidden = !results.some((r) => r.outcome === 'upgraded');
+    } catch (error) {
+      out.replaceChildren(problemList(error));
+    }
+  }
+  upgrade.addEventListener('click', async () => {
+    upgrade.hidden = true;
+    const refusals = await Promise.all(Object.entries(shown).map(([id, etag]) => api('POST', `/instances/${id}/upgrade`, { body: {}, headers: { 'If-Match': etag } })
+      .then(() => null, (error) => `${items.find((i) => i.id === id).name}: ${error.status === 412 ? 'it changed since it was shown' : error.message}`)));
+    const refused = refusals.filter(Boolean);
+    say(`${refusals.length - refused.length} of ${refusals.length} upgraded.${refused.length ? ` ${refused.join('; ')}` : ''}`);
+    refresh();
+  });
+  const choose = behind.some(canChange) ? el('div', { class: 'actions' }, el('button', { type: 'button', class: 'quiet', onclick: preview }, 'Show the upgrade of the chosen'), upgrade) : null;
   return el('div', {},
-    el('p', { class: behind ? 'note' : 'ok' }, `${items.length} ${items.length === 1 ? 'instance' : 'instances'}, ${behind} behind revision ${bp.rev}.`),
-    instanceTable(items));
+    el('p', { class: behind.length ? 'note' : 'ok' }, `${items.length} ${items.length === 1 ? 'instance' : 'instances'}, ${behind.length} behind revision ${bp.rev}.`),
+    instanceTable(items, { latest: bp.rev, chosen }), choose, out);
+}
+
+/** What an upgrade of many did, or would do: a row per instance, each diff under the table. */
+function upgradeReport(results, dryRun) {
+  if (!results.length) return el('p', { class: 'note' }, 'None of the chosen is behind any more.');
+  return el('div', {},
+    el('div', { class: 'scroll' }, el('table', { class: 'report', 'aria-label': dryRun ? 'What the upgrade would do' : 'What the upgrade did' },
+      el('thead', {}, el('tr', {}, ['Instance', 'Revision', 'Outcome', 'Adds', 'Removes', 'Why'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, results.map((r) => el('tr', { class: `outcome-${r.outcome === 'upgraded' ? 'created' : r.outcome}` },
+        el('td', {}, r.name), el('td', {}, `${r.from} → ${r.to}`), el('td', {}, dryRun && r.outcome === 'upgraded' ? 'would upgrade' : r.outcome),
+        el('td', {}, r.added.join(', ') || '–'), el('td', {}, r.removed.join(', ') || '–'), el('td', {}, r.problems.join('; ') || '–')))))),
+    results.filter((r) => r.diff).map((r) => el('div', {}, el('h3', {}, `Changes to ${r.name}`), diffView(r.diff))));
 }
 
 /** Which service answers where: a URL per route (a host the team's domain gives: "any host"). */
@@ -141,11 +180,22 @@ export function routesView(routes) {
     ` → ${r.service}:${r.port}`)));
 }
 
-/** Instances as a table: name, revision, what they use, owner. */
-export function instanceTable(items) {
+/** Instances as a table: name, revision, what they use, owner; with `latest` (the blueprint's
+    revision), those behind it marked, and those in `chosen` (a Set the boxes keep) choosable. */
+export function instanceTable(items, { latest = null, chosen = null } = {}) {
+  const box = (i) => {
+    if (!chosen || latest === null || i.rev >= latest || !canChange(i)) return el('td', {});
+    const input = el('input', { type: 'checkbox', 'aria-label': `Choose ${i.name}` });
+    input.checked = chosen.has(i.id);
+    input.addEventListener('change', () => (input.checked ? chosen.add(i.id) : chosen.delete(i.id)));
+    return el('td', {}, input);
+  };
+  const revision = (i) => (latest !== null && i.rev < latest
+    ? el('td', {}, `${i.rev} `, el('span', { class: 'badge warn' }, `update to ${latest} available`)) : el('td', {}, String(i.rev)));
+  const headings = [...(chosen ? [''] : []), 'Name', 'Rev', 'Needs', 'Owner', 'Since'];
   return el('div', { class: 'scroll' }, el('table', { 'aria-label': 'Instances' },
-    el('thead', {}, el('tr', {}, ['Name', 'Rev', 'Needs', 'Owner', 'Since'].map((h) => el('th', { scope: 'col' }, h)))),
-    el('tbody', {}, items.map((i) => el('tr', {}, el('td', {}, i.name), el('td', {}, String(i.rev)), el('td', {}, needs(i.requirements)),
+    el('thead', {}, el('tr', {}, headings.map((h) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, items.map((i) => el('tr', {}, chosen ? box(i) : null, el('td', {}, i.name), revision(i), el('td', {}, needs(i.requirements)),
       el('td', {}, i.owner), el('td', {}, when(i.createdAt)))))));
 }
 

@@ -151,6 +151,8 @@ export function when(iso) {
 
 // ---- The API -------------------------------------------------------------------------------
 
+const JOB_POLL_MS = 400;
+
 export class ApiError extends Error {
   constructor(status, body) {
     super((body && (body.detail || body.title)) || `HTTP ${status}`);
@@ -198,6 +200,24 @@ export async function everything(path, most = 1000) {
     next = data.next ? `${path}${path.includes('?') ? '&' : '?'}limit=200&cursor=${encodeURIComponent(data.next)}` : null;
   }
   return items;
+}
+
+/** A job the service runs (an import, a sync, an upgrade of many) followed until it ends, each
+    step of its progress handed to `progress(job)`; a failed one throws its error. */
+export async function followed(job, progress = () => {}) {
+  let current = job;
+  while (current.state === 'queued' || current.state === 'running') {
+    progress(current);
+    await new Promise((resolve) => { setTimeout(resolve, JOB_POLL_MS); });
+    ({ data: current } = await api('GET', `/jobs/${current.id}`));
+  }
+  if (current.state === 'failed') throw new ApiError(409, { detail: current.error });
+  return current;
+}
+
+/** A job's progress in words: `Importing: 120 of 406`. */
+export function progressOf(what, job) {
+  return `${what}: ${job.done} of ${job.total === null ? '…' : job.total}`;
 }
 
 /** Problems of a 422 as [place, message] pairs; anything else as one message. */

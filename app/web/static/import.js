@@ -1,6 +1,6 @@
 /* The Import page (`#/import`): a catalog or a Compose file and its .env, previewed as a dry run,
    then imported. */
-import { api, el, field, problemList, select } from './core.js';
+import { api, diffView, el, field, followed, problemList, progressOf, select } from './core.js';
 
 const IMPORT_FORMATS = [['portainer', 'Portainer app templates (v2, v3)'], ['openshift', 'OpenShift templates'],
   ['dokploy', 'Dokploy templates'], ['coolify', 'Coolify service templates'], ['caprover', 'CapRover one-click apps'],
@@ -9,8 +9,9 @@ const IMPORT_FORMATS = [['portainer', 'Portainer app templates (v2, v3)'], ['ope
 const PLATFORM_FOLDERS = { dokploy: 'blueprints/', coolify: 'templates/compose/', caprover: 'public/v4/apps/' };
 const DOKPLOY_FILES = ['docker-compose.yml', 'template.toml', 'meta.json'];
 
-/** The report of an import: the counts, then one row per template with its notes and problems. */
-function importReport(report, dryRun) {
+/** The report of an import (or a sync): the counts, then one row per template with its notes and
+    problems, a conflict's diff under it. */
+export function importReport(report, dryRun) {
   const counts = Object.entries(report.counts).filter(([, n]) => n).map(([outcome, n]) => `${n} ${outcome}`);
   return el('div', {},
     el('p', { class: dryRun ? 'note' : 'ok' }, dryRun ? 'Nothing is stored yet: ' : 'Done: ', counts.join(', '), '.'),
@@ -20,7 +21,7 @@ function importReport(report, dryRun) {
         el('td', {}, r.id && !dryRun ? el('a', { href: `#/blueprints/${r.id}` }, r.title || r.key) : r.title || r.key),
         el('td', {}, r.outcome),
         el('td', {}, el('ul', { class: 'plain' }, [...r.problems.map((p) => el('li', { class: 'error' }, p)),
-          ...r.notes.map((n) => el('li', {}, n))]))))))));
+          ...r.notes.map((n) => el('li', {}, n))]), r.diff ? diffView(r.diff) : null)))))));
 }
 
 /** The stack files a Portainer catalog names, from the files of a chosen folder (a checkout of
@@ -55,8 +56,17 @@ function platformCatalog(fmt, chosen, top, text, name) {
     return Object.fromEntries(Object.entries(found).filter(([, files]) => files['docker-compose.yml'] !== undefined));
   }
   for (const file of inCatalog.filter((f) => /\.ya?ml$/.test(f.path))) found[file.path.split('/').pop().replace(/\.ya?ml$/, '')] = file.text;
-  if (!Object.keys(found).length && text.trim()) found[(name || 'template').replace(/\.ya?ml$/, '')] = text;
+  if (!Object.keys(found).length && text.trim()) found[(name || pastedName(text)).replace(/\.ya?ml$/, '')] = text;
   return found;
+}
+
+/** The name of a pasted template, which has no file name: a CapRover app's `displayName`, else
+    the first service its Compose file declares (as its platform names the file after it). */
+function pastedName(text) {
+  const display = /^\s*displayName:\s*['"]?([^'"\n]+?)['"]?\s*$/m.exec(text);
+  if (display) return display[1].toLowerCase().replace(/[^a-z0-9._-]+/g, '-');
+  const service = /^services:\s*\n(?:\s*#.*\n)*\s+([A-Za-z0-9._-]+):/m.exec(text);
+  return service ? service[1] : 'template';
 }
 
 export async function importPage() {
@@ -90,7 +100,8 @@ export async function importPage() {
 
   function body() {
     const fmt = format.value;
-    const defaults = { entitlementType: entitlement.value, tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean) };
+    const given = tags.value.split(',').map((t) => t.trim()).filter(Boolean);
+    const defaults = { entitlementType: entitlement.value, ...(given.length ? { tags: given } : {}) };
     let files = {};
     if (fmt === 'compose') {
       defaults.name = name.value.trim() || undefined;
@@ -108,7 +119,12 @@ export async function importPage() {
   async function send(dryRun) {
     source.removeAttribute('aria-invalid');
     try {
-      const { data } = await api('POST', `/imports${dryRun ? '?dryRun=true' : ''}`, { body: body() });
+      // a job: a catalog of hundreds takes a while, its progress shown meanwhile
+      const { data: started } = await api('POST', `/imports?async=true${dryRun ? '&dryRun=true' : ''}`, { body: body() });
+      const progress = el('p', { class: 'note', role: 'status' });
+      out.replaceChildren(progress);
+      const job = await followed(started, (now) => { progress.textContent = progressOf(dryRun ? 'Checking' : 'Importing', now); });
+      const data = job.report;
       out.replaceChildren(dryRun ? '' : el('p', { class: 'ok' }, 'Imported.'), importReport(data, dryRun));
       run.disabled = !dryRun;
     } catch (error) {

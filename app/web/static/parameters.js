@@ -48,9 +48,9 @@ function valueOf(control) {
   return control.value;
 }
 
-/** The render form: what is shown is always what its buttons send. Once a render was asked for,
-    every change renders again (the latest answer wins); Deploy sends the form's values, and an
-    upgrade the instance's kept values with only what the person changed since choosing it. */
+/** The render form: what is shown is always what its buttons send. It renders at once, and every
+    change renders again (the latest answer wins); Deploy sends the form's values, and an upgrade
+    the instance's kept values with only what the person changed since choosing it. */
 export async function parametersPage([id]) {
   const [{ data: bp }, profiles] = await Promise.all([api('GET', `/blueprints/${id}`), everything(myProfiles())]);
   const properties = (bp.parameters && bp.parameters.properties) || {};
@@ -67,7 +67,7 @@ export async function parametersPage([id]) {
   const cluster = () => (compose && target.value === 'kubernetes'
     ? { target: 'kubernetes', ...(volumeSize.value.trim() ? { volumeSize: volumeSize.value.trim() } : {}) } : {});
 
-  let asked = false; // whether a render was asked for: from then on every change renders again
+  let asked = false; // whether a render was asked for (the page asks at once): every change renders again
   let latest = 0;
   let timer = null;
   async function render(maximize) {
@@ -133,6 +133,7 @@ export async function parametersPage([id]) {
     // only what the person changes afterwards is sent: the service keeps the rest, secrets included
     return () => Object.fromEntries(Object.entries(values()).filter(([name, v]) => JSON.stringify(v) !== JSON.stringify(kept[name])));
   }
+  render(null); // at its defaults, at once: from then on it renders as you type
   return el('section', {}, el('h1', {}, `Render ${bp.name || '(unnamed)'}`),
     el('p', {}, el('a', { href: `#/blueprints/${id}` }, 'Back to the blueprint')),
     rows.length ? null : el('p', { class: 'note' }, 'This blueprint declares no parameters: the render is its definition, measured and fitted.'),
@@ -152,12 +153,26 @@ function notesView(notes) {
     form, and the diff of what the changes do is shown before anything is changed. Each form says
     its outcome, or its refusal, under its own button. */
 async function deployView(bp, profile, values, cluster, keep) {
-  const mine = (await everything(`/instances?blueprint=${bp.id}&owner=${encodeURIComponent(session.user.username)}`));
   const deployed = el('div', { class: 'wide', 'aria-live': 'polite' });
   const name = el('input', { name: 'instance', placeholder: 'shop', autocomplete: 'off', maxlength: '63' });
   const deploy = el('form', { class: 'grid2', 'aria-label': 'Deploy' }, el('h2', { class: 'wide' }, 'Deploy'),
     field('Instance name', name, 'Lowercase letters, digits and -: the Compose project or namespace.'),
     el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Deploy')), deployed);
+  const upgraded = el('div', { class: 'wide', 'aria-live': 'polite' });
+  const chosen = select([], '');
+  const confirm = el('button', { type: 'button', hidden: true }, 'Upgrade');
+  const upgrade = el('form', { class: 'grid2', 'aria-label': 'Upgrade an instance' }, el('h2', { class: 'wide' }, 'Upgrade an instance'),
+    field('Instance', chosen, `To revision ${bp.rev}: the form above shows its kept values; what you change there is what changes.`),
+    el('div', { class: 'actions' }, el('button', { type: 'submit', class: 'quiet' }, 'Show the changes'), confirm), upgraded);
+  let mine = [];
+  /** The caller's instances of the blueprint, read again after each deploy and upgrade: the
+      list offers what is there now, each at its revision. */
+  async function reload() {
+    mine = await everything(`/instances?blueprint=${bp.id}&owner=${encodeURIComponent(session.user.username)}`);
+    chosen.replaceChildren(...[['', 'Choose one of yours'], ...mine.map((i) => [i.id, `${i.name} (revision ${i.rev})`])]
+      .map(([value, text]) => el('option', { value }, text)));
+    upgrade.hidden = !mine.length;
+  }
   deploy.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (!profile.value) { deployed.replaceChildren(el('p', { class: 'error' }, 'Choose a profile first: an instance spends from one.')); return; }
@@ -165,17 +180,11 @@ async function deployView(bp, profile, values, cluster, keep) {
       const body = { name: name.value.trim(), blueprint: bp.id, profile: profile.value, values: values(), ...cluster() };
       const { data } = await api('POST', '/instances', { body });
       deployed.replaceChildren(el('p', { class: 'ok' }, `${data.name} admitted at revision ${data.rev}: ${needs(data.requirements)}.`));
+      await reload();
     } catch (error) {
       deployed.replaceChildren(problemList(error));
     }
   });
-  if (!mine.length) return el('section', { 'aria-label': 'Deploy' }, deploy);
-  const upgraded = el('div', { class: 'wide', 'aria-live': 'polite' });
-  const chosen = select([['', 'Choose one of yours'], ...mine.map((i) => [i.id, `${i.name} (revision ${i.rev})`])], '');
-  const confirm = el('button', { type: 'button', hidden: true }, 'Upgrade');
-  const upgrade = el('form', { class: 'grid2', 'aria-label': 'Upgrade an instance' }, el('h2', { class: 'wide' }, 'Upgrade an instance'),
-    field('Instance', chosen, `To revision ${bp.rev}: the form above shows its kept values; what you change there is what changes.`),
-    el('div', { class: 'actions' }, el('button', { type: 'submit', class: 'quiet' }, 'Show the changes'), confirm), upgraded);
   let changes = null; // the values the person changed since the instance was chosen
   let etag = null;
   chosen.addEventListener('change', () => {
@@ -199,11 +208,14 @@ async function deployView(bp, profile, values, cluster, keep) {
   confirm.addEventListener('click', async () => {
     try {
       const { data } = await api('POST', `/instances/${chosen.value}/upgrade`, { body: { values: changes() }, headers: { 'If-Match': etag } });
-      upgraded.replaceChildren(el('p', { class: 'ok' }, `${data.name} upgraded to revision ${data.rev}: ${needs(data.requirements)}.`));
       confirm.hidden = true;
+      changes = null;
+      await reload();
+      upgraded.replaceChildren(el('p', { class: 'ok' }, `${data.name} upgraded to revision ${data.rev}: ${needs(data.requirements)}.`));
     } catch (error) {
       upgraded.replaceChildren(error.status === 412 ? el('p', { class: 'error' }, 'It changed since the changes were shown: show them again.') : problemList(error));
     }
   });
+  await reload();
   return el('section', { 'aria-label': 'Deploy' }, deploy, upgrade);
 }
