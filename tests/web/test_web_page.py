@@ -427,6 +427,7 @@ def walk(w, client, template, profiles):
     # Parameters: a form from the schema, a render with its requirements and fit, the most that fits
     w.view(lambda: w.one("a.button[href$='/parameters']").click())
     w.wait(lambda: w.heading() == f"Render {TEMPLATE['name']}")
+    w.wait(lambda: "replicas: 2" in w.one("ol[aria-label='Rendered definition']").text)  # at once, at its defaults
     replicas, secret = w.control("WEB_REPLICAS"), w.control("DB_PASSWORD")
     assert (replicas.get_attribute("type"), replicas.get_attribute("min"), replicas.get_attribute("max")) == (
         "number",
@@ -511,6 +512,8 @@ def walk(w, client, template, profiles):
     assert made["values"]["WEB_REPLICAS"] == 3 and made["profile"] == profiles["roomy"]["id"]
     deployed = client.get(f"/instances/{made['id']}/yml", user="alice").body.decode()
     password = re.search(r"POSTGRES_PASSWORD=(\w+)", deployed)
+    choices = lambda: [o.text for o in Select(w.control("Instance")).options]  # noqa: E731
+    w.wait(lambda: f"acme-shop (revision {made['rev']})" in choices())  # offered at once, no reload
     # the upgrade starts from the instance's kept values, not the form's defaults
     w.view(lambda: w.browser.refresh())
     assert w.control("WEB_REPLICAS").get_attribute("value") == "2"
@@ -529,6 +532,9 @@ def walk(w, client, template, profiles):
     w.check_page("deploy-upgrade")
     w.button("Upgrade").click()
     w.wait(lambda: "acme-shop upgraded to revision" in w.one("form[aria-label='Upgrade an instance']").text)
+    Select(w.control("Instance")).select_by_index(0)  # chosen again: its values as upgraded, not as first read
+    Select(w.control("Instance")).select_by_visible_text(f"acme-shop (revision {made['rev']})")
+    w.wait(lambda: Select(w.control("WEB_MEMORY")).first_selected_option.text == "1G")
     kept = client.get(f"/instances/{made['id']}", user="alice").json["values"]
     assert kept["WEB_REPLICAS"] == 3 and kept["WEB_MEMORY"] == "1G"
     upgraded = client.get(f"/instances/{made['id']}/yml", user="alice").body.decode()

@@ -16,32 +16,37 @@ function lastSync(source) {
   return `${when(last.at)} at ${last.commit.slice(0, 12)}: ${counts || 'nothing'}`;
 }
 
-/** Sync `source` now: its progress under its row, then the report. */
-async function syncNow(source, out, force = false) {
+/** Sync `source` now: its progress under its row, then the report, and its last sync said anew. */
+async function syncNow(source, out, status, force = false) {
   const progress = el('p', { class: 'note', role: 'status' }, 'Fetching…');
   out.replaceChildren(progress);
   try {
     const { data: started } = await api('POST', `/sources/${source.id}/sync`, { body: { force } });
     const job = await followed(started, (now) => { progress.textContent = progressOf('Importing', now); });
     const conflicts = job.report.counts.conflict;
+    const overwrite = el('button', { type: 'button', class: 'quiet', onclick: () => syncNow(source, out, status, true) }, 'Overwrite what was changed here');
     out.replaceChildren(el('p', { class: 'ok' }, `Synced at ${job.report.commit.slice(0, 12)}.`), importReport(job.report, false),
-      conflicts ? el('button', { type: 'button', class: 'quiet', onclick: () => syncNow(source, out, true) }, 'Overwrite what was changed here') : null);
+      ...(conflicts ? [overwrite] : []));
   } catch (error) {
     out.replaceChildren(problemList(error));
   }
+  const { data: now } = await api('GET', `/sources/${source.id}`);
+  status.className = now.lastSync && now.lastSync.state === 'failed' ? 'error' : 'note';
+  status.textContent = lastSync(now);
 }
 
 function sourceRow(source) {
   const out = el('div', { class: 'wide', 'aria-live': 'polite' });
+  const status = el('p', { class: source.lastSync && source.lastSync.state === 'failed' ? 'error' : 'note' }, lastSync(source));
   const mine = session.user.role !== 'viewer';
   return el('li', { class: 'card' },
     el('h3', {}, el('code', {}, source.url)),
     el('p', { class: 'meta' }, [source.format, `ref ${source.ref || 'HEAD'}`, `folder ${source.path || '/'}`,
       source.interval ? `every ${source.interval} s` : 'on request', `owner ${source.owner}`, source.hasToken ? 'token set' : null,
       source.hasSecret ? 'webhook signed' : null].filter(Boolean).join(' · ')),
-    el('p', { class: source.lastSync && source.lastSync.state === 'failed' ? 'error' : 'note' }, lastSync(source)),
+    status,
     mine ? el('div', { class: 'actions' },
-      el('button', { type: 'button', onclick: () => syncNow(source, out) }, 'Sync now'),
+      el('button', { type: 'button', onclick: () => syncNow(source, out, status) }, 'Sync now'),
       el('button', { type: 'button', class: 'quiet', onclick: async () => { await api('DELETE', `/sources/${source.id}`); refresh(); } }, 'Stop following')) : null,
     out);
 }
