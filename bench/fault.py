@@ -310,6 +310,79 @@ def usage_run(seconds_before=3.0, writers=4, log=print):
     return report
 
 
+FLEET_TEMPLATE = "services:\n  app:\n    image: nginx:1.27\n"
+FLEET_UPGRADED = FLEET_TEMPLATE.replace("1.27", "1.29") + "  sidecar:\n    image: busybox\n"
+
+
+def fleet_run(count=150, log=print):
+    """An upgrade of `count` instances of one blueprint, run as a job, with the service killed -9
+    in its middle and started again: once the leases have passed, the profile's usage must be the
+    sum of the instances, the job must say it failed, and an upgrade of those still behind must
+    bring every instance up to date, usage still the sum."""
+    data = os.path.join(tempfile.mkdtemp(prefix="fault-fleet-"), "data")
+    database, uri = embedded.launch(data, free_port())
+    settings = {
+        "MONGO_URI": uri,
+        "MONGO_DB": "fleet",
+        "WEB_CONCURRENCY": 2,
+        "ADMIN_USERNAME": ADMIN[0],
+        "ADMIN_PASSWORD": ADMIN[1],
+        "REQUEST_TIMEOUT": REQUEST_TIMEOUT,
+        "RATE_LIMIT": "1000000 per minute",
+        "LOG_LEVEL": "error",
+    }
+    service = Gunicorn(**settings).start()
+    headers, client = {"Authorization": AUTH}, SocketClient(service.port)
+    blueprint = client.post(
+        "/blueprints", json={"name": "app", "blueprintType": "compose", "yml": FLEET_TEMPLATE}, headers=headers
+    ).json["id"]
+    caps = {"name": "fleet", "containerCap": str(4 * count), "containerDefaults": {"memory": "64Mi", "cpu": "50m"}}
+    profile = client.post("/profiles", json=caps, headers=headers).json["id"]
+    for index in range(count):
+        body = {"name": f"i{index}", "blueprint": blueprint, "profile": profile}
+        assert client.post("/instances", json=body, headers=headers).status == 201
+    assert client.patch(f"/blueprints/{blueprint}", json={"yml": FLEET_UPGRADED}, headers=headers).status == 200
+    started = client.post("/instances/upgrade", json={"blueprint": blueprint}, headers=headers).json
+    while client.get(f"/jobs/{started['id']}", headers=headers).json["done"] < count // 10:
+        time.sleep(0.02)
+    service.kill()  # kill -9 of every worker, mid-upgrade
+    service.start()
+    time.sleep(2 * REQUEST_TIMEOUT + 1)  # the ledger's and the job's leases have passed
+    client = SocketClient(service.port)
+    job = client.get(f"/jobs/{started['id']}", headers=headers).json
+    db = MongoClient(uri).fleet
+
+    def counted():
+        instances = list(db.instances.find({"profile": profile}, {"requirements": 1, "blueprintRev": 1}))
+        summed = {key: sum(doc["requirements"][key] for doc in instances) for key in COUNTED}
+        usage = client.get(f"/profiles/{profile}", headers=headers).json["usage"]
+        same = usage == {**summed, "instances": len(instances), "monthly": None, "currency": None}
+        return same, sum(doc["blueprintRev"] == 2 for doc in instances)
+
+    after_kill, upgraded_before = counted()
+    rest = client.post("/instances/upgrade", json={"blueprint": blueprint, "behind": True}, headers=headers).json
+    while rest["state"] in ("queued", "running"):
+        time.sleep(0.05)
+        rest = client.get(f"/jobs/{rest['id']}", headers=headers).json
+    after_rest, upgraded_after = counted()
+    report = {
+        "instances": count,
+        "job_after_kill": job["state"],
+        "upgraded_before_kill": upgraded_before,
+        "usage_is_the_sum_after_kill": after_kill,
+        "rest": rest["state"],
+        "upgraded_by_the_rest": sum(one["outcome"] == "upgraded" for one in rest["report"]["results"]),
+        "usage_is_the_sum_after": after_rest,
+        "upgraded_after": upgraded_after,
+        "ledger_left": len(db.ledgers.find_one({"_id": ObjectId(profile)})["ledger"]),
+    }
+    log(f"fleet upgrade under kill -9: {report}")
+    service.stop()
+    database.terminate()
+    database.wait()
+    return report
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds-before", type=float, default=10)
@@ -318,9 +391,12 @@ def main():
     report = run(args.seconds_before, writers=args.writers)
     history = history_run(writers=args.writers)
     usage = usage_run(writers=args.writers)
-    print(json.dumps({"creates": report, "history": history, "usage": usage}, indent=2, default=str))
+    fleet = fleet_run()
+    print(json.dumps({"creates": report, "history": history, "usage": usage, "fleet": fleet}, indent=2, default=str))
     failed = report["lost"] or report["duplicates"] or history["missing_versions"] or history["acknowledged_but_lost"]
     failed = failed or not usage["usage_is_the_sum"] or usage["acknowledged_but_lost"] or usage["ledger_left"]
+    failed = failed or not (fleet["usage_is_the_sum_after_kill"] and fleet["usage_is_the_sum_after"])
+    failed = failed or fleet["upgraded_after"] != fleet["instances"] or fleet["ledger_left"]
     sys.exit(1 if failed else 0)
 
 

@@ -10,7 +10,7 @@ import uuid
 from flask import current_app
 
 from app.errors import Problem
-from app.jobs.storage import LEASE
+from app.jobs.storage import lease
 from app.jobs.storage import store as jobs
 
 log = logging.getLogger(__name__)
@@ -48,8 +48,8 @@ def _run(app, job_id, work):
     with app.app_context():
         if not jobs.claim(job_id, runner):
             return
-        stopped = threading.Event()
-        threading.Thread(target=_heartbeat, args=(app, job_id, runner, stopped), daemon=True).start()
+        stopped, beat = threading.Event(), lease().total_seconds() / 3
+        threading.Thread(target=_heartbeat, args=(app, job_id, runner, stopped, beat), daemon=True).start()
         try:
             report = work(Progress(job_id, runner))
         except Problem as exc:
@@ -63,10 +63,10 @@ def _run(app, job_id, work):
             stopped.set()
 
 
-def _heartbeat(app, job_id, runner, stopped):
-    """Renew the lease a third of its length at a time until the work stops."""
+def _heartbeat(app, job_id, runner, stopped, beat):
+    """Renew the lease every `beat` seconds (a third of its length) until the work stops."""
     with app.app_context():
-        while not stopped.wait(LEASE.total_seconds() / 3):
+        while not stopped.wait(beat):
             try:
                 jobs.renew(job_id, runner)
             except Exception:  # the database away for a moment: the next beat tries again

@@ -5,6 +5,8 @@ passed is failed by the next read, since the process running it is gone. Jobs ar
 
 from datetime import timedelta
 
+from flask import current_app
+
 from app.errors import NotFound
 from app.model.accounts import acts_as_owner
 from app.storage import database, ids
@@ -12,7 +14,13 @@ from app.storage.database import now
 from app.storage.resource_store import object_id
 
 KEPT = timedelta(days=7)
-LEASE = timedelta(seconds=30)
+
+
+def lease():
+    """How long a runner holds a job without renewing it: the service's request time limit, so
+    that a job whose process died fails about as soon as a request of it would have."""
+    return timedelta(seconds=current_app.config["REQUEST_TIMEOUT"])
+
 STOPPED = "The worker running it stopped before it ended: start it again."
 
 
@@ -48,7 +56,7 @@ class Jobs:
     def claim(self, job_id, runner):
         """Take the queued job for `runner`, under a lease; whether it was still queued."""
         moment = now()
-        taken = {"state": "running", "runner": runner, "leaseUntil": moment + LEASE, "updatedAt": moment}
+        taken = {"state": "running", "runner": runner, "leaseUntil": moment + lease(), "updatedAt": moment}
         return self.coll().update_one({"_id": job_id, "state": "queued"}, {"$set": taken}).matched_count == 1
 
     def _held(self, job_id, runner, changes):
@@ -57,7 +65,7 @@ class Jobs:
         return self.coll().update_one({"_id": job_id, "runner": runner, "state": "running"}, {"$set": changes})
 
     def renew(self, job_id, runner):
-        return self._held(job_id, runner, {"leaseUntil": now() + LEASE}).matched_count == 1
+        return self._held(job_id, runner, {"leaseUntil": now() + lease()}).matched_count == 1
 
     def progress(self, job_id, runner, done, total):
         self._held(job_id, runner, {"done": done, "total": total})
@@ -75,7 +83,7 @@ class Jobs:
         moment = now()
         if doc is None or doc["state"] not in ("queued", "running"):
             return None
-        if doc["state"] == "queued" and doc["createdAt"] < moment - LEASE:
+        if doc["state"] == "queued" and doc["createdAt"] < moment - lease():
             return None
         return doc if doc["state"] == "queued" or doc["leaseUntil"] >= moment else None
 

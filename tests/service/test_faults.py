@@ -102,3 +102,12 @@ def test_kill_9_under_admissions_leaves_usage_the_sum_of_the_instances():
     for text in report["definitions"]:  # each distinct rendered definition, as Docker Compose reads it
         accepted, project = compose_oracle.config(text)
         assert accepted, project
+
+
+def test_kill_9_in_the_middle_of_an_upgrade_of_many_leaves_usage_the_sum_and_the_rest_upgrades():
+    report = fault.fleet_run(count=200, log=lambda line: None)
+    assert report["job_after_kill"] == "failed" and 0 < report["upgraded_before_kill"] < report["instances"]
+    assert report["usage_is_the_sum_after_kill"] and report["usage_is_the_sum_after"]
+    assert report["rest"] == "done" and report["upgraded_after"] == report["instances"]
+    assert report["upgraded_by_the_rest"] == report["instances"] - report["upgraded_before_kill"]
+    assert report["ledger_left"] == 0

@@ -21,11 +21,11 @@ pytestmark = pytest.mark.parametrize("app", ["mongomock"], indirect=True)
 def test_a_person_follows_a_catalog_and_brings_instances_up_to_date(
     app,
     live_port,
-    forge,
-    repository,
+    forge,  # noqa: F811
+    repository,  # noqa: F811
     monkeypatch,
     tmp_path,
-    width,  # noqa: F811
+    width,
 ):
     reaching(app, forge, monkeypatch)
     commit = repository.commit("two templates", dokploy_files("ghost", "plausible"))
