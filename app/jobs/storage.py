@@ -21,6 +21,7 @@ def lease():
     that a job whose process died fails about as soon as a request of it would have."""
     return timedelta(seconds=current_app.config["REQUEST_TIMEOUT"])
 
+
 STOPPED = "The worker running it stopped before it ended: start it again."
 
 
