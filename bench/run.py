@@ -2,7 +2,8 @@
 beside the stack's floor (bench/baseline.py) and its peer, Python-Eve (bench/eve_app.py), then
 the scale scenario (bench/scale.py), admissions at 1 and 100,000 instances (bench/instances.py)
 and the lists of what fits a profile (bench/fits.py, against the --against revision too); the web
-page (bench/web.py), imports (bench/imports.py) and the security probe's shapes (bench/probes.py).
+page (bench/web.py), imports (bench/imports.py), the security probe's shapes (bench/probes.py) and
+upgrades of 1,000 instances in one request and one at a time (bench/fleet.py).
 
 Every throughput scenario runs for a few seconds per round, rounds interleaved with the floor's,
 all bounded in time; the table gives the median round's requests/s, latency percentiles, and the
@@ -28,7 +29,7 @@ from pymongo import MongoClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app.storage import embedded  # noqa: E402
-from bench import conversions, fits, imports, instances, probes, scale, web  # noqa: E402
+from bench import conversions, fits, fleet, imports, instances, probes, scale, web  # noqa: E402
 from support.http import SocketClient, basic  # noqa: E402
 from support.processes import Gunicorn, cpu_seconds  # noqa: E402
 
@@ -241,7 +242,8 @@ def main():
             peers.append((args.against[:8], servers[-1]))
         parts = args.only.split(",") if args.only else []
         names = [name for name in targets[app] if not parts or any(part in name for part in parts)]
-        if not names and not {"web", "imports", "conversions", "probes", "scale", "fits", "instances"} & set(parts):
+        sections = {"web", "imports", "conversions", "probes", "scale", "fits", "instances", "fleet"}
+        if not names and not sections & set(parts):
             raise SystemExit(f"no scenario name contains {args.only!r}")
         results = {(server, name): [] for server in targets for name in names if name in targets[server]}
         floors = []
@@ -307,6 +309,8 @@ def main():
                 instances.run(mongo_uri, ADMIN, BLUEPRINT, start, against=worktree)
             if not parts or "fits" in parts:
                 fits.run(mongo_uri, ADMIN, BLUEPRINT, start, sizes=sizes, against=worktree)
+        if not parts or "fleet" in parts:
+            fleet.run(mongo_uri, ADMIN, BLUEPRINT, start)
         print(f"the benchmark took {time.monotonic() - started:.0f} s")
     finally:
         for server in servers:
