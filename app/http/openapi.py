@@ -5,6 +5,7 @@ from http import HTTPStatus
 
 import flask_smorest
 from apispec.ext.marshmallow import MarshmallowPlugin
+from werkzeug.routing import BaseConverter
 
 from app.http.parser import Parser
 from app.http.problems import PROBLEM_JSON, ProblemSchema, http_error
@@ -76,13 +77,22 @@ def schema_name(schema):
     return cls.__name__.removesuffix("Schema") + ("Patch" if partial else "")
 
 
+class InstanceId(BaseConverter):
+    """An instance's id in a path: any segment but `upgrade`, which names the upgrade of many, so
+    that /instances/upgrade is that operation's alone (its OPTIONS lists POST, not an item's GET)."""
+
+    regex = "(?!upgrade$)[^/]+"
+
+
 class Api(flask_smorest.Api):
     ERROR_SCHEMA = ProblemSchema
     DEFAULT_ERROR_RESPONSE_NAME = UNEXPECTED
 
     def __init__(self, app):
         plugin = MarshmallowPlugin(schema_name_resolver=schema_name)
+        app.url_map.converters["instance_id"] = InstanceId
         super().__init__(app, spec_kwargs={"marshmallow_plugin": plugin})
+        self.register_converter(InstanceId, lambda converter: {"type": "string"})
         components = self.spec.components
         components.security_scheme("basicAuth", {"type": "http", "scheme": "basic"})
         components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})

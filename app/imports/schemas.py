@@ -97,6 +97,7 @@ class ImportReportSchema(Schema):
     source = ma.fields.String()
     results = ma.fields.List(ma.fields.Nested(ImportResultSchema))
     counts = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer())
+    commit = ma.fields.String(metadata={"description": "A sync's: the commit it imported."})
 
 
 class ExportQuery(BlueprintQuery):

@@ -57,7 +57,10 @@ class Imports(MethodView):
         found = workflow.found(body)  # a document not of its format is the request's 422, not its job's
         if not run_async:
             return workflow.run(body, found, user, dryRun)
-        work = lambda progress: workflow.run(body, found, user, dryRun, workflow.Run(progress=progress))  # noqa: E731
+
+        def work(progress):  # its report as the answer would be: a job keeps what it says
+            return ImportReportSchema().dump(workflow.run(body, found, user, dryRun, workflow.Run(progress=progress)))
+
         return jobs.accepted(runner.start("import", user, user["username"], work))
 
 

@@ -103,11 +103,14 @@ class FleetUpgrade(MethodView):
         options = {"rev": args.get("rev"), "behind": args["behind"], "dry_run": dryRun, "if_match": args["ifMatch"]}
         if fleet.how_many(query) <= fleet.MOST_AT_ONCE:
             return fleet.upgrade(query, user, **options), NO_STORE
-        work = lambda progress: fleet.upgrade(query, user, progress=progress, **options)  # noqa: E731
+
+        def work(progress):  # its report as the answer would be: a job keeps what it says
+            return FleetUpgradeSchema().dump(fleet.upgrade(query, user, progress=progress, **options))
+
         return accepted(runner.start("upgrade", user, user["username"], work))
 
 
-@blp.route("/<id>")
+@blp.route("/<instance_id:id>")
 class InstanceItem(MethodView):
     @login_required(role="viewer")
     @crud.reads(blp, InstanceSchema, "instance")
@@ -123,7 +126,7 @@ class InstanceItem(MethodView):
         crud.answer_delete(admission.withdraw, id)
 
 
-@blp.route("/<id>/yml")
+@blp.route("/<instance_id:id>/yml")
 class InstanceDefinition(MethodView):
     @login_required(role="viewer")
     @crud.downloads(blp, "The rendered definition, the same bytes every time.", "Cache-Control")
@@ -136,7 +139,7 @@ class InstanceDefinition(MethodView):
         return crud.answer_read(doc, Response(doc["yml"], mimetype="application/yaml"), NO_STORE)
 
 
-@blp.route("/<id>/upgrade")
+@blp.route("/<instance_id:id>/upgrade")
 class InstanceUpgrade(MethodView):
     @login_required(role="member")
     @blp.arguments(UpgradeArgs(), example={"rev": 3, "values": {"REPLICAS": 4}})
@@ -163,7 +166,7 @@ class InstanceUpgrade(MethodView):
         return {**fitting.priced([doc])[0], "diff": diff}, NO_STORE if dryRun else {**NO_STORE, "ETag": etag(doc)}
 
 
-@blp.route("/<id>/releases")
+@blp.route("/<instance_id:id>/releases")
 class InstanceReleases(MethodView):
     @login_required(role="viewer")
     @paging.paginated(blp, ReleasePageArgs(), ReleaseSchema, "Releases, newest (current) first.", RELEASE_CURSOR.sign)
@@ -172,7 +175,7 @@ class InstanceReleases(MethodView):
         return releases.page(store.readable(id, current_user()), args["limit"], args.get("cursor"))
 
 
-@blp.route("/<id>/rollback")
+@blp.route("/<instance_id:id>/rollback")
 class InstanceRollback(MethodView):
     @login_required(role="member")
     @blp.arguments(RollbackArgs(), example={"release": 1})

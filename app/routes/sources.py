@@ -77,6 +77,7 @@ class SourceSync(MethodView):
 @blp.route("/<id>/webhook")
 class SourceWebhook(MethodView):
     @blp.response(202, WebhookAnswerSchema, description="Taken: the sync it started, or why it needs none.")
+    @blp.doc(requestBody={"required": True, "content": {"application/json": {"schema": {"type": "object"}}}})
     @problems(blp, 400, 401, 413, 415)
     def post(self, id):
         """A forge's push (GitHub, GitLab, Gitea), signed with the source's secret: no credentials"""

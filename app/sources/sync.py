@@ -14,6 +14,7 @@ from app.access.auth import caller
 from app.access.users import store as users
 from app.errors import Conflict, Problem
 from app.imports import workflow
+from app.imports.schemas import ImportReportSchema
 from app.jobs import runner
 from app.jobs.storage import store as jobs
 from app.sources import addresses, git, layouts, sealing
@@ -88,7 +89,8 @@ def _synced(source_id, user, force, progress):
         "defaults": {**defaults, **source["defaults"]},
     }
     how = workflow.Run(owner=source["owner"], force=force, marks_gone=True, progress=progress)
-    return {**workflow.run(body, workflow.found(body), user, False, how), "commit": commit}
+    report = {**workflow.run(body, workflow.found(body), user, False, how), "commit": commit}
+    return ImportReportSchema().dump(report)  # as an import's answer says it
 
 
 def _named(source):

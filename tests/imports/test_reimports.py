@@ -88,3 +88,15 @@ def test_a_templates_own_tags_stay_when_the_import_adds_none(api):
     tags = api.get(f"/blueprints/{alone['id']}", user="alice").json["tags"]
     assert tags and api.get(f"/blueprints/{empty['activepieces']['id']}", user="alice").json["tags"] == tags
     assert api.get(f"/blueprints/{more['activepieces']['id']}", user="alice").json["tags"] == [*tags, "ours"]
+
+
+def test_a_dry_run_as_a_job_reports_as_the_answer_would(api):
+    """A dry run's report carries each blueprint as it would be left: kept by a job as the answer
+    says it (a stored one's id once made its read a 500)."""
+    catalog = dokploy("ghost")
+    imported(api, "dokploy", catalog)
+    body = {"format": "dokploy", "source": "catalog", "document": catalog}
+    job = finished(api, api.post("/imports?async=true&dryRun=true", json=body, user="alice"))
+    direct = imported(api, "dokploy", catalog, dry_run=True)
+    assert job["state"] == "done" and job["report"] == direct
+    assert job["report"]["results"][0]["blueprint"]["id"] == direct["results"][0]["id"]
