@@ -55,8 +55,12 @@ def post_worker_init(worker):
     """Once the app is loaded, what start-up made (modules, schemas, routes) lives as long as the
     worker: frozen out of the garbage collector, the older collections no longer walk it (0.7 % of
     a create's instructions; a larger young threshold saved 2 % more but held 15-37 MB more a
-    worker, so the threshold stays Python's: docs/performance.md, "Create after #29")."""
+    worker, so the threshold stays Python's: docs/performance.md, "Create after #29"). Then the
+    worker's schedule of sources' syncs starts (app/sources/schedule.py)."""
     gc.freeze()
+    from app.sources import schedule
+
+    schedule.start(worker.wsgi)
 
 
 def child_exit(server, worker):
