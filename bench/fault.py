@@ -205,6 +205,21 @@ USAGE_PARAMETERS = {
 COUNTED = ("memoryBytes", "cpuMillis", "containers", "storageBytes")
 
 
+def _settings(uri, db):
+    """A service of two workers on database `db` of `uri`, with the fault tests' admin and a short
+    request time limit (so the leases of what a kill left pass soon)."""
+    return {
+        "MONGO_URI": uri,
+        "MONGO_DB": db,
+        "WEB_CONCURRENCY": 2,
+        "ADMIN_USERNAME": ADMIN[0],
+        "ADMIN_PASSWORD": ADMIN[1],
+        "REQUEST_TIMEOUT": REQUEST_TIMEOUT,
+        "RATE_LIMIT": "1000000 per minute",
+        "LOG_LEVEL": "error",
+    }
+
+
 def usage_run(seconds_before=3.0, writers=4, log=print):
     """Admissions, upgrades and deletes of instances of one profile under load, kill -9 of the
     database and then of the service, both restarted; once the ledger's lease has passed, the
@@ -213,17 +228,7 @@ def usage_run(seconds_before=3.0, writers=4, log=print):
     data = os.path.join(tempfile.mkdtemp(prefix="fault-usage-"), "data")
     db_port = free_port()
     database, uri = embedded.launch(data, db_port)
-    settings = {
-        "MONGO_URI": uri,
-        "MONGO_DB": "usage",
-        "WEB_CONCURRENCY": 2,
-        "ADMIN_USERNAME": ADMIN[0],
-        "ADMIN_PASSWORD": ADMIN[1],
-        "REQUEST_TIMEOUT": REQUEST_TIMEOUT,
-        "RATE_LIMIT": "1000000 per minute",
-        "LOG_LEVEL": "error",
-    }
-    service = Gunicorn(**settings).start()
+    service = Gunicorn(**_settings(uri, "usage")).start()
     headers, client = {"Authorization": AUTH}, SocketClient(service.port)
     template = {"name": "app", "blueprintType": "compose", "yml": USAGE_TEMPLATE, "parameters": USAGE_PARAMETERS}
     blueprint = client.post("/blueprints", json=template, headers=headers).json["id"]
@@ -321,17 +326,7 @@ def fleet_run(count=150, log=print):
     bring every instance up to date, usage still the sum."""
     data = os.path.join(tempfile.mkdtemp(prefix="fault-fleet-"), "data")
     database, uri = embedded.launch(data, free_port())
-    settings = {
-        "MONGO_URI": uri,
-        "MONGO_DB": "fleet",
-        "WEB_CONCURRENCY": 2,
-        "ADMIN_USERNAME": ADMIN[0],
-        "ADMIN_PASSWORD": ADMIN[1],
-        "REQUEST_TIMEOUT": REQUEST_TIMEOUT,
-        "RATE_LIMIT": "1000000 per minute",
-        "LOG_LEVEL": "error",
-    }
-    service = Gunicorn(**settings).start()
+    service = Gunicorn(**_settings(uri, "fleet")).start()
     headers, client = {"Authorization": AUTH}, SocketClient(service.port)
     blueprint = client.post(
         "/blueprints", json={"name": "app", "blueprintType": "compose", "yml": FLEET_TEMPLATE}, headers=headers

@@ -7,7 +7,6 @@ import base64
 import itertools
 import os
 import shutil
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.storage.embedded import free_port
-from support.nginx import Nginx
+from support.nginx import Nginx, listening
 
 PACKAGES = "Debian's git, nginx, fcgiwrap and openssh-server (make test installs them when run as root)"
 BACKEND = "/usr/lib/git-core/git-http-backend"
@@ -184,14 +183,8 @@ class SshGit:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, "sshd stopped"
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return self
-            time.sleep(0.05)
-        raise RuntimeError("sshd did not start")
+        listening(self.process, self.port, lambda: "sshd stopped")
+        return self
 
     def __exit__(self, *exc):
         self.process.terminate()

@@ -49,6 +49,20 @@ SERVICE = """
 """
 
 
+def listening(process, port, why, seconds=30):
+    """Wait until `process` listens on 127.0.0.1:`port`; RuntimeError saying `why()` if it stops
+    first, or if it does not listen within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(why())
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port} after {seconds} s")
+
+
 class Nginx:
     """nginx serving https://127.0.0.1:PORT{prefix}/ from the service on `upstream` (None: no
     service), and the `locations` given (nginx's own text); its certificate names 127.0.0.1 and
@@ -104,15 +118,8 @@ class Nginx:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError((self.folder / "error.log").read_text())
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return self
-            time.sleep(0.1)
-        raise RuntimeError("nginx did not start")
+        listening(self.process, self.port, lambda: (self.folder / "error.log").read_text())
+        return self
 
     def __exit__(self, *exc):
         self.process.terminate()
