@@ -5,6 +5,7 @@ service (4); credentials that never show; and real pipes into Docker Compose and
 import http.server
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -992,7 +993,10 @@ def test_the_readme_tours_run_in_order_as_written(bpctl, socket_app, tmp_path):
     assert "-      replicas: 2\n+      replicas: 3\n" in err and "replicas: 3\n" in (tmp_path / "shop.yml").read_text()
     assert "kind: LimitRange" in (tmp_path / "quota.yaml").read_text()
     assert "stats: admitted" in err and sorted(out.splitlines()[-2:]) == ["ackee", "mongo"]  # Dokploy's Ackee
-    shop = next(line.split() for line in out.splitlines() if line.startswith("shop "))
+    assert "would be: 1 upgraded" in err and "+    image: nginx:1.28\n" in err and "\n1 upgraded\n" in err
+    assert re.search(r"shop: release 4 restores release 2 \(revision \d+\)", err)  # deploy, upgrade x2, rollback
+    assert "sources are off until SOURCE_HOSTS names hosts" in err  # the operator's to allow
+    shop = next(line.split() for line in out.splitlines() if line.startswith("shop ") and " compose " in line)
     assert [shop[0], *shop[2:5]] == ["shop", "compose", "web", "cli-team"]  # names, not ids
 
 

@@ -53,7 +53,7 @@ function sourceRow(source) {
 
 export async function sourcesPage() {
   const sources = await everything('/sources');
-  const url = el('input', { name: 'url', placeholder: 'https://github.com/Dokploy/templates.git', autocomplete: 'off', maxlength: '2000' });
+  const url = el('input', { name: 'url', autocomplete: 'off', maxlength: '2000' });
   const format = select(FORMATS, 'dokploy', { name: 'format' });
   const ref = el('input', { name: 'ref', placeholder: 'main (default: the remote\'s HEAD)', autocomplete: 'off' });
   const path = el('input', { name: 'path', placeholder: 'blueprints (default: the root)', autocomplete: 'off' });
@@ -62,7 +62,7 @@ export async function sourcesPage() {
   const secret = el('input', { name: 'secret', type: 'password', autocomplete: 'new-password', minlength: '16' });
   const problems = el('div', { 'aria-live': 'polite' });
   const form = el('form', { class: 'grid2', novalidate: '' }, el('h2', { class: 'wide' }, 'Follow a catalog'),
-    el('div', { class: 'wide' }, field('Repository URL', url, 'https:// or ssh://, to a host the operator allows')),
+    el('div', { class: 'wide' }, field('Repository URL', url, 'Its https or ssh address, on a host the operator allows')),
     field('Format', format), field('Branch or tag', ref), field('Folder', path), field('Sync every (seconds)', interval, 'Empty: on request and on a push'),
     field('Token (private repositories)', token, 'Never shown again'), field('Webhook secret', secret, 'At least 16 characters; never shown again'),
     el('div', { class: 'wide actions' }, el('button', { type: 'submit' }, 'Follow')), el('div', { class: 'wide' }, problems));
