@@ -46,14 +46,26 @@ class SourceSchema(Schema):
     )
 
 
+class Detached(ma.fields.Nested):
+    """`source` in a change: null alone, which detaches a resource from the import (or sync) that
+    made it, so that the next one leaves it be (a conflict it was in ends)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        raise ma.ValidationError("Only null: it detaches this from the import that made it.")
+
+
 def Source():
-    """Where an import found a resource (blueprints and profiles alike); null otherwise."""
-    return ma.fields.Nested(
+    """Where an import found a resource (blueprints and profiles alike); null otherwise. A change
+    may send null, which detaches it."""
+    return Detached(
         SourceSchema,
-        dump_only=True,
         allow_none=True,
+        load_default=ma.missing,
         dump_default=None,
-        metadata={"description": "Where an import found it (its format, the import's source, its key); else null."},
+        metadata={
+            "description": "Where an import found it (its format, the import's source, its key); else null. "
+            "A change may set it to null: the import no longer updates it."
+        },
     )
 
 

@@ -100,3 +100,18 @@ def test_a_dry_run_as_a_job_reports_as_the_answer_would(api):
     direct = imported(api, "dokploy", catalog, dry_run=True)
     assert job["state"] == "done" and job["report"] == direct
     assert job["report"]["results"][0]["blueprint"]["id"] == direct["results"][0]["id"]
+
+
+def test_a_blueprint_detached_from_its_import_is_left_be(api):
+    catalog = dokploy("ghost")
+    ghost = by_key(imported(api, "dokploy", catalog))["ghost"]
+    edited = api.get(f"/blueprints/{ghost['id']}", user="alice").json["yml"].replace("ghost:6-alpine", "ghost:6.1")
+    assert api.patch(f"/blueprints/{ghost['id']}", json={"yml": edited}, user="alice").status == 200
+    assert by_key(imported(api, "dokploy", catalog))["ghost"]["outcome"] == "conflict"
+    refused = api.patch(f"/blueprints/{ghost['id']}", json={"source": {"format": "x"}}, user="alice")
+    assert "source" in assert_problem(refused, 422)["errors"]
+    detached = api.patch(f"/blueprints/{ghost['id']}", json={"source": None}, user="alice")
+    assert detached.status == 200 and detached.json["source"] is None and "ghost:6.1" in detached.json["yml"]
+    again = by_key(imported(api, "dokploy", catalog))["ghost"]
+    assert again["outcome"] == "created" and again["id"] != ghost["id"]  # the catalog's own, beside the one kept
+    assert "ghost:6.1" in api.get(f"/blueprints/{ghost['id']}", user="alice").json["yml"]
