@@ -738,6 +738,17 @@ def walk(w, client, template, profiles):
     w.fill("Catalog or Compose file (paste it, or choose its file)", (checkout / "activepieces.yaml").read_text())
     w.button("Preview").click()
     w.wait(lambda: w.one("main form div[aria-live] p").text == "Nothing is stored yet: 1 created.")
+    # pasted, it has no file name: named by its first service, as Coolify names its file, its tags kept
+    assert w.one("table[aria-label='What the import would do'] tbody td").text == "activepieces"
+    w.button("Import").click()
+    w.wait(lambda: w.all("table[aria-label='What the import did'] a"))
+    [pasted] = client.get("/blueprints?name=activepieces", user="admin").json["items"]
+    assert pasted["source"]["key"] == "activepieces" and pasted["tags"] == [
+        "workflow",
+        "automation",
+        "no-code",
+        "open-source",
+    ]
     w.control("Source").clear()
     w.control("Catalog or Compose file (paste it, or choose its file)").clear()
     catalog_folder = "The catalog: a folder (a checkout of the platform repository, its templates, or one template)"

@@ -146,6 +146,8 @@ export async function importPage() {
     el('div', { class: 'wide' }, out));
   format.addEventListener('change', shown);
   form.addEventListener('input', () => { run.disabled = true; });
+  // text typed or pasted is no longer the chosen file's: its name must not name what was pasted
+  documentText.addEventListener('input', () => { upload.value = ''; });
   upload.addEventListener('change', async () => {
     if (upload.files[0]) {
       documentText.value = await upload.files[0].text();
