@@ -24,7 +24,8 @@ def document(fmt, tree, named):
         return _platform(fmt, tree, named), {}, {}
     top = [name for name in tree.names if "/" not in name]
     if fmt == "compose":
-        found = next((name for name in COMPOSE_FILES if name in top), top[0] if len(top) == 1 else None)
+        alone = top[0] if len(top) == 1 and top[0].endswith((".yml", ".yaml")) else None  # `path` named the file
+        found = next((name for name in COMPOSE_FILES if name in top), alone)
         if found is None:
             raise ValueError(f"No Compose file here ({', '.join(COMPOSE_FILES)}).")
         texts = tree.read([found, ".env"])

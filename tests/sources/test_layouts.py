@@ -63,3 +63,19 @@ def test_a_sync_imports_a_folder_as_bpctl_import_would(api, follows, forge, repo
     synced = [(r["key"], r["outcome"], r["problems"]) for r in job["report"]["results"]]
     assert synced == [(r["key"], r["outcome"], r["problems"]) for r in direct["results"]]
     assert job["report"]["counts"]["created"] >= 1
+
+
+def test_an_export_syncs_back_and_a_folder_without_the_format_says_so(api, follows, forge, repository):
+    from support.http import create
+
+    create(api, "blueprints", name="kept", blueprintType="compose", yml="services:\n  web:\n    image: nginx\n")
+    exported = api.get("/exports", user="alice").body.decode()
+    repository.commit("an export, and a folder with no Compose file", {"export.json": exported, "empty/README.md": "x"})
+    native = api.post("/sources", json={"url": forge.url(repository), "format": "native"}, user="bob").json
+    job = finished(api, api.post(f"/sources/{native['id']}/sync", json={}, user="bob"), "bob")
+    assert job["state"] == "done" and job["report"]["counts"]["created"] == 1  # bob's copy of alice's export
+    body = {"url": forge.url(repository), "format": "compose", "path": "empty"}
+    compose = api.post("/sources", json=body, user="bob").json
+    failed = finished(api, api.post(f"/sources/{compose['id']}/sync", json={}, user="bob"), "bob")
+    assert failed["state"] == "failed" and "No Compose file here" in failed["error"]
+    assert api.get(f"/sources/{compose['id']}", user="bob").json["lastSync"]["error"] == failed["error"]
