@@ -6,7 +6,7 @@ from flask import current_app, request
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
-from app.errors import BadRequest, Unauthorized
+from app.errors import BadRequest, NotFound, Unauthorized
 from app.http import crud, paging
 from app.http.openapi import Blueprint, headers, problems
 from app.http.parser import raw_json_body
@@ -84,7 +84,7 @@ class SourceWebhook(MethodView):
         body = raw_json_body(request)
         try:
             doc = store.stored(object_id(id, "source"))
-        except Exception:  # an id that names nothing is the same 401 as a bad signature
+        except NotFound:  # an id that names nothing is the same 401 as a bad signature
             doc = None
         secret = doc and _secret_of(doc)
         if secret is None or not webhooks.signed(request.headers, body, secret):
