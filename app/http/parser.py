@@ -111,13 +111,8 @@ class Parser(FlaskParser):
         declared = _declared(req)
         if declared is not None:  # werkzeug reads the body up to the route's limit, not the setting's
             req.max_content_length = declared.max_bytes
-        limit = req.max_content_length
-        if req.content_length is not None and limit is not None and req.content_length > limit:
-            raise RequestEntityTooLarge()
-        if not is_json(req.mimetype):
-            raise UnsupportedMediaType()
         try:
-            body = current_app.json.loads(_whole_body(req, limit))
+            body = current_app.json.loads(raw_json_body(req))
         except json.JSONDecodeError as exc:
             raise BadRequest(f"The body is not valid JSON: {exc.msg} at character {exc.pos}.") from None
         if not isinstance(body, dict):
