@@ -1,6 +1,7 @@
 """Jobs run in a thread of the process that started them, with the app's context, their lease
 renewed by a heartbeat while they run. `start` answers at once with the queued job; the work gets
-a `Progress` to say how far it is, written at most twice a second."""
+a `Progress` to say how far it is, written at most twice a second, and its report is kept as the
+answer of the same request would say it (dumped by the answer's schema)."""
 
 import logging
 import threading
@@ -30,20 +31,21 @@ class Progress:
             self.written = moment
 
 
-def start(kind, user, owner, work, source=None):
-    """Queue a job of `kind` for `owner` and run `work(progress)` (which returns the report) in a
-    thread; the queued job."""
-    return run(jobs.queued(kind, user, owner, source), work)
+def start(kind, user, owner, work, schema, source=None):
+    """Queue a job of `kind` for `owner` and run `work(progress)` (which returns the report,
+    `schema`'s) in a thread; the queued job."""
+    return run(jobs.queued(kind, user, owner, source), work, schema)
 
 
-def run(job, work):
+def run(job, work, schema):
     """Run `work(progress)` for the queued `job` in a thread; the job."""
     app = current_app._get_current_object()
-    threading.Thread(target=_run, args=(app, job["_id"], work), name=f"job-{job['_id']}", daemon=True).start()
+    arguments = (app, job["_id"], work, schema)
+    threading.Thread(target=_run, args=arguments, name=f"job-{job['_id']}", daemon=True).start()
     return job
 
 
-def _run(app, job_id, work):
+def _run(app, job_id, work, schema):
     runner = uuid.uuid4().hex
     with app.app_context():
         if not jobs.claim(job_id, runner):
@@ -51,7 +53,7 @@ def _run(app, job_id, work):
         stopped, beat = threading.Event(), lease().total_seconds() / 3
         threading.Thread(target=_heartbeat, args=(app, job_id, runner, stopped, beat), daemon=True).start()
         try:
-            report = work(Progress(job_id, runner))
+            report = schema.dump(work(Progress(job_id, runner)))
         except Problem as exc:
             jobs.fail(job_id, runner, str(exc.detail or exc))
         except Exception:

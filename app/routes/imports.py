@@ -25,7 +25,7 @@ from app.jobs import runner
 from app.jobs.schemas import JobSchema
 from app.model.yamlguard import YamlError
 from app.profiles.storage import store as profiles
-from app.routes import jobs
+from app.routes.jobs import accepted
 
 blp = Blueprint("imports", __name__, description="Other tools' catalogs brought in as blueprints; the catalog out.")
 MAX_IMPORT_BYTES = 16 * 1024 * 1024
@@ -57,11 +57,8 @@ class Imports(MethodView):
         found = workflow.found(body)  # a document not of its format is the request's 422, not its job's
         if not run_async:
             return workflow.run(body, found, user, dryRun)
-
-        def work(progress):  # its report as the answer would be: a job keeps what it says
-            return ImportReportSchema().dump(workflow.run(body, found, user, dryRun, workflow.Run(progress=progress)))
-
-        return jobs.accepted(runner.start("import", user, user["username"], work))
+        work = lambda progress: workflow.run(body, found, user, dryRun, workflow.Run(progress=progress))  # noqa: E731
+        return accepted(runner.start("import", user, user["username"], work, ImportReportSchema()))
 
 
 @blp.route("/exports")

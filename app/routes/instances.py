@@ -103,11 +103,8 @@ class FleetUpgrade(MethodView):
         options = {"rev": args.get("rev"), "behind": args["behind"], "dry_run": dryRun, "if_match": args["ifMatch"]}
         if fleet.how_many(query) <= fleet.MOST_AT_ONCE:
             return fleet.upgrade(query, user, **options), NO_STORE
-
-        def work(progress):  # its report as the answer would be: a job keeps what it says
-            return FleetUpgradeSchema().dump(fleet.upgrade(query, user, progress=progress, **options))
-
-        return accepted(runner.start("upgrade", user, user["username"], work))
+        work = lambda progress: fleet.upgrade(query, user, progress=progress, **options)  # noqa: E731
+        return accepted(runner.start("upgrade", user, user["username"], work, FleetUpgradeSchema()))
 
 
 @blp.route("/<instance_id:id>")

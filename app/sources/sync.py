@@ -35,7 +35,7 @@ def start(source, user, force=False):
             return running
         job = jobs.queued("sync", user, source["owner"], str(source["_id"]))
         if sources.take_sync(source["_id"], job["_id"], current):
-            return runner.run(job, partial(_work, source["_id"], job["_id"], user, force))
+            return runner.run(job, partial(_work, source["_id"], job["_id"], user, force), ImportReportSchema())
         jobs.discard(job["_id"])  # another request took it first: answer its job
     raise Conflict("Syncs of this source kept starting and ending: try again.")
 
@@ -89,8 +89,7 @@ def _synced(source_id, user, force, progress):
         "defaults": {**defaults, **source["defaults"]},
     }
     how = workflow.Run(owner=source["owner"], force=force, marks_gone=True, progress=progress)
-    report = {**workflow.run(body, workflow.found(body), user, False, how), "commit": commit}
-    return ImportReportSchema().dump(report)  # as an import's answer says it
+    return {**workflow.run(body, workflow.found(body), user, False, how), "commit": commit}
 
 
 def _named(source):
