@@ -109,9 +109,17 @@ def _prepare_database(app):
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or database.shared_secret(db)
     for module in (login_throttle, request_quota, idempotency):  # the request path's counters
         module.create_indexes(db)
-    stores = (accounts, tokens, teams, revisions, profiles_store, blueprints_store, instances_store, jobs_store)
-    stores += (sources_store,)
-    for store in stores:
+    for store in (
+        accounts,
+        tokens,
+        teams,
+        revisions,
+        profiles_store,
+        blueprints_store,
+        instances_store,
+        jobs_store,
+        sources_store,
+    ):
         store.create_indexes()
     migrations.run()
     if app.config["ADMIN_USERNAME"] and app.config["ADMIN_PASSWORD"]:

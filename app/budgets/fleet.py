@@ -48,7 +48,8 @@ def how_many(query):
 def upgrade(query, user, rev=None, behind=False, dry_run=False, if_match=None, progress=None):
     """{"results": [...]}: each selected instance's result, oldest first (`if_match`: {id: ETag}
     of instances to upgrade only as they were read)."""
-    versions, results, total = {}, [], instances.counted(query, None)
+    versions, results = {}, []
+    total = instances.counted(query) if progress is not None else None  # a job's, for its progress
     for done, doc in enumerate(instances.selected(query), 1):
         if acts_as_owner(user, doc["owner"]):
             result = _one(doc, user, rev, behind, dry_run, (if_match or {}).get(str(doc["_id"])), versions)

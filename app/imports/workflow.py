@@ -85,6 +85,7 @@ def run(body, found, user, dry_run, how=Run()):
     target = TARGETS.get(body["format"], BLUEPRINTS)
     made = target.store.imported_from(source, owner)
     keys = [candidate.key for candidate in found]
+    present = set(keys)
     for index, candidate in enumerate(found):
         if candidate.key in keys[:index]:
             candidate.problems.append(f"The key {candidate.key!r} is already a template of this document.")
@@ -93,7 +94,7 @@ def run(body, found, user, dry_run, how=Run()):
         results[index] = _result(found[index], body, target, made, user, dry_run, how)
         if how.progress is not None:
             how.progress.step(done, len(found))
-    results += [_gone(target, stored, user, dry_run, how) for key, stored in made.items() if key not in set(keys)]
+    results += [_gone(target, stored, user, dry_run, how) for key, stored in made.items() if key not in present]
     counts = {outcome: sum(result["outcome"] == outcome for result in results) for outcome in OUTCOMES}
     return {"source": source, "results": results, "counts": counts}
 
@@ -161,11 +162,9 @@ def _write(target, fields, origin, stored, user, dry_run, force=False):
         changes = store.differing(stored, changes)
         if changes and not force and target.versioned and _changed_here(stored):
             return {"outcome": "conflict", "id": str(stored["_id"]), "diff": _diff(stored, changes)}
-        if _without_rev(stored.get("source")) != _without_rev(origin):
-            changes["source"] = origin
-        if not changes:
+        if not changes and _without_rev(stored.get("source")) == _without_rev(origin):
             return _made("unchanged", str(stored["_id"]), store.seen_by(stored, user), dry_run)
-        changes["source"] = {**(origin or {}), "rev": stored["rev"] + 1} if origin else None
+        changes["source"] = {**origin, "rev": stored["rev"] + 1} if origin else None
         doc = store.update(str(stored["_id"]), user, changes, dry_run=dry_run)
         return _made("updated", str(stored["_id"]), store.seen_by(doc, user), dry_run)
     except ma.ValidationError as exc:

@@ -61,7 +61,7 @@ class Jobs:
         return self.coll().update_one({"_id": job_id, "state": "queued"}, {"$set": taken}).matched_count == 1
 
     def _held(self, job_id, runner, changes):
-        """Write `changes` while `runner` holds the job; whether it did."""
+        """Write `changes` while `runner` holds the job (the write's result says whether it did)."""
         changes = {**changes, "updatedAt": now()}
         return self.coll().update_one({"_id": job_id, "runner": runner, "state": "running"}, {"$set": changes})
 
@@ -71,9 +71,8 @@ class Jobs:
     def progress(self, job_id, runner, done, total):
         self._held(job_id, runner, {"done": done, "total": total})
 
-    def finish(self, job_id, runner, report, done=None):
-        changes = {"state": "done", "report": report}
-        self._held(job_id, runner, changes if done is None else {**changes, "done": done, "total": done})
+    def finish(self, job_id, runner, report):
+        self._held(job_id, runner, {"state": "done", "report": report})
 
     def fail(self, job_id, runner, error):
         self._held(job_id, runner, {"state": "failed", "error": error})
@@ -96,9 +95,8 @@ class Jobs:
         """The job, for its starter, those who act as its owner, and admins (a 404 for anyone
         else); one whose lease passed is failed first."""
         doc = self.coll().find_one({"_id": object_id(id_text, "job")})
-        if doc is None or doc["createdAt"] < now() - KEPT:
-            raise NotFound(f"No job {id_text[:40]!r} that you may read.")
-        if doc["startedBy"] != user["username"] and not acts_as_owner(user, doc["owner"]):
+        gone = doc is None or doc["createdAt"] < now() - KEPT
+        if gone or (doc["startedBy"] != user["username"] and not acts_as_owner(user, doc["owner"])):
             raise NotFound(f"No job {id_text[:40]!r} that you may read.")
         if doc["state"] == "running" and doc["leaseUntil"] < now():
             self._held(doc["_id"], doc["runner"], {"state": "failed", "error": STOPPED})
