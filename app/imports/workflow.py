@@ -180,7 +180,9 @@ def _write(target, fields, origin, stored, user, dry_run, force=False):
 
 
 def _without_rev(origin):
-    return origin and {key: value for key, value in origin.items() if key not in ("rev", "gone")}
+    """Where an import found it, without the revision that import gave it (a mark of `gone`
+    stays: a template back in its source is written, the mark gone)."""
+    return origin and {key: value for key, value in origin.items() if key != "rev"}
 
 
 def _changed_here(stored):

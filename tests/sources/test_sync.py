@@ -59,6 +59,10 @@ def test_syncs_follow_commits_that_change_add_remove_and_rename_templates(api, f
     assert read["lastSync"]["job"] == job["id"] and read["lastSync"]["counts"]["gone"] == 2
     gone = api.get("/blueprints?q=plausible", user="alice").json["items"]
     assert len(gone) == 1 and gone[0]["source"]["gone"] is True  # marked, kept
+    repository.commit("plausible back", dokploy_files("plausible"))
+    assert outcomes(synced(api, source))["plausible"] == "updated"  # back: the mark goes
+    back = api.get(f"/blueprints/{gone[0]['id']}", user="alice").json
+    assert "gone" not in back["source"] and back["source"]["key"] == "plausible"
 
 
 def test_two_syncs_at_once_import_each_change_once(api, follows, forge, repository):
