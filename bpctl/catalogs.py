@@ -19,6 +19,8 @@ PLATFORMS = {
     "caprover": ("public/v4/apps", None),
 }
 DOKPLOY_FILES = ("docker-compose.yml", "template.toml", "meta.json")
+# the service's registry of formats, in its order (tests/imports/test_catalogs.py holds it)
+FORMATS = click.Choice(["portainer", "openshift", "compose", "native", "kubernetes-quota", *PLATFORMS])
 
 
 @cli.command("import", short_help="Import a catalog: a file, a URL or stdin.")
@@ -26,8 +28,7 @@ DOKPLOY_FILES = ("docker-compose.yml", "template.toml", "meta.json")
 @click.option(
     "--format",
     "kind",
-    # the service's registry of formats, in its order (tests/imports/test_catalogs.py holds it)
-    type=click.Choice(["portainer", "openshift", "compose", "native", "kubernetes-quota", *PLATFORMS]),
+    type=FORMATS,
     required=True,
     help="What SOURCE holds (dokploy, coolify, caprover: a checkout of the catalog, its folder, or one template).",
 )

@@ -2,6 +2,7 @@
 source, profile or team; those behind alone), `releases` and `rollback`."""
 
 import sys
+from collections import Counter
 
 import click
 
@@ -20,7 +21,7 @@ def upgrade_many(session, selection, behind, rev, dry_run, output):
         body["blueprint"] = session.blueprint(selection["blueprint"])["id"]
     if selection.get("profile"):
         body["profile"] = session.profile(selection["profile"])["id"]
-    if len(body) == 1:  # --behind alone
+    if body.keys() == {"behind"}:  # --behind alone
         behind_of = dict.fromkeys(item["blueprint"] for item in session.items("/instances", {"behind": True}))
         selections = [{**body, "blueprint": blueprint} for blueprint in behind_of]
     else:
@@ -61,9 +62,7 @@ def _shown(results, dry_run):
         if one["diff"]:
             note(f"{one['name']}:")
             click.echo(one["diff"], err=True, nl=False)
-    counts = {}
-    for one in results:
-        counts[one["outcome"]] = counts.get(one["outcome"], 0) + 1
+    counts = Counter(one["outcome"] for one in results)
     summary = ", ".join(f"{count} {outcome}" for outcome, count in counts.items()) or "none selected"
     note(("would be: " if dry_run else "") + summary)
 

@@ -6,11 +6,9 @@ import os
 import click
 
 from bpctl import jobs, show
-from bpctl.catalogs import PLATFORMS, reported
+from bpctl.catalogs import FORMATS, reported
 from bpctl.common import OUTPUT, cli, given, note, pass_session
 from bpctl.errors import Misused
-
-FORMATS = click.Choice(["portainer", "openshift", "compose", "native", "kubernetes-quota", *PLATFORMS])
 
 
 @cli.group()

@@ -528,10 +528,15 @@ def test_every_client_lists_the_formats_the_service_reads():
     from app.imports import workflow
     from app.imports.formats import FORMATS
     from bpctl.catalogs import import_
+    from bpctl.sources import add
 
     (choice,) = [param.type.choices for param in import_.params if param.name == "kind"]
+    (followed,) = [param.type.choices for param in add.params if param.name == "kind"]
     script = (Path(__file__).resolve().parents[2] / "app/web/static/import.js").read_text()
     listed = re.search(r"const IMPORT_FORMATS = \[(.*?)\];", script, re.S)[1]
     offered = re.findall(r"\['([a-z-]+)', '", listed)
     assert list(choice) == list(FORMATS)
     assert sorted(offered) == sorted(set(FORMATS) - set(workflow.TARGETS))
+    followed_here = (Path(__file__).resolve().parents[2] / "app/web/static/sources.js").read_text()
+    sources_page = re.findall(r"\['([a-z-]+)', '", re.search(r"const FORMATS = \[(.*?)\];", followed_here, re.S)[1])
+    assert list(followed) == list(FORMATS) and sorted(sources_page) == sorted(offered)
