@@ -100,8 +100,7 @@ export async function importPage() {
 
   function body() {
     const fmt = format.value;
-    const given = tags.value.split(',').map((t) => t.trim()).filter(Boolean);
-    const defaults = { entitlementType: entitlement.value, ...(given.length ? { tags: given } : {}) };
+    const defaults = { entitlementType: entitlement.value, tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean) };
     let files = {};
     if (fmt === 'compose') {
       defaults.name = name.value.trim() || undefined;
