@@ -30,8 +30,9 @@ class FetchFailed(Exception):
 
 def clean_path(path):
     """`path` as a folder inside the repository ('' for its root); ValueError when it leaves it."""
-    parts = PurePosixPath(path or ".").parts
-    if PurePosixPath(path or ".").is_absolute() or ".." in parts or any(part.startswith("-") for part in parts):
+    given = PurePosixPath(path or ".")
+    parts = given.parts
+    if given.is_absolute() or ".." in parts or any(part.startswith("-") for part in parts):
         raise ValueError("A folder inside the repository: relative, without `..` or a leading `-`.")
     return "/".join(part for part in parts if part != ".")
 
@@ -192,6 +193,6 @@ def _said(lines, code):
 
 def _below(name, path):
     """`name` relative to the folder `path` (a file's own name where `path` is the file)."""
-    if not path or name == path:
-        return name if not path else PurePosixPath(name).name
-    return name[len(path) + 1 :]
+    if not path:
+        return name
+    return PurePosixPath(name).name if name == path else name[len(path) + 1 :]
