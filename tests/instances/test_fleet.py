@@ -6,7 +6,14 @@ import pytest
 
 from support.http import assert_problem, create
 from support.jobs import finished
-from tests.instances.test_admission import PARAMETERS, TEAM, WEB, deploy, usage
+from tests.instances.test_admission import (  # noqa: F401 (its fixture: every definition one Compose accepts)
+    PARAMETERS,
+    TEAM,
+    WEB,
+    deploy,
+    every_definition_is_one_compose_accepts,
+    usage,
+)
 
 Mi = 1024**2
 # revision 2 as people change a template: a new image, a cache service, a parameter for it
