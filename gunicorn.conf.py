@@ -36,6 +36,9 @@ limit_request_line = 8190
 # own believing of them (from loopback, by default) would let any local client set the scheme or
 # the path prefix however the setting reads.
 forwarded_allow_ips = "*" if settings["TRUSTED_PROXIES"] else ""
+# gunicorn's control socket lives under the data directory, never in the caller's home: two services
+# started from two clones on one machine share nothing.
+control_socket = os.path.join(os.path.abspath(settings["DATA_DIR"]), "gunicorn.ctl")
 worker_class = "app.gunicorn_worker.ProblemWorker"
 logger_class = "app.gunicorn_worker.Logger"  # no access line: the app writes the request's one
 logconfig_dict = dict_config(settings["LOG_LEVEL"])

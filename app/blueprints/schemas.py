@@ -85,6 +85,12 @@ class RouteSchema(Schema):
     )
     path = ma.fields.String(metadata={"description": "A path prefix."})
     tls = ma.fields.Boolean()
+    unheld = ma.fields.String(
+        metadata={
+            "description": "Where a Traefik rule names what no hold keeps to one tenant (HostRegexp, HostSNI...): "
+            "why; an admission that writes it is refused."
+        }
+    )
 
 
 class BlueprintSchema(EchoedId):

@@ -17,7 +17,7 @@ from pymongo.errors import DuplicateKeyError
 from app.blueprints.history.storage import store as history
 from app.blueprints.storage import store as blueprints
 from app.budgets import fitting
-from app.definitions import fit, render
+from app.definitions import fit, render, routes
 from app.definitions.fit import RESOURCES
 from app.errors import Conflict, Forbidden, Invalid, NoRoom, NotFound, Problem
 from app.instances import releases
@@ -317,6 +317,7 @@ def _admitted(version, values, profile, name, replacing=None, cluster=None, secr
         answer["yml"] = render.held(answer, version.get("blueprintType"), namespace, kinds, limits, ingress)
     if answer["requirements"] is None:
         raise Invalid({"blueprint": ["Its definition is of no known type: there is nothing to count."]})
+    routes.admissible(answer["requirements"]["routes"])
     security = answer["fit"]["podSecurity"]
     if security["violations"]:
         level = security["level"]

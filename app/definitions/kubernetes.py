@@ -12,7 +12,7 @@ from importlib.resources import files
 
 import jsonschema_rs
 
-from app.definitions import pod_security
+from app.definitions import pod_security, routes
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
 from app.definitions.templates import Dialect
@@ -44,6 +44,31 @@ WORKLOADS = {
 
 
 CUSTOM_K8S_GROUPS = frozenset({"gateway.networking.k8s.io"})
+INT32 = 2**31 - 1
+# Fields Kubernetes' types hold as an int32: a larger value is refused by the API server, and is
+# refused here where the definition is written (the schemas say `format: int32`, which no JSON
+# Schema validator checks on a number)
+INT32_FIELDS = frozenset(
+    {
+        "replicas",
+        "minReplicas",
+        "maxReplicas",
+        "parallelism",
+        "completions",
+        "backoffLimit",
+        "port",
+        "number",
+        "containerPort",
+        "hostPort",
+        "nodePort",
+        "targetPort",
+        "revisionHistoryLimit",
+        "minReadySeconds",
+        "progressDeadlineSeconds",
+        "successfulJobsHistoryLimit",
+        "failedJobsHistoryLimit",
+    }
+)
 
 
 def group_of(api_version):
@@ -142,6 +167,7 @@ def _check(documents):
         if isinstance(api_version, Unresolved) or isinstance(kind, Unresolved):
             continue  # which schema applies is not known until the variable is set
         validator = _validator(kind, api_version)
+        found += _counts(manifest, [], label)
         if validator is not None:
             found += problems(validator, manifest, label)
         elif built_in(group_of(api_version)):
@@ -149,6 +175,22 @@ def _check(documents):
         else:  # a custom resource: its metadata is still Kubernetes' own ObjectMeta, which kubectl decodes
             found += problems(_custom_resource(), manifest, label)
     return found
+
+
+def _counts(node, path, label):
+    """Each integer of a manifest past what Kubernetes holds it in: an int32 field past
+    2,147,483,647, any other past int64 (which a stored document cannot hold either)."""
+    if isinstance(node, dict):
+        return [problem for key, value in node.items() for problem in _counts(value, [*path, key], label)]
+    if isinstance(node, list):
+        return [problem for index, value in enumerate(node) for problem in _counts(value, [*path, index], label)]
+    if isinstance(node, bool) or not isinstance(node, int):
+        return []
+    named = next((key for key in reversed(path) if isinstance(key, str)), None)
+    most, held = (INT32, "a 32-bit") if named in INT32_FIELDS else (quantities.INT64, "a 64-bit")
+    if abs(node) > most:
+        return [f"{place(path, label)}: {str(node)[:24]} is larger than Kubernetes holds ({held} integer)."]
+    return []
 
 
 @cache
@@ -218,6 +260,64 @@ def _storage(claim_spec, where, found, totals, count=1):
     return read if read is PENDING else count * (read or 0)
 
 
+def _route(router, backend, host, path, tls=False):
+    """A route as app/definitions/routes.py keeps one, read from a Kubernetes object: its host
+    (None: any host, or one a variable names until it is set) and its path (`/` where it is not a
+    plain prefix: the whole host is held)."""
+    host = host.lower() if isinstance(host, str) and host else None
+    path = path if isinstance(path, str) and routes.PATH.fullmatch(path) else "/"
+    port = backend.get("port")
+    port = mapping(port).get("number") if isinstance(port, dict) else port
+    service = backend.get("name")
+    return {
+        "service": service if isinstance(service, str) else None,
+        "port": port if isinstance(port, int) and not isinstance(port, bool) else None,
+        "host": host,
+        "path": path,
+        "tls": tls,
+        "router": router,
+    }
+
+
+def _ingress_routes(manifest, label):
+    """The hosts and paths an Ingress routes: each rule's, and its default backend's (any host)."""
+    spec = mapping(manifest.get("spec"))
+    certified = {host for tls in listed(spec.get("tls")) for host in listed(mapping(tls).get("hosts"))}
+    found = []
+    if "defaultBackend" in spec:
+        found.append(_route(label, mapping(mapping(spec["defaultBackend"]).get("service")), None, "/"))
+    for rule in listed(spec.get("rules")):
+        rule = mapping(rule)
+        host = rule.get("host")
+        paths = listed(mapping(rule.get("http")).get("paths")) or [{}]
+        for entry in map(mapping, paths):
+            path = entry.get("path", "/") if entry.get("pathType") in ("Prefix", "Exact") else "/"
+            backend = mapping(mapping(entry.get("backend")).get("service"))
+            found.append(_route(label, backend, host, path, host in certified))
+    return found
+
+
+def _http_routes(manifest, label):
+    """The hosts and paths an HTTPRoute routes: each of its hostnames (none: any host) with each
+    path its rules match."""
+    spec = mapping(manifest.get("spec"))
+    found = []
+    for rule in listed(spec.get("rules")) or [{}]:
+        rule = mapping(rule)
+        backend = mapping(next(iter(listed(rule.get("backendRefs"))), {}))
+        matched = [mapping(mapping(match).get("path")) for match in listed(rule.get("matches"))] or [{}]
+        for path in matched:
+            value = path.get("value", "/") if path.get("type", "PathPrefix") in ("PathPrefix", "Exact") else "/"
+            found += [_route(label, backend, host, value) for host in listed(spec.get("hostnames")) or [None]]
+    return found
+
+
+ROUTING = {
+    ("Ingress", "networking.k8s.io"): _ingress_routes,
+    ("HTTPRoute", "gateway.networking.k8s.io"): _http_routes,
+}
+
+
 def _measure(documents, totals):
     found, security = [], []
     for index, manifest in enumerate(documents):
@@ -225,6 +325,11 @@ def _measure(documents, totals):
             continue
         kind, name, group = manifest["kind"], manifest["metadata"]["name"], group_of(manifest["apiVersion"])
         label = f"{kind}/{name}"
+        if (kind, group) in ROUTING:
+            totals.routes += ROUTING[(kind, group)](manifest, label)
+            if len(totals.routes) > routes.MOST:
+                found.append(f"{label}: the stream routes more than {routes.MOST} hosts and paths.")
+                totals.routes = totals.routes[: routes.MOST]
         if (kind, group) == ("PersistentVolumeClaim", ""):
             totals.add_storage(_storage(mapping(manifest.get("spec")), f"{label}: spec", found, totals), label, found)
         if (kind, group) not in WORKLOADS:

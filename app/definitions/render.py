@@ -59,9 +59,11 @@ def render(
         "fit": fitted,
         "used": used,
     }
+    domain = (limits or {}).get("cluster", {}).get("domain")
+    if fmt is kubernetes:
+        requirements["routes"] = routes.hosted(requirements["routes"], None, domain)
     if fmt is compose:
         project = cluster.instance if cluster is not None else label(project or version.get("name") or "app")
-        domain = (limits or {}).get("cluster", {}).get("domain")
         requirements["routes"] = routes.hosted(requirements["routes"], project, domain)
         if cluster is None:
             answer["yml"] = routes.labelled(text, requirements["routes"], project)
@@ -160,7 +162,8 @@ def held(answer, blueprint_type, namespace, allow_kinds, limits, ingress=()):
     held = tenancy.namespace_objects(namespace, answer["requirements"], limits, team)
     if definitions.format_of(blueprint_type) is kubernetes:
         documents = templates.load(answer["yml"], kubernetes.DIALECT)
-        objects = tenancy.hold(documents, namespace, allow_kinds, Notes())
+        gateway = limits.get("cluster", {}).get("gateway")
+        objects = tenancy.hold(documents, namespace, allow_kinds, Notes(), gateway)
         held.append(isolation.namespace_policy(namespace, ingress_namespaces(ingress, limits.get("cluster", {}))))
     definitions.measured(kubernetes, yamlguard.Documents(held))  # checked as the rest
     return _within_bounds(on_kubernetes.written(held + objects))

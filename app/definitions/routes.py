@@ -7,6 +7,7 @@ import re
 
 import yaml
 
+from app.definitions import traefik_rules
 from app.definitions.defaults import node_at, put_first
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import listed, mapping
@@ -22,8 +23,6 @@ HOST = re.compile(r"(\*\.)?[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-
 PATH = re.compile(r"/[A-Za-z0-9._~/-]{0,1023}")
 TRAEFIK_RULE = re.compile(r"traefik\.http\.routers\.([^.]+)\.rule")
 TRAEFIK_PORT = re.compile(r"traefik\.http\.services\.([^.]+)\.loadbalancer\.server\.port")
-TRAEFIK_HOST = re.compile(r"Host\(\s*[`\"']([^`\"']*)[`\"']")
-TRAEFIK_PATH = re.compile(r"PathPrefix\(\s*[`\"']([^`\"']*)[`\"']")
 
 
 def read(doc, resolved):
@@ -121,8 +120,11 @@ def _labels(service):
 
 
 def _labelled(name, service):
-    """The routes a service's Traefik routers declare: each router whose rule names a Host, its
-    port the load balancer's it names (or the only one declared, or the service's only port)."""
+    """The routes a service's Traefik routers declare: one for each host and path each router's
+    rule matches (a rule read whole, app/definitions/traefik_rules.py), its port the load
+    balancer's it names (or the only one declared, or the service's only port; None where none
+    is known). A rule no hold can keep is one route that answers on any host, `unheld` saying why
+    (an admission refuses it)."""
     labels = _labels(service)
     if labels.get("traefik.enable", "true").lower() == "false":
         return []
@@ -130,20 +132,30 @@ def _labelled(name, service):
     routes = []
     for key, rule in labels.items():
         router = TRAEFIK_RULE.fullmatch(key)
-        host = TRAEFIK_HOST.search(rule)
-        if router is None or host is None:
+        if router is None:
             continue
         prefix = f"traefik.http.routers.{router[1]}."
         named = labels.get(prefix + "service")
         port = _port(balanced.get(named) if named else next(iter(balanced.values())) if len(balanced) == 1 else None)
-        port = port or _only_port(service)
-        if port is None:
-            continue
-        path = TRAEFIK_PATH.search(rule)
         tls = labels.get(prefix + "tls", "").lower() == "true" or any(one.startswith(prefix + "tls.") for one in labels)
-        entry = {"service": name, "port": port, "host": host[1].lower() or None, "path": path[1] if path else "/"}
-        routes.append({**entry, "tls": tls, "router": router[1]})
+        base = {"service": name, "port": port or _only_port(service), "tls": tls, "router": router[1]}
+        try:
+            matched = _matched(traefik_rules.alternatives(rule))
+        except traefik_rules.Unholdable as exc:
+            routes.append({**base, "host": None, "path": "/", "unheld": f"services.{name}.labels: {key} {exc}."})
+            continue
+        routes += [{**base, "host": host, "path": path} for host, path in matched]
     return routes
+
+
+def _matched(alternatives):
+    """The (host, path) pairs a rule's alternatives hold: each host with each path (any host:
+    None; any path, or one that is not a plain path: `/`, the whole host)."""
+    pairs = []
+    for hosts, paths in alternatives:
+        paths = [path if PATH.fullmatch(path) else "/" for path in sorted(paths)] or ["/"]
+        pairs += [(host or None, path) for host in sorted(hosts) or [None] for path in paths]
+    return list(dict.fromkeys(pairs))
 
 
 def _only_port(service):
@@ -155,19 +167,54 @@ def _only_port(service):
     return found.pop() if len(found) == 1 else None
 
 
+def place(route, index, field):
+    """Where a route's `field` is written: `x-routes.N.field`, the rule of a service's Traefik
+    router, or a Kubernetes object's (`Ingress/web: host`)."""
+    if route["router"] is None:
+        return f"{EXTENSION}.{index}.{field}"
+    if "/" in route["router"]:  # a Kubernetes blueprint's own Ingress or HTTPRoute
+        return f"{route['router']}: {field}"
+    return f"services.{route['service']}.labels: traefik.http.routers.{route['router']}.rule"
+
+
 def hosted(routes, instance, domain):
-    """`routes` with a host where they have none and a `domain` gives one: `<instance>.<domain>`;
-    a 422 naming each route whose host lies outside the domain (a team's routes stay in it)."""
+    """`routes` with a host where `x-routes` gives none and a `domain` gives one:
+    `<instance>.<domain>`; a 422 naming each route whose host lies outside the domain (a team's
+    routes stay in it). Routes read from labels or objects are written as they are, so they keep
+    the host they name."""
     if not domain:
         return routes
     outside = [
-        f"{EXTENSION}.{index}.host: {route['host']!r} is outside the profile's domain {domain!r}."
+        f"{place(route, index, 'host')}: {route['host']!r} is outside the profile's domain {domain!r}."
         for index, route in enumerate(routes)
         if route["host"] and route["host"] != domain and not route["host"].endswith(f".{domain}")
     ]
     if outside:
         raise Invalid({"routes": outside[:MOST]})
-    return [route if route["host"] else {**route, "host": f"{instance}.{domain}"} for route in routes]
+    return [
+        route if route["host"] or route["router"] is not None else {**route, "host": f"{instance}.{domain}"}
+        for route in routes
+    ]
+
+
+def admissible(routes):
+    """A 422 naming each route an instance could not hold to one tenant: a rule no hold can keep,
+    a wildcard host, a route that answers on any host (where no domain gave it one)."""
+    refused = []
+    for index, route in enumerate(routes):
+        if route.get("unheld"):
+            refused.append(route["unheld"])
+        elif route["host"] is None:
+            refused.append(
+                f"{place(route, index, 'host')}: names no host, so it would answer on every host: give it one "
+                "(or, for x-routes, the profile a cluster.domain)."
+            )
+        elif route["host"].startswith("*."):
+            refused.append(
+                f"{place(route, index, 'host')}: {route['host']!r} is a wildcard, which no one instance holds."
+            )
+    if refused:
+        raise Invalid({"routes": refused[:MOST]})
 
 
 def router_name(project, route, index):

@@ -1,7 +1,11 @@
 """The hosts (with their paths) live instances answer on, one document each (`_id` `host/path`,
 the instance holding it): a host is taken by one insert, so two instances never route the same
-host and path, whichever teams own them. A hold a request left when it died before writing its
-instance is taken over once that instance is known not to exist and a lease has passed."""
+host and path, whichever teams own them. A hold covers every path under its prefix (a proxy
+ranks a longer prefix first, so another's `/login` under a held `/` would take its traffic): once
+inserted, a hold that overlaps another instance's (a prefix of it, or under it) is let go with a
+409, so of two racing holds at least one is refused and never both kept. A hold a request left
+when it died before writing its instance is taken over once that instance is known not to exist
+and a lease has passed."""
 
 from datetime import timedelta
 
@@ -27,16 +31,36 @@ class Hosts:
     def take(self, keys, instance_id, stored, lease):
         """Hold each of `keys` for `instance_id`, taking over a hold whose instance `stored` (a
         lookup by id) does not find once `lease` seconds have passed; a 409 for one another live
-        instance holds (naming nobody), the keys taken here let go first."""
+        instance holds or overlaps (naming nobody), the keys taken here let go first."""
         taken = []
         for key in keys:
             try:
                 self.coll().insert_one({"_id": key, "instance": str(instance_id), "at": now()})
+                taken.append(key)
             except DuplicateKeyError:
                 if not self._taken_over(key, instance_id, stored, lease):
                     self.free(taken, instance_id)
                     raise Conflict(TAKEN.format(key.partition("/")[0])) from None
-            taken.append(key)
+                taken.append(key)
+            for doc in self._overlapping(key, instance_id):
+                if self._live(doc, stored, lease):
+                    self.free(taken, instance_id)
+                    raise Conflict(TAKEN.format(key.partition("/")[0]))
+                self.coll().delete_one({"_id": doc["_id"], "instance": doc["instance"]})  # left by no instance
+
+    def _overlapping(self, key, instance_id):
+        """Other instances' holds on the host of `key` at a prefix of its path or under it (two
+        flat lookups by id, each served by the `_id` index)."""
+        host, _, path = key.partition("/")
+        above = [f"{host}/{path[:end]}" for end in range(len(path))]
+        found = list(self.coll().find({"_id": {"$in": above}}))
+        found += self.coll().find({"_id": {"$gt": key, "$lt": key + "\U0010ffff"}})
+        return [doc for doc in found if doc["instance"] != str(instance_id)]
+
+    @staticmethod
+    def _live(doc, stored, lease):
+        """Whether a hold is its instance's, or may still become it (its lease has not passed)."""
+        return stored(doc["instance"]) is not None or doc["at"] > now() - timedelta(seconds=lease)
 
     def _taken_over(self, key, instance_id, stored, lease):
         """Whether `key`, which an insert found held, is this instance's now: its own hold (a
@@ -50,7 +74,7 @@ class Hosts:
             return True
         if doc["instance"] == str(instance_id):
             return True
-        if stored(doc["instance"]) is not None or doc["at"] > now() - timedelta(seconds=lease):
+        if self._live(doc, stored, lease):
             return False
         written = self.coll().update_one(
             {"_id": key, "instance": doc["instance"]}, {"$set": {"instance": str(instance_id), "at": now()}}
@@ -58,10 +82,14 @@ class Hosts:
         return written.modified_count == 1
 
     def taken(self, keys, instance_id=None):
-        """The first host of `keys` another instance than `instance_id` holds, else None (a dry
-        run's question)."""
-        doc = self.coll().find_one({"_id": {"$in": list(keys)}, "instance": {"$ne": str(instance_id)}})
-        return None if doc is None else doc["_id"].partition("/")[0]
+        """The first host of `keys` another instance than `instance_id` holds or overlaps, else
+        None (a dry run's question)."""
+        for key in keys:
+            if self.coll().find_one({"_id": key, "instance": {"$ne": str(instance_id)}}) or self._overlapping(
+                key, instance_id
+            ):
+                return key.partition("/")[0]
+        return None
 
     def free(self, keys, instance_id):
         """Let `instance_id` go of `keys`, those it holds."""

@@ -65,7 +65,10 @@ def test_helpers_are_generated_parameters_and_a_derived_variable_is_written_wher
     assert blueprint["version"] == "latest" and "analytics" in blueprint["tags"]
     environment = yaml.safe_load(blueprint["yml"])["services"]["ackee"]["environment"]
     assert "ACKEE_MONGODB=mongodb://mongo:${MONGO_INITDB_ROOT_PASSWORD}@mongo:27017" in environment
-    team = create(api, "profiles", name="team", containerDefaults={"memory": "256Mi", "cpu": "250m"}).json
+    conventions = {"domain": "apps.example.com"}  # the route's host, which the template leaves to its domain
+    team = create(
+        api, "profiles", name="team", containerDefaults={"memory": "256Mi", "cpu": "250m"}, cluster=conventions
+    ).json
     deployed = api.post(
         "/instances", json={"name": "stats", "blueprint": result["id"], "profile": team["id"]}, user="alice"
     )

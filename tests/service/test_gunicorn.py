@@ -6,6 +6,7 @@ import http.client
 import json
 import os
 import re
+import stat
 import time
 from urllib.parse import quote
 
@@ -69,9 +70,14 @@ def running(tmp_path_factory):
 
 def test_two_services_whose_data_directories_are_siblings_never_share_a_database(tmp_path):
     """The URI file was written beside DATA_DIR, so the second of two sibling directories found
-    the first's server and silently served its data."""
+    the first's server and silently served its data; both masters' control sockets were one, in
+    the caller's home."""
+    home = tmp_path.parent / f"{tmp_path.name}-home"
+    home.mkdir()
     first, second = (
-        Gunicorn(DATA_DIR=tmp_path / name, ADMIN_USERNAME=ADMIN[0], ADMIN_PASSWORD=ADMIN[1], WEB_CONCURRENCY=1)
+        Gunicorn(
+            DATA_DIR=tmp_path / name, ADMIN_USERNAME=ADMIN[0], ADMIN_PASSWORD=ADMIN[1], WEB_CONCURRENCY=1, HOME=home
+        )
         for name in ("one", "two")
     )
     first.start()
@@ -83,6 +89,9 @@ def test_two_services_whose_data_directories_are_siblings_never_share_a_database
         try:
             assert SocketClient(second.port).get("/profiles", headers=AUTH).json["items"] == []
             assert sorted(os.listdir(tmp_path)) == ["one", "two"]  # nothing written beside them
+            # each master's control socket under its own data directory, none in the caller's home
+            assert all(stat.S_ISSOCK((tmp_path / name / "gunicorn.ctl").stat().st_mode) for name in ("one", "two"))
+            assert not (home / ".gunicorn").exists()
         finally:
             assert second.stop() == 0
     finally:

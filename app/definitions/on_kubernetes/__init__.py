@@ -7,6 +7,7 @@ project rather than the text: docs/decisions/06-compose-on-kubernetes.md."""
 
 from app.definitions import placeholders
 from app.definitions.compose_load import cast, services, started
+from app.definitions.kubernetes import INT32
 from app.definitions.on_kubernetes import ingress, isolation, mounts, network, order, pods
 from app.definitions.on_kubernetes.model import Service
 from app.definitions.on_kubernetes.names import Names, hosts_renamed, label, metadata
@@ -27,7 +28,6 @@ DEPLOY_CARRIED = frozenset({"replicas", "resources", "restart_policy", "mode"})
 # 57 services and writes 40 ports): the written stream is held to the Compose render's size too
 MOST_SERVICES = 500
 MOST_PORTS = 2000
-INT32 = 2**31 - 1  # Kubernetes' replica counts and ports
 
 
 def convert(document, requirements, cluster):
@@ -36,7 +36,9 @@ def convert(document, requirements, cluster):
     written for the `Cluster`."""
     doc, notes = cast(placeholders.as_unset(document), []), Notes()
     loaded = load(doc, requirements, notes)
-    objects = _Writer(doc, cluster, notes).objects(loaded, requirements["routes"])
+    # a route whose port is not known, or whose rule no hold keeps, is its labels' alone
+    routed = [route for route in requirements["routes"] if route["port"] is not None and not route.get("unheld")]
+    objects = _Writer(doc, cluster, notes).objects(loaded, routed)
     return written(objects), objects, notes
 
 

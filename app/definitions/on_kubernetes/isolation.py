@@ -52,7 +52,12 @@ def namespace_policy(namespace, ingress_namespaces):
         "policyTypes": ["Ingress"],
         "ingress": [{"from": [_namespace(one) for one in (namespace, *ingress_namespaces)]}],
     }
-    return _policy(label(f"{namespace}-isolated"), spec, {}, namespace)
+    return _policy(policy_name(namespace), spec, {}, namespace)
+
+
+def policy_name(namespace):
+    """The name of the NetworkPolicy that isolates a namespace an instance holds."""
+    return label(f"{namespace}-isolated")
 
 
 def _selector(names, labels, name_key):

@@ -7,7 +7,7 @@ what was admitted and to its profile's pod security level."""
 import fnmatch
 
 from app.definitions import kubernetes, pod_security
-from app.definitions.on_kubernetes import budget
+from app.definitions.on_kubernetes import budget, isolation
 from app.definitions.on_kubernetes.names import metadata
 from app.definitions.schemas import listed, mapping
 from app.errors import Invalid
@@ -73,6 +73,44 @@ CLUSTER_SCOPED = frozenset(
         "VolumeAttributesClass",
     }
 )
+# Ingress annotations a tenant's own Ingress may carry: ones that shape its own routes. Any other
+# (ingress-nginx's `*-snippet`, `auth-url`, `auth-signin`, `use-regex`...) writes the controller's
+# configuration, shared by every tenant (CVE-2021-25742, CVE-2025-1974), or escapes the hold of a
+# path prefix, and is refused by name (docs/security.md, "Routes").
+NGINX = "nginx.ingress.kubernetes.io/"
+SAFE_ANNOTATIONS = frozenset(
+    {
+        *(
+            NGINX + name
+            for name in (
+                "rewrite-target",
+                "ssl-redirect",
+                "force-ssl-redirect",
+                "proxy-body-size",
+                "proxy-connect-timeout",
+                "proxy-read-timeout",
+                "proxy-send-timeout",
+                "proxy-next-upstream-timeout",
+                "backend-protocol",
+                "app-root",
+                "enable-cors",
+                "cors-allow-origin",
+                "cors-allow-methods",
+                "cors-allow-headers",
+                "cors-allow-credentials",
+                "cors-max-age",
+                "limit-rps",
+                "limit-connections",
+                "affinity",
+                "session-cookie-name",
+            )
+        ),
+        "cert-manager.io/cluster-issuer",
+        "cert-manager.io/issuer",
+        "traefik.ingress.kubernetes.io/router.entrypoints",
+        "traefik.ingress.kubernetes.io/router.tls",
+    }
+)
 BOUND_ROLES = frozenset({"view", "edit", "admin"})  # cluster roles that cannot write a quota
 READING = frozenset({"get", "list", "watch"})
 GUARDED = frozenset({"resourcequotas", "limitranges", "namespaces", "*"})
@@ -90,16 +128,18 @@ def kind_key(manifest):
     return f"{group or 'v1'}/{kind}"
 
 
-def hold(documents, namespace, allow_kinds, notes):
+def hold(documents, namespace, allow_kinds, notes, gateway=None):
     """The stream of a Kubernetes blueprint's instance in its own namespace: every object written
     into it (one naming another is a 422), every kind one the budget measures or the profile
-    allows, and each container that declares only requests given limits of the same amounts (a
-    note), so that the namespace's `limits.*` quota admits its pods. Problems name the document."""
+    allows, its routing objects held to the lines of those the service writes (annotations,
+    references to other namespaces but the profile's `gateway`, the isolation policy's name), and
+    each container that declares only requests given limits of the same amounts (a note), so that
+    the namespace's `limits.*` quota admits its pods. Problems name the document."""
     found, objects = [], [doc for doc in documents if doc is not None]
     counted = _replicas(objects)
     for index, manifest in enumerate(objects):
         label = f"yml.{index}: {manifest['kind']}/{manifest['metadata']['name']}"
-        problem = _refused(manifest, allow_kinds, counted)
+        problem = _refused(manifest, allow_kinds, counted) or _routing(manifest, namespace, gateway)
         metadata = manifest["metadata"]
         if problem is None and metadata.get("namespace") not in (None, namespace):
             problem = f"names the namespace {str(metadata['namespace'])[:63]!r}: an instance's objects live in its own"
@@ -169,6 +209,44 @@ def _reaching_out(manifest, kind, counted):
                 and set(map(str, listed(rule.get("verbs")))) - READING
             ):
                 return "may write resource quotas, limit ranges or namespaces: the budget it is held to"
+    return None
+
+
+def _routing(manifest, namespace, gateway):
+    """Why a routing object of a Kubernetes blueprint reaches past the instance's own routes, or
+    None: an Ingress annotation that writes the controller's configuration, an HTTPRoute attached
+    to or routing into another namespace (the profile's Gateway aside), a NetworkPolicy that takes
+    the name of the one the service isolates the namespace with."""
+    group, kind = _group_kind(manifest)
+    spec = mapping(manifest.get("spec"))
+    if (group, kind) == ("networking.k8s.io", "Ingress"):
+        annotations = mapping(manifest["metadata"].get("annotations"))
+        unsafe = sorted(str(key)[:80] for key in annotations if key not in SAFE_ANNOTATIONS)
+        if unsafe:
+            return (
+                f"carries the annotation {unsafe[0]!r}, which writes the ingress controller's configuration "
+                f"(an Ingress may carry only {', '.join(sorted(SAFE_ANNOTATIONS))})"
+            )
+    if (group, kind) == ("gateway.networking.k8s.io", "HTTPRoute"):
+        own = (None, namespace)
+        attached = gateway.partition("/") if gateway else None
+        for parent in map(mapping, listed(spec.get("parentRefs"))):
+            if parent.get("namespace") not in own and (parent.get("namespace"), "/", parent.get("name")) != attached:
+                where = str(parent.get("namespace"))[:63]
+                return f"attaches to {where!r}: only to the profile's gateway, or in its own namespace"
+        for rule in map(mapping, listed(spec.get("rules"))):
+            mirrors = [
+                mapping(mapping(one).get("requestMirror")).get("backendRef") for one in listed(rule.get("filters"))
+            ]
+            for backend in map(mapping, [*listed(rule.get("backendRefs")), *filter(None, mirrors)]):
+                if backend.get("namespace") not in own:
+                    return (
+                        f"routes into {str(backend['namespace'])[:63]!r}: an instance's routes reach its own namespace"
+                    )
+    if (group, kind) == ("networking.k8s.io", "NetworkPolicy") and manifest["metadata"][
+        "name"
+    ] == isolation.policy_name(namespace):
+        return "takes the name of the policy that isolates the namespace, which the service writes"
     return None
 
 
