@@ -99,7 +99,8 @@ class Teams:
 
     def set_member(self, name, user, username, role, origin="manual"):
         """Add `username` to the team with `role`, or give a member that role; the member as
-        written. Never leaves the team without a maintainer (409)."""
+        written. Never leaves the team without a maintainer (409). Whether the user exists is told
+        only to those who manage the team: anyone else gets the team's 404 or 403 first."""
 
         def changes(doc):
             members = [member for member in doc["members"] if member["username"] != username]
@@ -111,6 +112,7 @@ class Teams:
                 "members": _keeping_a_maintainer([*members, {"username": username, "role": role, "origin": origin}])
             }
 
+        self._managed(name, user, None)  # who may not manage the team learns nothing of the user
         added = users.find(username)
         if added is None:
             raise NotFound(f"No user {username[:64]!r}.")

@@ -87,7 +87,10 @@ def scopes_of(user):
 
 def acts_as_owner(user, owner):
     """Whether `user` changes, deletes and deploys what `owner` owns: admins, the owner, and a
-    team's members and maintainers (never its viewers)."""
+    team's members and maintainers (never its viewers); the global role is a ceiling, so a global
+    viewer acts as no one's owner, whatever its team role or its name."""
+    if user["role"] == "viewer":
+        return False
     if is_admin(user) or owner == user["username"]:
         return True
     team = team_of(owner)

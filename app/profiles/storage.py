@@ -138,12 +138,10 @@ class Profiles(ResourceStore):
     def apply_rules(self, changes, stored, user):
         """`entitledUsers` and `entitledTeams` kept once each, in order, and existing; no default over the maximum (a
         LimitRange with one is refused too); only admins loosen what a cluster holds its
-        instances to (`podSecurity: privileged`, `allowKinds` more than it has)."""
+        instances to (`podSecurity: privileged`, `allowKinds` more than it has) or set what is the
+        operator's (`prices`, `cluster.gateway`, which enters every tenant's NetworkPolicies)."""
         if not is_admin(user):
-            if changes.get("podSecurity") == "privileged" and (stored or {}).get("podSecurity") != "privileged":
-                raise Forbidden("Only admins set `podSecurity: privileged`.")
-            if set(changes.get("allowKinds") or ()) - set((stored or {}).get("allowKinds") or ()):
-                raise Forbidden("Only admins add to `allowKinds`.")
+            _admins_alone(changes, stored or {})
         if "allowKinds" in changes:
             changes["allowKinds"] = list(dict.fromkeys(changes["allowKinds"] or []))
         if "entitledUsers" in changes:
@@ -255,3 +253,17 @@ class Profiles(ResourceStore):
 
 
 store = Profiles()
+
+
+def _admins_alone(changes, stored):
+    """A 403 for a change only an admin may make: a field of ADMINS_ALONE sent with another value
+    than the one stored (a whole profile sent back as read passes)."""
+    if changes.get("podSecurity") == "privileged" and stored.get("podSecurity") != "privileged":
+        raise Forbidden("Only admins set `podSecurity: privileged`.")
+    if set(changes.get("allowKinds") or ()) - set(stored.get("allowKinds") or ()):
+        raise Forbidden("Only admins add to `allowKinds`.")
+    if "prices" in changes and changes["prices"] != stored.get("prices"):
+        raise Forbidden("Only admins set a profile's `prices`.")
+    gateway = (changes.get("cluster") or {}).get("gateway")
+    if "cluster" in changes and gateway != (stored.get("cluster") or {}).get("gateway"):
+        raise Forbidden("Only admins set a profile's `cluster.gateway`.")

@@ -34,7 +34,9 @@ def test_a_fit_costs_what_it_requires_at_the_profiles_prices(api, priced):
     web = create(api, "blueprints", name="web", blueprintType="compose", yml=WEB).json
     team = create(api, "profiles", name="team").json
     assert fit_cost(api, web, team) == {"monthly": 23.5, "currency": "EUR"}
-    cheaper = create(api, "profiles", name="cheaper", prices={"cpu": 10, "storageGiB": None}).json
+    cheaper = create(api, "profiles", name="cheaper").json
+    own_prices = {"prices": {"cpu": 10, "storageGiB": None}}  # an admin's to set
+    cheaper = api.patch(f"/profiles/{cheaper['id']}", json=own_prices, user="admin").json
     assert cheaper["prices"] == {"cpu": 10, "storageGiB": None}
     assert fit_cost(api, web, cheaper) == {"monthly": 13.5, "currency": "EUR"}  # its own cpu, PRICES' others
     rendered = api.post(f"/blueprints/{web['id']}/render", json={"profile": cheaper["id"]}, user="alice").json
@@ -107,7 +109,7 @@ def test_an_instance_and_its_profile_cost_what_they_use_at_the_prices_now(api, a
     assert shop["cost"] == {"monthly": 23.5, "currency": "EUR"}
     admit(api, web, team, "shop2")
     assert api.get(f"/profiles/{team['id']}", user="alice").json["usage"]["monthly"] == 47.0
-    api.patch(f"/profiles/{team['id']}", json={"prices": {"cpu": 10}}, user="alice")
+    api.patch(f"/profiles/{team['id']}", json={"prices": {"cpu": 10}}, user="admin")
     assert api.get(f"/instances/{shop['id']}", user="alice").json["cost"]["monthly"] == 13.5  # priced when read
     listed = api.get(f"/instances?profile={team['id']}", user="alice").json["items"]
     assert [item["cost"]["monthly"] for item in listed] == [13.5, 13.5]
@@ -123,7 +125,8 @@ def test_a_teams_spend_sums_the_profiles_it_owns_and_pages_them(api, priced):
     assert api.put("/teams/pay/members/carol", json={"role": "viewer"}, user="admin").status == 200
     web = create(api, "blueprints", name="web", blueprintType="compose", yml=WEB).json
     capped = create(api, "profiles", name="capped", owner="team:pay", memoryCap="4Gi", cpuCap="4", storageCap="100Gi")
-    loose = create(api, "profiles", name="loose", owner="team:pay", memoryCap="4Gi", prices={"cpu": 10}).json
+    loose = create(api, "profiles", name="loose", owner="team:pay", memoryCap="4Gi").json
+    loose = api.patch(f"/profiles/{loose['id']}", json={"prices": {"cpu": 10}}, user="admin").json
     create(api, "profiles", name="alices", memoryCap="1Gi")  # hers, not the team's
     admit(api, web, capped.json, "one")
     admit(api, web, loose, "two")
