@@ -131,11 +131,11 @@ class Teams:
         self._write(name, user, None, changes, leaving=username == user["username"])
 
     def delete(self, name, user, in_use, if_match=None):
-        """Delete the team, by a maintainer or an admin, unless `in_use(name)` says something it
-        owns or that names it is left (409)."""
+        """Delete the team, by a maintainer or an admin, unless `in_use(name)` names something it
+        owns, that is held for it or that names it (409, saying what)."""
         doc = self._managed(name, user, if_match)
-        if in_use(name):
-            raise Conflict("The team owns resources, or resources name it in entitledTeams: change them first.")
+        if remaining := in_use(name):
+            raise Conflict(f"The team still has {', '.join(remaining)}: delete or change them first.")
         if not self.coll().delete_one({"_id": doc["_id"], "rev": doc["rev"]}).deleted_count:
             raise Conflict("The team changed while it was being deleted: try again.")
 

@@ -58,6 +58,11 @@ class Namespaces:
         )
         return written.modified_count == 1
 
+    def owned_by(self, owner):
+        """A namespace held for `owner` (by one of its instances, or waiting for it), or None."""
+        doc = self.coll().find_one({"owner": owner}, {"_id": 1})
+        return None if doc is None else doc["_id"]
+
     def held_for(self, namespace, owner, instance_id):
         """Record an existing instance's hold (a migration), unless another holds it; whether it does."""
         try:

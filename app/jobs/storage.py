@@ -54,6 +54,15 @@ class Jobs:
         self.coll().insert_one(doc)
         return doc
 
+    def running_for(self, owner):
+        """Whether a job for `owner` is running under its lease, or was queued within one."""
+        moment = now()
+        live = (
+            {"state": "running", "leaseUntil": {"$gt": moment}},
+            {"state": "queued", "createdAt": {"$gt": moment - lease()}},
+        )
+        return any(self.coll().find_one({"owner": owner, **one}, {"_id": 1}) for one in live)
+
     def claim(self, job_id, runner):
         """Take the queued job for `runner`, under a lease; whether it was still queued."""
         moment = now()

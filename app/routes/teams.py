@@ -13,17 +13,28 @@ from app.errors import Forbidden
 from app.http import crud, paging, preconditions
 from app.http.openapi import CHANGE, CREATE, DELETE, Blueprint, headers, problems
 from app.http.preconditions import IF_MATCH, etag
+from app.instances.namespaces import store as namespaces
 from app.instances.storage import store as instances
+from app.jobs.storage import store as jobs
 from app.model.accounts import is_admin, team_scope
 from app.profiles.storage import store as profiles
+from app.sources.storage import store as sources
 
 blp = Blueprint("teams", __name__, description="Teams: their members' roles, and what they own.")
 
 
 def _in_use(name):
-    """Whether a profile, blueprint or instance is owned by the team or names it (`entitledTeams`)."""
+    """What is owned by the team, held for it or names it, so that a team of the same name made
+    later would inherit it: profiles, blueprints, instances (owned or naming it in
+    `entitledTeams`), sources (their tokens), running jobs, and namespaces held for it."""
     scope = team_scope(name)
-    return any(resources.mentions(scope) for resources in (profiles, blueprints, instances))
+    owned = (("profiles", profiles), ("blueprints", blueprints), ("instances", instances), ("sources", sources))
+    found = [noun for noun, resources in owned if resources.mentions(scope)]
+    if jobs.running_for(scope):
+        found.append("a running job")
+    if (namespace := namespaces.owned_by(scope)) is not None:
+        found.append(f"the namespace {namespace!r} (held for it until an admin releases it)")
+    return found
 
 
 @blp.route("/teams")

@@ -221,3 +221,29 @@ def test_a_user_is_in_at_most_twenty_teams(api):
     full = assert_problem(api.put("/teams/t20/members/alice", json={"role": "viewer"}, user="admin"), 409)
     assert "at most 20 teams" in full["detail"]
     assert len(api.get("/teams", user="alice").json["items"]) == 20
+
+
+def test_a_team_ends_whole_nothing_it_owned_or_held_outlives_it(api, app, team):
+    """A team that owned a source (with its token) or had a namespace held for it was deleted, and a
+    team made again under its name took both over."""
+    app.config.update(SOURCE_HOSTS=("127.0.0.1",), SOURCE_PRIVATE=True)
+    body = {"url": "https://127.0.0.1:9/pay.git", "format": "dokploy", "token": "pay-token", "owner": "team:pay"}
+    followed = api.post("/sources", json=body, user="alice")
+    assert followed.status == 201, followed.json
+    assert "sources" in assert_problem(api.delete("/teams/pay", user="admin"), 409)["detail"]
+    assert api.delete(f"/sources/{followed.json['id']}", user="alice").status == 204
+    shop = deploy(
+        api,
+        blueprint(api, entitlementType="PUBLIC"),
+        profile(api, owner="team:pay"),
+        name="shop",
+        owner="team:pay",
+        target="kubernetes",
+    )
+    assert shop.status == 201, shop.json
+    assert api.delete(f"/instances/{shop.json['id']}", user="alice").status == 204
+    assert api.delete(f"/profiles/{shop.json['profile']}", user="alice").status == 204
+    held = assert_problem(api.delete("/teams/pay", user="admin"), 409)["detail"]
+    assert "the namespace 'shop'" in held
+    assert api.delete("/namespaces/shop", user="admin").status == 204  # an admin releases it
+    assert api.delete("/teams/pay", user="admin").status == 204
