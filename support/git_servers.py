@@ -50,10 +50,16 @@ def _needs(*programs):
         pytest.skip(f"this test needs {PACKAGES}")
 
 
-def _git(*arguments, cwd=None):
+def _git(*arguments, cwd=None, data=None):
     environment = {**os.environ, **IDENTITY, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
     done = subprocess.run(
-        [shutil.which("git"), *arguments], cwd=cwd, env=environment, capture_output=True, text=True, timeout=60
+        [shutil.which("git"), *arguments],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        input=data,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
@@ -85,6 +91,21 @@ class Repository:
         _git("commit", "--quiet", "--allow-empty", "-m", message, cwd=self.work)
         _git("push", "--quiet", "origin", f"HEAD:refs/heads/{branch}", cwd=self.work)
         return _git("rev-parse", "HEAD", cwd=self.work)
+
+    def grafted(self, name, widths):
+        """Commit, beside what is committed, a folder `name` of nested trees built from one blob
+        (`widths`: the entries of each level, the last level's the blob): a few kilobytes packed
+        that list as the product of the widths in paths (a git bomb), or as deep as `widths` is
+        long. The work tree is left behind: commit nothing after it."""
+        entry = ("100644", "blob", _git("hash-object", "-w", "--stdin", cwd=self.work, data="x\n"))
+        for width in reversed(widths):
+            lines = "".join(f"{entry[0]} {entry[1]} {entry[2]}\t{index}\n" for index in range(width))
+            entry = ("040000", "tree", _git("mktree", cwd=self.work, data=lines))
+        root = _git("ls-tree", "HEAD", cwd=self.work) + f"\n{entry[0]} {entry[1]} {entry[2]}\t{name}\n"
+        tree = _git("mktree", cwd=self.work, data=root)
+        commit = _git("commit-tree", tree, "-p", "HEAD", "-m", f"graft {name}", cwd=self.work)
+        _git("push", "--quiet", "origin", f"{commit}:refs/heads/main", cwd=self.work)
+        return commit
 
     def link(self, path, target):
         """Commit a symbolic link `path` -> `target`."""
@@ -211,6 +232,7 @@ def repository(forge):
 def reaching(app, forge, monkeypatch):
     """`app` as its operator sets it to follow the forge: its host allowed on loopback, its
     certificate trusted."""
-    app.config.update(SOURCE_HOSTS=("127.0.0.1", "git.example.test"), SOURCE_PRIVATE=True)
+    hosts = tuple(f"{host}:{forge.nginx.port}" for host in ("127.0.0.1", "git.example.test"))
+    app.config.update(SOURCE_HOSTS=hosts, SOURCE_PRIVATE=True)
     monkeypatch.setenv("GIT_SSL_CAINFO", forge.certificate)
     return app

@@ -116,12 +116,20 @@ def _result(candidate, body, target, made, user, dry_run, how):
     origin = {"format": body["format"], "name": body["source"], "key": candidate.key, **candidate.origin}
     fields = secrets_marked(_with_defaults(candidate.fields, body["defaults"], target.defaults), candidate.notes)
     stored = target.store.owned(candidate.exported_from, user)
+    if stored is not None and followed(body["source"]) and (stored.get("source") or {}).get("name") != body["source"]:
+        why = f"names the {target.store.noun} {candidate.exported_from}, which this source did not make"
+        return {**result, "outcome": "refused", "problems": [f"{why}: a source writes only what it made."]}
     if stored is not None:  # an export of the caller's own: that document, wherever it came from
         origin = stored.get("source")
     else:
         stored = made.get(candidate.key)
         fields = {**fields, "owner": how.owner} if stored is None and how.owner else fields
     return {**result, **_write(target, fields, origin, stored, user, dry_run, how.force)}
+
+
+def followed(source):
+    """Whether an import's `source` names a source followed from git (`source:<id>`)."""
+    return source.startswith("source:")
 
 
 def _gone(target, stored, user, dry_run, how):

@@ -99,10 +99,7 @@ class SourceWebhook(MethodView):
             return {"job": None, "detail": "A push to another ref: nothing to sync."}
         if not store.delivered(doc["_id"], webhooks.delivery(request.headers, body)):
             return {"job": None, "detail": "This delivery was taken already."}
-        user = sync.as_its_writer(doc)
-        if user is None:
-            return {"job": None, "detail": "Whoever last wrote the source is gone or disabled: nothing synced."}
-        return {"job": sync.start(doc, user), "detail": "Syncing."}
+        return {"job": sync.start(doc), "detail": "Syncing."}
 
 
 def _secret_of(doc):

@@ -1,4 +1,4 @@
-"""Where a source may be fetched from: an `https://` or `ssh://` URL to a host SOURCE_HOSTS names,
+"""Where a source may be fetched from: an `https://` or `ssh://` URL to a host (and port) SOURCE_HOSTS names,
 at an address that is public (never loopback, private, link-local, multicast or reserved, nor one
 of this machine's own) unless SOURCE_PRIVATE is on. The address is checked when a source is
 written and again at every sync, and the fetch connects to the address checked, never to what a
@@ -47,7 +47,7 @@ def checked(url, config):
     """The `Remote` of `url` under the operator's settings; ValueError saying why it is refused.
     Nothing connects to the host: it is only looked up."""
     scheme, host, port = parsed(url)
-    if not _allowed(host, config["SOURCE_HOSTS"]):
+    if not _allowed(host, port, PORTS[scheme], config["SOURCE_HOSTS"]):
         allowed = ", ".join(config["SOURCE_HOSTS"]) or "none: sources are off until SOURCE_HOSTS names hosts"
         raise ValueError(f"{host} is not a host sources may name (SOURCE_HOSTS: {allowed}).")
     if scheme == "ssh" and not config["SOURCE_KNOWN_HOSTS"]:
@@ -64,9 +64,17 @@ def checked(url, config):
     return Remote(url, scheme, host, port, addresses[0])
 
 
-def _allowed(host, hosts):
-    """Whether `host` is one of `hosts`, each a name or `*.domain` (any name below it)."""
-    return any(host == one or (one.startswith("*.") and host.endswith(one[1:])) for one in hosts)
+def _allowed(host, port, default, hosts):
+    """Whether `host` at `port` is one of `hosts`, each a name or `*.domain` (any name below it),
+    with `:port` where it is not the scheme's `default` one (a name alone allows that port only:
+    any other port of an allowed host may be another service's listener)."""
+    for one in hosts:
+        name, _, allowed = one.rpartition(":") if one.rpartition(":")[2].isdigit() else (one, "", "")
+        if (int(allowed) if allowed else default) != port:
+            continue
+        if host == name or (name.startswith("*.") and host.endswith(name[1:])):
+            return True
+    return False
 
 
 def _not_public(text):

@@ -13,6 +13,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import PurePosixPath
 
@@ -21,6 +22,8 @@ from flask import current_app
 MAX_BYTES = 16 * 1024 * 1024  # what one import takes
 MAX_FILES = 5_000
 MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_DEPTH = 32  # folders a listed path may nest in
+MAX_ENTRY = 8192  # bytes of one listed entry (its mode, kind, id, size and a path of at most 4096)
 PASSED_ON = ("PATH", "SSL_CERT_FILE", "SSL_CERT_DIR", "GIT_SSL_CAINFO", "LANG")
 
 
@@ -43,10 +46,14 @@ class Tree:
 
     def __init__(self, environment, repository, commit, path):
         self.environment, self.repository, self.commit, self.path = environment, repository, commit, path
-        listed = self._git("ls-tree", "-r", "-z", "--long", "--full-tree", commit, "--", path or ".")
         self.blobs = {}
-        for line in filter(None, listed.split("\0")):
+        listing = ("-C", repository, "ls-tree", "-r", "-z", "--long", "--full-tree", commit, "--", path or ".")
+        for count, line in enumerate(_streamed(environment, listing), start=1):
             meta, name = line.split("\t", 1)
+            if count > MAX_FILES:
+                raise FetchFailed(f"The folder holds more than {MAX_FILES} files: follow a folder of fewer (`path`).")
+            if name.count("/") >= MAX_DEPTH:
+                raise FetchFailed(f"The folder nests deeper than {MAX_DEPTH} folders: follow a shallower one (`path`).")
             mode, kind, sha, size = meta.split()
             if kind == "blob" and mode in ("100644", "100755"):  # not a symbolic link, nor a submodule
                 self.blobs[_below(name, path)] = (sha, int(size))
@@ -177,6 +184,38 @@ def _git(environment, *arguments, data=None):
     if done.returncode != 0:
         raise FetchFailed(_said(done.stderr.decode(errors="replace").strip().splitlines(), done.returncode))
     return done.stdout if data is not None else done.stdout.decode()
+
+
+def _streamed(environment, arguments):
+    """The NUL-ended entries git prints for `arguments`, read as they come, so that a listing
+    its caller stops at a bound never holds more than a chunk and an entry in memory (git is
+    killed then, and at SOURCE_FETCH_SECONDS). FetchFailed when git fails."""
+    seconds, program = current_app.config["SOURCE_FETCH_SECONDS"], shutil.which("git")
+    if program is None:
+        raise FetchFailed("The service's machine has no `git` program.")
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen([program, *arguments], env=environment, stdout=subprocess.PIPE, stderr=errors)
+        late = threading.Event()
+        timer = threading.Timer(seconds, lambda: (late.set(), process.kill()))
+        timer.start()
+        try:
+            pending = b""
+            while chunk := process.stdout.read(65536):
+                *entries, pending = (pending + chunk).split(b"\0")
+                if len(pending) > MAX_ENTRY:
+                    raise FetchFailed("git listed an entry longer than a path may be.")
+                yield from (entry.decode(errors="replace") for entry in entries)
+            code = process.wait()
+        finally:
+            timer.cancel()
+            if process.poll() is None:  # stopped where its reader stopped
+                process.kill()
+                process.wait()
+        if late.is_set():
+            raise FetchFailed(f"git took longer than {seconds} s.")
+        if code != 0:
+            errors.seek(0)
+            raise FetchFailed(_said(errors.read().decode(errors="replace").strip().splitlines(), code))
 
 
 REFUSED = ("could not read Username", "Authentication failed", "Permission denied", "403")

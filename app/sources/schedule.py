@@ -20,11 +20,7 @@ def run_due():
     for doc in sources.due(moment, MOST_AT_ONCE):
         if not sources.scheduled(doc, moment):
             continue
-        user = sync.as_its_writer(doc)
-        if user is None:
-            log.warning("source %s: its writer %s is gone or disabled; not synced", doc["_id"], doc["updatedBy"])
-            continue
-        sync.start(doc, user)
+        sync.start(doc)
         started += 1
     return started
 

@@ -30,7 +30,8 @@ class Sources(ResourceStore):
 
     def apply_rules(self, changes, stored, user):
         """The URL checked under the operator's settings (a 422 before any connection), the folder
-        kept inside the repository, the next scheduled sync, the credentials sealed."""
+        kept inside the repository, the next scheduled sync, the credentials sealed; a new URL
+        forgets the credentials given for the old one unless the same request gives them again."""
         changes = dict(changes)
         if "url" in changes:
             try:
@@ -45,6 +46,9 @@ class Sources(ResourceStore):
         if "interval" in changes:
             interval = changes["interval"]
             changes["nextSyncAt"] = now() + timedelta(seconds=interval) if interval else None
+        if stored is not None and changes.get("url", stored["url"]) != stored["url"]:
+            for name in sealing.SEALED:  # given for the old address: never sent to a new one
+                changes.setdefault(name, None)
         return sealing.sealed(changes)
 
     def seen_by(self, doc, user):

@@ -11,12 +11,14 @@ from urllib.parse import urlsplit
 from flask import current_app
 
 from app.access.auth import caller
+from app.access.teams import store as teams
 from app.access.users import store as users
 from app.errors import Conflict, Problem
 from app.imports import workflow
 from app.imports.schemas import ImportReportSchema
 from app.jobs import runner
 from app.jobs.storage import store as jobs
+from app.model.accounts import team_of
 from app.sources import addresses, git, layouts, sealing
 from app.sources.storage import store as sources
 from app.storage.database import now
@@ -27,30 +29,44 @@ class SyncFailed(Problem):
     """Why a sync could not import: the job's `error`."""
 
 
-def start(source, user, force=False):
-    """The job that syncs `source` for `user`: a new one, or the one already syncing it."""
+def start(source, user=None, force=False):
+    """The job that syncs `source`, started by `user` (None: its webhook or its schedule, for its
+    owner): a new one, or the one already syncing it. Whoever starts it, it acts as the source's
+    owner (`acting_as`)."""
+    starter = user or {"username": source["owner"]}
     for _ in range(MAX_ATTEMPTS):
         current = sources.syncing(source["_id"])
         if current is not None and (running := jobs.alive(current)):
             return running
-        job = jobs.queued("sync", user, source["owner"], str(source["_id"]))
+        job = jobs.queued("sync", starter, source["owner"], str(source["_id"]))
         if sources.take_sync(source["_id"], job["_id"], current):
-            return runner.run(job, partial(_work, source["_id"], job["_id"], user, force), ImportReportSchema())
+            return runner.run(job, partial(_work, source["_id"], job["_id"], force), ImportReportSchema())
         jobs.discard(job["_id"])  # another request took it first: answer its job
     raise Conflict("Syncs of this source kept starting and ending: try again.")
 
 
-def as_its_writer(source):
-    """The user a webhook's or the schedule's sync runs as: who last wrote the source (None when
-    they are gone or disabled)."""
-    found = users.find(source["updatedBy"])
-    return caller(found) if found and not found.get("disabled") else None
+def acting_as(source):
+    """The caller a sync acts as: the source's owner with the rights it has at that moment (a
+    team's source: as the team, `team:NAME`, which acts as the owner of what the team owns; a
+    user's: as that user), never whoever last changed or started it. A SyncFailed, saying so,
+    where the owner may no longer write (a user gone, disabled or made a viewer; a team gone)."""
+    owner = source["owner"]
+    team = team_of(owner)
+    if team is not None:
+        if teams.missing([team]):
+            raise SyncFailed(f"The team {team!r} that owns the source is gone: nothing synced.")
+        return {"username": owner, "role": "member", "teams": {}}
+    found = users.find(owner)
+    if found is None or found.get("disabled") or found["role"] == "viewer":
+        why = "gone, disabled or a viewer"
+        raise SyncFailed(f"The source's owner {owner!r} may no longer write ({why}): nothing synced.")
+    return caller(found)
 
 
-def _work(source_id, job_id, user, force, progress):
+def _work(source_id, job_id, force, progress):
     last = {"state": "failed", "commit": None, "counts": None, "error": None}
     try:
-        report = _synced(source_id, user, force, progress)
+        report = _synced(source_id, force, progress)
         last |= {"state": "done", "commit": report["commit"], "counts": report["counts"]}
         return report
     except Problem as exc:
@@ -63,11 +79,12 @@ def _work(source_id, job_id, user, force, progress):
         sources.synced(source_id, job_id, {**last, "at": now()})
 
 
-def _synced(source_id, user, force, progress):
-    """The report of importing the source's commit."""
+def _synced(source_id, force, progress):
+    """The report of importing the source's commit, as its owner."""
     source = sources.stored(source_id)
     if source is None:
         raise SyncFailed("The source was deleted.")
+    user = acting_as(source)
     try:
         remote = addresses.checked(source["url"], current_app.config)
         with git.fetched(

@@ -226,7 +226,7 @@ def test_a_user_is_in_at_most_twenty_teams(api):
 def test_a_team_ends_whole_nothing_it_owned_or_held_outlives_it(api, app, team):
     """A team that owned a source (with its token) or had a namespace held for it was deleted, and a
     team made again under its name took both over."""
-    app.config.update(SOURCE_HOSTS=("127.0.0.1",), SOURCE_PRIVATE=True)
+    app.config.update(SOURCE_HOSTS=("127.0.0.1:9",), SOURCE_PRIVATE=True)
     body = {"url": "https://127.0.0.1:9/pay.git", "format": "dokploy", "token": "pay-token", "owner": "team:pay"}
     followed = api.post("/sources", json=body, user="alice")
     assert followed.status == 201, followed.json

@@ -34,11 +34,13 @@ def heard_nothing(sock):
 
 def test_a_url_that_may_not_be_reached_is_refused_before_any_connection(api, app, listener):
     port = listener.getsockname()[1]
-    app.config.update(SOURCE_HOSTS=("127.0.0.1", "localhost", "*.example.test"), SOURCE_PRIVATE=False)
+    hosts = (f"127.0.0.1:{port}", f"localhost:{port}", "*.example.test", "10.1.2.3")  # 10.1.2.3 at 443 only
+    app.config.update(SOURCE_HOSTS=hosts, SOURCE_PRIVATE=False)
     refusals = {
         f"https://127.0.0.1:{port}/x.git": "a loopback address",
         f"https://localhost:{port}/x.git": "a loopback address",
         f"https://10.1.2.3:{port}/x.git": "not a host sources may name",
+        f"https://127.0.0.1:{port + 1}/x.git": "not a host sources may name",  # another port of an allowed host
         f"git://127.0.0.1:{port}/x.git": "Only https:// and ssh://",
         f"http://127.0.0.1:{port}/x.git": "Only https:// and ssh://",
         "file:///etc/x.git": "Only https:// and ssh://",
@@ -60,7 +62,7 @@ def test_a_url_that_may_not_be_reached_is_refused_before_any_connection(api, app
 
 def test_every_sync_checks_the_address_again(api, app, listener):
     port = listener.getsockname()[1]
-    app.config.update(SOURCE_HOSTS=("127.0.0.1",), SOURCE_PRIVATE=True)
+    app.config.update(SOURCE_HOSTS=(f"127.0.0.1:{port}",), SOURCE_PRIVATE=True)
     source = api.post("/sources", json={"url": f"https://127.0.0.1:{port}/x.git", "format": "dokploy"}, user="alice")
     assert source.status == 201
     app.config.update(SOURCE_PRIVATE=False)  # the operator closed loopback since
@@ -99,6 +101,7 @@ def test_an_ssh_source_takes_its_deploy_key_and_the_operators_host_keys(api, fol
     repository.commit("catalog", dokploy_files("ghost"))
     url = ssh_forge.url(repository)
     follows.config["SOURCE_KNOWN_HOSTS"] = str(ssh_forge.known_hosts)
+    follows.config["SOURCE_HOSTS"] += (f"127.0.0.1:{ssh_forge.port}",)
 
     def sync_with(**credentials):
         made = api.post("/sources", json={"url": url, "format": "dokploy", **credentials}, user="alice")

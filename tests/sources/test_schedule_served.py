@@ -22,7 +22,7 @@ def test_under_gunicorn_a_due_source_is_synced_once_by_the_workers_schedule(tmp_
     commit = repository.commit("catalog", dokploy_files("ghost"))
     database, uri = embedded.launch(str(tmp_path / "data"), embedded.free_port())
     settings = {"MONGO_URI": uri, "MONGO_DB": "scheduled", "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1]}
-    settings |= {"WEB_CONCURRENCY": 2, "SOURCE_HOSTS": "127.0.0.1", "SOURCE_PRIVATE": "on"}
+    settings |= {"WEB_CONCURRENCY": 2, "SOURCE_HOSTS": f"127.0.0.1:{forge.nginx.port}", "SOURCE_PRIVATE": "on"}
     service = Gunicorn(**settings, GIT_SSL_CAINFO=forge.certificate).start()
     try:
         client = SocketClient(service.port)
