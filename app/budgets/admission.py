@@ -7,7 +7,6 @@ server has no multi-document transactions, so these are three writes; a request 
 them leaves its entry, which the profile store concludes by what the instance says once the
 request cannot be running any more (docs/decisions/04-instances-and-usage.md)."""
 
-import difflib
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -17,7 +16,7 @@ from pymongo.errors import DuplicateKeyError
 from app.blueprints.history.storage import store as history
 from app.blueprints.storage import store as blueprints
 from app.budgets import fitting
-from app.definitions import fit, render, routes
+from app.definitions import diffs, fit, render, routes, templates
 from app.definitions.fit import RESOURCES
 from app.errors import Conflict, Forbidden, Invalid, NoRoom, NotFound, Problem
 from app.instances import releases
@@ -151,7 +150,8 @@ def upgraded(doc, user, version, values, dry_run=False, namespace=None, restorin
     }
     changes.update(releases.added(doc, changes))
     upgraded = {**doc, **changes, "rev": doc["rev"] + 1}
-    diff = _diff(doc["yml"], answer["yml"], doc["blueprintRev"], version["rev"])
+    hidden = [*(doc["kept"].get(name) for name in secrets), *_secret_values(answer)]
+    diff = _diff(doc["yml"], answer["yml"], doc["blueprintRev"], version["rev"], hidden)
     before = doc.get("hosts", [])
     if dry_run:
         if taken := hosts.taken(changes["hosts"], doc["_id"]):
@@ -175,10 +175,15 @@ def _still_declared(kept, declared):
     return {name: value for name, value in kept.items() if name in declared}
 
 
-def _diff(before, after, rev_before, rev_after):
-    """The unified diff of two renderings, named by their revisions."""
-    lines = (before.splitlines(keepends=True), after.splitlines(keepends=True))
-    return "".join(difflib.unified_diff(*lines, f"rev {rev_before}", f"rev {rev_after}"))
+def _diff(before, after, rev_before, rev_after, secrets):
+    """The unified diff of two renderings, named by their revisions, no secret value in it."""
+    texts = [templates.as_text(value) for value in secrets if value is not None]
+    return diffs.unified(before, after, (f"rev {rev_before}", f"rev {rev_after}"), texts)
+
+
+def _secret_values(answer):
+    """The values of a render that are secret (shown as null)."""
+    return [answer["used"].get(name) for name, shown in answer["values"].items() if shown is None]
 
 
 def withdraw(id_text, user, if_match=None):

@@ -107,3 +107,49 @@ def test_every_literal_dollar_is_doubled_for_kubernetes(api):
     # the container sees `echo $$(HOME) $HOME` and `a$b $(X)`, as Docker Compose would give them
     assert container["args"] == ["sh", "-c", "echo $$$$(HOME) $$HOME"]
     assert container["env"] == [{"name": "A", "value": "a$$b $$(X)"}]
+
+
+WEB = (
+    "services:\n  web:\n    image: nginx:${TAG}\n    mem_limit: 64m\n    cpus: 0.1\n"
+    "    environment:\n      - DB_PASSWORD=${DB_PASSWORD}\n      - MODE=plain\n"
+)
+TAGGED = {"type": "object", "properties": {"DB_PASSWORD": SECRET, "TAG": {"type": "string", "default": "1.27"}}}
+
+
+@pytest.mark.parametrize("target", ["compose", "kubernetes"])
+def test_no_diff_shows_a_secret_value_changed_or_kept(api, target):
+    made = write(api, WEB, parameters=TAGGED).json
+    profile = create(api, "profiles", name="p", memoryCap="1Gi", cpuCap="1", storageCap="10Gi").json
+    body = {
+        "name": "web",
+        "blueprint": made["id"],
+        "profile": profile["id"],
+        "values": {"DB_PASSWORD": "cdam856qa14zl"},
+    }
+    shop = api.post("/instances", json={**body, "target": target}, user="alice").json
+    path = f"/instances/{shop['id']}/upgrade"
+    for query, values in (("?dryRun=true", {"DB_PASSWORD": "MyOwnPass123"}), ("", {"DB_PASSWORD": "MyOwnPass123"})):
+        diff = api.post(path + query, json={"values": values}, user="alice").json["diff"]
+        assert "cdam856qa14zl" not in diff and "MyOwnPass123" not in diff and "(secret, changed)" in diff, diff
+        if target == "compose":
+            assert (
+                "-      - DB_PASSWORD: (secret, changed)\n" in diff
+                and "+      - DB_PASSWORD: (secret, changed)\n" in diff
+            )
+    kept = api.post(path, json={"values": {"TAG": "1.28"}}, user="alice").json["diff"]  # the secret kept, nginx moved
+    assert "MyOwnPass123" not in kept and "image: nginx:1.28\n" in kept
+    fleet = api.post("/instances/upgrade?dryRun=true", json={"blueprint": made["id"]}, user="alice").json
+    assert all("MyOwnPass123" not in result["diff"] for result in fleet["results"])
+    rolled = api.post(f"/instances/{shop['id']}/rollback", json={"release": 1}, user="alice").json["diff"]
+    assert "cdam856qa14zl" not in rolled and "MyOwnPass123" not in rolled and "(secret, changed)" in rolled
+
+
+def test_a_kubernetes_secrets_data_is_hidden_in_a_diff_whatever_names_it():
+    from app.definitions import diffs
+
+    secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  key: {}\n  cert: |\n    {}\n"
+    before, after = secret.format("old-value", "line-one"), secret.format("new-value", "line-two")
+    diff = diffs.unified(before + "---\nkind: ConfigMap\ndata:\n  a: b\n", after, ("a", "b"), [])
+    assert "old-value" not in diff and "new-value" not in diff and "line-" not in diff
+    assert "-  key: (secret, changed)\n" in diff and "+  key: (secret, changed)\n" in diff
+    assert "-  a: b\n" in diff  # a ConfigMap's data is no secret
