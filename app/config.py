@@ -47,6 +47,7 @@ VARIABLES = (
     "OIDC_USERNAME_CLAIM",
     "OIDC_GROUPS_CLAIM",
     "OIDC_TEAM_MAP",
+    "PUBLIC_URL",
     "PRICES",
     "HOST",
     "PORT",
@@ -131,6 +132,8 @@ def from_env(environ=os.environ):
         "OIDC_USERNAME_CLAIM": environ.get("OIDC_USERNAME_CLAIM", "preferred_username"),
         "OIDC_GROUPS_CLAIM": environ.get("OIDC_GROUPS_CLAIM", "groups"),
         "OIDC_TEAM_MAP": environ.get("OIDC_TEAM_MAP", ""),
+        # the address people reach the service at (with any path prefix): the page's sign-in comes back under it
+        "PUBLIC_URL": (environ.get("PUBLIC_URL") or "").rstrip("/") or None,
         # On: members create teams too (off: admins alone).
         "TEAMS_BY_MEMBERS": _switch(environ, "TEAMS_BY_MEMBERS", "off"),
         # The price sheet of costs, per month (app/model/prices.py; read at start-up): none by default.

@@ -45,7 +45,11 @@ class Issuer:
 
     def documents(self):
         return {
-            "/.well-known/openid-configuration": {"issuer": self.url, "jwks_uri": f"{self.url}/jwks"},
+            "/.well-known/openid-configuration": {
+                "issuer": self.url,
+                "jwks_uri": f"{self.url}/jwks",
+                "authorization_endpoint": f"{self.url}/auth",
+            },
             "/jwks": self.published.as_dict(private=False),
         }
 

@@ -4,8 +4,9 @@ With OIDC_ISSUER set, a bearer token that is a JWT is checked against the keys t
 publishes (its discovery document's `jwks_uri`, fetched again when a token names a key not seen,
 at most once every KEYS_REFRESH seconds): its signature, by an asymmetric algorithm the key names
 (never `none` or a shared secret); `iss`; `aud` (OIDC_AUDIENCE, else the client id; with several
-audiences, `azp` the client id); `exp` and `nbf`; and that it is an access token (`typ: at+jwt`,
-or no `nonce`: an ID token is not one). joserfc (Authlib's JOSE) does the cryptography.
+audiences, `azp` the client id); `exp` and `nbf`; and that it is an access token, never an ID token
+(`_an_access_token`). A token issued before the user's tokens were revoked is refused.
+joserfc (Authlib's JOSE) does the cryptography.
 
 A user is bound to the provider by (`iss`, `sub`) at their first sign-in, with the username the
 claim OIDC_USERNAME_CLAIM gives, when no user has it (else a 401 until an admin links them:
@@ -64,7 +65,7 @@ def audience():
     return current_app.config["OIDC_AUDIENCE"] or current_app.config["OIDC_CLIENT_ID"]
 
 
-def authorization_url(redirect_uri, state, challenge):
+def authorization_url(redirect_uri, state, challenge, nonce):
     """Where a browser signs in at the provider, to come back to `redirect_uri` with a code."""
     config = current_app.config
     query = {
@@ -75,6 +76,7 @@ def authorization_url(redirect_uri, state, challenge):
         "state": state,
         "code_challenge": challenge,
         "code_challenge_method": "S256",
+        "nonce": nonce,
         "resource": audience(),
     }
     return str(httpx.URL(_discovery(config["OIDC_ISSUER"])["authorization_endpoint"], params=query))
@@ -114,12 +116,22 @@ def user_of(token):
     user = users.bound(claims["iss"], claims["sub"])
     if user is None:
         user = _first_sign_in(claims)
-    if user is None or user["disabled"]:
+    if user is None or user["disabled"] or not _issued_since_revoked(claims, user):
         return None
     groups = claims.get(current_app.config["OIDC_GROUPS_CLAIM"])
     if isinstance(groups, list) and all(isinstance(group, str) for group in groups):
         _reconcile(user, sorted(set(groups)))
     return user
+
+
+def _issued_since_revoked(claims, user):
+    """Whether the provider issued the token (`iat`) after the user's tokens were last revoked
+    (`DELETE /tokens?all=true`, a disabling, a new password): none issued before works again."""
+    revoked = user.get("tokensRevokedAt")
+    issued = claims.get("iat")
+    if revoked is None:
+        return True
+    return isinstance(issued, (int, float)) and not isinstance(issued, bool) and issued > revoked.timestamp()
 
 
 def _first_sign_in(claims):
@@ -169,10 +181,23 @@ def _claims(token):
     if audience() not in audiences or (len(audiences) > 1 and claims.get("azp") != client):
         log.info("single sign-on token refused: not for this service's audience")
         return None
-    if str(header.get("typ", "")).lower() not in ("at+jwt", "application/at+jwt") and "nonce" in claims:
-        log.info("single sign-on token refused: an ID token, not an access token")
+    if not _an_access_token(header, claims):
+        log.info("single sign-on token refused: an ID token, or a token that does not show it is an access token")
         return None
     return claims
+
+
+def _an_access_token(header, claims):
+    """Whether a token is an access token: never one with an ID token's claims (`nonce`,
+    `at_hash`, `c_hash`, Keycloak's `typ: ID`), whatever the audience; and, where the audience
+    is the client id (which ID tokens name too), only one that shows it is one (RFC 9068's
+    `typ: at+jwt`, or a `scope`, `scp` or `client_id` claim, which ID tokens do not carry)."""
+    if {"nonce", "at_hash", "c_hash"} & set(claims) or str(claims.get("typ", "")).lower() == "id":
+        return False
+    if current_app.config["OIDC_AUDIENCE"]:
+        return True
+    typed = str(header.get("typ", "")).lower() in ("at+jwt", "application/at+jwt")
+    return typed or bool({"scope", "scp", "client_id"} & set(claims))
 
 
 def _decoded(token, issuer):
@@ -210,17 +235,23 @@ class _Keys:
     def may_refresh(self):
         return time.monotonic() - self.at >= KEYS_REFRESH
 
+    def tried(self):
+        """The same keys, a fetch of them tried now."""
+        self.at = time.monotonic()
+        return self
+
 
 def _keys(issuer, refresh=False):
     """This process's copy of the issuer's keys (fetched on first use, or again with `refresh`).
-    A fetch that fails is remembered as no keys for KEYS_REFRESH seconds, so that tokens sent while
-    the provider is away fail at once instead of each holding a worker through a timeout."""
+    A fetch that fails keeps the keys held (tokens they sign go on working while the provider is
+    away) and is not tried again for KEYS_REFRESH seconds, so that tokens sent meanwhile fail at
+    once instead of each holding a worker through a timeout."""
     held = state.of().oidc_keys
     if refresh or issuer not in held:
         try:
             held[issuer] = _Keys(_fetch(_discovery(issuer)["jwks_uri"]))
         except (httpx.HTTPError, ValueError, KeyError, JoseError):
-            held[issuer] = _Keys({})
+            held[issuer] = held[issuer].tried() if issuer in held else _Keys({})
             raise
     return held[issuer]
 

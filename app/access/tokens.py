@@ -30,13 +30,21 @@ class Tokens:
         self.coll().create_index("expiresAt", name="expiry", expireAfterSeconds=0)
         self.coll().create_index("username", name="by_user")
 
-    def issue(self, user):
+    def issue(self, user, handoff=False):
+        """A new token of `user` and its expiry; with `handoff`, one to be handed over once."""
         token = secrets.token_urlsafe(32)
         expires = now() + timedelta(seconds=current_app.config["TOKEN_SECONDS"])
         generation = token_generation(user)
         record = {"_id": _digest(token), "username": user["username"], "expiresAt": expires, "generation": generation}
-        self.coll().insert_one(record)
+        self.coll().insert_one({**record, **({"handoff": True} if handoff else {})})
         return token, expires
+
+    def handed_over(self, token):
+        """Whether `token`, issued to be handed over, is handed over now: true once, never again."""
+        return (
+            self.coll().update_one({"_id": _digest(token), "handoff": True}, {"$unset": {"handoff": ""}}).matched_count
+            == 1
+        )
 
     def user_of(self, token):
         """The enabled user a live, unrevoked token belongs to, or None."""

@@ -138,7 +138,10 @@ class Users:
 
     def _set(self, username, revoke_tokens=False, **fields):
         """Set `fields` on the user; with `revoke_tokens`, every token issued to it so far stops
-        working (a new generation: enabling the user again brings none back)."""
+        working (a new generation; the provider's tokens issued until now: enabling the user again
+        brings none back)."""
+        if revoke_tokens:
+            fields = {**fields, "tokensRevokedAt": now()}
         update = {"$set": fields} if fields else {}
         if revoke_tokens:
             update["$inc"] = {TOKEN_GENERATION: 1}

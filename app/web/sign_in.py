@@ -5,7 +5,7 @@ flow and PKCE, the service being the confidential client that exchanges the code
 code challenge kept in a signed cookie; `/sso/callback` checks the state, exchanges the code, checks
 the access token as every one is checked (access/oidc.py) and issues a token of the service's,
 handed to the page once through `POST /sso/session` (a signed cookie of a minute, for that path
-alone): never in a URL."""
+alone, whose token is handed over once): never in a URL. The way back is built from PUBLIC_URL."""
 
 import base64
 import hashlib
@@ -44,7 +44,8 @@ def login():
         raise NotFound("This service has no single sign-on.")
     kept = {"state": secrets.token_urlsafe(24), "verifier": secrets.token_urlsafe(48)}
     challenge = base64.urlsafe_b64encode(hashlib.sha256(kept["verifier"].encode()).digest()).rstrip(b"=").decode()
-    response = redirect(oidc.authorization_url(_callback(), kept["state"], challenge))
+    nonce = secrets.token_urlsafe(24)  # the ID token's: it makes one a token this service never takes
+    response = redirect(oidc.authorization_url(_callback(), kept["state"], challenge, nonce))
     _set(response, STATE, _signer(STATE).dumps(kept), STATE_SECONDS, url_for("sign_in.callback"), "Lax")
     return response
 
@@ -63,7 +64,7 @@ def callback():
     response = redirect(url_for("web.page", sso="done" if user else "refused"))
     response.delete_cookie(STATE, path=url_for("sign_in.callback"))
     if user is not None:
-        token, expires = tokens.issue(user)
+        token, expires = tokens.issue(user, handoff=True)
         handoff = _signer(HANDOFF).dumps({"token": token, "expiresAt": rfc3339(expires)})
         _set(response, HANDOFF, handoff, HANDOFF_SECONDS, url_for("sign_in.session"), "Strict")
     return response
@@ -72,7 +73,10 @@ def callback():
 @blp.post("/session")
 def session():
     """The token the callback issued, once (the cookie goes with this answer)."""
-    handed = _cookie(HANDOFF, HANDOFF_SECONDS, Unauthorized("No sign-in to hand over: sign in again."))
+    refused = Unauthorized("No sign-in to hand over: sign in again.")
+    handed = _cookie(HANDOFF, HANDOFF_SECONDS, refused)
+    if not tokens.handed_over(handed["token"]):  # the same cookie posted again
+        raise refused
     response = jsonify(handed)
     response.headers["Cache-Control"] = "no-store"
     response.delete_cookie(HANDOFF, path=url_for("sign_in.session"))
@@ -80,6 +84,14 @@ def session():
 
 
 def _callback():
+    """Where the provider sends the browser back: under PUBLIC_URL, else under the address the
+    request came to, where TRUSTED_PROXIES says the proxy that set it is to be believed; never
+    under a Host header anyone could have sent."""
+    public = current_app.config["PUBLIC_URL"]
+    if public:
+        return f"{public.rstrip('/')}{blp.url_prefix}/callback"
+    if not current_app.config["TRUSTED_PROXIES"]:
+        raise NotFound("The page's sign-in needs PUBLIC_URL: the address people reach the service at.")
     return url_for("sign_in.callback", _external=True)
 
 

@@ -42,7 +42,7 @@ def signed_on(backend, issuer, client=provider.CLIENT_ID, audience=provider.AUDI
         OIDC_CLIENT_ID=client,
         OIDC_AUDIENCE=audience,
         OIDC_TEAM_MAP=TEAM_MAP,
-        **more,
+        **{"PUBLIC_URL": "http://localhost", **more},
     )
 
 
@@ -304,3 +304,87 @@ def test_while_the_provider_is_away_its_tokens_are_refused_at_once(forger, monke
     assert_problem(api.get("/users/me", headers=bearer(token)), 401)
     assert_problem(api.get("/users/me", headers=bearer(token)), 401)
     assert asked == [f"{away}/.well-known/openid-configuration"]  # asked once, not at every token
+
+
+# Single sign-on that survives its provider, and tells ID tokens from access tokens
+
+
+@pytest.mark.parametrize("audience", [None, "https://blueprints.test"])
+@pytest.mark.parametrize(
+    "claims",
+    [{"nonce": "n"}, {"at_hash": "x"}, {"c_hash": "x"}, {"typ": "ID"}],
+    ids=["nonce", "at_hash", "c_hash", "typ"],
+)
+def test_a_token_with_an_id_tokens_claims_is_never_a_bearer_credential(forger, audience, claims):
+    api = FlaskClient(signed_on("mongomock", forger.url, client="blueprints", audience=audience))
+    aud = audience or "blueprints"
+    assert api.get("/users/me", headers=bearer(forger.token(aud=aud))).status == 200
+    assert_problem(api.get("/users/me", headers=bearer(forger.token(aud=aud, **claims))), 401)
+    minted = api.post("/tokens", headers=bearer(forger.token(aud=aud, **claims)))
+    assert_problem(minted, 401)
+
+
+def test_where_the_audience_is_the_client_id_only_a_token_that_shows_it_is_an_access_token_passes(forged_api, forger):
+    plain = {"header": {"typ": "JWT"}}  # an ID token of a provider that puts no nonce in it looks so
+    assert_problem(forged_api.get("/users/me", headers=bearer(forger.token(**plain))), 401)
+    for shown in ({"scope": "openid"}, {"scp": ["read"]}, {"client_id": "blueprints"}):
+        assert forged_api.get("/users/me", headers=bearer(forger.token(**plain, **shown))).status == 200
+
+
+def test_with_the_provider_away_the_keys_held_keep_working_and_an_unknown_key_fails_alone(
+    forged_api, forger, monkeypatch
+):
+    assert forged_api.get("/users/me", headers=bearer(forger.token())).status == 200  # the keys fetched
+    monkeypatch.setattr(oidc, "KEYS_REFRESH", 0)
+
+    def away(url, **kwargs):
+        raise httpx.ConnectError("the provider is away")
+
+    monkeypatch.setattr(httpx, "get", away)
+    stranger = RSAKey.generate_key(2048, parameters={"kid": "not-published"})
+    assert_problem(forged_api.get("/users/me", headers=bearer(forger.token(key=stranger))), 401)
+    for _ in range(4):  # every worker's signed-in users stay signed in
+        assert forged_api.get("/users/me", headers=bearer(forger.token())).status == 200
+
+
+def test_revoking_every_token_and_disabling_reach_the_providers_tokens(forged_api, forger):
+    earlier = forger.token(iat=int(time.time()) - 5)
+    assert forged_api.get("/users/me", headers=bearer(earlier)).status == 200
+    assert forged_api.delete("/tokens?all=true", headers=bearer(earlier)).status == 204
+    assert_problem(forged_api.get("/users/me", headers=bearer(earlier)), 401)
+    assert_problem(forged_api.get("/users/me", headers=bearer(forger.token(iat=None))), 401)  # no iat: no telling
+    later = forger.token(iat=int(time.time()) + 1)
+    assert forged_api.get("/users/me", headers=bearer(later)).status == 200
+    erin = forger.token(sub="erin", preferred_username="erin", iat=int(time.time()) - 5)
+    assert forged_api.get("/users/me", headers=bearer(erin)).status == 200
+    runner = forged_api.app.test_cli_runner()
+    assert runner.invoke(args=["users", "disable", "erin"]).exit_code == 0
+    assert runner.invoke(args=["users", "enable", "erin"]).exit_code == 0
+    assert_problem(forged_api.get("/users/me", headers=bearer(erin)), 401)  # enabling brings none back
+
+
+def test_the_way_back_from_the_provider_is_built_from_public_url_never_from_the_host_header(forger):
+    app = signed_on("mongomock", forger.url, client="blueprints", PUBLIC_URL="https://bp.example.com/bp")
+    client = app.test_client()
+    started = client.get("/sso/login", headers={"Host": "evil.example:8443"})
+    assert started.status_code == 302
+    location = started.headers["Location"]
+    assert "redirect_uri=https%3A%2F%2Fbp.example.com%2Fbp%2Fsso%2Fcallback" in location and "evil" not in location
+    assert "nonce=" in location
+    unset = signed_on("mongomock", forger.url, client="blueprints", PUBLIC_URL=None).test_client()
+    assert unset.get("/sso/login", headers={"Host": "evil.example:8443"}).status_code == 404
+
+
+def test_the_hand_off_is_taken_once(forger):
+    from app.access.tokens import store as tokens
+    from app.access.users import store as users
+    from app.web import sign_in
+
+    app = signed_on("mongomock", forger.url, client="blueprints")
+    client = app.test_client()
+    with app.app_context():
+        token, expires = tokens.issue(users.find("alice"), handoff=True)
+        cookie = sign_in._signer(sign_in.HANDOFF).dumps({"token": token, "expiresAt": "x"})
+    for expected in (200, 401):  # the same cookie, posted twice within its minute
+        client.set_cookie(sign_in.HANDOFF, cookie, path="/sso/session")
+        assert client.post("/sso/session").status_code == expected

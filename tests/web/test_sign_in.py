@@ -25,6 +25,7 @@ def test_a_person_signs_in_through_the_identity_provider(app, tmp_path):
                 OIDC_CLIENT_SECRET=oidc.CLIENT_SECRET,
                 OIDC_AUDIENCE=oidc.AUDIENCE,
                 OIDC_TEAM_MAP="payments=pay:member",
+                PUBLIC_URL=page,
             )
             provider.set_accounts({"dana": {"groups": ["payments"]}})
             browser = chromium(tmp_path, width=1280, height=900)
