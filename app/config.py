@@ -42,6 +42,7 @@ VARIABLES = (
     "OIDC_ISSUER",
     "OIDC_CLIENT_ID",
     "OIDC_CLIENT_SECRET",
+    "OIDC_CLIENT_AUTH",
     "OIDC_CLI_CLIENT_ID",
     "OIDC_AUDIENCE",
     "OIDC_USERNAME_CLAIM",
@@ -126,6 +127,7 @@ def from_env(environ=os.environ):
         "OIDC_ISSUER": environ.get("OIDC_ISSUER") or None,
         "OIDC_CLIENT_ID": environ.get("OIDC_CLIENT_ID") or None,
         "OIDC_CLIENT_SECRET": environ.get("OIDC_CLIENT_SECRET") or None,
+        "OIDC_CLIENT_AUTH": environ.get("OIDC_CLIENT_AUTH", "client_secret_basic"),
         # bpctl's client at the provider (a public one, with the device grant); default OIDC_CLIENT_ID.
         "OIDC_CLI_CLIENT_ID": environ.get("OIDC_CLI_CLIENT_ID") or None,
         "OIDC_AUDIENCE": environ.get("OIDC_AUDIENCE") or None,

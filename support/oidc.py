@@ -33,6 +33,7 @@ INPUT = re.compile(r"<input([^>]*)>", re.S)
 class Provider:
     issuer: str
     accounts: Path
+    client_auth: str = "client_secret_basic"
 
     def set_accounts(self, accounts):
         """Who is at the provider: {login: {"preferred_username", "groups"}}; read at every token."""
@@ -61,9 +62,10 @@ class Provider:
                     "redirect_uri": REDIRECT_URI,
                     "code_verifier": verifier,
                     "client_id": CLIENT_ID,
-                    "client_secret": CLIENT_SECRET,
                     "resource": audience,
+                    **({"client_secret": CLIENT_SECRET} if self.client_auth == "client_secret_post" else {}),
                 },
+                auth=httpx.BasicAuth(CLIENT_ID, CLIENT_SECRET) if self.client_auth != "client_secret_post" else None,
             )
         assert granted.status_code == 200, granted.text
         return granted.json()["access_token"]
@@ -115,10 +117,14 @@ def _attribute(attributes, name):
 
 
 @contextlib.contextmanager
-def provider(tmp_path, redirect_uri=REDIRECT_URI, port=None, device_flow=True):
+def provider(
+    tmp_path, redirect_uri=REDIRECT_URI, port=None, device_flow=True, signing="RS256", client_auth=None, audience=None
+):
     """The provider on loopback (`port`, else a free one) until the block ends; its client
     `CLIENT_ID` comes back to `redirect_uri` (the service's `/sso/callback` where a browser signs
-    in); without `device_flow`, it offers no device grant."""
+    in) and authenticates with `client_auth` (default client_secret_basic); its tokens are signed
+    with `signing` (RS256 or ES256), for `audience` (default: the resource asked for, AUDIENCE);
+    without `device_flow`, it offers no device grant."""
     port, accounts = port or free_port(), tmp_path / "accounts.json"
     accounts.write_text("{}")
     args = [str(port), str(accounts), AUDIENCE, CLIENT_ID, CLIENT_SECRET, redirect_uri, CLI_CLIENT_ID]
@@ -126,7 +132,13 @@ def provider(tmp_path, redirect_uri=REDIRECT_URI, port=None, device_flow=True):
         [shutil.which("node"), str(ORACLES / "oidc_provider.mjs"), *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        env={**os.environ, **({} if device_flow else {"NO_DEVICE_FLOW": "1"})},
+        env={
+            **os.environ,
+            "SIGNING_ALG": signing,
+            "CLIENT_AUTH": client_auth or "client_secret_basic",
+            **({"TOKEN_AUDIENCE": audience} if audience else {}),
+            **({} if device_flow else {"NO_DEVICE_FLOW": "1"}),
+        },
     )
     issuer = f"http://127.0.0.1:{port}"
     try:
@@ -139,7 +151,7 @@ def provider(tmp_path, redirect_uri=REDIRECT_URI, port=None, device_flow=True):
                 pass
             assert process.poll() is None and time.monotonic() < deadline, process.stderr.read().decode()
             time.sleep(0.05)
-        yield Provider(issuer, accounts)
+        yield Provider(issuer, accounts, client_auth or "client_secret_basic")
     finally:
         process.terminate()
         process.wait(10)

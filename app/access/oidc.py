@@ -15,6 +15,7 @@ whenever a token brings groups not seen before (access/teams.py `reconcile`)."""
 
 import logging
 import time
+from urllib.parse import quote_plus
 
 import httpx
 from flask import current_app
@@ -33,6 +34,7 @@ ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES
 KEYS_REFRESH = 10  # seconds between two fetches of the keys that a token naming an unknown one asks for
 LEEWAY = 30  # seconds of clock skew allowed on exp and nbf
 MOST_BYTES = 256 * 1024  # a discovery document or key set larger than this is refused
+CLIENT_AUTH = ("client_secret_basic", "client_secret_post")  # how the client authenticates, the first OAuth's default
 
 
 def team_map(text):
@@ -54,6 +56,8 @@ def check_settings(config):
     team_map(config["OIDC_TEAM_MAP"])
     if config["OIDC_ISSUER"] and not config["OIDC_CLIENT_ID"]:
         raise ValueError("OIDC_ISSUER needs OIDC_CLIENT_ID: the audience its tokens are for.")
+    if config["OIDC_CLIENT_AUTH"] not in CLIENT_AUTH:
+        raise ValueError(f"OIDC_CLIENT_AUTH: one of {', '.join(CLIENT_AUTH)}.")
 
 
 def enabled():
@@ -77,9 +81,16 @@ def authorization_url(redirect_uri, state, challenge, nonce):
         "code_challenge": challenge,
         "code_challenge_method": "S256",
         "nonce": nonce,
-        "resource": audience(),
+        **_resource(),
     }
     return str(httpx.URL(_discovery(config["OIDC_ISSUER"])["authorization_endpoint"], params=query))
+
+
+def _resource():
+    """The resource indicator (RFC 8707) the tokens are asked for: OIDC_AUDIENCE where it is set
+    (an absolute URI); none where the audience is the client id, which names no resource."""
+    audience = current_app.config["OIDC_AUDIENCE"]
+    return {"resource": audience} if audience else {}
 
 
 def exchange(code, verifier, redirect_uri):
@@ -92,12 +103,16 @@ def exchange(code, verifier, redirect_uri):
         "code_verifier": verifier,
         "redirect_uri": redirect_uri,
         "client_id": config["OIDC_CLIENT_ID"],
-        "resource": audience(),
+        **_resource(),
     }
-    if config["OIDC_CLIENT_SECRET"]:
+    auth = None
+    if config["OIDC_CLIENT_SECRET"] and config["OIDC_CLIENT_AUTH"] == "client_secret_post":
         sent["client_secret"] = config["OIDC_CLIENT_SECRET"]
+    elif config["OIDC_CLIENT_SECRET"]:  # RFC 6749 2.3.1: each form-encoded, then Basic
+        auth = httpx.BasicAuth(quote_plus(config["OIDC_CLIENT_ID"]), quote_plus(config["OIDC_CLIENT_SECRET"]))
     try:
-        answer = httpx.post(_discovery(config["OIDC_ISSUER"])["token_endpoint"], data=sent, timeout=10)
+        endpoint = _discovery(config["OIDC_ISSUER"])["token_endpoint"]
+        answer = httpx.post(endpoint, data=sent, auth=auth, timeout=10)
     except (httpx.HTTPError, ValueError) as exc:
         log.info("single sign-on: the code exchange failed: %s", type(exc).__name__)
         return None

@@ -2,8 +2,10 @@
 // 127.0.0.1:PORT, its development sign-in form taking any password. Accounts are read from the
 // JSON file ACCOUNTS at every token ({"login": {"preferred_username": "...", "groups": [...]}}), so
 // a test changes someone's groups at the provider by rewriting it. Access tokens are JWTs for the
-// audience AUDIENCE (RFC 9068), signed with a fresh RSA key a run. NO_DEVICE_FLOW=1 turns the
-// device grant off, as some providers have it.
+// audience AUDIENCE (RFC 9068), signed with a fresh key a run: RSA, or with SIGNING_ALG=ES256 an EC
+// P-256 one. CLIENT_AUTH names how the service's client authenticates at the token endpoint
+// (client_secret_basic, the default, or client_secret_post). NO_DEVICE_FLOW=1 turns the device
+// grant off, as some providers have it.
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Provider from 'oidc-provider';
@@ -15,8 +17,12 @@ const claimsOf = (id) => {
   const account = accounts()[id] || {};
   return { preferred_username: account.preferred_username ?? id, groups: account.groups || [] };
 };
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const key = { ...privateKey.export({ format: 'jwk' }), kid: 'test-1', use: 'sig', alg: 'RS256' };
+const alg = process.env.SIGNING_ALG || 'RS256';
+const clientAuth = process.env.CLIENT_AUTH || 'client_secret_basic';
+const { privateKey } = alg === 'ES256'
+  ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  : generateKeyPairSync('rsa', { modulusLength: 2048 });
+const key = { ...privateKey.export({ format: 'jwk' }), kid: 'test-1', use: 'sig', alg };
 
 const provider = new Provider(`http://127.0.0.1:${port}`, {
   clients: [{
@@ -24,8 +30,9 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
     client_secret: clientSecret,
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
-    redirect_uris: [redirectUri],
-    token_endpoint_auth_method: 'client_secret_post',
+    redirect_uris: redirectUri.split(','), // the service's callback, and the tests' own
+    token_endpoint_auth_method: clientAuth,
+    id_token_signed_response_alg: alg,
   }, {
     client_id: cliClientId, // bpctl's, public: the device flow, or a loopback redirect on any port
     application_type: 'native',
@@ -33,6 +40,7 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
     response_types: ['code'],
     redirect_uris: ['http://127.0.0.1/callback'],
     token_endpoint_auth_method: 'none',
+    id_token_signed_response_alg: alg,
   }],
   jwks: { keys: [key] },
   claims: { openid: ['sub'], profile: ['preferred_username', 'groups'] },
@@ -45,10 +53,10 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
       useGrantedResource: () => true,
       getResourceServerInfo: (_ctx, resource) => ({
         scope: 'openid profile',
-        audience: resource,
+        audience: process.env.TOKEN_AUDIENCE || resource, // TOKEN_AUDIENCE: the client id, as some providers do
         accessTokenFormat: 'jwt',
         accessTokenTTL: 600,
-        jwt: { sign: { alg: 'RS256' } },
+        jwt: { sign: { alg } },
       }),
     },
   },

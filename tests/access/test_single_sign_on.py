@@ -388,3 +388,48 @@ def test_the_hand_off_is_taken_once(forger):
     for expected in (200, 401):  # the same cookie, posted twice within its minute
         client.set_cookie(sign_in.HANDOFF, cookie, path="/sso/session")
         assert client.post("/sso/session").status_code == expected
+
+
+# The real provider in two configurations, the page's whole sign-in and the provider stopped
+
+
+def _signed_in_through_the_page(app, op, port, login):
+    """The service's token after a person signed in through /sso/login, the provider's forms and
+    /sso/callback (the code exchanged by the service as its client), handed over once."""
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=False, timeout=10) as page:
+        started = page.get("/sso/login")
+        assert started.status_code == 302, started.text
+        back = op.sign_in_at(started.headers["location"], login)
+        called = page.get(back.replace(f"http://127.0.0.1:{port}", ""))
+        assert called.status_code == 302 and called.headers["location"].endswith("/?sso=done"), called.text
+        handed = page.post("/sso/session")
+        assert handed.status_code == 200, handed.text
+        assert page.post("/sso/session").status_code == 401  # once
+        return handed.json()["token"]
+
+
+@pytest.mark.parametrize(
+    "signing, client_auth, audience",
+    [("RS256", "client_secret_basic", provider.AUDIENCE), ("ES256", "client_secret_post", None)],
+    ids=["RS256-basic-resource", "ES256-post-client-id"],
+)
+def test_the_real_provider_signs_people_in_and_its_stop_keeps_them_signed_in(tmp_path, signing, client_auth, audience):
+    app = signed_on("mongomock", "http://127.0.0.1:9", audience=audience, OIDC_CLIENT_SECRET=provider.CLIENT_SECRET)
+    api = FlaskClient(app)
+    with serving(app) as port:
+        redirect = f"http://127.0.0.1:{port}/sso/callback,{provider.REDIRECT_URI}"
+        token_audience = None if audience else provider.CLIENT_ID  # the client id as the tokens' audience
+        with provider.provider(
+            tmp_path, redirect_uri=redirect, signing=signing, client_auth=client_auth, audience=token_audience
+        ) as op:
+            app.config.update(
+                OIDC_ISSUER=op.issuer, OIDC_CLIENT_AUTH=client_auth, PUBLIC_URL=f"http://127.0.0.1:{port}"
+            )
+            op.set_accounts({"dana": {"groups": ["payments"]}})
+            token = _signed_in_through_the_page(app, op, port, "dana")
+            assert api.get("/users/me", headers=bearer(token)).json["username"] == "dana"
+            access = op.token("dana")
+            assert api.get("/users/me", headers=bearer(access)).status == 200
+    # the provider stopped: its tokens, signed with the keys held, go on working
+    assert api.get("/users/me", headers=bearer(access)).status == 200
+    assert api.get("/users/me", headers=bearer(token)).status == 200
