@@ -29,7 +29,7 @@ from pymongo import MongoClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app.storage import embedded  # noqa: E402
-from bench import conversions, fits, fleet, imports, instances, probes, scale, web  # noqa: E402
+from bench import conversions, fits, fleet, imports, instances, probes, scale, sources, web  # noqa: E402
 from support.http import SocketClient, basic  # noqa: E402
 from support.processes import Gunicorn, cpu_seconds  # noqa: E402
 
@@ -242,7 +242,7 @@ def main():
             peers.append((args.against[:8], servers[-1]))
         parts = args.only.split(",") if args.only else []
         names = [name for name in targets[app] if not parts or any(part in name for part in parts)]
-        sections = {"web", "imports", "conversions", "probes", "scale", "fits", "instances", "fleet"}
+        sections = {"web", "imports", "conversions", "probes", "scale", "fits", "instances", "fleet", "sources"}
         if not names and not sections & set(parts):
             raise SystemExit(f"no scenario name contains {args.only!r}")
         results = {(server, name): [] for server in targets for name in names if name in targets[server]}
@@ -292,6 +292,8 @@ def main():
         if not parts or "conversions" in parts:
             print("\nrenders for Kubernetes beside Compose renders, CPU in this process (medians)")
             conversions.run(BLUEPRINT)
+        if not parts or "sources" in parts:
+            sources.run()
         if not parts or "probes" in parts:
             probes.run([("this", app), *([(args.against[:8], servers[-1])] if args.against else [])], ADMIN)
         for server in servers:
