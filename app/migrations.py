@@ -22,8 +22,11 @@ from pymongo.errors import ConnectionFailure
 from app import definitions
 from app.blueprints.history.storage import store as history
 from app.blueprints.storage import store as blueprints
+from app.definitions import kubernetes
 from app.definitions.render import own_target
 from app.errors import Invalid, NotFound
+from app.instances.hosts import held
+from app.instances.hosts import store as hosts
 from app.instances.namespaces import store as namespaces
 from app.instances.storage import store as instances
 from app.model import yamlguard
@@ -139,6 +142,27 @@ def _measured_again(store, doc, kept):
     return _requirements(store, {key: value for key, value in doc.items() if key != "requirements"})
 
 
+def _routes_read_whole(store, doc):
+    """Routes read again (a Traefik rule whole, a Kubernetes stream's Ingress and HTTPRoutes): a
+    blueprint's requirements measured again; an instance on Kubernetes holds the hosts its stream
+    routes, those no other instance holds first (the others logged)."""
+    if store is blueprints:
+        if doc.get("requirements") is None:
+            return {}
+        found = _requirements(store, {key: value for key, value in doc.items() if key != "requirements"})
+        return {} if found["requirements"] == doc["requirements"] else found
+    if doc.get("target") != "kubernetes" or doc.get("hosts"):
+        return {}
+    try:
+        routed = definitions.measure(kubernetes, doc.get("yml") or "")["routes"]
+    except (Invalid, yamlguard.YamlError, TypeError):
+        return {}
+    kept = [key for key in held(routed) if hosts.held_for(key, doc["_id"])]
+    if len(kept) < len(held(routed)):
+        log.warning("instance %s: a host its stream routes is held by another instance; it holds the rest", doc["_id"])
+    return {"hosts": kept} if kept else {}
+
+
 MIGRATIONS = (
     Migration(1, "who made each blueprint's version (updatedBy)", (blueprints,), _last_writer),
     Migration(2, "blueprints' requirements, container by container", (blueprints,), _requirements),
@@ -150,6 +174,9 @@ MIGRATIONS = (
     Migration(8, "pod security: blueprints' findings, profiles' level", (profiles, blueprints), _pod_security),
     Migration(9, "the namespace each instance on Kubernetes holds", (instances,), _namespace),
     Migration(10, "blueprints' claims on a cluster and routes", (blueprints,), _claims),
+    Migration(
+        11, "routes read whole; the hosts instances on Kubernetes route", (blueprints, instances), _routes_read_whole
+    ),
 )
 LATEST = MIGRATIONS[-1].number
 

@@ -11,7 +11,7 @@ from app import create_app, migrations, state
 from app.blueprints.storage import store as blueprint_store
 from app.storage import ids
 from app.storage.database import get_db, now
-from support.http import create
+from support.http import assert_problem, create
 from support.lists import walk
 from support.processes import ROOT, Gunicorn, environment
 
@@ -313,3 +313,26 @@ def test_a_blueprint_stored_before_claims_counts_them_on_a_cluster_after_the_mig
     team = create(api, "profiles", name="team", storageCap="10Gi").json
     fit = api.get(f"/blueprints/{blueprint['id']}/fit?target=kubernetes&profile={team['id']}", user="alice").json
     assert fit["resources"]["storage"]["required"] == 2 * 2**30
+
+
+def test_an_instance_on_kubernetes_stored_before_holds_the_hosts_its_stream_routes(app, api):
+    """Kubernetes instances held no host; Traefik rules were read by their first Host()."""
+    routed = COMPOSE + "x-routes:\n  - {service: web, port: 80, host: shop.example.com}\n"
+    blueprint = create(api, "blueprints", name="web", yml=routed, blueprintType="compose", entitlementType="PUBLIC")
+    profile = create(api, "profiles", name="team").json
+    body = {"name": "shop", "blueprint": blueprint.json["id"], "profile": profile["id"], "target": "kubernetes"}
+    shop = api.post("/instances", json=body, user="alice").json
+    labelled = COMPOSE + "    labels: ['traefik.http.routers.r.rule=Host(`a.example.com`) || Host(`b.example.com`)']\n"
+    rule = create(api, "blueprints", name="rule", yml=labelled, blueprintType="compose").json
+    with app.app_context():  # as stored before: no hold, the rule's first host alone
+        get_db().instances.update_one({"_id": ObjectId(shop["id"])}, {"$set": {"hosts": []}})
+        get_db().hosts.delete_many({})
+        first_only = {"service": "web", "port": 80, "host": "a.example.com", "path": "/", "tls": False, "router": "r"}
+        get_db().blueprints.update_one({"_id": ObjectId(rule["id"])}, {"$set": {"requirements.routes": [first_only]}})
+        get_db().settings.update_one({"_id": migrations.MIGRATED}, {"$set": {"value": 10}})
+    _restarted(app)
+    theirs = create(api, "profiles", name="theirs", user="bob").json
+    again = {**body, "profile": theirs["id"], "target": "compose"}
+    assert_problem(api.post("/instances", json=again, user="bob"), 409)  # alice's, held again
+    hosts = [route["host"] for route in api.get(f"/blueprints/{rule['id']}", user="alice").json["routes"]]
+    assert hosts == ["a.example.com", "b.example.com"]

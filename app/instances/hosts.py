@@ -91,6 +91,15 @@ class Hosts:
                 return key.partition("/")[0]
         return None
 
+    def held_for(self, key, instance_id):
+        """Record an existing instance's hold of `key` (a migration), unless another holds it;
+        whether it does."""
+        try:
+            self.coll().insert_one({"_id": key, "instance": str(instance_id), "at": now()})
+        except DuplicateKeyError:
+            return (self.coll().find_one({"_id": key}) or {}).get("instance") == str(instance_id)
+        return True
+
     def free(self, keys, instance_id):
         """Let `instance_id` go of `keys`, those it holds."""
         if keys:
