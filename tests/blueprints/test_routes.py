@@ -32,9 +32,12 @@ def blueprint(api, yml, **body):
 
 @pytest.fixture
 def team(api):
-    made = create(api, "profiles", name="team", storageCap="100Gi", cluster=CONVENTIONS)
-    assert made.status == 201, made.json
-    return made.json
+    """Alice's profile with the team's conventions, its Gateway set by an admin (an admin's alone)."""
+    own = {key: value for key, value in CONVENTIONS.items() if key != "gateway"}
+    made = create(api, "profiles", name="team", storageCap="100Gi", cluster=own)
+    changed = api.patch(f"/profiles/{made.json['id']}", json={"cluster": CONVENTIONS}, user="admin")
+    assert changed.status == 200, changed.json
+    return changed.json
 
 
 def render(api, made, **body):

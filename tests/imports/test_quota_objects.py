@@ -261,7 +261,7 @@ def test_a_profile_name_never_adds_objects_to_its_export(app):
 
 
 def test_an_export_carries_the_teams_cluster_conventions_where_kubernetes_has_a_place(api):
-    conventions = {"storageClass": "fast-ssd", "imagePullSecrets": ["regcred"], "gateway": "infra/public"}
+    conventions = {"storageClass": "fast-ssd", "imagePullSecrets": ["regcred"]}  # a gateway is an admin's to set
     sent = create(api, "profiles", name="team", storageCap="20Gi", cluster=conventions).json
     text = api.get(f"/profiles/{sent['id']}/export?format=kubernetes", user="alice").body.decode()
     assert definitions.requirements("kubernetes", text) is not None
