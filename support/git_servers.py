@@ -7,6 +7,7 @@ import base64
 import itertools
 import os
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -145,6 +146,7 @@ class HttpGit:
             ["/usr/sbin/fcgiwrap", "-c", "4", "-s", f"unix:{self.socket}"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its four children in its group, stopped with it
         )
         deadline = time.monotonic() + 30
         while not self.socket.exists():
@@ -155,7 +157,7 @@ class HttpGit:
 
     def __exit__(self, *exc):
         self.nginx.__exit__(*exc)
-        self.fcgiwrap.terminate()
+        os.killpg(self.fcgiwrap.pid, signal.SIGKILL)  # its children outlive a TERM of the parent alone
         self.fcgiwrap.wait(timeout=30)
 
 
