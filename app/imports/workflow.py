@@ -19,7 +19,7 @@ from app.blueprints.history.storage import store as history
 from app.blueprints.history.storage import writable
 from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store as blueprints
-from app.errors import Invalid, NotFound
+from app.errors import Forbidden, Invalid, NotFound
 from app.imports import formats
 from app.imports.candidate import secrets_marked
 from app.imports.schemas import OUTCOMES
@@ -179,6 +179,8 @@ def _write(target, fields, origin, stored, user, dry_run, force=False):
         return {"outcome": "refused", "problems": _flattened(exc.messages)}
     except Invalid as exc:
         return {"outcome": "refused", "problems": _flattened(exc.errors)}
+    except Forbidden as exc:  # a field only an admin sets (a profile's gateway, its prices)
+        return {"outcome": "refused", "problems": [str(exc.detail)]}
     except Collision:  # a concurrent import of the same source made it between the lookup and the write
         problem = "source: a concurrent import of this source made it first; import again to update it."
         return {"outcome": "refused", "problems": [problem]}

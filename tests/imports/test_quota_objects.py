@@ -260,6 +260,16 @@ def test_a_profile_name_never_adds_objects_to_its_export(app):
     assert text.splitlines()[0].startswith('# The profile "team\\n---\\n')
 
 
+def test_a_members_import_of_a_quota_naming_a_gateway_is_refused_saying_why(api):
+    sent = create(api, "profiles", name="gw", storageCap="1Gi").json
+    assert (
+        api.patch(f"/profiles/{sent['id']}", json={"cluster": {"gateway": "infra/public"}}, user="admin").status == 200
+    )
+    text = api.get(f"/profiles/{sent['id']}/export?format=kubernetes", user="alice").body.decode()
+    [bobs] = quota_import(api, text, user="bob")["results"]
+    assert bobs["outcome"] == "refused" and bobs["problems"] == ["Only admins set a profile's `cluster.gateway`."]
+
+
 def test_an_export_carries_the_teams_cluster_conventions_where_kubernetes_has_a_place(api):
     conventions = {"storageClass": "fast-ssd", "imagePullSecrets": ["regcred"]}  # a gateway is an admin's to set
     sent = create(api, "profiles", name="team", storageCap="20Gi", cluster=conventions).json
