@@ -265,7 +265,9 @@ spec:
     ],
 )
 def test_an_http_route_reaching_another_namespace_is_a_422(api, profiles, parent, backend, refused):
-    profile = create(api, "profiles", user="carol", name="gw", storageCap="1Gi", cluster={"gateway": "infra/public"})
+    profile = create(api, "profiles", user="carol", name="gw", storageCap="1Gi")
+    gateway = {"cluster": {"gateway": "infra/public"}}  # an admin's to set
+    assert api.patch(f"/profiles/{profile.json['id']}", json=gateway, user="admin").status == 200
     route = GATEWAY_ROUTE.replace("PARENT", parent).replace("BACKEND", backend)
     made = blueprint(api, WEB + route, kind="kubernetes")
     body = {"name": "gw", "blueprint": made["id"], "profile": profile.json["id"], "values": {}}
