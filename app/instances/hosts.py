@@ -36,12 +36,11 @@ class Hosts:
         for key in keys:
             try:
                 self.coll().insert_one({"_id": key, "instance": str(instance_id), "at": now()})
-                taken.append(key)
             except DuplicateKeyError:
                 if not self._taken_over(key, instance_id, stored, lease):
                     self.free(taken, instance_id)
                     raise Conflict(TAKEN.format(key.partition("/")[0])) from None
-                taken.append(key)
+            taken.append(key)
             for doc in self._overlapping(key, instance_id):
                 if self._live(doc, stored, lease):
                     self.free(taken, instance_id)
