@@ -87,9 +87,14 @@ class TooManyRequests(Problem):
 
 
 class Unavailable(Problem):
-    """A 503: the database cannot be reached; the caller retries shortly."""
+    """A 503: the database cannot be reached; the caller retries shortly. `detail` says what
+    became of the request where it is more than "nothing" (a write it may have made)."""
 
     status = 503
 
-    def __init__(self):
-        super().__init__(headers={"Retry-After": "2"})
+    def __init__(self, detail=None):
+        super().__init__(detail, headers={"Retry-After": "2"})
+
+
+class Undecided(Unavailable):
+    """A 503: a write was sent, and the database has not said since whether it took place."""

@@ -223,8 +223,10 @@ def _settings(uri, db):
 def usage_run(seconds_before=3.0, writers=4, log=print):
     """Admissions, upgrades and deletes of instances of one profile under load, kill -9 of the
     database and then of the service, both restarted; once the ledger's lease has passed, the
-    profile's usage must be the sum of the instances that exist, and every acknowledged admission
-    that no delete was sent for must exist."""
+    profile's usage must be the sum of the instances that exist, and every answer must have told
+    the truth: an admission answered 201 exists unless a delete of it answered 204 or did not say
+    (no answer, or a 503 saying that whether it took place is not known), and a delete answered
+    otherwise left its instance."""
     data = os.path.join(tempfile.mkdtemp(prefix="fault-usage-"), "data")
     db_port = free_port()
     database, uri = embedded.launch(data, db_port)
@@ -244,7 +246,7 @@ def usage_run(seconds_before=3.0, writers=4, log=print):
         headers=headers,
     ).json["id"]
     stop, lock = threading.Event(), threading.Lock()
-    admitted, deleted, answers = set(), set(), Counter()
+    admitted, deleted, unsaid, refused, answers = set(), set(), set(), set(), Counter()
 
     def work(writer):
         rng, i = random.Random(writer), 0
@@ -257,8 +259,10 @@ def usage_run(seconds_before=3.0, writers=4, log=print):
                     target = rng.choice(mine)
                     if rng.random() < 0.5:
                         with lock:
-                            deleted.add(target)  # a delete that gets no answer may have happened
+                            unsaid.add(target)  # until it answers: a delete that gets none may have happened
                         r = session.delete(f"/instances/{target}", headers=headers)
+                        with lock:
+                            _delete_answered(r, target, deleted, unsaid, refused)
                     else:
                         values = {"values": {"REPLICAS": rng.randint(0, 4)}}
                         r = session.post(f"/instances/{target}/upgrade", json=values, headers=headers)
@@ -304,7 +308,8 @@ def usage_run(seconds_before=3.0, writers=4, log=print):
         "summed": summed,
         "usage_is_the_sum": stored["usage"]
         == {**summed, "instances": len(instances), "monthly": None, "currency": None},
-        "acknowledged_but_lost": len((admitted - deleted) - existing),
+        "acknowledged_but_lost": len((admitted - deleted - unsaid) - existing),
+        "deletes_said_undone_but_done": len(refused - existing - unsaid),
         "ledger_left": len(db.ledgers.find_one({"_id": ObjectId(profile)})["ledger"]),
         "definitions": sorted({doc["yml"] for doc in instances}),
     }
@@ -313,6 +318,24 @@ def usage_run(seconds_before=3.0, writers=4, log=print):
     database.terminate()
     database.wait()
     return report
+
+
+def _unknown(answer):
+    """Whether a 503 says that what was asked may have taken place."""
+    return answer.status == 503 and "not known" in answer.json.get("detail", "")
+
+
+def _delete_answered(answer, target, deleted, unsaid, refused):
+    """Record what a delete of `target` said: done (204, or 404 once an earlier one took place), not
+    done (any other answer but one saying nobody knows), or nothing."""
+    if _unknown(answer):
+        return
+    unsaid.discard(target)
+    if answer.status in (204, 404):
+        deleted.add(target)
+        refused.discard(target)
+    else:
+        refused.add(target)
 
 
 FLEET_TEMPLATE = "services:\n  app:\n    image: nginx:1.27\n"

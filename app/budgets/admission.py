@@ -15,10 +15,10 @@ from pymongo.errors import DuplicateKeyError
 
 from app.blueprints.history.storage import store as history
 from app.blueprints.storage import store as blueprints
-from app.budgets import fitting
+from app.budgets import fitting, outcomes
 from app.definitions import diffs, fit, render, routes, templates
 from app.definitions.fit import RESOURCES
-from app.errors import Conflict, Forbidden, Invalid, NoRoom, NotFound, Problem
+from app.errors import Conflict, Forbidden, Invalid, NoRoom, NotFound
 from app.instances import releases
 from app.instances.hosts import TAKEN as HOST_TAKEN
 from app.instances.hosts import held as held_hosts
@@ -30,7 +30,7 @@ from app.model import quantities
 from app.model.accounts import owner_given, team_of
 from app.profiles import usage
 from app.profiles.storage import store as profiles
-from app.storage.database import now
+from app.storage.database import afterwards, now
 from app.storage.resource_store import MAX_ATTEMPTS, object_id
 
 
@@ -67,9 +67,10 @@ def admit(fields, user, id=None, dry_run=False):
         reservation(profile, doc["_id"], usage.change(doc["requirements"]), {"op": "create"}),
     ):
         try:
-            return instances.insert(doc)
+            outcomes.decided(lambda: instances.insert(doc), lambda: instances.holds(doc["_id"]), "create")
         except DuplicateKeyError:  # surely not inserted: taken back
             raise taken from None
+        return doc
 
 
 def _instance(fields, blueprint, profile):
@@ -163,9 +164,12 @@ def upgraded(doc, user, version, values, dry_run=False, namespace=None, restorin
         routing([key for key in changes["hosts"] if key not in before], doc["_id"]),
         reservation(profile, doc["_id"], delta, {"op": "upgrade", "rev": upgraded["rev"]}),
     ):
-        if not instances.replace_version(doc, changes):
+        written = {"rev": upgraded["rev"], "updatedAt": changes["updatedAt"]}
+        if not outcomes.decided(
+            lambda: instances.replace_version(doc, changes), lambda: instances.holds(doc["_id"], written), "upgrade"
+        ):
             raise Moved("The instance changed while it was upgraded: read it and try again.")
-    hosts.free([key for key in before if key not in changes["hosts"]], doc["_id"])
+    afterwards(hosts.free, [key for key in before if key not in changes["hosts"]], doc["_id"])
     return upgraded, diff
 
 
@@ -193,18 +197,23 @@ def withdraw(id_text, user, if_match=None):
         doc = instances.checked(id_text, user, if_match)
         profile = profiles.with_usage(object_id(doc["profile"]))
         if profile is None:  # deleted under it (it cannot be while this is counted)
-            instances.delete_version(doc)
+            _delete(doc)
             _let_go(doc)
             return
         try:
             with reservation(profile, doc["_id"], usage.change(None, doc["requirements"]), {"op": "delete"}):
-                if not instances.delete_version(doc):
+                if not _delete(doc):
                     raise Moved("upgraded meanwhile")
             _let_go(doc)
             return
         except Moved:
             continue
     raise Conflict("Another change of this instance kept going on: try again.")
+
+
+def _delete(doc):
+    """Delete the instance's version `doc`; whether it did (one moved on since is not)."""
+    return outcomes.decided(lambda: instances.delete_version(doc), lambda: not instances.holds(doc["_id"]), "delete")
 
 
 @contextmanager
@@ -216,10 +225,11 @@ def reservation(profile, instance_id, delta, entry):
     recorded = _reserve(profile, key, delta, entry)
     try:
         yield
-    except (Problem, DuplicateKeyError):
-        profiles.take_back(profile["_id"], key, recorded)
+    except Exception as exc:
+        if outcomes.refused(exc):
+            afterwards(profiles.take_back, profile["_id"], key, recorded)
         raise
-    profiles.settle(profile["_id"], key, recorded)
+    afterwards(profiles.settle, profile["_id"], key, recorded)
 
 
 def _usable(resource_store, id_text, user, field):
@@ -263,8 +273,9 @@ def holding(namespace, owner, instance_id):
     _take(namespace, owner, instance_id)
     try:
         yield
-    except Problem:
-        namespaces.free(namespace, instance_id)
+    except Exception as exc:
+        if outcomes.refused(exc):
+            afterwards(namespaces.free, namespace, instance_id)
         raise
 
 
@@ -284,10 +295,11 @@ def _take(namespace, owner, instance_id):
 
 
 def _let_go(doc):
-    """A deleted instance's namespace, freed for its owner, and its hosts."""
+    """A deleted instance's namespace, freed for its owner, and its hosts (their leases free them
+    where the database is away)."""
     if doc.get("namespace") is not None:
-        namespaces.free(doc["namespace"], doc["_id"])
-    hosts.free(doc.get("hosts", []), doc["_id"])
+        afterwards(namespaces.free, doc["namespace"], doc["_id"])
+    afterwards(hosts.free, doc.get("hosts", []), doc["_id"])
 
 
 @contextmanager
@@ -298,8 +310,9 @@ def routing(keys, instance_id):
     hosts.take(keys, instance_id, lambda id_text: instances.stored(object_id(id_text)), lease)
     try:
         yield
-    except Problem:
-        hosts.free(keys, instance_id)
+    except Exception as exc:
+        if outcomes.refused(exc):
+            afterwards(hosts.free, keys, instance_id)
         raise
 
 

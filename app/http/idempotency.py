@@ -14,11 +14,11 @@ from datetime import timedelta
 
 import orjson
 from flask import current_app, request
-from pymongo.errors import DuplicateKeyError
+from pymongo.errors import ConnectionFailure, DuplicateKeyError
 
-from app.errors import Conflict, Invalid
+from app.errors import Conflict, Invalid, Undecided
 from app.storage import ids
-from app.storage.database import get_db, now
+from app.storage.database import afterwards, get_db, now
 from app.storage.list_keys import without_keys
 from app.storage.resource_store import MAX_ATTEMPTS
 
@@ -71,15 +71,18 @@ def create(make, kind, fields, user):
         return claim["resource"], {"Idempotent-Replayed": "true"}
     try:
         doc = make(fields, user, claim["claimId"])
-    except BaseException:
-        records.delete_one({"_id": record_id, "state": "pending"})
+    except BaseException as exc:
+        if not isinstance(exc, (ConnectionFailure, Undecided)):  # else it may have made it: a retry finds it
+            records.delete_one({"_id": record_id, "state": "pending"})
         raise
-    _finish(records, record_id, doc)
+    afterwards(_finish, records, record_id, doc)
     return doc, {}
 
 
 def _finish(records, record_id, doc):
-    """The response's resource is kept, not what it is found by (`keys`, derived and large)."""
+    """The response's resource is kept, not what it is found by (`keys`, derived and large). Where
+    this is lost, the claim's lease runs out and a retry takes it over with its id, which finds the
+    resource made."""
     records.update_one({"_id": record_id}, {"$set": {"state": "done", "resource": without_keys(doc)}})
 
 

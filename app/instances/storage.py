@@ -78,6 +78,11 @@ class Instances(Documents):
         written = self.coll().update_one({"_id": doc["_id"], "rev": doc["rev"]}, {"$set": changes, "$inc": {"rev": 1}})
         return written.matched_count == 1
 
+    def holds(self, _id, fields=None):
+        """Whether the instance `_id` is stored, with `fields` where given: a write's outcome read back
+        when its answer was lost (app/budgets/outcomes.py)."""
+        return self.coll().find_one({"_id": _id, **(fields or {})}, {"_id": 1}) is not None
+
     def delete_version(self, doc):
         """Delete `doc`, on the condition that it is still the current version."""
         return self.coll().delete_one({"_id": doc["_id"], "rev": doc["rev"]}).deleted_count == 1

@@ -1,12 +1,17 @@
 """The MongoDB connection: one client per process, journaled writes; the shared signing secret."""
 
+import logging
 import secrets
+import time
 from datetime import UTC, datetime
 
 from pymongo import MongoClient, WriteConcern
+from pymongo.errors import ConnectionFailure
 
 from app import state
 from app.storage import embedded
+
+log = logging.getLogger(__name__)
 
 # For a write that a crash may lose because the service makes it good again (a ledger entry's
 # conclusion, which `Profiles.settled` redoes from what the instance says): acknowledged without
@@ -21,6 +26,31 @@ def unsynced(coll):
     later write covers the earlier one, and a crash before it loses the earlier write only where
     the later one was never acknowledged."""
     return coll.with_options(write_concern=WriteConcern(**{**coll.write_concern.document, "j": False}))
+
+
+def took_place(happened, seconds):
+    """Whether a write the database never answered took place (the connection broke after it was
+    sent: it may have been done or not): `happened()` asked until the database answers it, for
+    `seconds` at most; None when it never did. The question is a read of what the write decides
+    (the document it inserts, deletes or moves on)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return happened()
+        except ConnectionFailure:
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.2)
+
+
+def afterwards(write, *args):
+    """`write(*args)`, a write after a request's decisive one whose loss a lease makes good (a
+    reservation settled, a hold let go): a database gone away is logged, and never turns the
+    request's answer into a failure."""
+    try:
+        write(*args)
+    except ConnectionFailure:
+        log.warning("database away: %s left to its lease", write.__qualname__)
 
 
 def init_app(app, client=None):

@@ -143,6 +143,7 @@ def test_a_teams_spend_sums_the_profiles_it_owns_and_pages_them(api, priced):
     assert api.get("/teams/pay/spend", user="admin").json["monthly"] == 50.5
 
 
+@pytest.mark.parametrize("app", ["socket"], indirect=True)  # mongomock is not a concurrent database
 def test_a_profiles_monthly_is_exact_under_concurrent_admissions(api, priced):
     from concurrent.futures import ThreadPoolExecutor
 

@@ -99,6 +99,7 @@ def test_kill_9_under_admissions_leaves_usage_the_sum_of_the_instances():
     report = fault.usage_run(seconds_before=1.5, writers=3, log=lambda line: None)
     assert report["answers"].get(201) and report["usage_is_the_sum"], report
     assert report["acknowledged_but_lost"] == 0 and report["ledger_left"] == 0, report
+    assert report["deletes_said_undone_but_done"] == 0, report
     for text in report["definitions"]:  # each distinct rendered definition, as Docker Compose reads it
         accepted, project = compose_oracle.config(text)
         assert accepted, project

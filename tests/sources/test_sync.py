@@ -4,6 +4,8 @@ token, no redirects, no symbolic links, and what was changed here kept as a conf
 
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from support.git_servers import TOKEN
 from support.http import assert_problem
 from support.jobs import finished
@@ -65,6 +67,7 @@ def test_syncs_follow_commits_that_change_add_remove_and_rename_templates(api, f
     assert "gone" not in back["source"] and back["source"]["key"] == "plausible"
 
 
+@pytest.mark.parametrize("app", ["socket"], indirect=True)  # mongomock is not a concurrent database
 def test_two_syncs_at_once_import_each_change_once(api, follows, forge, repository):
     repository.commit("catalog", dokploy_files("ghost", "plausible", "uptime-kuma"))
     source = add(api, forge.url(repository))
