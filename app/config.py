@@ -60,6 +60,13 @@ VARIABLES = (
 SWITCH = {"on": True, "1": True, "true": True, "yes": True, "off": False, "0": False, "false": False, "no": False}
 
 
+def request_lease(config):
+    """How long after a request started it has surely ended: twice REQUEST_TIMEOUT, past which
+    gunicorn kills it. What a request holds while it runs (a ledger entry, a namespace or host
+    hold, an idempotency claim) is another's to conclude once this has passed."""
+    return timedelta(seconds=2 * config["REQUEST_TIMEOUT"])
+
+
 def _switch(environ, name, default):
     """A setting that is on (`on`, `1`, `true`, `yes`) or off (`off`, `0`, `false`, `no`), in any
     case; anything else stops start-up."""

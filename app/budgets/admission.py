@@ -16,6 +16,7 @@ from pymongo.errors import DuplicateKeyError
 from app.blueprints.history.storage import store as history
 from app.blueprints.storage import store as blueprints
 from app.budgets import fitting, outcomes
+from app.config import request_lease
 from app.definitions import diffs, fit, render, routes, templates
 from app.definitions.fit import RESOURCES
 from app.errors import Conflict, Forbidden, Invalid, NoRoom, NotFound
@@ -286,7 +287,7 @@ def _take(namespace, owner, instance_id):
         namespaces.take(namespace, owner, instance_id)
     except Conflict:
         found = namespaces.holder(namespace)
-        lease = 2 * current_app.config["REQUEST_TIMEOUT"]
+        lease = request_lease(current_app.config)
         if found is None or instances.stored(object_id(found[0])) is not None:
             raise
         if not namespaces.free_stale(namespace, found[0], lease):
@@ -306,7 +307,7 @@ def _let_go(doc):
 def routing(keys, instance_id):
     """Hold the hosts `keys` for the instance the block writes, and let them go when the block
     refuses the write; any other failure leaves them to `Hosts.take`'s lease."""
-    lease = 2 * current_app.config["REQUEST_TIMEOUT"]
+    lease = request_lease(current_app.config)
     hosts.take(keys, instance_id, lambda id_text: instances.stored(object_id(id_text)), lease)
     try:
         yield

@@ -16,6 +16,7 @@ import orjson
 from flask import current_app, request
 from pymongo.errors import ConnectionFailure, DuplicateKeyError
 
+from app.config import request_lease
 from app.errors import Conflict, Invalid, Undecided
 from app.storage import ids
 from app.storage.database import afterwards, get_db, now
@@ -88,7 +89,7 @@ def _finish(records, record_id, doc):
 
 def _claim(records, record_id, fingerprint):
     """This request's claim on the key, or the finished record of an earlier one."""
-    lease = timedelta(seconds=2 * current_app.config["REQUEST_TIMEOUT"])  # outlives any request
+    lease = request_lease(current_app.config)
     for _ in range(MAX_ATTEMPTS):
         moment = now()
         record = {

@@ -7,8 +7,6 @@ inserted, a hold that overlaps another instance's (a prefix of it, or under it) 
 when it died before writing its instance is taken over once that instance is known not to exist
 and a lease has passed."""
 
-from datetime import timedelta
-
 from pymongo.errors import DuplicateKeyError
 
 from app.errors import Conflict
@@ -30,7 +28,7 @@ class Hosts:
 
     def take(self, keys, instance_id, stored, lease):
         """Hold each of `keys` for `instance_id`, taking over a hold whose instance `stored` (a
-        lookup by id) does not find once `lease` seconds have passed; a 409 for one another live
+        lookup by id) does not find once `lease` (a timedelta) has passed; a 409 for one another live
         instance holds or overlaps (naming nobody), the keys taken here let go first."""
         taken = []
         for key in keys:
@@ -59,7 +57,7 @@ class Hosts:
     @staticmethod
     def _live(doc, stored, lease):
         """Whether a hold is its instance's, or may still become it (its lease has not passed)."""
-        return stored(doc["instance"]) is not None or doc["at"] > now() - timedelta(seconds=lease)
+        return stored(doc["instance"]) is not None or doc["at"] > now() - lease
 
     def _taken_over(self, key, instance_id, stored, lease):
         """Whether `key`, which an insert found held, is this instance's now: its own hold (a

@@ -4,8 +4,6 @@ conditional upsert, so two instances never hold one, and a freed one waits for i
 or a team) until an admin releases it: another tenant could otherwise take it and read what the
 cluster still keeps there (claims, secrets)."""
 
-from datetime import timedelta
-
 from flask import current_app
 from pymongo.errors import DuplicateKeyError
 
@@ -53,7 +51,7 @@ class Namespaces:
         """Free a hold that a request which died before writing its instance left, once `lease` has
         passed since it was taken; whether it did."""
         written = self.coll().update_one(
-            {"_id": namespace, "instance": str(instance_id), "at": {"$lt": now() - timedelta(seconds=lease)}},
+            {"_id": namespace, "instance": str(instance_id), "at": {"$lt": now() - lease}},
             {"$set": {"instance": None}},
         )
         return written.modified_count == 1

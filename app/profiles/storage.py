@@ -12,14 +12,13 @@ An entry older than twice REQUEST_TIMEOUT belongs to a request that died (gunico
 running past it); `settled` concludes it by what the instance store says of its instance, before
 every admission and every read of the profile."""
 
-from datetime import timedelta
-
 from bson import ObjectId
 from flask import current_app
 from pymongo import ASCENDING
 
 from app.access.teams import store as teams
 from app.access.users import store as users
+from app.config import request_lease
 from app.definitions import fit
 from app.errors import Conflict, Forbidden, Invalid, Problem
 from app.instances.storage import store as instances
@@ -237,7 +236,7 @@ class Profiles(ResourceStore):
         twice REQUEST_TIMEOUT is concluded by what the instance store says (settled where its
         change took place, taken back where it did not), and a ledger a delete closed that long
         ago is open again (the delete died: the profile is here)."""
-        oldest = now() - timedelta(seconds=2 * current_app.config["REQUEST_TIMEOUT"])
+        oldest = now() - request_lease(current_app.config)
         stale = [(key, entry) for key, entry in ((profile or {}).get("ledger") or {}).items() if entry["at"] < oldest]
         closing = (profile or {}).get("closing")
         if not stale and (closing is None or closing >= oldest):
