@@ -3,7 +3,7 @@ password, a bearer token, a team, a membership and what a team spends."""
 
 import marshmallow as ma
 
-from app.model.accounts import PASSWORD, ROLES, TEAM_ROLES, TeamName, Username
+from app.model.accounts import PASSWORD, ROLES, TEAM_ROLES, Can, TeamName, Username
 from app.model.fields import Id, QueryBoolean, Text, Timestamp, Trimmed
 from app.model.schemas import Schema
 
@@ -60,6 +60,7 @@ class TeamSchema(Schema):
         metadata={"description": "The caller's role in it (null: an admin outside it)."},
     )
     members = ma.fields.List(ma.fields.Nested(MemberSchema), dump_only=True)
+    can = Can("manage")
     createdAt = Timestamp()
     updatedAt = Timestamp()
 

@@ -70,8 +70,10 @@ class Teams:
         return doc
 
     def seen_by(self, doc, user):
-        """`doc` with the caller's role in it (null for an admin outside it)."""
-        return {**doc, "role": _role(doc, user["username"])}
+        """`doc` with the caller's role in it (null for an admin outside it), and whether they
+        manage it (its description, members and roles; its deletion): `_write`'s rule."""
+        role = _role(doc, user["username"])
+        return {**doc, "role": role, "can": {"manage": _manages(user, role)}}
 
     def page(self, user, limit, position=None):
         """A page of the teams `user` is in (an admin's: every team), newest first."""
@@ -173,7 +175,7 @@ class Teams:
         """The team, if `user` manages it (maintainers and admins; a 403 for its other members,
         unless they are `leaving` it) and the precondition holds."""
         doc = self.readable(name, user)
-        if not (leaving or is_admin(user) or _role(doc, user["username"]) == "maintainer"):
+        if not (leaving or _manages(user, _role(doc, user["username"]))):
             raise Forbidden("Only the team's maintainers and admins manage it.")
         if if_match is not None and not if_match(doc):
             raise PreconditionFailed(doc)
@@ -207,6 +209,12 @@ class Teams:
 
 def _role(doc, username):
     return next((member["role"] for member in doc["members"] if member["username"] == username), None)
+
+
+def _manages(user, role):
+    """Whether `user`, whose role in a team is `role`, manages it: its maintainers and admins (the
+    global role a ceiling, as everywhere)."""
+    return user["role"] != "viewer" and (is_admin(user) or role == "maintainer")
 
 
 def _has_a_maintainer(members):

@@ -8,7 +8,7 @@ from app.definitions import pod_security
 from app.definitions.parameters import Parameters
 from app.http.crud import EchoedId
 from app.http.paging import ListArgs
-from app.model.accounts import EntitledTeams, EntitledUsers, Owner
+from app.model.accounts import Can, EntitledTeams, EntitledUsers, Owner
 from app.model.fields import (
     Id,
     Name,
@@ -125,6 +125,7 @@ class BlueprintSchema(EchoedId):
     starred = ma.fields.Boolean(dump_only=True, metadata={"description": "Whether the caller starred it."})
     rev = ma.fields.Integer(dump_only=True, metadata={"description": "1 on create, +1 per change; the ETag."})
     owner = Owner()
+    can = Can("change", "delete", "deploy")
     createdAt = Timestamp()
     updatedAt = Timestamp()
     updatedBy = ma.fields.String(dump_only=True, metadata={"description": "Who made this version."})

@@ -67,7 +67,7 @@ class Blueprints(ResourceStore):
     def seen_by(self, doc, user):
         """With how many starred it, and whether `user` did."""
         starred_by = doc.get("starredBy", ())
-        return {**doc, "stars": len(starred_by), "starred": user["username"] in starred_by}
+        return {**super().seen_by(doc, user), "stars": len(starred_by), "starred": user["username"] in starred_by}
 
     def star(self, id_text, user, starred):
         """Star (or unstar) a blueprint the user may read: `starredBy` and the keys it is found by,

@@ -3,7 +3,7 @@
 import marshmallow as ma
 
 from app.http.paging import ListArgs, NumberCursor, PageArgs
-from app.model.accounts import Owner, TeamName
+from app.model.accounts import Can, Owner, TeamName
 from app.model.fields import DNS_LABEL, Id, QueryBoolean, StrictBoolean, Timestamp
 from app.model.schemas import CostSchema, RequirementsSchema, Schema, TargetSchema
 
@@ -52,6 +52,7 @@ class InstanceSchema(TargetSchema):
         metadata={"description": "What its requirements cost a month at its profile's prices now (null: none)."},
     )
     owner = Owner()
+    can = Can("change", "delete", "readYml")
     createdAt = Timestamp()
     updatedAt = Timestamp()
     updatedBy = ma.fields.String(dump_only=True)

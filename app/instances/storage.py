@@ -37,6 +37,11 @@ class Instances(Documents):
         """Its owner's alone: admins, the user, a team's members and maintainers (never its viewers)."""
         return acts_as_owner(user, doc["owner"])
 
+    def can(self, doc, user):
+        """Upgrade or roll back (`change`), delete, and read its definition: acting as its owner."""
+        owner = acts_as_owner(user, doc["owner"])
+        return {"change": owner, "delete": owner, "readYml": owner}
+
     def named(self, owner, name):
         """Whether `owner` has an instance named `name`."""
         return self.coll().find_one({"owner": owner, "name": name}, {"_id": 1}) is not None

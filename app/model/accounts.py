@@ -41,6 +41,26 @@ def Owner(**kwargs):
     return ma.fields.String(validate=OWNER, metadata={"description": description}, **kwargs)
 
 
+ACTIONS = {
+    "change": "change it (an instance: upgrade or roll it back; a source: sync it too)",
+    "delete": "delete it",
+    "deploy": "deploy from it (a blueprint), or against it (a profile)",
+    "readYml": "read its rendered definition, which holds its secrets",
+    "manage": "change its description, members and roles, and delete it",
+}
+
+
+def Can(*actions):
+    """What the caller may do with the resource answered (`actions`, each true or false), computed
+    by the rule that decides each request; read-only."""
+    schema = ma.Schema.from_dict(
+        {action: ma.fields.Boolean(required=True, metadata={"description": ACTIONS[action]}) for action in actions},
+        name=f"Can{''.join(action[0].upper() + action[1:] for action in actions)}",
+    )
+    description = "What you may do with it, by the rules that decide those requests; clients show no other action."
+    return ma.fields.Nested(schema, dump_only=True, metadata={"description": description})
+
+
 def EntitledUsers(**kwargs):
     """The users a resource is shared with, beside its owner (they must exist: users.storage)."""
     kwargs.setdefault("allow_none", True)

@@ -7,7 +7,7 @@ from app.definitions import pod_security
 from app.http.crud import EchoedId
 from app.http.paging import ListArgs
 from app.model import prices, quantities
-from app.model.accounts import EntitledTeams, EntitledUsers, Owner
+from app.model.accounts import Can, EntitledTeams, EntitledUsers, Owner
 from app.model.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
 from app.model.schemas import Schema, Source
 
@@ -168,6 +168,7 @@ class ProfileSchema(EchoedId):
     )
     source = Source()
     owner = Owner()
+    can = Can("change", "delete", "deploy")
     createdAt = Timestamp()
     updatedAt = Timestamp()
 

@@ -113,8 +113,9 @@ class InstanceItem(MethodView):
     @crud.reads(blp, InstanceSchema, "instance")
     def get(self, id):
         """Read one instance"""
-        doc = store.readable(id, current_user())
-        return crud.answer_read(doc, fitting.priced([doc])[0])
+        user = current_user()
+        doc = store.readable(id, user)
+        return crud.answer_read(doc, fitting.priced([store.seen_by(doc, user)])[0])
 
     @login_required(role="member")
     @crud.deletes(blp, "The instance is gone; its profile's usage is freed.")
@@ -151,16 +152,18 @@ class InstanceUpgrade(MethodView):
     @problems(blp, 400, 403, 404, 409, 412, 413, 415, 422)
     def post(self, args, id, dryRun):
         """Render an instance again at a revision (newer: an upgrade; older: a rollback)"""
+        user = current_user()
         doc, diff = admission.upgrade(
             id,
-            current_user(),
+            user,
             args.get("rev"),
             args["values"],
             preconditions.if_match(),
             dry_run=dryRun,
             namespace=args.get("namespace"),
         )
-        return {**fitting.priced([doc])[0], "diff": diff}, NO_STORE if dryRun else {**NO_STORE, "ETag": etag(doc)}
+        answer = {**fitting.priced([store.seen_by(doc, user)])[0], "diff": diff}
+        return answer, NO_STORE if dryRun else {**NO_STORE, "ETag": etag(doc)}
 
 
 @blp.route("/<instance_id:id>/releases")
@@ -186,5 +189,6 @@ class InstanceRollback(MethodView):
     @problems(blp, 400, 403, 404, 409, 412, 413, 415, 422)
     def post(self, args, id):
         """Restore a release: its revision and its values, admitted as an upgrade is"""
-        doc, diff = admission.rollback(id, current_user(), args["release"], preconditions.if_match())
-        return {**fitting.priced([doc])[0], "diff": diff}, {**NO_STORE, "ETag": etag(doc)}
+        user = current_user()
+        doc, diff = admission.rollback(id, user, args["release"], preconditions.if_match())
+        return {**fitting.priced([store.seen_by(doc, user)])[0], "diff": diff}, {**NO_STORE, "ETag": etag(doc)}

@@ -50,4 +50,6 @@ class ProfileItem(crud.edited(blp, store, ProfileSchema, "profile", EXAMPLE, {"n
     @crud.reads(blp, ProfileSchema, "profile")
     def get(self, id):
         """Read one profile"""
-        return crud.answer_read(store.readable(id, current_user()))
+        user = current_user()
+        doc = store.readable(id, user)
+        return crud.answer_read(doc, store.seen_by(doc, user))

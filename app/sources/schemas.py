@@ -6,7 +6,7 @@ from app.http.paging import PageArgs
 from app.imports.formats import FORMATS
 from app.imports.schemas import ImportDefaults
 from app.jobs.schemas import JobSchema
-from app.model.accounts import OWNER, Owner
+from app.model.accounts import OWNER, Can, Owner
 from app.model.fields import Id, Pattern, StrictBoolean, Timestamp
 from app.model.schemas import Schema
 
@@ -74,6 +74,7 @@ class CatalogSourceSchema(Schema):
     webhook = ma.fields.String(dump_only=True, metadata={"description": "Where a push webhook posts (its path)."})
     lastSync = ma.fields.Nested(LastSyncSchema, dump_only=True, allow_none=True, dump_default=None)
     owner = Owner()
+    can = Can("change", "delete")
     createdAt = Timestamp()
     updatedAt = Timestamp()
     updatedBy = ma.fields.String(dump_only=True)

@@ -11,6 +11,7 @@ from flask import current_app
 from pymongo import ASCENDING
 
 from app.errors import Invalid
+from app.model.accounts import acts_as_owner
 from app.sources import addresses, git, sealing
 from app.storage.database import now
 from app.storage.resource_store import ResourceStore
@@ -52,7 +53,12 @@ class Sources(ResourceStore):
         return sealing.sealed(changes)
 
     def seen_by(self, doc, user):
-        return {**doc, "webhook": f"/sources/{doc['_id']}/webhook"}
+        return {**super().seen_by(doc, user), "webhook": f"/sources/{doc['_id']}/webhook"}
+
+    def can(self, doc, user):
+        """Change, sync and delete it: acting as its owner."""
+        owner = acts_as_owner(user, doc["owner"])
+        return {"change": owner, "delete": owner}
 
     def take_sync(self, source_id, job_id, replacing):
         """Make `job_id` the source's sync where `replacing` still is (None: no sync; else one whose

@@ -109,9 +109,16 @@ class Documents:
         return docs
 
     def seen_by(self, doc, user):
-        """`doc` as `user` sees it, where what they see depends on who they are (by default it
-        does not): every answer of a document passes through it."""
-        return doc
+        """`doc` as `user` sees it, with what they may do with it (`can`): every answer of a
+        document passes through it."""
+        return {**doc, "can": self.can(doc, user)}
+
+    def can(self, doc, user):
+        """What `user`, who reads `doc`, may do with it, by the rules that decide those requests:
+        change and delete it (acting as its owner: `checked`), deploy from it (`usable`, and a
+        role that writes). Clients show an action only where this allows it."""
+        owner = acts_as_owner(user, doc["owner"])
+        return {"change": owner, "delete": owner, "deploy": user["role"] != "viewer" and self.usable(doc, user)}
 
     def can_read(self, doc, user):
         scopes, named = self.scopes(doc)

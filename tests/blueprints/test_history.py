@@ -50,7 +50,9 @@ def test_every_change_keeps_the_version_it_replaced(api, edited):
         (1, "one", "alice"),
     ]
     assert seen[0] == api.get(f"/blueprints/{edited}", user="alice").json  # the current one, first
-    assert api.get(f"/blueprints/{edited}/revisions/1", user="bob").json == seen[3]  # whoever may read it
+    as_bob = api.get(f"/blueprints/{edited}/revisions/1", user="bob").json  # whoever may read it
+    assert as_bob["can"] == {"change": False, "delete": False, "deploy": True} and seen[3]["can"]["change"]
+    assert {**as_bob, "can": seen[3]["can"]} == seen[3]
     assert seen[3]["requirements"]["containers"] == 1
 
 

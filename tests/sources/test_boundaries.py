@@ -60,8 +60,11 @@ def test_a_push_syncs_as_the_sources_owner_not_as_the_admin_who_last_changed_it(
 def test_a_sync_whose_owner_may_no_longer_write_fails_saying_so(api, follows, forge, repository):
     repository.commit("catalog", dokploy_files("ghost"))
     source = api.post("/sources", json={"url": forge.url(repository), "format": "dokploy"}, user="carol").json
+    assert source["can"] == {"change": True, "delete": True}
     with follows.app_context():
         users.set_role("carol", "viewer")  # as `flask users role` does
+    assert api.get(f"/sources/{source['id']}", user="carol").json["can"] == {"change": False, "delete": False}
+    assert api.post(f"/sources/{source['id']}/sync", json={}, user="carol").status == 403  # as `can` says
     job = sync(api, source, "admin")  # the admin starts it: it still acts as carol, now a viewer
     assert job["state"] == "failed" and "may no longer write" in job["error"], job
     assert api.get("/blueprints", user="admin").json["items"] == []

@@ -1,5 +1,5 @@
 /* Profiles (`#/profiles`) and, for admins, users (`#/users`). */
-import { AMOUNT, api, canChange, caps, checkbox, el, everything, field, monthly, problemList, refresh, RESOURCE_KEYS, RESOURCES, say, select, session, when } from './core.js';
+import { AMOUNT, api, caps, checkbox, el, everything, field, monthly, problemList, refresh, RESOURCE_KEYS, RESOURCES, say, select, session, when } from './core.js';
 import { instanceTable } from './blueprint.js';
 
 const CAPS = [['memoryCap', 'Memory cap', '2Gi, 512M'], ['cpuCap', 'CPU cap', '2, 0.5, 500m'], ['containerCap', 'Container cap', '10'], ['storageCap', 'Storage cap', '20Gi']];
@@ -92,8 +92,8 @@ export async function profilesPage() {
     p.entitledUsers.length ? el('p', { class: 'meta' }, `shared with ${p.entitledUsers.join(', ')}`) : null,
     el('p', { class: 'meta' }, `pod security: ${p.podSecurity}${p.allowKinds.length ? `; also allows ${p.allowKinds.join(', ')}` : ''}`),
     el('div', { class: 'actions' },
-      canChange(p) ? el('button', { type: 'button', class: 'quiet', 'aria-label': `Edit ${p.name || 'profile'}`, onclick: async () => { const { data, etag } = await api('GET', `/profiles/${p.id}`); edit(data, etag); } }, 'Edit') : null,
-      p.defaultProfile || !canChange(p) ? null : el('button', { type: 'button', class: 'quiet', 'aria-label': `Make ${p.name || 'profile'} the default`,
+      p.can.change ? el('button', { type: 'button', class: 'quiet', 'aria-label': `Edit ${p.name || 'profile'}`, onclick: async () => { const { data, etag } = await api('GET', `/profiles/${p.id}`); edit(data, etag); } }, 'Edit') : null,
+      p.defaultProfile || !p.can.change ? null : el('button', { type: 'button', class: 'quiet', 'aria-label': `Make ${p.name || 'profile'} the default`,
         onclick: () => act(p, (etag) => api('PATCH', `/profiles/${p.id}`, { body: { defaultProfile: true }, headers: { 'If-Match': etag } })) }, 'Make default'),
       el('a', { class: 'button quiet', href: `#/?profile=${p.id}&fitsOnly=true` }, 'What fits'))));
   return el('section', {}, el('h1', {}, 'Profiles'),

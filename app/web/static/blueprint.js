@@ -1,6 +1,6 @@
 /* A blueprint's page (`#/blueprints/ID`): what it needs, its fit to each of the caller's profiles,
    its definition, its history with the changes between any two versions, and restore. */
-import { AMOUNT, api, canChange, caps, codeView, diffView, el, everything, field, monthly, myProfiles, needs, problemList, refresh, RESOURCES, say, select, served, session, when } from './core.js';
+import { AMOUNT, api, caps, codeView, diffView, el, everything, field, monthly, myProfiles, needs, problemList, refresh, RESOURCES, say, select, served, session, when } from './core.js';
 import { fitBadge, starButton } from './catalog.js';
 
 const EXPLAIN = {
@@ -85,7 +85,7 @@ async function historyView(bp, etag) {
   const rows = versions.map((v, i) => {
     const from = el('input', { type: 'radio', name: 'from', value: String(v.rev), checked: i === 1, 'aria-label': `Compare from revision ${v.rev}` });
     const to = el('input', { type: 'radio', name: 'to', value: String(v.rev), checked: i === 0, 'aria-label': `Compare to revision ${v.rev}` });
-    const restore = canChange(bp) && v.rev !== bp.rev
+    const restore = bp.can.change && v.rev !== bp.rev
       ? el('button', { type: 'button', class: 'quiet', 'aria-label': `Restore revision ${v.rev}`, onclick: () => restoreTo(bp, v.rev, etag) }, 'Restore') : null;
     return el('tr', {}, el('td', {}, String(v.rev)), el('td', {}, v.updatedBy), el('td', {}, when(v.updatedAt)), el('td', {}, from), el('td', {}, to), el('td', {}, restore));
   });
@@ -131,7 +131,7 @@ async function instancesView(bp) {
   const items = await everything(`/instances?blueprint=${bp.id}`);
   if (!items.length) return el('p', { class: 'note' }, 'No instance yet: deploy one from the render form.');
   const behind = items.filter((i) => i.rev < bp.rev);
-  const chosen = new Set(behind.filter(canChange).map((i) => i.id));
+  const chosen = new Set(behind.filter((i) => i.can.change).map((i) => i.id));
   const out = el('div', { 'aria-live': 'polite' });
   const upgrade = el('button', { type: 'button', hidden: true }, 'Upgrade the chosen');
   let shown = {}; // each chosen instance's ETag as the preview read it: the upgrade changes only that version
@@ -155,7 +155,7 @@ async function instancesView(bp) {
     say(`${refusals.length - refused.length} of ${refusals.length} upgraded.${refused.length ? ` ${refused.join('; ')}` : ''}`);
     refresh();
   });
-  const choose = behind.some(canChange) ? el('div', { class: 'actions' }, el('button', { type: 'button', class: 'quiet', onclick: preview }, 'Show the upgrade of the chosen'), upgrade) : null;
+  const choose = behind.some((i) => i.can.change) ? el('div', { class: 'actions' }, el('button', { type: 'button', class: 'quiet', onclick: preview }, 'Show the upgrade of the chosen'), upgrade) : null;
   return el('div', {},
     el('p', { class: behind.length ? 'note' : 'ok' }, `${items.length} ${items.length === 1 ? 'instance' : 'instances'}, ${behind.length} behind revision ${bp.rev}.`),
     instanceTable(items, { latest: bp.rev, chosen }), choose, out);
@@ -184,7 +184,7 @@ export function routesView(routes) {
     revision), those behind it marked, and those in `chosen` (a Set the boxes keep) choosable. */
 export function instanceTable(items, { latest = null, chosen = null } = {}) {
   const box = (i) => {
-    if (!chosen || latest === null || i.rev >= latest || !canChange(i)) return el('td', {});
+    if (!chosen || latest === null || i.rev >= latest || !i.can.change) return el('td', {});
     const input = el('input', { type: 'checkbox', 'aria-label': `Choose ${i.name}` });
     input.checked = chosen.has(i.id);
     input.addEventListener('change', () => (input.checked ? chosen.add(i.id) : chosen.delete(i.id)));
@@ -218,7 +218,7 @@ export async function blueprintPage([id]) {
     bp.tags && bp.tags.length ? el('ul', { class: 'tags', 'aria-label': 'Tags' }, bp.tags.map((t) => el('li', {}, t))) : null,
     bp.description ? el('p', { class: 'desc' }, bp.description) : null,
     el('div', { class: 'actions' },
-      canChange(bp) ? el('a', { class: 'button', href: `#/blueprints/${bp.id}/edit` }, 'Edit') : null,
+      bp.can.change ? el('a', { class: 'button', href: `#/blueprints/${bp.id}/edit` }, 'Edit') : null,
       bp.yml !== null ? el('a', { class: 'button quiet', href: `#/blueprints/${bp.id}/parameters` }, hasParameters ? 'Parameters and render' : 'Render') : null,
       bp.yml !== null ? el('button', { type: 'button', class: 'quiet', onclick: () => download(bp) }, 'Download YAML') : null),
     sections.map(([title], i) => el('section', { 'aria-label': title }, el('h2', {}, title), filled[i])));

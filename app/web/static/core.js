@@ -343,10 +343,6 @@ export function myProfiles() {
   return `/profiles?owner=${encodeURIComponent(session.user.username)}`;
 }
 
-export function canChange(doc) {
-  return session.user.role === 'admin' || (session.user.role === 'member' && doc.owner === session.user.username);
-}
-
 /** Shows the view of the current URL again (app.js routes on every `hashchange`). */
 export function refresh() {
   window.dispatchEvent(new HashChangeEvent('hashchange'));

@@ -38,16 +38,15 @@ async function syncNow(source, out, status, force = false) {
 function sourceRow(source) {
   const out = el('div', { class: 'wide', 'aria-live': 'polite' });
   const status = el('p', { class: source.lastSync && source.lastSync.state === 'failed' ? 'error' : 'note' }, lastSync(source));
-  const mine = session.user.role !== 'viewer';
   return el('li', { class: 'card' },
     el('h3', {}, el('code', {}, source.url)),
     el('p', { class: 'meta' }, [source.format, `ref ${source.ref || 'HEAD'}`, `folder ${source.path || '/'}`,
       source.interval ? `every ${source.interval} s` : 'on request', `owner ${source.owner}`, source.hasToken ? 'token set' : null,
       source.hasSecret ? 'webhook signed' : null].filter(Boolean).join(' · ')),
     status,
-    mine ? el('div', { class: 'actions' },
-      el('button', { type: 'button', onclick: () => syncNow(source, out, status) }, 'Sync now'),
-      el('button', { type: 'button', class: 'quiet', onclick: async () => { await api('DELETE', `/sources/${source.id}`); refresh(); } }, 'Stop following')) : null,
+    el('div', { class: 'actions' },
+      source.can.change ? el('button', { type: 'button', onclick: () => syncNow(source, out, status) }, 'Sync now') : null,
+      source.can.delete ? el('button', { type: 'button', class: 'quiet', onclick: async () => { await api('DELETE', `/sources/${source.id}`); refresh(); } }, 'Stop following') : null),
     out);
 }
 
