@@ -44,8 +44,12 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES); \
 	else echo "not root: the browser and curl-tour tests will be skipped; install the Debian packages $(BROWSER_PACKAGES) to run them"; fi
 
+# The suite on TEST_WORKERS processes (the tests are hermetic: any port, any order), a test file to
+# a worker so that a file's servers start once; its ten slowest tests printed last.
+TEST_WORKERS ?= 2
 test: $(VENV)/.installed-test browser $(ORACLES)/node_modules/.installed
-	$(BIN)/python -m pytest --cov=app --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=10 \
+		--cov=app --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
 
 # Everything but what starts servers, databases or a browser: under a minute.
 test-fast: $(VENV)/.installed-test $(ORACLES)/node_modules/.installed
