@@ -32,6 +32,7 @@ from app.model import prices
 from app.ops import logs
 from app.profiles.storage import store as profiles_store
 from app.routes.blueprints import blp as blueprints_blp
+from app.routes.formats import blp as formats_blp
 from app.routes.imports import blp as imports_blp
 from app.routes.instances import blp as instances_blp
 from app.routes.jobs import blp as jobs_blp
@@ -67,7 +68,7 @@ def create_app(settings=None, mongo_client=None):
 
     api = openapi.Api(app)
     resources = (profiles_blp, blueprints_blp, revisions_blp, instances_blp, namespaces_blp, teams_blp, users_blp)
-    for blp in (*resources, imports_blp, sources_blp, jobs_blp):
+    for blp in (*resources, imports_blp, sources_blp, jobs_blp, formats_blp):
         api.register_blueprint(blp)
     problems.init_app(app)
     app.register_blueprint(docs.blueprint(api))

@@ -12,15 +12,8 @@ from bpctl import fetch, jobs, show
 from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, given, list_filters, note, pass_session, query
 from bpctl.errors import Misused
 
-# Each self-hosted platform's catalog: where its repository keeps it, and what a template is there
-PLATFORMS = {
-    "dokploy": ("blueprints", "docker-compose.yml"),  # a folder per template
-    "coolify": ("templates/compose", None),  # a YAML file per template
-    "caprover": ("public/v4/apps", None),
-}
-DOKPLOY_FILES = ("docker-compose.yml", "template.toml", "meta.json")
-# the service's registry of formats, in its order (tests/imports/test_catalogs.py holds it)
-FORMATS = click.Choice(["portainer", "openshift", "compose", "native", "kubernetes-quota", *PLATFORMS])
+# The formats, and where a platform's repository keeps its templates, are the service's (GET /formats)
+FORMAT_HELP = "An import format the service reads (an unknown one lists them)."
 
 
 @cli.command("import", short_help="Import a catalog: a file, a URL or stdin.")
@@ -28,9 +21,8 @@ FORMATS = click.Choice(["portainer", "openshift", "compose", "native", "kubernet
 @click.option(
     "--format",
     "kind",
-    type=FORMATS,
     required=True,
-    help="What SOURCE holds (dokploy, coolify, caprover: a checkout of the catalog, its folder, or one template).",
+    help=f"What SOURCE holds. {FORMAT_HELP} A platform's: a checkout, its templates' folder, or one template.",
 )
 @click.option("--source", "source_name", help="Where it comes from (default: the URL, or the file's name).")
 @click.option("--files-from", type=click.Path(exists=True, file_okay=False), help="A Portainer catalog's checkout.")
@@ -54,9 +46,11 @@ def import_(session, source, kind, source_name, files_from, raw_base, env_file, 
     """
     if name and kind != "compose":
         raise click.BadParameter("names the blueprint of a Compose import only.", param_hint="--name")
-    if kind in PLATFORMS:
-        document, files = _platform_catalog(kind, Path(source)), {}
-        source_name = source_name or _catalog_name(kind, Path(source))
+    # a path is read as the service reads the format's folders; a URL or standard input is one document
+    layout = {"folder": None} if fetch.is_url(source) or source == "-" else session.import_format(kind)
+    if layout["folder"]:
+        document, files = _platform_catalog(layout, Path(source)), {}
+        source_name = source_name or _catalog_name(layout, Path(source))
     else:
         if source_name is None and source == "-":
             raise click.BadParameter("needed when the catalog is standard input.", param_hint="--source")
@@ -114,10 +108,11 @@ def _problems_and_notes(results):
         note(f"{len(noted)} templates have notes on what was inferred or left out: -o json shows them.")
 
 
-def _platform_catalog(kind, path):
+def _platform_catalog(layout, path):
     """{key: template} of a platform's catalog at `path`: a checkout of its repository, the folder
-    of its templates, or one template (a Dokploy template's folder, a Coolify or CapRover file)."""
-    below, marker = PLATFORMS[kind]
+    of its templates, or one template (a Dokploy template's folder, a Coolify or CapRover file);
+    `layout` is how the service reads the platform's folder."""
+    below, marker = layout["folder"], layout["marker"]
     if not path.exists():
         raise Misused(f"{path} does not exist.")
     if (path / below).is_dir():
@@ -125,18 +120,18 @@ def _platform_catalog(kind, path):
     if marker is not None:  # Dokploy: a template is a folder holding its Compose file
         folders = [path] if (path / marker).is_file() else sorted(p for p in path.iterdir() if (p / marker).is_file())
         return {
-            folder.name: {name: (folder / name).read_text() for name in DOKPLOY_FILES if (folder / name).is_file()}
+            folder.name: {name: (folder / name).read_text() for name in layout["files"] if (folder / name).is_file()}
             for folder in folders
         }
     files = [path] if path.is_file() else sorted(p for p in path.iterdir() if p.suffix in (".yml", ".yaml"))
     return {file.stem: file.read_text() for file in files}
 
 
-def _catalog_name(kind, path):
+def _catalog_name(layout, path):
     """The name a platform's catalog is imported under, however much of it is read: the checkout's
     folder, whether PATH is the checkout, its templates' folder or one template in it (so that
     importing one template again updates what the catalog's import made)."""
-    below, marker = PLATFORMS[kind]
+    below, marker = layout["folder"], layout["marker"]
     path = path.resolve()
     if (marker is not None and (path / marker).is_file()) or path.is_file():
         path = path.parent  # one template: its catalog's folder

@@ -134,6 +134,14 @@ class Session:
                 raise self.failure(response)
             yield from response.iter_bytes()
 
+    def import_format(self, name):
+        """How the service reads the import format `name` (`GET /formats`: its title, what it makes,
+        its folder's layout); a usage error naming those it reads for another name."""
+        served = {fmt["format"]: fmt for fmt in self.get("/formats")["imports"]}
+        if name not in served:
+            raise Misused(f"--format {name!r} is none the service reads: {', '.join(served)}.")
+        return served[name]
+
     def blueprint(self, ref, owner=None):
         """The blueprint `ref` names: its id, else its exact name (`owner`'s where names repeat)."""
         return self._named("blueprints", "blueprint", ref, owner)

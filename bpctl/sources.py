@@ -6,7 +6,7 @@ import os
 import click
 
 from bpctl import jobs, show
-from bpctl.catalogs import FORMATS, reported
+from bpctl.catalogs import FORMAT_HELP, reported
 from bpctl.common import OUTPUT, cli, given, note, pass_session
 from bpctl.errors import Misused
 
@@ -18,7 +18,7 @@ def source():
 
 @source.command("add")
 @click.argument("url")
-@click.option("--format", "kind", type=FORMATS, required=True, help="The import format of what the folder holds.")
+@click.option("--format", "kind", required=True, help=f"What the folder holds. {FORMAT_HELP}")
 @click.option("--ref", help="A branch, tag or commit (default: the remote's HEAD).")
 @click.option("--path", default="", help="The folder (or file) `bpctl import` would read (default: the root).")
 @click.option("--interval", type=click.IntRange(60), help="Sync every this many seconds.")

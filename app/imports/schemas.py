@@ -115,3 +115,37 @@ class ProfileExportFormat(Schema):
         validate=Pattern(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", error="A namespace name: an RFC 1123 label."),
         metadata={"description": "The namespace the objects name (none: the one they are applied in)."},
     )
+
+
+class ImportFormatSchema(Schema):
+    format = ma.fields.String(metadata={"description": "The name an import's `format` takes."})
+    title = ma.fields.String(metadata={"description": "What a person is shown it as."})
+    makes = ma.fields.String(metadata={"enum": ["blueprints", "profiles"], "description": "What its templates become."})
+    folder = ma.fields.String(
+        allow_none=True, metadata={"description": "A platform's: where its repository keeps the templates."}
+    )
+    marker = ma.fields.String(
+        allow_none=True, metadata={"description": "The file that makes a folder one template (Dokploy's)."}
+    )
+    files = ma.fields.List(
+        ma.fields.String(), metadata={"description": "The files a folder of it is read from (`*`: any name)."}
+    )
+
+
+class BlueprintTypeSchema(Schema):
+    type = ma.fields.String(metadata={"description": "The format a definition is checked as."})
+    aliases = ma.fields.List(ma.fields.String(), metadata={"description": "Every `blueprintType` that names it."})
+
+
+class BoundsSchema(Schema):
+    bodyBytes = ma.fields.Integer(metadata={"description": "The most a request's body holds (but an import's)."})
+    importBytes = ma.fields.Integer(metadata={"description": "The most an import's body, or a sync's files, hold."})
+    importTemplates = ma.fields.Integer(metadata={"description": "Templates one import makes at most."})
+    importFiles = ma.fields.Integer(metadata={"description": "Files an import's `files` hold at most."})
+    definitionBytes = ma.fields.Integer(metadata={"description": "The most a definition (`yml`) holds, UTF-8."})
+
+
+class FormatsSchema(Schema):
+    imports = ma.fields.List(ma.fields.Nested(ImportFormatSchema), metadata={"description": "In the contract's order."})
+    blueprintTypes = ma.fields.List(ma.fields.Nested(BlueprintTypeSchema))
+    bounds = ma.fields.Nested(BoundsSchema)

@@ -29,8 +29,6 @@ from app.profiles.schemas import ProfileSchema
 from app.profiles.storage import store as profiles
 from app.storage.resource_store import Collision
 
-MAX_TEMPLATES = 1000
-
 
 @dataclass(frozen=True)
 class Target:
@@ -57,11 +55,11 @@ class Run:
     progress: object = field(default=None, compare=False)
 
 
-BLUEPRINTS = Target(
-    blueprints, BlueprintSchema(), ("entitlementType", "entitledUsers", "inactive", "tags"), versioned=True
-)
-TARGETS = {
-    "kubernetes-quota": Target(profiles, ProfileSchema(), ("entitledUsers",), kept=("defaultProfile", "entitledUsers"))
+TARGETS = {  # what each format's `makes` names
+    "blueprints": Target(
+        blueprints, BlueprintSchema(), ("entitlementType", "entitledUsers", "inactive", "tags"), versioned=True
+    ),
+    "profiles": Target(profiles, ProfileSchema(), ("entitledUsers",), kept=("defaultProfile", "entitledUsers")),
 }
 
 
@@ -73,8 +71,9 @@ def found(body):
         candidates = formats.candidates(fmt, body["document"], body["files"], body["defaults"])
     except ValueError as exc:
         raise Invalid({"document": [f"Not {formats.FORMATS[fmt].named} document: {exc}"]}) from None
-    if len(candidates) > MAX_TEMPLATES:
-        raise Invalid({"document": [f"{len(candidates)} templates; at most {MAX_TEMPLATES} are imported at once."]})
+    most = formats.MAX_TEMPLATES
+    if len(candidates) > most:
+        raise Invalid({"document": [f"{len(candidates)} templates; at most {most} are imported at once."]})
     return candidates
 
 
@@ -82,7 +81,7 @@ def run(body, found, user, dry_run, how=Run()):
     """The report of importing `found`, the templates of an import's `body`: one result per
     template, in order, then one per template gone, and the counts."""
     source, owner = body["source"], how.owner or user["username"]
-    target = TARGETS.get(body["format"], BLUEPRINTS)
+    target = TARGETS[formats.FORMATS[body["format"]].makes]
     made = target.store.imported_from(source, owner)
     keys = [candidate.key for candidate in found]
     present = set(keys)

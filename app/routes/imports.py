@@ -13,6 +13,7 @@ from app.errors import Conflict
 from app.http.openapi import Blueprint, headers, problems
 from app.http.parser import body_limits
 from app.imports import native, openshift, quota, workflow
+from app.imports.formats import MAX_IMPORT_BYTES
 from app.imports.schemas import (
     ExportFormat,
     ExportQuery,
@@ -28,7 +29,6 @@ from app.profiles.storage import store as profiles
 from app.routes.jobs import accepted
 
 blp = Blueprint("imports", __name__, description="Other tools' catalogs brought in as blueprints; the catalog out.")
-MAX_IMPORT_BYTES = 16 * 1024 * 1024
 IMPORT_JSON_DEPTH = 64
 EXPORT_PAGE = 200
 EXAMPLE = {

@@ -19,7 +19,8 @@ from pathlib import PurePosixPath
 
 from flask import current_app
 
-MAX_BYTES = 16 * 1024 * 1024  # what one import takes
+from app.imports.formats import MAX_IMPORT_BYTES
+
 MAX_FILES = 5_000
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 32  # folders a listed path may nest in
@@ -66,8 +67,8 @@ class Tree:
         """{name: text} of `names` (those that are UTF-8 text), within an import's bounds."""
         wanted = [name for name in names if name in self.blobs]
         sizes = [self.blobs[name][1] for name in wanted]
-        if len(wanted) > MAX_FILES or sum(sizes) > MAX_BYTES or max(sizes, default=0) > MAX_FILE_BYTES:
-            raise FetchFailed(f"The templates are more than {MAX_FILES} files or {MAX_BYTES // 2**20} MiB.")
+        if len(wanted) > MAX_FILES or sum(sizes) > MAX_IMPORT_BYTES or max(sizes, default=0) > MAX_FILE_BYTES:
+            raise FetchFailed(f"The templates are more than {MAX_FILES} files or {MAX_IMPORT_BYTES // 2**20} MiB.")
         if not wanted:
             return {}
         blobs = self._git("cat-file", "--batch", data="".join(f"{self.blobs[name][0]}\n" for name in wanted).encode())

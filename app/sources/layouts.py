@@ -16,6 +16,17 @@ COMPOSE_FILES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-c
 YAML_OR_JSON = (".yaml", ".yml", ".json")
 
 
+def described(fmt):
+    """How a folder of the format `fmt` is read, as clients read one too (`GET /formats`): where a
+    platform's repository keeps its templates (`folder`), the file that makes a folder one template
+    (`marker`), and the names of the files read (`files`; `*` stands for any name)."""
+    if fmt in PLATFORMS:
+        below, marker = PLATFORMS[fmt]
+        return {"folder": below, "marker": marker, "files": list(DOKPLOY_FILES) if marker else ["*.yml", "*.yaml"]}
+    files = {"compose": [*COMPOSE_FILES, ".env"], "portainer": ["templates.json", "*.json"]}
+    return {"folder": None, "marker": None, "files": files.get(fmt, [f"*{end}" for end in YAML_OR_JSON])}
+
+
 def document(fmt, tree, named):
     """(document, files, defaults) of the import that `tree` makes in the format `fmt`; `named`:
     the folder's own name (a Compose blueprint's name unless the source's defaults give one).

@@ -544,6 +544,15 @@ def test_import_a_platforms_catalog_from_a_checkout_a_folder_or_one_template(
     assert len(bpctl.api.get("/blueprints", user="alice").json["items"]) == len(names) - bool(skipped)
 
 
+def test_import_reads_the_formats_from_the_service(bpctl, tmp_path):
+    """bpctl keeps no list of formats: an unknown one is a usage error naming those the service
+    serves, read from it, before anything is read or sent."""
+    served = [fmt["format"] for fmt in bpctl.api.get("/formats", user="alice").json["imports"]]
+    refused = bpctl("import", str(tmp_path / "nothing-read"), "--format", "helm", **ALICE)
+    assert refused.code == 2 and f"--format 'helm' is none the service reads: {', '.join(served)}." in refused.err
+    assert "dokploy" in served and bpctl.api.get("/blueprints", user="alice").json["items"] == []
+
+
 def test_import_fetches_urls_and_stack_files(bpctl, tmp_path):
     root = corpus.folder() / "portainer"
     with local_server(static(root)) as url:

@@ -520,23 +520,39 @@ def test_a_stored_definition_whose_aliases_expand_past_the_limits_is_refused_on_
     assert "Aliases expand" in problem["detail"]
 
 
-def test_every_client_lists_the_formats_the_service_reads():
-    """The service's registry is the one list; bpctl and the web page, clients that import nothing
-    of it, offer exactly its formats (the web page those that make blueprints)."""
-    from pathlib import Path
+def test_the_service_serves_its_formats_types_and_bounds_for_its_clients(api):
+    """`GET /formats` is the one list clients read (the page and bpctl keep none): every import
+    format in the registry's order with what it makes and its folder's layout, each blueprint type
+    with every alias a definition is checked under, and the bounds the service holds."""
+    from app.definitions import format_of
+    from app.imports.formats import FORMATS, MAX_IMPORT_BYTES
 
-    from app.imports import workflow
-    from app.imports.formats import FORMATS
-    from bpctl.catalogs import import_
-    from bpctl.sources import add
-
-    (choice,) = [param.type.choices for param in import_.params if param.name == "kind"]
-    (followed,) = [param.type.choices for param in add.params if param.name == "kind"]
-    script = (Path(__file__).resolve().parents[2] / "app/web/static/import.js").read_text()
-    listed = re.search(r"const IMPORT_FORMATS = \[(.*?)\];", script, re.S)[1]
-    offered = re.findall(r"\['([a-z-]+)', '", listed)
-    assert list(choice) == list(FORMATS)
-    assert sorted(offered) == sorted(set(FORMATS) - set(workflow.TARGETS))
-    followed_here = (Path(__file__).resolve().parents[2] / "app/web/static/sources.js").read_text()
-    sources_page = re.findall(r"\['([a-z-]+)', '", re.search(r"const FORMATS = \[(.*?)\];", followed_here, re.S)[1])
-    assert list(followed) == list(FORMATS) and sorted(sources_page) == sorted(offered)
+    served = api.get("/formats", user="victor")
+    assert served.status == 200
+    imports = {fmt["format"]: fmt for fmt in served.json["imports"]}
+    assert list(imports) == list(FORMATS)
+    assert imports["dokploy"] == {
+        "format": "dokploy",
+        "title": "Dokploy templates",
+        "makes": "blueprints",
+        "folder": "blueprints",
+        "marker": "docker-compose.yml",
+        "files": ["docker-compose.yml", "template.toml", "meta.json"],
+    }
+    assert [name for name, fmt in imports.items() if fmt["makes"] == "profiles"] == ["kubernetes-quota"]
+    assert {name: fmt["folder"] for name, fmt in imports.items() if fmt["folder"]} == {
+        "dokploy": "blueprints",
+        "coolify": "templates/compose",
+        "caprover": "public/v4/apps",
+    }
+    types = served.json["blueprintTypes"]
+    assert [t["type"] for t in types] == ["compose", "kubernetes"]
+    for declared in types:
+        for alias in declared["aliases"]:  # each alias is checked as its type is
+            assert format_of(alias) is format_of(declared["type"]) is not None
+            assert format_of(alias.upper()) is format_of(declared["type"])
+    assert served.json["bounds"]["importBytes"] == MAX_IMPORT_BYTES == 16 * 1024 * 1024
+    body = b'{"name": "' + b"x" * served.json["bounds"]["bodyBytes"] + b'"}'
+    too_large = api.post("/profiles", data=body, headers={"Content-Type": "application/json"}, user="alice")
+    assert too_large.status == 413  # the body bound served is the one held
+    assert api.get("/formats").status == 401

@@ -1,6 +1,6 @@
 /* The catalog (`#/`): blueprints newest first, search and filters kept in the URL, a fit badge on
    each entry, and "More". */
-import { api, checkbox, defaultsApplied, el, everything, field, FIT_FETCHES, myProfiles, needs, PAGE, refresh, say, select } from './core.js';
+import { api, checkbox, defaultsApplied, el, everything, field, FIT_FETCHES, formats, myProfiles, needs, PAGE, refresh, say, select } from './core.js';
 
 /** A fit as a badge; where containers took the profile's defaults (`limits`), it says so. */
 export function fitBadge(fit, limits) {
@@ -75,7 +75,7 @@ export async function catalog(_, params) {
     el('div', { class: 'wide' }, field('Search', q)),
     field('Type', type), field('Tags (all of them)', tags), field('State', inactive), field('Profile to fit', profile),
     starred.node, fitsOnly.node,
-    el('datalist', { id: 'types' }, ['compose', 'docker-compose', 'kubernetes', 'k8s'].map((t) => el('option', { value: t }))),
+    el('datalist', { id: 'types' }, (await formats()).blueprintTypes.flatMap((t) => t.aliases).map((t) => el('option', { value: t }))),
     el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Search'), el('a', { class: 'button quiet', href: '#/' }, 'Clear')));
   form.addEventListener('submit', (event) => {
     event.preventDefault();

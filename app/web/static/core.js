@@ -343,6 +343,17 @@ export function myProfiles() {
   return `/profiles?owner=${encodeURIComponent(session.user.username)}`;
 }
 
+let formatsServed = null;
+
+/** What the service reads, as it serves it (`GET /formats`): the import formats with the folders
+    they are read from, the blueprint types with their aliases, the size bounds; read once. The
+    page keeps no list of its own. */
+export function formats() {
+  formatsServed = formatsServed || api('GET', '/formats').then(({ data }) => data)
+    .catch((error) => { formatsServed = null; throw error; });
+  return formatsServed;
+}
+
 /** Shows the view of the current URL again (app.js routes on every `hashchange`). */
 export function refresh() {
   window.dispatchEvent(new HashChangeEvent('hashchange'));

@@ -1,6 +1,6 @@
 /* The editor (`#/new`, `#/blueprints/ID/edit`): checked as one types (a dry run), each problem's
    line marked, who saved first named, a Compose file's variables declared as parameters. */
-import { api, ApiError, checkbox, DEBOUNCE_MS, el, field, needs, problemsOf, say, select, when } from './core.js';
+import { api, ApiError, checkbox, DEBOUNCE_MS, el, field, formats, needs, problemsOf, say, select, when } from './core.js';
 import { changesView } from './blueprint.js';
 
 /** The line of the definition that a problem's place (`services.web.image`) or text (`line 4`) names. */
@@ -24,12 +24,11 @@ function lineOf(text, place, message) {
   return found;
 }
 
-const KNOWN = ['compose', 'docker-compose', 'docker_compose', 'kubernetes', 'k8s']; // the formats checked, as the contract names them
-
 /** The type as a choice (Compose, Kubernetes, another), the stored spelling of a known one kept,
-    and a field for another's name; `value()` is what is sent. */
-function typeChoice(stored) {
-  const known = stored && KNOWN.includes(stored.toLowerCase());
+    and a field for another's name; `value()` is what is sent. `types` are the ones the service
+    checks, with their aliases (`GET /formats`). */
+function typeChoice(stored, types) {
+  const known = stored && types.some((t) => t.aliases.includes(stored.toLowerCase()));
   const options = [['compose', 'Compose'], ['kubernetes', 'Kubernetes'], ['other', 'Another type (not checked)']];
   if (known && !['compose', 'kubernetes'].includes(stored)) options.unshift([stored, stored]);
   const choice = select(options, known ? stored : stored ? 'other' : 'compose');
@@ -47,7 +46,7 @@ export async function editor([id] = []) {
   const input = (name, attrs = {}) => el('input', { name, value: doc[name] || '', ...attrs });
   const name = input('name', { maxlength: '200' });
   const version = input('version', { maxlength: '64' });
-  const type = typeChoice(doc.blueprintType);
+  const type = typeChoice(doc.blueprintType, (await formats()).blueprintTypes);
   const description = el('textarea', { name: 'description', rows: '3', maxlength: '10000' }, doc.description || '');
   const entitlement = select([['OWNER', 'Owner only'], ['PUBLIC', 'Everyone'], ['CUSTOM', 'The users named']], doc.entitlementType);
   const entitled = el('input', { name: 'entitledUsers', value: (doc.entitledUsers || []).join(', '), placeholder: 'alice, bob' });

@@ -1,13 +1,6 @@
 /* The Import page (`#/import`): a catalog or a Compose file and its .env, previewed as a dry run,
    then imported. */
-import { api, diffView, el, field, followed, problemList, progressOf, select } from './core.js';
-
-const IMPORT_FORMATS = [['portainer', 'Portainer app templates (v2, v3)'], ['openshift', 'OpenShift templates'],
-  ['dokploy', 'Dokploy templates'], ['coolify', 'Coolify service templates'], ['caprover', 'CapRover one-click apps'],
-  ['compose', 'A Compose file and its .env'], ['native', 'An export of this catalog']];
-// The self-hosted platforms' catalogs: where a checkout of the platform's repository keeps them
-const PLATFORM_FOLDERS = { dokploy: 'blueprints/', coolify: 'templates/compose/', caprover: 'public/v4/apps/' };
-const DOKPLOY_FILES = ['docker-compose.yml', 'template.toml', 'meta.json'];
+import { api, diffView, el, field, followed, formats, problemList, progressOf, select } from './core.js';
 
 /** The report of an import (or a sync): the counts, then one row per template with its notes and
     problems, a conflict's diff under it. */
@@ -40,20 +33,21 @@ function stackFiles(catalogText, chosen) {
 
 /** A platform's catalog ({key: template}) from the files of a chosen folder (a checkout of the
     platform's repository, its templates' folder, or one Dokploy template's folder; `top` is the
-    chosen folder's name), else the one template pasted or chosen as a file (`text`, named `name`). */
-function platformCatalog(fmt, chosen, top, text, name) {
-  const below = PLATFORM_FOLDERS[fmt];
+    chosen folder's name), else the one template pasted or chosen as a file (`text`, named `name`).
+    `layout` is how the service reads the platform's folder (`GET /formats`). */
+function platformCatalog(layout, chosen, top, text, name) {
+  const below = `${layout.folder}/`;
   const inCatalog = chosen.some((f) => f.path.startsWith(below)) ? chosen.filter((f) => f.path.startsWith(below)) : chosen;
   const found = {};
-  if (fmt === 'dokploy') {
+  if (layout.marker) { // a folder per template, the marker its Compose file
     for (const file of inCatalog) {
       const parts = file.path.split('/');
       const base = parts.pop();
-      if (!DOKPLOY_FILES.includes(base)) continue;
+      if (!layout.files.includes(base)) continue;
       const key = parts.length ? parts[parts.length - 1] : top;
       (found[key] = found[key] || {})[base] = file.text;
     }
-    return Object.fromEntries(Object.entries(found).filter(([, files]) => files['docker-compose.yml'] !== undefined));
+    return Object.fromEntries(Object.entries(found).filter(([, files]) => files[layout.marker] !== undefined));
   }
   for (const file of inCatalog.filter((f) => /\.ya?ml$/.test(f.path))) found[file.path.split('/').pop().replace(/\.ya?ml$/, '')] = file.text;
   if (!Object.keys(found).length && text.trim()) found[(name || pastedName(text)).replace(/\.ya?ml$/, '')] = text;
@@ -70,7 +64,8 @@ function pastedName(text) {
 }
 
 export async function importPage() {
-  const format = select(IMPORT_FORMATS, 'portainer', { name: 'format' });
+  const layouts = Object.fromEntries((await formats()).imports.filter((f) => f.makes === 'blueprints').map((f) => [f.format, f]));
+  const format = select(Object.values(layouts).map((f) => [f.format, f.title]), 'portainer', { name: 'format' });
   const source = el('input', { name: 'source', maxlength: '200', placeholder: 'portainer/templates', required: true });
   const documentText = el('textarea', { name: 'document', rows: '10', spellcheck: 'false', wrap: 'off', class: 'mono' });
   const upload = el('input', { type: 'file', name: 'upload', accept: '.json,.yml,.yaml,.txt' });
@@ -89,9 +84,7 @@ export async function importPage() {
   const platform = [field('The catalog: a folder (a checkout of the platform repository, its templates, or one template)', catalogFolder,
     'Or paste one Coolify or CapRover template above')];
   const byFormat = {
-    dokploy: platform,
-    coolify: platform,
-    caprover: platform,
+    ...Object.fromEntries(Object.values(layouts).filter((f) => f.folder).map((f) => [f.format, platform])),
     portainer: [field('Stack files: the folder of the catalog repository', folder, 'Each template\'s repository.stackfile is looked for in it')],
     compose: [field('Name of the blueprint', name), field('.env (optional)', env)],
   };
@@ -108,8 +101,8 @@ export async function importPage() {
     } else if (fmt === 'portainer') {
       files = stackFiles(documentText.value, filesOf(folder).files);
     }
-    const document = PLATFORM_FOLDERS[fmt]
-      ? platformCatalog(fmt, filesOf(catalogFolder).files, filesOf(catalogFolder).top, documentText.value,
+    const document = layouts[fmt].folder
+      ? platformCatalog(layouts[fmt], filesOf(catalogFolder).files, filesOf(catalogFolder).top, documentText.value,
         upload.files[0] && upload.files[0].name)
       : documentText.value;
     return { format: fmt, source: source.value.trim(), document, files, defaults };

@@ -1,10 +1,7 @@
 /* Sources (`#/sources`): catalogs followed from git, each with its last sync; one followed, synced
    now (its progress shown, then its report), or let go. */
-import { api, el, everything, field, followed, problemList, progressOf, refresh, select, session, when } from './core.js';
+import { api, el, everything, field, followed, formats, problemList, progressOf, refresh, select, session, when } from './core.js';
 import { importReport } from './import.js';
-
-const FORMATS = [['dokploy', 'Dokploy templates'], ['coolify', 'Coolify service templates'], ['caprover', 'CapRover one-click apps'],
-  ['portainer', 'Portainer app templates'], ['openshift', 'OpenShift templates'], ['compose', 'A Compose file and its .env'], ['native', 'An export of this catalog']];
 
 /** A source's last sync in words: when, at which commit, what it did (or why it failed). */
 function lastSync(source) {
@@ -53,7 +50,7 @@ function sourceRow(source) {
 export async function sourcesPage() {
   const sources = await everything('/sources');
   const url = el('input', { name: 'url', autocomplete: 'off', maxlength: '2000' });
-  const format = select(FORMATS, 'dokploy', { name: 'format' });
+  const format = select((await formats()).imports.map((f) => [f.format, f.title]), 'dokploy', { name: 'format' });
   const ref = el('input', { name: 'ref', placeholder: 'main (default: the remote\'s HEAD)', autocomplete: 'off' });
   const path = el('input', { name: 'path', placeholder: 'blueprints (default: the root)', autocomplete: 'off' });
   const interval = el('input', { name: 'interval', type: 'number', min: '60', placeholder: '3600', autocomplete: 'off' });
