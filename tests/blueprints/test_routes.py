@@ -11,8 +11,17 @@ from support import corpus, gateway_api
 from support.http import assert_problem, create
 from support.on_kubernetes import decoded_by_kubectl, kinds, objects
 
-GITEA = corpus.text("compose/gitea-postgres")
-ROUTED = GITEA + "x-routes:\n  - service: gitea\n    port: 3000\n    host: ${DOMAIN}\n"
+
+def gitea():
+    """A real Compose file, Gitea with Postgres as its project publishes it (read when a test asks)."""
+    return corpus.text("compose/gitea-postgres")
+
+
+def routed():
+    """Gitea's file changed at one node: a route added."""
+    return gitea() + "x-routes:\n  - service: gitea\n    port: 3000\n    host: ${DOMAIN}\n"
+
+
 DOMAIN = {"type": "object", "properties": {"DOMAIN": {"type": "string", "default": "git.apps.example.com"}}}
 CONVENTIONS = {
     "storageClass": "fast-ssd",
@@ -45,19 +54,19 @@ def render(api, made, **body):
 
 
 def test_a_blueprint_shows_its_routes_from_x_routes_and_from_traefik_labels(api):
-    labelled = GITEA.replace(
+    labelled = gitea().replace(
         "    ports:\n      - 3000:3000\n",
         "    ports:\n      - 3000:3000\n    labels:\n"
         "      - traefik.http.routers.git.rule=Host(`code.example.org`) && PathPrefix(`/git`)\n"
         "      - traefik.http.routers.git.tls.certresolver=le\n",
     )
-    assert labelled != GITEA
-    made = blueprint(api, labelled + ROUTED.removeprefix(GITEA), parameters=DOMAIN)
+    assert labelled != gitea()
+    made = blueprint(api, labelled + routed().removeprefix(gitea()), parameters=DOMAIN)
     assert made["routes"] == [
         {"service": "gitea", "port": 3000, "host": "git.apps.example.com", "path": "/", "tls": True},
         {"service": "gitea", "port": 3000, "host": "code.example.org", "path": "/git", "tls": True},
     ]
-    plain = blueprint(api, GITEA)
+    plain = blueprint(api, gitea())
     assert api.get(f"/blueprints/{plain['id']}", user="alice").json["routes"] == []
 
 
@@ -73,14 +82,14 @@ def test_a_blueprint_shows_its_routes_from_x_routes_and_from_traefik_labels(api)
     ],
 )
 def test_a_route_that_cannot_be_is_a_422_naming_its_place(api, route, place):
-    body = {"name": "gitea", "blueprintType": "compose", "yml": f"{GITEA}x-routes:\n  - {route}\n"}
+    body = {"name": "gitea", "blueprintType": "compose", "yml": f"{gitea()}x-routes:\n  - {route}\n"}
     refused = api.post("/blueprints", json=body, user="alice")
     problem = assert_problem(refused, 422)
     assert any(message.startswith(f"{place}:") for message in problem["errors"]["yml"]), problem
 
 
 def test_a_render_for_compose_writes_traefik_labels_docker_compose_accepts(api, team):
-    made = blueprint(api, ROUTED, parameters=DOMAIN)
+    made = blueprint(api, routed(), parameters=DOMAIN)
     rendered = render(api, made, values={"DOMAIN": "git.team.apps.example.com"}, profile=team["id"])
     assert rendered.status == 200, rendered.json
     accepted, project = oracle.config(rendered.json["yml"])
@@ -94,7 +103,7 @@ def test_a_render_for_compose_writes_traefik_labels_docker_compose_accepts(api, 
 
 
 def test_a_render_for_kubernetes_writes_an_ingress_with_the_teams_conventions(api, team):
-    made = blueprint(api, ROUTED, parameters=DOMAIN)
+    made = blueprint(api, routed(), parameters=DOMAIN)
     rendered = render(api, made, target="kubernetes", namespace="code", profile=team["id"])
     assert rendered.status == 200, rendered.json
     found = objects(rendered.json["yml"])
@@ -115,7 +124,7 @@ def test_a_render_for_kubernetes_writes_an_ingress_with_the_teams_conventions(ap
 
 
 def test_a_route_without_a_host_answers_on_the_instance_under_the_teams_domain(api, team):
-    made = blueprint(api, GITEA + "x-routes:\n  - {service: gitea, port: 3000, path: /api}\n")
+    made = blueprint(api, gitea() + "x-routes:\n  - {service: gitea, port: 3000, path: /api}\n")
     assert made["routes"][0]["host"] is None
     rendered = render(api, made, target="kubernetes", profile=team["id"])
     (rule,) = kinds(objects(rendered.json["yml"]), "Ingress")[made["id"]]["spec"]["rules"]
@@ -127,7 +136,7 @@ def test_a_route_without_a_host_answers_on_the_instance_under_the_teams_domain(a
 
 
 def test_routes_as_gateway_api_httproutes_attach_to_the_profiles_gateway(api, team):
-    made = blueprint(api, ROUTED, parameters=DOMAIN)
+    made = blueprint(api, routed(), parameters=DOMAIN)
     rendered = render(api, made, target="kubernetes", routes="gateway", profile=team["id"])
     assert rendered.status == 200, rendered.json
     found = objects(rendered.json["yml"])
@@ -163,7 +172,7 @@ def test_cluster_conventions_that_kubernetes_would_refuse_are_a_422(api, cluster
 
 
 def test_an_instance_on_kubernetes_keeps_its_routes_mode_across_an_upgrade(api, team):
-    made = blueprint(api, ROUTED, parameters=DOMAIN, entitlementType="PUBLIC")
+    made = blueprint(api, routed(), parameters=DOMAIN, entitlementType="PUBLIC")
     sent = {"name": "code", "blueprint": made["id"], "profile": team["id"], "target": "kubernetes"}
     admitted = api.post("/instances", json={**sent, "routes": "gateway"}, user="alice")
     assert admitted.status == 201, admitted.json
@@ -175,7 +184,7 @@ def test_an_instance_on_kubernetes_keeps_its_routes_mode_across_an_upgrade(api, 
 
 
 def test_the_ingress_controllers_namespace_is_no_instances(api, team):
-    made = blueprint(api, ROUTED, parameters=DOMAIN, entitlementType="PUBLIC")
+    made = blueprint(api, routed(), parameters=DOMAIN, entitlementType="PUBLIC")
     refused = render(api, made, target="kubernetes", namespace="ingress-nginx")
     assert "namespace" in assert_problem(refused, 422)["errors"]
     sent = {"name": "ingress-nginx", "blueprint": made["id"], "profile": team["id"], "target": "kubernetes"}
@@ -185,7 +194,7 @@ def test_the_ingress_controllers_namespace_is_no_instances(api, team):
 def test_the_namespace_of_any_profiles_gateway_is_no_instances(api, team):
     """Alice's team attaches its routes to the Gateway `infra/public`: nobody's instance, in any
     profile, may take `infra`, where it could replace that Gateway."""
-    made = blueprint(api, ROUTED, parameters=DOMAIN, entitlementType="PUBLIC")
+    made = blueprint(api, routed(), parameters=DOMAIN, entitlementType="PUBLIC")
     theirs = create(api, "profiles", user="bob", name="theirs", storageCap="100Gi").json
     assert render(api, made, target="kubernetes", namespace="infra-2").status == 200
     for user, profile in (("alice", team), ("bob", theirs)):
@@ -207,7 +216,7 @@ def test_the_namespace_of_any_profiles_gateway_is_no_instances(api, team):
 
 
 def test_a_host_outside_the_teams_domain_is_a_422(api, team):
-    made = blueprint(api, ROUTED, parameters=DOMAIN)
+    made = blueprint(api, routed(), parameters=DOMAIN)
     outside = {"DOMAIN": "git.example.com"}  # the team's domain is apps.example.com
     refused = render(api, made, target="kubernetes", profile=team["id"], values=outside)
     assert assert_problem(refused, 422)["errors"]["routes"] == [
@@ -219,7 +228,7 @@ def test_a_host_outside_the_teams_domain_is_a_422(api, team):
 
 
 def test_a_host_is_routed_by_one_live_instance_whoever_owns_it(api, team):
-    made = blueprint(api, ROUTED, parameters=DOMAIN, entitlementType="PUBLIC")
+    made = blueprint(api, routed(), parameters=DOMAIN, entitlementType="PUBLIC")
     theirs = create(api, "profiles", user="bob", name="theirs", storageCap="100Gi").json
 
     def deploy(user, profile, name, host, **query):
@@ -248,6 +257,6 @@ def test_a_host_is_routed_by_one_live_instance_whoever_owns_it(api, team):
 )
 def test_a_path_that_could_reach_a_proxys_configuration_is_a_422(api, path):
     route = '{service: gitea, port: 3000, path: "' + path.replace('"', '\\\\"') + '"}'
-    body = {"name": "gitea", "blueprintType": "compose", "yml": f"{GITEA}x-routes:\n  - {route}\n"}
+    body = {"name": "gitea", "blueprintType": "compose", "yml": f"{gitea()}x-routes:\n  - {route}\n"}
     refused = api.post("/blueprints", json=body, user="alice")
     assert any(message.startswith("x-routes.0.path:") for message in assert_problem(refused, 422)["errors"]["yml"])

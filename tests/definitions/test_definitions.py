@@ -164,9 +164,20 @@ def test_invalid_definitions_name_the_problem_and_its_place(name):
     assert all(": " in message for message in messages)  # each names its place first
 
 
-@pytest.mark.parametrize("kind", ["Compose", "DOCKER-COMPOSE", "docker_compose", "K8S", "Kubernetes"])
-def test_formats_are_matched_case_insensitively(kind):
-    assert definitions.format_of(kind) is not None
+@pytest.mark.parametrize(
+    "kind, checked_as",
+    [
+        ("Compose", "compose"),
+        ("DOCKER-COMPOSE", "compose"),
+        ("docker_compose", "compose"),
+        ("K8S", "kubernetes"),
+        ("Kubernetes", "kubernetes"),
+        ("helm", None),
+    ],
+)
+def test_formats_are_matched_case_insensitively(kind, checked_as):
+    assert definitions.format_of(kind) is (checked_as and definitions.format_of(checked_as))
+    assert definitions.format_of("compose") is not definitions.format_of("kubernetes")
 
 
 def test_other_types_are_only_yaml():

@@ -9,12 +9,23 @@ import pytest
 from support import corpus
 from support.http import assert_problem, create
 
-GITEA = corpus.text("compose/gitea-postgres")
+
+def gitea():
+    """A real Compose file, Gitea with Postgres as its project publishes it (read when a test asks)."""
+    return corpus.text("compose/gitea-postgres")
+
+
 HOST = {
     "type": "object",
     "properties": {"HOST": {"type": "string", "default": "a.example.com"}, "PATH": {"type": "string", "default": "/"}},
 }
-ROUTED = GITEA + "x-routes:\n  - {service: gitea, port: 3000, host: '${HOST}', path: '${PATH}'}\n"
+
+
+def routed():
+    """Gitea's file changed at one node: a route added."""
+    return gitea() + "x-routes:\n  - {service: gitea, port: 3000, host: '${HOST}', path: '${PATH}'}\n"
+
+
 INGRESS = """---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
@@ -49,10 +60,10 @@ spec:
 
 def labelled(rule):
     """The corpus' gitea with one Traefik router label on its web service."""
-    changed = GITEA.replace(
+    changed = gitea().replace(
         "    ports:\n      - 3000:3000\n", f"    ports:\n      - 3000:3000\n    labels:\n      - '{rule}'\n", 1
     )
-    assert changed != GITEA
+    assert changed != gitea()
     return changed
 
 
@@ -67,7 +78,7 @@ def profiles(api):
 
 def held(api, profiles, host, path="/"):
     """Whether a third tenant (bob) is refused `host` and `path` on Compose: someone holds them."""
-    made = blueprint(api, ROUTED)
+    made = blueprint(api, routed())
     values = {"HOST": host, "PATH": path}
     body = {"name": "probe", "blueprint": made["id"], "profile": profiles["bob"]["id"], "values": values}
     return api.post("/instances?dryRun=true", json=body, user="bob").status == 409
@@ -84,7 +95,7 @@ def deploy(api, user, profiles, made, name, values=None, **target):
 
 
 def test_a_host_held_on_compose_is_held_on_kubernetes_and_the_other_way(api, profiles):
-    made = blueprint(api, ROUTED)
+    made = blueprint(api, routed())
     first = deploy(api, "alice", profiles, made, "pay", {"HOST": "pay.a.example.com"})
     assert first.status == 201, first.json
     assert held(api, profiles, "pay.a.example.com")
@@ -100,7 +111,7 @@ def test_a_host_held_on_compose_is_held_on_kubernetes_and_the_other_way(api, pro
 
 @pytest.mark.parametrize("path", ["/login", "/loginx", "/"])
 def test_a_held_prefix_covers_every_path_under_it_and_a_wider_one_is_refused(api, profiles, path):
-    made = blueprint(api, ROUTED)
+    made = blueprint(api, routed())
     held = {"HOST": "shop2.a.example.com", "PATH": "/login" if path == "/" else "/"}
     assert deploy(api, "alice", profiles, made, "shop", held).status == 201
     under = {"HOST": "shop2.a.example.com", "PATH": path}
@@ -112,7 +123,7 @@ def test_a_held_prefix_covers_every_path_under_it_and_a_wider_one_is_refused(api
 
 
 def test_one_instance_may_hold_a_prefix_and_a_path_under_it(api, profiles):
-    yml = ROUTED + "  - {service: gitea, port: 3000, host: '${HOST}', path: /api}\n"
+    yml = routed() + "  - {service: gitea, port: 3000, host: '${HOST}', path: /api}\n"
     made = blueprint(api, yml)
     both = deploy(api, "alice", profiles, made, "shop", {"HOST": "own.example.com"})
     assert both.status == 201, both.json
@@ -128,7 +139,7 @@ def test_one_instance_may_hold_a_prefix_and_a_path_under_it(api, profiles):
     ],
 )
 def test_a_wildcard_and_a_route_without_a_host_are_refused_where_no_domain_gives_one(api, profiles, values, why):
-    made = blueprint(api, ROUTED)
+    made = blueprint(api, routed())
     for target in ("compose", "kubernetes"):
         refused = assert_problem(deploy(api, "carol", profiles, made, "wild", values, target=target), 422)
         assert why in " ".join(refused["errors"]["routes"]), refused
@@ -147,7 +158,9 @@ def test_a_wildcard_and_a_route_without_a_host_are_refused_where_no_domain_gives
     ],
 )
 def test_a_traefik_rule_is_read_whole_and_every_host_it_names_is_held(api, profiles, rule, held_too):
-    assert deploy(api, "alice", profiles, blueprint(api, ROUTED), "shop", {"HOST": "shop.a.example.com"}).status == 201
+    assert (
+        deploy(api, "alice", profiles, blueprint(api, routed()), "shop", {"HOST": "shop.a.example.com"}).status == 201
+    )
     made = blueprint(api, labelled(f"traefik.http.routers.r.rule={rule}"), parameters=None)
     assert_problem(deploy(api, "carol", profiles, made, "sneak"), 409)
     assert not any(held(api, profiles, host, path) for host, path in held_too)
@@ -189,7 +202,7 @@ def test_a_kubernetes_blueprints_own_ingress_holds_its_host_and_is_held_to_the_d
     assert deploy(api, "alice", profiles, made, "pay", {"HOST": "pay.a.example.com"}, target="kubernetes").status == 201
     theirs = deploy(api, "carol", profiles, made, "pay2", {"HOST": "pay.a.example.com"})
     assert_problem(theirs, 409)
-    on_compose = deploy(api, "carol", profiles, blueprint(api, ROUTED), "pay3", {"HOST": "pay.a.example.com"})
+    on_compose = deploy(api, "carol", profiles, blueprint(api, routed()), "pay3", {"HOST": "pay.a.example.com"})
     assert_problem(on_compose, 409)
     hostless = blueprint(api, WEB + INGRESS.replace("    - host: ${HOST}\n      http:", "    - http:"), "kubernetes")
     assert "names no host" in " ".join(
@@ -220,7 +233,7 @@ spec:
     first = deploy(api, "alice", profiles, made, "gw", {"HOST": "gw.example.com"})
     assert first.status == 201, first.json
     assert held(api, profiles, "gw.example.com", "/app/x") and not held(api, profiles, "gw.example.com", "/b")
-    assert_problem(deploy(api, "carol", profiles, blueprint(api, ROUTED), "gw", {"HOST": "gw.example.com"}), 409)
+    assert_problem(deploy(api, "carol", profiles, blueprint(api, routed()), "gw", {"HOST": "gw.example.com"}), 409)
 
 
 @pytest.mark.parametrize(
