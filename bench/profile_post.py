@@ -47,6 +47,18 @@ def _package(file, name):
     return "Python's standard library"
 
 
+def shares(stats):
+    """{part: the CPU seconds `stats` (a cProfile's) give it}: each part's function with what it
+    calls, a nested part taken out of the one holding it."""
+    cumulative = {
+        part: sum(s[3] for (file, _, name), s in stats.items() if file.endswith(suffix) and name == function)
+        for part, (suffix, function) in PARTS.items()
+    }
+    for outer, inner in NESTED.items():
+        cumulative[outer] -= cumulative[inner]
+    return cumulative
+
+
 def main(requests=3000):
     process, uri = embedded.launch(tempfile.mkdtemp(prefix="profile-") + "/data")
     try:
@@ -69,12 +81,7 @@ def main(requests=3000):
         process.kill()
     stats = pstats.Stats(profile).stats
     profiled = sum(tottime for _, _, tottime, _, _ in stats.values())
-    cumulative = {
-        part: sum(s[3] for (file, _, name), s in stats.items() if file.endswith(suffix) and name == function)
-        for part, (suffix, function) in PARTS.items()
-    }
-    for outer, inner in NESTED.items():
-        cumulative[outer] -= cumulative[inner]
+    cumulative = shares(stats)
     cumulative["the rest: Flask, flask-smorest, webargs, hooks"] = profiled - sum(cumulative.values())
     print(f"app CPU per request, unprofiled: {total_ms:.2f} ms; shares from the profile, in ms of that:")
     for part, seconds in sorted(cumulative.items(), key=lambda item: -item[1]):

@@ -1,4 +1,4 @@
-"""The benchmark sends the shared bodies: its copies must not drift from ../shared/bench/."""
+"""The benchmarks: their bodies are the shared ones, `make profile` finds what it names, the counted creates run.
 
 from pathlib import Path
 
@@ -15,14 +15,25 @@ def test_the_bench_bodies_are_the_shared_ones(name):
     assert (BENCH / name).read_bytes() == (SHARED / name).read_bytes()
 
 
-def test_the_profile_names_functions_that_exist():
-    """`make profile` finds each part by its file and function: a move or a rename must follow."""
-    from bench.profile_post import PARTS
+def test_the_profile_finds_every_part_in_a_create(socket_app):
+    """`make profile` finds each part by its file and function: profiled, a create of the shared body
+    spends time in every one (a move or a rename that the profile does not follow fails here)."""
+    import cProfile
+    import pstats
+    import time
 
-    root = Path(__file__).resolve().parent.parent
-    for suffix, function in PARTS.values():
-        if suffix.startswith("app/"):
-            assert f"def {function}(" in (root / suffix).read_text(), (suffix, function)
+    from bench.profile_post import BODY, PARTS, shares
+    from support.http import basic
+
+    client = socket_app.test_client()
+    headers = {"Authorization": basic("alice"), "Content-Type": "application/json"}
+    profile = cProfile.Profile(time.process_time)
+    profile.enable()
+    statuses = [client.post("/blueprints", data=BODY, headers=headers).status_code for _ in range(5)]
+    profile.disable()
+    assert statuses == [201] * 5
+    found = {part: seconds > 0 for part, seconds in shares(pstats.Stats(profile).stats).items()}
+    assert found == dict.fromkeys(PARTS, True)
 
 
 def test_the_counted_creates_run(mongo_server):
