@@ -1,4 +1,4 @@
-"""The benchmarks: their bodies are the shared ones, `make profile` finds what it names, the counted creates run.
+"""The benchmarks: their bodies are the shared ones, `make profile` finds what it names, the counted creates run."""
 
 from pathlib import Path
 
