@@ -9,6 +9,7 @@ from app.blueprints.storage import store as blueprints
 from app.budgets import admission
 from app.errors import NoRoom, NotFound, Problem
 from app.http.preconditions import etag
+from app.instances.storage import is_behind
 from app.instances.storage import store as instances
 from app.model import yamlguard
 from app.model.accounts import ACTING_ROLES, acts_as_owner, is_admin, team_roles, team_scope
@@ -66,7 +67,7 @@ def _one(doc, user, rev, behind, dry_run, expected, versions):
     result |= {"etag": etag(doc), "diff": "", "added": [], "removed": [], "problems": []}
     try:
         blueprint = _blueprint(doc["blueprint"], user, versions)
-        if behind and doc["blueprintRev"] >= blueprint["rev"]:
+        if behind and not is_behind(doc, blueprint["rev"]):
             return None
         version = admission.version_of(blueprint, rev)
         result["to"] = version["rev"]

@@ -5,6 +5,7 @@ finding is `{path, control, level}`, `level` the lowest level it breaks (baselin
 restricted too); `violations` keeps those a profile's level refuses. Why each Compose key reads
 as it does: docs/decisions/07-a-shared-cluster.md, "Pod security"."""
 
+from app.definitions.compose_load import LoadError, parse_volume
 from app.definitions.schemas import listed, mapping
 
 VERSION = "v1.37"  # the Standards as Kubernetes 1.37 defines them (the schemas' release)
@@ -211,12 +212,14 @@ def _root(user):
 
 
 def _bind(volume):
-    """Whether a Compose volume mounts a path of the host (short syntax with a path source, or
-    `type: bind`)."""
+    """Whether a Compose volume mounts a path of the host (`type: bind`, or short syntax whose
+    source Compose reads as a path: `compose_load.parse_volume`, Windows drives and shares too)."""
     if isinstance(volume, dict):
         return volume.get("type") == "bind"
-    source, colon, _ = str(volume).partition(":")
-    return bool(colon) and source.startswith(("/", ".", "~"))
+    try:
+        return parse_volume(str(volume))[0] == "bind"
+    except LoadError:  # a spec Compose itself refuses: refused where the file is loaded
+        return False
 
 
 def _security_option(option, at, found):

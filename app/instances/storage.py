@@ -16,6 +16,13 @@ from app.storage import list_keys
 from app.storage.resource_store import Documents
 
 
+def is_behind(doc, current_rev):
+    """Whether the instance `doc` was rendered at an older revision than `current_rev`, its
+    blueprint's now (None: the blueprint is gone): the one reading of "behind", the list's filter
+    and an upgrade of many alike."""
+    return current_rev is not None and doc["blueprintRev"] < current_rev
+
+
 class Instances(Documents):
     collection = "instances"
     noun = "instance"

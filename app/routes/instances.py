@@ -25,7 +25,7 @@ from app.instances.schemas import (
     UpgradeArgs,
     UpgradeSchema,
 )
-from app.instances.storage import store
+from app.instances.storage import is_behind, store
 from app.jobs import runner
 from app.jobs.schemas import JobSchema
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
@@ -61,7 +61,7 @@ def behind(args):
             current[blueprint_id] = found["rev"] if found else None
         return current[blueprint_id]
 
-    return lambda doc: (rev_of(doc["blueprint"]) not in (None, doc["blueprintRev"])) == args["behind"]
+    return lambda doc: is_behind(doc, rev_of(doc["blueprint"])) == args["behind"]
 
 
 @blp.route("")

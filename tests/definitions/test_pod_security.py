@@ -107,6 +107,28 @@ SERVICE = {
 }
 
 
+@pytest.mark.parametrize(
+    "volume, bound",
+    [
+        ("/:/host", True),
+        ("./data:/data", True),
+        ("~/data:/data", True),
+        ("C:\\data:/data", True),  # a Windows drive, as Compose reads one
+        ("c:/data:/data:ro", True),
+        ("\\\\srv\\share:/data", True),  # a Windows share
+        ("data:/data", False),
+        ("/data", False),  # an anonymous volume at that path
+        ("${DATA}:/data", False),
+    ],
+)
+def test_a_bind_mount_is_what_compose_reads_as_one(volume, bound):
+    from app.definitions.compose_load import parse_volume
+
+    found = pod_security.of_service({"image": "x", "volumes": [volume]}, ["services", "s"], "compose")
+    assert [one["control"] for one in found] == (["HostPath Volumes"] if bound else [])
+    assert (parse_volume(volume)[0] == "bind") == bound
+
+
 def test_a_compose_service_is_judged_on_what_each_target_runs():
     on_docker = {
         (one["path"], one["control"]) for one in pod_security.of_service(SERVICE, ["services", "s"], "compose")
