@@ -224,13 +224,22 @@ def reservation(profile, instance_id, delta, entry):
     connection, a killed worker) may have written: the entry stays, for `Profiles.settled`."""
     key = str(instance_id)
     recorded = _reserve(profile, key, delta, entry)
+    with _given_back_if_refused(profiles.take_back, profile["_id"], key, recorded):
+        yield
+    afterwards(profiles.settle, profile["_id"], key, recorded)
+
+
+@contextmanager
+def _given_back_if_refused(give_back, *args):
+    """The block that makes an instance's decisive write, and `give_back(*args)` (what was taken for
+    it) where the block refuses it (`outcomes.refused`); any other failure may have written, and
+    leaves what was taken to its lease."""
     try:
         yield
     except Exception as exc:
         if outcomes.refused(exc):
-            afterwards(profiles.take_back, profile["_id"], key, recorded)
+            afterwards(give_back, *args)
         raise
-    afterwards(profiles.settle, profile["_id"], key, recorded)
 
 
 def _usable(resource_store, id_text, user, field):
@@ -272,12 +281,8 @@ def holding(namespace, owner, instance_id):
         yield
         return
     _take(namespace, owner, instance_id)
-    try:
+    with _given_back_if_refused(namespaces.free, namespace, instance_id):
         yield
-    except Exception as exc:
-        if outcomes.refused(exc):
-            afterwards(namespaces.free, namespace, instance_id)
-        raise
 
 
 def _take(namespace, owner, instance_id):
@@ -309,12 +314,8 @@ def routing(keys, instance_id):
     refuses the write; any other failure leaves them to `Hosts.take`'s lease."""
     lease = request_lease(current_app.config)
     hosts.take(keys, instance_id, lambda id_text: instances.stored(object_id(id_text)), lease)
-    try:
+    with _given_back_if_refused(hosts.free, keys, instance_id):
         yield
-    except Exception as exc:
-        if outcomes.refused(exc):
-            afterwards(hosts.free, keys, instance_id)
-        raise
 
 
 def _admitted(version, values, profile, name, replacing=None, cluster=None, secrets=(), namespace=(None, None)):

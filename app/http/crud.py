@@ -171,6 +171,14 @@ def answer_read(doc, body=None, more_headers=None):
     return (doc if body is None else body), {"ETag": etag(doc), **(more_headers or {})}
 
 
+def answer_seen(store, key):
+    """A read's answer of the document `key` names (an id; a team's name) as the caller sees it
+    (`store.seen_by`: its `can`, and what else depends on who asks)."""
+    user = current_user()
+    doc = store.readable(key, user)
+    return answer_read(doc, store.seen_by(doc, user))
+
+
 def answer_delete(delete, id):
     """A DELETE (`store.delete`, or `admission.withdraw`), If-Match honoured."""
     delete(id, current_user(), preconditions.if_match())

@@ -99,8 +99,7 @@ class BlueprintItem(crud.edited(blp, store, BlueprintSchema, "blueprint", EXAMPL
     @crud.reads(blp, BlueprintSchema, "blueprint")
     def get(self, id):
         """Read one blueprint"""
-        user = current_user()
-        return crud.answer_read(store.seen_by(store.readable(id, user), user))
+        return crud.answer_seen(store, id)
 
 
 @blp.route("/<id>/fit")

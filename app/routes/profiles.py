@@ -50,6 +50,4 @@ class ProfileItem(crud.edited(blp, store, ProfileSchema, "profile", EXAMPLE, {"n
     @crud.reads(blp, ProfileSchema, "profile")
     def get(self, id):
         """Read one profile"""
-        user = current_user()
-        doc = store.readable(id, user)
-        return crud.answer_read(doc, store.seen_by(doc, user))
+        return crud.answer_seen(store, id)

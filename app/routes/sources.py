@@ -57,9 +57,7 @@ class SourceItem(crud.edited(blp, store, CatalogSourceSchema, "source", EXAMPLE,
     @crud.reads(blp, CatalogSourceSchema, "source")
     def get(self, id):
         """Read one source"""
-        user = current_user()
-        doc = store.readable(id, user)
-        return crud.answer_read(doc, store.seen_by(doc, user))
+        return crud.answer_seen(store, id)
 
 
 @blp.route("/<id>/sync")

@@ -67,9 +67,7 @@ class TeamItem(MethodView):
     @crud.reads(blp, TeamSchema, "team")
     def get(self, name):
         """Read a team you are in"""
-        user = current_user()
-        doc = store.readable(name, user)
-        return crud.answer_read(doc, store.seen_by(doc, user))
+        return crud.answer_seen(store, name)
 
     @login_required(role="member")
     @blp.arguments(TeamChangeSchema(), example={"description": "Payments and billing."})
