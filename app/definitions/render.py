@@ -48,17 +48,9 @@ def render(
         raise Invalid(_without_values(exc.errors, secret, used)) from None
     fmt = definitions.format_of(version.get("blueprintType"))
     fitted = None if limits is None else fit.fit(requirements, limits, usage)
-    if fitted is not None and (amounts := fit.defaulted(requirements, limits)):
-        text = defaults.write(text, fmt is compose, requirements, amounts)
-        # what the fit counted, now declared; read again where an anchor may share a node among containers
-        requirements = totals.declared(requirements, amounts) if "&" not in text else definitions.measure(fmt, text)
-    answer = {
-        "yml": text,
-        "values": parameters.shown(secret, used),
-        "requirements": requirements,
-        "fit": fitted,
-        "used": used,
-    }
+    if fitted is not None:
+        text, requirements = _defaults_written(text, fmt, requirements, limits)
+    answer = dict(yml=text, values=parameters.shown(secret, used), requirements=requirements, fit=fitted, used=used)
     domain = (limits or {}).get("cluster", {}).get("domain")
     if fmt is kubernetes:
         requirements["routes"] = routes.hosted(requirements["routes"], None, domain)
@@ -69,14 +61,31 @@ def render(
             answer["yml"] = routes.labelled(text, requirements["routes"], project)
         else:
             answer.update(_on_kubernetes(documents[0], answer, secret, cluster, limits, usage))
-    if unset := [name for name in declared.get("properties", {}) if _left_empty(declared, name, given)]:
-        notes = answer.setdefault("notes", Notes())
-        for name in unset:
-            notes.approximated(["values", name], "not given: empty, as Compose reads a variable left unset")
+    _note_unset(answer, declared, given)
     if maximize is not None:
         deadline = time.monotonic() + seconds
         answer["maximized"] = {maximize: _most(template, version, declared, used, maximize, (limits, usage), deadline)}
     return answer
+
+
+def _defaults_written(text, fmt, requirements, limits):
+    """(text, requirements) with the profile's container defaults written into each container
+    that declares none, as the fit counted them (read again where an anchor may share a node
+    among containers)."""
+    amounts = fit.defaulted(requirements, limits)
+    if not amounts:
+        return text, requirements
+    text = defaults.write(text, fmt is compose, requirements, amounts)
+    return text, totals.declared(requirements, amounts) if "&" not in text else definitions.measure(fmt, text)
+
+
+def _note_unset(answer, declared, given):
+    """A note for each declared parameter left empty: Compose reads a variable left unset so."""
+    unset = [name for name in declared.get("properties", {}) if _left_empty(declared, name, given)]
+    for name in unset:
+        answer.setdefault("notes", Notes()).approximated(
+            ["values", name], "not given: empty, as Compose reads a variable left unset"
+        )
 
 
 def _left_empty(declared, name, given):
