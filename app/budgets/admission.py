@@ -133,10 +133,7 @@ def upgraded(doc, user, version, values, dry_run=False, namespace=None, restorin
     `version`."""
     profile = profiles.with_usage(object_id(doc["profile"]))
     held = doc.get("namespace")
-    if namespace is not None and (held is not None or doc["target"] != "kubernetes"):
-        raise Invalid({"namespace": ["Only an instance on Kubernetes that holds no namespace yet takes one."]})
-    if namespace is not None:
-        fitting.refuse_reserved(namespace)
+    _may_take(doc, namespace)
     cluster = _cluster(version, doc["name"], doc, held or namespace)
     declared = ((version.get("parameters") or {}).get("properties") or {}).keys()
     secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
@@ -165,13 +162,29 @@ def upgraded(doc, user, version, values, dry_run=False, namespace=None, restorin
         routing([key for key in changes["hosts"] if key not in before], doc["_id"]),
         reservation(profile, doc["_id"], delta, {"op": "upgrade", "rev": upgraded["rev"]}),
     ):
-        written = {"rev": upgraded["rev"], "updatedAt": changes["updatedAt"]}
-        if not outcomes.decided(
-            lambda: instances.replace_version(doc, changes), lambda: instances.holds(doc["_id"], written), "upgrade"
-        ):
+        if not _replace(doc, changes):
             raise Moved("The instance changed while it was upgraded: read it and try again.")
     afterwards(hosts.free, [key for key in before if key not in changes["hosts"]], doc["_id"])
     return upgraded, diff
+
+
+def _may_take(doc, namespace):
+    """A 422 unless the instance `doc` may take `namespace` (None: it takes none): one on
+    Kubernetes admitted before instances held namespaces, and not one the cluster keeps."""
+    if namespace is None:
+        return
+    if doc.get("namespace") is not None or doc["target"] != "kubernetes":
+        raise Invalid({"namespace": ["Only an instance on Kubernetes that holds no namespace yet takes one."]})
+    fitting.refuse_reserved(namespace)
+
+
+def _replace(doc, changes):
+    """Write an upgrade's `changes` over the instance's version `doc`; whether it did (one moved on
+    since is not)."""
+    written = {"rev": doc["rev"] + 1, "updatedAt": changes["updatedAt"]}
+    return outcomes.decided(
+        lambda: instances.replace_version(doc, changes), lambda: instances.holds(doc["_id"], written), "upgrade"
+    )
 
 
 def _still_declared(kept, declared):
