@@ -91,26 +91,30 @@ def of_pod(spec, where, annotations=None):
             found.add([*where[:-1], "metadata", "annotations", key], "AppArmor")
     containers = [(field, i, mapping(c)) for field in CONTAINER_LISTS for i, c in enumerate(listed(spec.get(field)))]
     for field, index, container in containers:
-        at = [*where, field, index]
-        context = mapping(container.get("securityContext"))
-        _context(context, [*at, "securityContext"], found)
-        if context.get("privileged") is True:
-            found.add([*at, "securityContext", "privileged"], "Privileged Containers")
-        if context.get("allowPrivilegeEscalation") is not False:
-            found.add([*at, "securityContext", "allowPrivilegeEscalation"], "Privilege Escalation", RESTRICTED)
-        if context.get("procMount") not in (None, "Default"):
-            found.add([*at, "securityContext", "procMount"], "/proc Mount Type")
-        capabilities = mapping(context.get("capabilities"))
-        _capabilities(listed(capabilities.get("add")), [*at, "securityContext", "capabilities", "add"], found)
-        if "ALL" not in [str(one) for one in listed(capabilities.get("drop"))]:
-            found.add([*at, "securityContext", "capabilities", "drop"], "Capabilities", RESTRICTED)
-        for port_index, port in enumerate(listed(container.get("ports"))):
-            if mapping(port).get("hostPort") not in (None, 0):
-                found.add([*at, "ports", port_index, "hostPort"], "Host Ports")
-        _host_handlers(container, at, found)
+        _container(container, [*where, field, index], found)
     _non_root(pod, containers, where, found)
     _seccomp(pod, containers, where, found)
     return found
+
+
+def _container(container, at, found):
+    """The findings of one container (of any of a pod's lists) at `at`."""
+    context = mapping(container.get("securityContext"))
+    _context(context, [*at, "securityContext"], found)
+    if context.get("privileged") is True:
+        found.add([*at, "securityContext", "privileged"], "Privileged Containers")
+    if context.get("allowPrivilegeEscalation") is not False:
+        found.add([*at, "securityContext", "allowPrivilegeEscalation"], "Privilege Escalation", RESTRICTED)
+    if context.get("procMount") not in (None, "Default"):
+        found.add([*at, "securityContext", "procMount"], "/proc Mount Type")
+    capabilities = mapping(context.get("capabilities"))
+    _capabilities(listed(capabilities.get("add")), [*at, "securityContext", "capabilities", "add"], found)
+    if "ALL" not in [str(one) for one in listed(capabilities.get("drop"))]:
+        found.add([*at, "securityContext", "capabilities", "drop"], "Capabilities", RESTRICTED)
+    for port_index, port in enumerate(listed(container.get("ports"))):
+        if mapping(port).get("hostPort") not in (None, 0):
+            found.add([*at, "ports", port_index, "hostPort"], "Host Ports")
+    _host_handlers(container, at, found)
 
 
 def _context(context, at, found):
