@@ -332,35 +332,42 @@ def _measure(documents, totals):
                 totals.routes = totals.routes[: routes.MOST]
         if (kind, group) == ("PersistentVolumeClaim", ""):
             totals.add_storage(_storage(mapping(manifest.get("spec")), f"{label}: spec", found, totals), label, found)
-        if (kind, group) not in WORKLOADS:
-            continue
-        count_path, pod_path = WORKLOADS[(kind, group)]
-        annotations = _get(manifest, (*pod_path[:-1], "metadata", "annotations"))
-        security += pod_security.of_pod(_get(manifest, pod_path), [f"yml.{index}", *pod_path], annotations)
-        count = 1 if count_path is None else _get(manifest, count_path)
-        if isinstance(count, Unresolved):
-            totals.unresolved |= count.names
-            count = PENDING
-        count = 1 if count is None else count
-        if count is not PENDING and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
-            found.append(f"{place(count_path, label)}: must be a whole number of pods, not {count!r}.")
-            continue
-        pod, running = mapping(_get(manifest, pod_path)), []
-        for position, container in enumerate(listed(pod.get("containers"))):
-            where = f"{place([*pod_path, 'containers', position], label)}"
-            container = mapping(container)
-            resources = mapping(container.get("resources"))
-            memory = _declared(resources, "memory", where, found, totals)
-            cpu = _declared(resources, "cpu", where, found, totals)
-            at = (index, *pod_path, "containers", position)
-            totals.add_containers(count, memory, cpu, f"{label}/{container.get('name')}", found, at=at)
-            running.append((memory, cpu))
-        _initialized(listed(pod.get("initContainers")), running, count, place([*pod_path], label), found, totals)
-        if kind == "StatefulSet":
-            for position, claim in enumerate(listed(_get(manifest, ("spec", "volumeClaimTemplates")))):
-                where = place(["spec", "volumeClaimTemplates", position, "spec"], label)
-                pods = 1 if count is PENDING else count
-                claimed = _storage(mapping(mapping(claim).get("spec")), where, found, totals, pods)
-                totals.add_storage(PENDING if count is PENDING else claimed, label, found)
+        if (kind, group) in WORKLOADS:
+            security += _workload(manifest, index, WORKLOADS[(kind, group)], label, found, totals)
     totals.security = {"kubernetes": security[: pod_security.MOST_FINDINGS]}
     return found
+
+
+def _workload(manifest, index, paths, label, found, totals):
+    """The pod security findings of the workload `manifest` (the `index`th document), its pods'
+    containers and a StatefulSet's claims counted in `totals` by its count of pods, its problems in
+    `found`; `paths`: where its count and its pod template are."""
+    count_path, pod_path = paths
+    annotations = _get(manifest, (*pod_path[:-1], "metadata", "annotations"))
+    security = pod_security.of_pod(_get(manifest, pod_path), [f"yml.{index}", *pod_path], annotations)
+    count = 1 if count_path is None else _get(manifest, count_path)
+    if isinstance(count, Unresolved):
+        totals.unresolved |= count.names
+        count = PENDING
+    count = 1 if count is None else count
+    if count is not PENDING and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+        found.append(f"{place(count_path, label)}: must be a whole number of pods, not {count!r}.")
+        return security
+    pod, running = mapping(_get(manifest, pod_path)), []
+    for position, container in enumerate(listed(pod.get("containers"))):
+        where = f"{place([*pod_path, 'containers', position], label)}"
+        container = mapping(container)
+        resources = mapping(container.get("resources"))
+        memory = _declared(resources, "memory", where, found, totals)
+        cpu = _declared(resources, "cpu", where, found, totals)
+        at = (index, *pod_path, "containers", position)
+        totals.add_containers(count, memory, cpu, f"{label}/{container.get('name')}", found, at=at)
+        running.append((memory, cpu))
+    _initialized(listed(pod.get("initContainers")), running, count, place([*pod_path], label), found, totals)
+    if manifest["kind"] == "StatefulSet":
+        for position, claim in enumerate(listed(_get(manifest, ("spec", "volumeClaimTemplates")))):
+            where = place(["spec", "volumeClaimTemplates", position, "spec"], label)
+            pods = 1 if count is PENDING else count
+            claimed = _storage(mapping(mapping(claim).get("spec")), where, found, totals, pods)
+            totals.add_storage(PENDING if count is PENDING else claimed, label, found)
+    return security
