@@ -342,14 +342,15 @@ def _admitted(version, values, profile, name, replacing=None, cluster=None, secr
     if replacing is not None:
         used = {key: used[key] - value for key, value in usage.change(replacing).items()}
     room = {**profile, "usage": used}
+    if cluster is not None and namespace[0] is not None:  # converted, its stream written once after what holds it
+        cluster = replace(cluster, holds_namespace=True, team=namespace[1])
     answer = fitting.render_fitted(version, values, room, cluster=cluster, secrets=secrets, project=name)
-    if namespace[0] is not None:
-        kinds = tuple(profile.get("allowKinds") or ())
-        ingress = (current_app.config["INGRESS_NAMESPACE"],)
-        limits = fitting.limits_of(profile)
-        answer["yml"] = render.held(answer, version.get("blueprintType"), namespace, kinds, limits, ingress)
     if answer["requirements"] is None:
         raise Invalid({"blueprint": ["Its definition is of no known type: there is nothing to count."]})
+    if cluster is None and namespace[0] is not None:  # a Kubernetes blueprint's objects, moved into the namespace
+        kinds = tuple(profile.get("allowKinds") or ())
+        ingress = (current_app.config["INGRESS_NAMESPACE"],)
+        answer["yml"] = render.held(answer, namespace, kinds, fitting.limits_of(profile), ingress)
     routes.admissible(answer["requirements"]["routes"])
     security = answer["fit"]["podSecurity"]
     if security["violations"]:

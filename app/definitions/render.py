@@ -33,8 +33,8 @@ def render(
     """The body of a render of `version` (a blueprint as stored) with the values `given`, fitted
     to a profile's `limits` (None: no profile) in the room its `usage` leaves; `maximize` searches
     for `seconds` at most; with a `Cluster` (`cluster_of`), a Compose blueprint converted for it.
-    `used` (not shown) holds every value used, generated ones included, which an instance keeps,
-    and `objects` (not shown) a conversion's objects as built; `secrets` names parameters that
+    `used` (not shown) holds every value used, generated ones included, which an instance keeps;
+    `secrets` names parameters that
     stay secret whatever the schema says now (an instance's). A Compose render writes its routes
     as Traefik labels, its routers named after `project` (an instance's name; default the
     blueprint's); for a cluster, what routes is named after the cluster's instance."""
@@ -146,36 +146,41 @@ def _on_kubernetes(document, answer, secret, cluster, limits, usage):
         ingress_namespaces=ingress_namespaces(cluster.ingress_namespaces, conventions),
         wait_limits=_wait_limits(cluster.wait_limits, (limits or {}).get("containerDefaults") or {}),
     )
-    yml, objects, notes = on_kubernetes.convert(document, answer["requirements"], cluster)
-    _within_bounds(yml)
+    objects, notes = on_kubernetes.convert(document, answer["requirements"], cluster)
     requirements = definitions.measured(kubernetes, yamlguard.Documents(objects))
+    held = namespace_objects((cluster.namespace, cluster.team), requirements, limits) if cluster.holds_namespace else []
+    yml = _within_bounds(on_kubernetes.written(held + objects))
     fitted = None if limits is None else fit.fit(requirements, limits, usage)
     if fitted is not None:
         for resource, counted in answer["fit"]["resources"].items():
             fitted["resources"][resource]["defaulted"] = counted["defaulted"]
         if level is not None:
             fitted["podSecurity"] = fit.security(answer["requirements"], level, "kubernetes")
-    return {"yml": yml, "objects": objects, "requirements": requirements, "fit": fitted, "notes": notes}
+    return {"yml": yml, "requirements": requirements, "fit": fitted, "notes": notes}
 
 
-def held(answer, blueprint_type, namespace, allow_kinds, limits, ingress=()):
-    """The stream of an instance's `answer` (a render of its blueprint, converted for a cluster
-    where it is a Compose one) in the namespace it holds (`namespace`: its name, and the team that
-    owns the instance or None, which labels it): a Kubernetes blueprint's objects moved
-    into it (`tenancy.hold`: what an instance may hold there, `allow_kinds` beyond those
-    measured) and admitting only its own namespace's pods and the `ingress` controller's (a
-    Compose one's policies are its conversion's), after the Namespace, quota and LimitRange that
-    hold it to what it was admitted with under its profile's `limits`."""
-    objects = answer.get("objects")
-    namespace, team = namespace
-    held = tenancy.namespace_objects(namespace, answer["requirements"], limits, team)
-    if definitions.format_of(blueprint_type) is kubernetes:
-        documents = templates.load(answer["yml"], kubernetes.DIALECT)
-        gateway = limits.get("cluster", {}).get("gateway")
-        objects = tenancy.hold(documents, namespace, allow_kinds, Notes(), gateway)
-        held.append(isolation.namespace_policy(namespace, ingress_namespaces(ingress, limits.get("cluster", {}))))
-    definitions.measured(kubernetes, yamlguard.Documents(held))  # checked as the rest
+def held(answer, namespace, allow_kinds, limits, ingress=()):
+    """The stream of an instance of a Kubernetes blueprint (its render, `answer`) in the namespace
+    it holds (`namespace`: its name, and the team that owns the instance or None, which labels
+    it): its objects moved into it (`tenancy.hold`: what an instance may hold there, `allow_kinds`
+    beyond those measured) and admitting only its own namespace's pods and the `ingress`
+    controller's, after what holds it there (`namespace_objects`). A Compose blueprint's instance
+    is converted with `Cluster.holds_namespace`, its stream written once."""
+    documents = templates.load(answer["yml"], kubernetes.DIALECT)
+    gateway = limits.get("cluster", {}).get("gateway")
+    objects = tenancy.hold(documents, namespace[0], allow_kinds, Notes(), gateway)
+    held = namespace_objects(namespace, answer["requirements"], limits)
+    held.append(isolation.namespace_policy(namespace[0], ingress_namespaces(ingress, limits.get("cluster", {}))))
     return _within_bounds(on_kubernetes.written(held + objects))
+
+
+def namespace_objects(namespace, requirements, limits):
+    """The Namespace, quota and LimitRange that hold an instance in `namespace` (its name, and the
+    team that owns it or None) to its `requirements` under its profile's `limits`; checked as the
+    rest of its stream is."""
+    held = tenancy.namespace_objects(namespace[0], requirements, limits, namespace[1])
+    definitions.measured(kubernetes, yamlguard.Documents(held))
+    return held
 
 
 def storage_on(cluster, requirements):

@@ -324,3 +324,24 @@ def test_a_kubernetes_blueprints_instance_admitted_before_namespaces_takes_one_a
     again = api.post(f"/instances/{shop['id']}/upgrade", json={"namespace": "other"}, user="alice")
     assert "namespace" in assert_problem(again, 422)["errors"]
     assert assert_problem(admit(api, compose, profile(api, user="bob"), "shop", user="bob"), 409)
+
+
+@pytest.mark.parametrize("kind, yml", [("compose", STATEFUL), ("kubernetes", POD)])
+def test_an_admission_on_a_cluster_writes_its_stream_once_what_holds_it_first(api, monkeypatch, kind, yml):
+    """The conversion (or a Kubernetes blueprint's own objects) and the Namespace, quota and
+    LimitRange that hold the instance are written together, once, in that order."""
+    from app.definitions import on_kubernetes
+
+    writes = []
+    writer = on_kubernetes.written
+    monkeypatch.setattr(on_kubernetes, "written", lambda objects: writes.append(len(objects)) or writer(objects))
+    made, team = blueprint(api, yml, kind), profile(api)
+    shop = admit(api, made, team, "shop")
+    assert shop.status == 201, shop.json
+    text, objects = objects_of(api, shop.json)
+    assert writes == [len(objects)]  # one stream, written once
+    assert [one["kind"] for one in objects[:3]] == ["Namespace", "ResourceQuota", "LimitRange"]
+    assert all(one["metadata"].get("namespace") == "shop" for one in objects[1:])
+    assert decoded_by_kubectl(text)
+    rendered = api.post(f"/blueprints/{made['id']}/render", json={"target": "kubernetes"}, user="alice")
+    assert rendered.status == 200 and "kind: Namespace" not in rendered.json["yml"]  # a render holds no namespace

@@ -31,15 +31,14 @@ MOST_PORTS = 2000
 
 
 def convert(document, requirements, cluster):
-    """(the stream of objects as YAML, the objects, notes): `document` (the Compose file as Compose
-    reads it) loaded as its services with what `requirements` (its measure) counted of each, then
-    written for the `Cluster`."""
+    """(the objects, notes): `document` (the Compose file as Compose reads it) loaded as its
+    services with what `requirements` (its measure) counted of each, then made for the `Cluster`;
+    the caller writes the stream (`written`), once, with whatever goes before them."""
     doc, notes = cast(placeholders.as_unset(document), []), Notes()
     loaded = load(doc, requirements, notes)
     # a route whose port is not known, or whose rule no hold keeps, is its labels' alone
     routed = [route for route in requirements["routes"] if route["port"] is not None and not route.get("unheld")]
-    objects = _Writer(doc, cluster, notes).objects(loaded, routed)
-    return written(objects), objects, notes
+    return _Writer(doc, cluster, notes).objects(loaded, routed), notes
 
 
 def load(doc, requirements, notes):

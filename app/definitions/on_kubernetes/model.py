@@ -24,6 +24,10 @@ class Cluster:
     values: Mapping[str, str] = field(default_factory=dict)  # every value, as text
     secret_texts: tuple[str, ...] = ()  # the values of its secret parameters
     pod_security: str | None = None  # the level its pods run at (restricted writes what it requires)
+    # An instance's: the Namespace, quota and LimitRange that hold it written before its objects,
+    # labelled with the team that owns it (None: a user)
+    holds_namespace: bool = False
+    team: str | None = None
 
 
 @dataclass(frozen=True)
