@@ -3,6 +3,7 @@
 users."""
 
 import contextlib
+import functools
 import itertools
 import threading
 
@@ -35,6 +36,32 @@ def add_users(app):
 
 
 _names = itertools.count()
+_ONE_AT_A_TIME = threading.RLock()
+
+
+def _one_at_a_time(method):
+    @functools.wraps(method)
+    def serialized(*args, **kwargs):
+        with _ONE_AT_A_TIME:
+            return method(*args, **kwargs)
+
+    return serialized
+
+
+def _serialize_mongomock():
+    """mongomock applies an update to a stored document field by field, and copies documents that
+    another thread may be changing: a job's thread and a request's saw a job `done` without its
+    report, and an update failed with "dictionary changed size during iteration". Its operations
+    are made one at a time, as a database makes each single-document write whole."""
+    collection = mongomock.collection.Collection
+    for name, member in list(vars(collection).items()):
+        if not name.startswith("_") and callable(member):
+            setattr(collection, name, _one_at_a_time(member))
+    cursor = mongomock.collection.Cursor
+    cursor._compute_results = _one_at_a_time(cursor._compute_results)
+
+
+_serialize_mongomock()
 
 
 def database_name(prefix="test"):
