@@ -11,6 +11,7 @@ from app.definitions import render
 from app.definitions.on_kubernetes.model import Cluster
 from app.definitions.on_kubernetes.names import label
 from app.errors import Invalid
+from app.model import quantities
 
 COUNTED = ("memoryBytes", "cpuMillis", "containers")
 
@@ -50,6 +51,27 @@ def decoded_by_kubectl(stream):
     )
     assert done.returncode == 0, done.stderr.decode()[:2000]
     return True
+
+
+def waits_beyond(stream):
+    """{memoryBytes, cpuMillis}: what the pods of `stream` need beyond their containers because a
+    wait container (limited to the profile's defaults, else 16Mi and 10m) asks more than they
+    declare together: Kubernetes counts a pod at the larger of its largest init container and the
+    sum of its containers, and so does the service."""
+    beyond = {"memoryBytes": 0, "cpuMillis": 0}
+    for one in objects(stream):
+        spec = one.get("spec") or {}
+        pod = (spec.get("template") or {}).get("spec") or {}
+        for key, resource, read in (
+            ("memoryBytes", "memory", quantities.kubernetes_bytes),
+            ("cpuMillis", "cpu", quantities.kubernetes_millis),
+        ):
+            declared = [(c.get("resources") or {}).get("limits", {}).get(resource) for c in pod.get("containers", ())]
+            waits = [(c.get("resources") or {}).get("limits", {}).get(resource) for c in pod.get("initContainers", ())]
+            if waits and None not in declared + waits:
+                pods = spec.get("replicas", spec.get("parallelism", 1))
+                beyond[key] += pods * max(0, max(map(read, waits)) - sum(map(read, declared)))
+    return beyond
 
 
 def unfaithful(project, written, stream):

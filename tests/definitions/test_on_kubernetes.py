@@ -243,3 +243,20 @@ def test_a_port_published_on_the_hosts_own_address_gets_its_own_note():
     local = [path for path, why in notes.items() if why.startswith("published on the host's own address only")]
     assert local == ["services.web.ports.0", "services.web.ports.2", "services.web.ports.3"]
     assert notes["services.web.ports.1"].startswith("published on the host: on a cluster")
+
+
+def test_a_wait_container_over_what_its_pod_declares_is_counted_as_kubernetes_counts_it():
+    """A service that declares less than its wait container's limits (no profile: 16Mi, 10m) is
+    counted at the wait container's on a cluster, the larger of the two, as Kubernetes counts an
+    init container; Compose has no wait container (found by the generated files)."""
+    from support.on_kubernetes import objects, rendered, waits_beyond
+
+    text = "services:\n  web:\n    image: nginx\n    cpus: 0.001\n    mem_limit: 1m\n    depends_on: [db]\n"
+    text += "  db:\n    image: postgres:16\n    ports: ['5432']\n    cpus: 1\n    mem_limit: 1g\n"
+    compose_render, cluster, refused = rendered(text)
+    assert refused is None
+    wait = kinds(objects(cluster["yml"]), "Deployment")["web"]["spec"]["template"]["spec"]["initContainers"][0]
+    assert wait["resources"]["limits"] == {"memory": "16Mi", "cpu": "10m"}
+    assert waits_beyond(cluster["yml"]) == {"memoryBytes": 15 * 2**20, "cpuMillis": 9}
+    for key, beyond in (("memoryBytes", 15 * 2**20), ("cpuMillis", 9), ("containers", 0)):
+        assert cluster["requirements"][key] == compose_render["requirements"][key] + beyond, key
