@@ -47,6 +47,11 @@ class Setting:
     read: object = str
     variable: str | None = None
 
+    @property
+    def read_from(self):
+        """The environment variable it is read from."""
+        return self.variable or self.key
+
 
 SETTINGS = (
     Setting("MONGO_URI", read=_optional),
@@ -110,34 +115,16 @@ def from_env(environ=os.environ):
     """Every setting, from `environ`; a value a setting cannot read stops start-up, naming it."""
     values = dict(FIXED)
     for setting in SETTINGS:
-        variable = setting.variable or setting.key
-        text = environ.get(variable, setting.default)
+        text = environ.get(setting.read_from, setting.default)
         try:
             values[setting.key] = setting.read(text)
         except ValueError as exc:
-            raise ValueError(f"{variable} is {exc}") from None
+            raise ValueError(f"{setting.read_from} is {exc}") from None
     return values
 
 
-class _Recording(dict):
-    """An environment that holds nothing and notes each variable asked of it."""
-
-    def __init__(self):
-        super().__init__()
-        self.asked = []
-
-    def get(self, name, default=None):
-        self.asked.append(name)
-        return default
-
-
-def _variables():
-    """Every environment variable the service reads: the table's, then gunicorn.conf.py's. Tests
-    remove them all from the environment of the services they start, so that a caller's settings
-    (the README's `make run` line, say) never reach a test."""
-    recording = _Recording()
-    from_env(recording)
-    return (*dict.fromkeys(recording.asked), "HOST", "PORT", "WEB_CONCURRENCY", "PROMETHEUS_MULTIPROC_DIR")
-
-
-VARIABLES = _variables()
+# Every environment variable the service reads: the table's, then gunicorn.conf.py's. Tests remove
+# them all from the environment of the services they start, so that a caller's settings (the
+# README's `make run` line, say) never reach a test.
+GUNICORN_VARIABLES = ("HOST", "PORT", "WEB_CONCURRENCY", "PROMETHEUS_MULTIPROC_DIR")
+VARIABLES = (*(setting.read_from for setting in SETTINGS), *GUNICORN_VARIABLES)

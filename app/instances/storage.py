@@ -45,9 +45,9 @@ class Instances(Documents):
         return acts_as_owner(user, doc["owner"])
 
     def can(self, doc, user):
-        """Upgrade or roll back (`change`), delete, and read its definition: acting as its owner."""
+        """Upgrade or roll back (`change`) and delete it, acting as its owner; read its definition."""
         owner = acts_as_owner(user, doc["owner"])
-        return {"change": owner, "delete": owner, "readYml": owner}
+        return {"change": owner, "delete": owner, "readYml": self.can_read_definition(doc, user)}
 
     def named(self, owner, name):
         """Whether `owner` has an instance named `name`."""
