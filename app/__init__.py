@@ -6,8 +6,8 @@ The tree reads from the bottom up, each layer importing only from itself and the
 contract's values); definitions/ (a blueprint's content); storage/ (the database); access/
 (credentials, roles, throttles); ops/ (probes, metrics, logs); http/ (the API's plumbing); jobs/
 (long work); the resources' schemas and stores, each a folder (instances/, blueprints/ with its
-history/, profiles/), each reading only those below it; budgets/ (what joins them: a fit, an
-admission); imports/ (other tools' catalogs); sources/ (catalogs followed from git); routes/ (the
+history/, profiles/), each reading only those below it; joins/ (what joins them: a fit, an
+admission); imports/ (other tools' catalogs); sources/ (catalogs followed from git); api/ (the
 paths, a module per resource); and on top web/, cli.py, migrations.py, gunicorn_worker.py and
 this factory."""
 
@@ -22,6 +22,17 @@ from app.access import auth, login_throttle, oidc, request_quota
 from app.access.teams import store as teams
 from app.access.tokens import store as tokens
 from app.access.users import store as accounts
+from app.api.blueprints import blp as blueprints_blp
+from app.api.formats import blp as formats_blp
+from app.api.imports import blp as imports_blp
+from app.api.instances import blp as instances_blp
+from app.api.jobs import blp as jobs_blp
+from app.api.namespaces import blp as namespaces_blp
+from app.api.profiles import blp as profiles_blp
+from app.api.revisions import blp as revisions_blp
+from app.api.sources import blp as sources_blp
+from app.api.teams import blp as teams_blp
+from app.api.users import blp as users_blp
 from app.blueprints.history.storage import store as revisions
 from app.blueprints.storage import store as blueprints_store
 from app.http import docs, idempotency, openapi, problems, response_headers
@@ -31,17 +42,6 @@ from app.jobs.storage import store as jobs_store
 from app.model import prices
 from app.ops import logs
 from app.profiles.storage import store as profiles_store
-from app.routes.blueprints import blp as blueprints_blp
-from app.routes.formats import blp as formats_blp
-from app.routes.imports import blp as imports_blp
-from app.routes.instances import blp as instances_blp
-from app.routes.jobs import blp as jobs_blp
-from app.routes.namespaces import blp as namespaces_blp
-from app.routes.profiles import blp as profiles_blp
-from app.routes.revisions import blp as revisions_blp
-from app.routes.sources import blp as sources_blp
-from app.routes.teams import blp as teams_blp
-from app.routes.users import blp as users_blp
 from app.sources.storage import store as sources_store
 from app.storage import database
 from app.web import sign_in

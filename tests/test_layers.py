@@ -17,10 +17,10 @@ LAYERS = [  # bottom first: a folder each (app/'s own modules stand at both ends
     ("app.instances",),  # each resource: its schemas and its store
     ("app.blueprints",),
     ("app.profiles",),
-    ("app.budgets",),  # what joins them: a fit, a render to a profile, an admission
+    ("app.joins",),  # what joins them: a fit, a render to a profile, an admission
     ("app.imports",),
     ("app.sources",),  # catalogs followed from git, imported as imports are
-    ("app.routes",),
+    ("app.api",),
     ("app.web",),
     ("app.cli", "app.gunicorn_worker", "app.migrations", "app"),
 ]
@@ -150,11 +150,11 @@ def test_only_an_admission_writes_an_instance():
 
     assert not any(hasattr(store, name) for name in ("create", "update", "delete"))
     found = callers(INSTANCE_WRITES)
-    assert found and {caller.split(":")[0] for caller in found} == {"app.budgets.admission"}
+    assert found and {caller.split(":")[0] for caller in found} == {"app.joins.admission"}
 
 
 def test_only_an_admission_puts_an_instance_in_a_namespace():
     """A render writes for a cluster; the Namespace, quota and LimitRange that hold an instance
     there are what admission adds, from what it admitted."""
     found = callers({"held"})
-    assert found and {caller.split(":")[0] for caller in found} == {"app.budgets.admission"}
+    assert found and {caller.split(":")[0] for caller in found} == {"app.joins.admission"}

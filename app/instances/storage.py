@@ -5,7 +5,7 @@ value its render used (`kept`, generated ones included), so that it renders the 
 and an upgrade renders with them.
 
 It has no create, change or delete of its own: what an instance spends from its profile is decided
-and counted around each of its writes by app/budgets/admission.py, the only caller of `insert`,
+and counted around each of its writes by app/joins/admission.py, the only caller of `insert`,
 `replace_version` and `delete_version` (tests/test_layers.py holds that)."""
 
 from pymongo import ASCENDING
@@ -92,7 +92,7 @@ class Instances(Documents):
 
     def holds(self, _id, fields=None):
         """Whether the instance `_id` is stored, with `fields` where given: a write's outcome read back
-        when its answer was lost (app/budgets/outcomes.py)."""
+        when its answer was lost (app/joins/outcomes.py)."""
         return self.coll().find_one({"_id": _id, **(fields or {})}, {"_id": 1}) is not None
 
     def delete_version(self, doc):

@@ -7,7 +7,7 @@ it still succeeds.
 
 A profile's `usage` and the ledger of the changes of it under way (`ledger.<instance id>`, one per
 instance at a time) are kept in a document of their own (ledgers.py) and read with it: an
-admission reserves, writes its instance, then settles or takes back (app/budgets/admission.py).
+admission reserves, writes its instance, then settles or takes back (app/joins/admission.py).
 An entry older than twice REQUEST_TIMEOUT belongs to a request that died (gunicorn kills one
 running past it); `settled` concludes it by what the instance store says of its instance, before
 every admission and every read of the profile."""

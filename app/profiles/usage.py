@@ -1,7 +1,7 @@
 """A profile's `usage`: the sum of its instances' requirements and their count, kept beside the
 profile (ledgers.py), so that reading it and admitting against it cost one document whatever the
 number of instances. What a change of an instance does to it, and whether a change a ledger entry
-records took place; the ledger itself is the profile store's, and app/budgets/admission.py uses
+records took place; the ledger itself is the profile store's, and app/joins/admission.py uses
 it."""
 
 COUNTED = ("memoryBytes", "cpuMillis", "containers", "storageBytes")  # a requirement's amounts

@@ -3,4 +3,4 @@ host the operator allows), a ref, a folder and an import format; a sync fetches 
 ref with the `git` program and imports what it holds as `bpctl import` would, as a job. This
 package holds their schemas and store, the address rule (`addresses`), the fetch (`git`), what a
 folder holds for each format (`layouts`), the sync (`sync`), the webhook's signatures
-(`webhooks`) and the schedule (`schedule`); app/routes/sources.py serves them."""
+(`webhooks`) and the schedule (`schedule`); app/api/sources.py serves them."""

@@ -53,7 +53,7 @@ def missing(noun, id_text):
 class Documents:
     """Reading an owned, versioned resource: who may read it, its keys and its lists, and the
     document a create drafts. A store that writes only through the code that decides its writes
-    (the instance store, written by app/budgets/admission.py) is one of these alone."""
+    (the instance store, written by app/joins/admission.py) is one of these alone."""
 
     collection = None  # set by each resource
     noun = "resource"  # what a 404 names

@@ -1,5 +1,5 @@
 """What a create, an upgrade and a delete of an instance answer when the database goes away in their
-middle: what took place, never less or other (app/budgets/outcomes.py). The connection breaks after
+middle: what took place, never less or other (app/joins/outcomes.py). The connection breaks after
 the instance's write was made, before it was made, or for good; and after the write, while what
 follows it (the reservation's settling, the holds let go) is written. Usage ends the sum of the
 instances once the ledger's lease has passed, whatever was answered."""

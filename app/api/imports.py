@@ -5,9 +5,9 @@ from flask import Response, stream_with_context
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
+from app.api.jobs import accepted
 from app.blueprints.schemas import WRITABLE, BlueprintSchema
 from app.blueprints.storage import store
-from app.budgets.fitting import blueprints_fitting
 from app.definitions import format_of, kubernetes
 from app.errors import Conflict
 from app.http.openapi import Blueprint, headers, problems
@@ -24,9 +24,9 @@ from app.imports.schemas import (
 )
 from app.jobs import runner
 from app.jobs.schemas import JobSchema
+from app.joins.to_profile import blueprints_fitting
 from app.model.yamlguard import YamlError
 from app.profiles.storage import store as profiles
-from app.routes.jobs import accepted
 
 blp = Blueprint("imports", __name__, description="Other tools' catalogs brought in as blueprints; the catalog out.")
 IMPORT_JSON_DEPTH = 64

@@ -4,9 +4,9 @@ from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
 from app.blueprints.storage import store as blueprints
-from app.budgets.fitting import profiles_fitted_by
 from app.http import crud, paging
 from app.http.openapi import Blueprint
+from app.joins.to_profile import profiles_fitted_by
 from app.profiles.schemas import ProfileDraftSchema, ProfileQuery, ProfileSchema
 from app.profiles.storage import store
 

@@ -5,8 +5,8 @@ from flask import Response
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
+from app.api.jobs import accepted
 from app.blueprints.storage import store as blueprints
-from app.budgets import admission, fitting, fleet
 from app.errors import NotFound
 from app.http import crud, paging, preconditions
 from app.http.openapi import Blueprint, headers, problems
@@ -28,8 +28,8 @@ from app.instances.schemas import (
 from app.instances.storage import is_behind, store
 from app.jobs import runner
 from app.jobs.schemas import JobSchema
+from app.joins import admission, fleet, to_profile
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
-from app.routes.jobs import accepted
 from app.sources.storage import store as sources
 from app.storage.resource_store import object_id
 
@@ -71,14 +71,14 @@ class InstanceCollection(MethodView):
     def get(self, args):
         """List the instances the caller may read"""
         items, position = store.list(current_user(), args, behind(args))
-        return fitting.priced(items), position
+        return to_profile.priced(items), position
 
     @login_required(role="member")
     @crud.creates(blp, InstanceSchema, InstanceDraftSchema, "instance", example=EXAMPLE)
     def post(self, fields, dryRun):
         """Admit an instance of a blueprint against a profile's room"""
         doc, more = crud.answer_create(store, fields, dryRun, "instances.InstanceItem", admission.admit)
-        return fitting.priced([doc])[0], more
+        return to_profile.priced([doc])[0], more
 
 
 @blp.route("/upgrade")
@@ -115,7 +115,7 @@ class InstanceItem(MethodView):
         """Read one instance"""
         user = current_user()
         doc = store.readable(id, user)
-        return crud.answer_read(doc, fitting.priced([store.seen_by(doc, user)])[0])
+        return crud.answer_read(doc, to_profile.priced([store.seen_by(doc, user)])[0])
 
     @login_required(role="member")
     @crud.deletes(blp, "The instance is gone; its profile's usage is freed.")
@@ -162,7 +162,7 @@ class InstanceUpgrade(MethodView):
             dry_run=dryRun,
             namespace=args.get("namespace"),
         )
-        answer = {**fitting.priced([store.seen_by(doc, user)])[0], "diff": diff}
+        answer = {**to_profile.priced([store.seen_by(doc, user)])[0], "diff": diff}
         return answer, NO_STORE if dryRun else {**NO_STORE, "ETag": etag(doc)}
 
 
@@ -191,4 +191,4 @@ class InstanceRollback(MethodView):
         """Restore a release: its revision and its values, admitted as an upgrade is"""
         user = current_user()
         doc, diff = admission.rollback(id, user, args["release"], preconditions.if_match())
-        return {**fitting.priced([store.seen_by(doc, user)])[0], "diff": diff}, {**NO_STORE, "ETag": etag(doc)}
+        return {**to_profile.priced([store.seen_by(doc, user)])[0], "diff": diff}, {**NO_STORE, "ETag": etag(doc)}

@@ -8,7 +8,6 @@ from app.access.auth import current_user, login_required
 from app.access.schemas import MemberSchema, SpendSchema, TeamChangeSchema, TeamSchema
 from app.access.teams import store
 from app.blueprints.storage import store as blueprints
-from app.budgets import spend
 from app.errors import Forbidden
 from app.http import crud, paging, preconditions
 from app.http.openapi import CHANGE, CREATE, DELETE, Blueprint, headers, problems
@@ -16,6 +15,7 @@ from app.http.preconditions import IF_MATCH, etag
 from app.instances.namespaces import store as namespaces
 from app.instances.storage import store as instances
 from app.jobs.storage import store as jobs
+from app.joins import spend
 from app.model.accounts import is_admin, team_scope
 from app.profiles.storage import store as profiles
 from app.sources.storage import store as sources

@@ -19,11 +19,11 @@ from app.blueprints.schemas import (
     RenderSchema,
 )
 from app.blueprints.storage import store
-from app.budgets import fitting
 from app.errors import NotFound
 from app.http import crud, paging
 from app.http.openapi import Blueprint, headers, problems
 from app.http.parser import bodiless
+from app.joins import to_profile
 
 blp = Blueprint(
     "blueprints",
@@ -84,7 +84,7 @@ class BlueprintCollection(MethodView):
     def get(self, args):
         """List the blueprints the caller may read"""
         user = current_user()
-        return store.list(user, args, fitting.blueprints_fitting(args, user))
+        return store.list(user, args, to_profile.blueprints_fitting(args, user))
 
     @login_required(role="member")
     @crud.creates(blp, BlueprintSchema, BlueprintDraftSchema, "blueprint", examples=EXAMPLES)
@@ -109,7 +109,7 @@ class BlueprintFit(MethodView):
     def get(self, args, id):
         """Check whether a blueprint fits a profile"""
         user = current_user()
-        return fitting.fit_of(store.readable(id, user), args, user)
+        return to_profile.fit_of(store.readable(id, user), args, user)
 
 
 @blp.route("/<id>/render")
@@ -119,7 +119,7 @@ class BlueprintRender(MethodView):
     def post(self, args, id):
         """Render a blueprint's template with values, measured and fitted to a profile"""
         user = current_user()
-        return fitting.render_answer(store.readable(id, user), args, user)
+        return to_profile.render_answer(store.readable(id, user), args, user)
 
 
 @blp.route("/<id>/yml")

@@ -15,7 +15,6 @@ from pymongo.errors import DuplicateKeyError
 
 from app.blueprints.history.storage import store as history
 from app.blueprints.storage import store as blueprints
-from app.budgets import fitting, outcomes
 from app.config import request_lease
 from app.definitions import diffs, fit, render, routes, templates
 from app.definitions.fit import RESOURCES
@@ -27,6 +26,7 @@ from app.instances.hosts import store as hosts
 from app.instances.namespaces import TAKEN
 from app.instances.namespaces import store as namespaces
 from app.instances.storage import store as instances
+from app.joins import outcomes, to_profile
 from app.model import quantities
 from app.model.accounts import owner_given, team_of
 from app.profiles import usage
@@ -83,7 +83,7 @@ def _instance(fields, blueprint, profile):
     namespace = None
     if target["target"] == "kubernetes":
         namespace = fields.get("namespace") or fields["name"]
-        fitting.refuse_reserved(namespace)
+        to_profile.refuse_reserved(namespace)
     cluster = _cluster(version, fields["name"], target, namespace)
     held = namespace, team_of(fields["owner"])
     answer = _admitted(version, fields["values"], profile, fields["name"], cluster=cluster, namespace=held)
@@ -175,7 +175,7 @@ def _may_take(doc, namespace):
         return
     if doc.get("namespace") is not None or doc["target"] != "kubernetes":
         raise Invalid({"namespace": ["Only an instance on Kubernetes that holds no namespace yet takes one."]})
-    fitting.refuse_reserved(namespace)
+    to_profile.refuse_reserved(namespace)
 
 
 def _replace(doc, changes):
@@ -344,13 +344,13 @@ def _admitted(version, values, profile, name, replacing=None, cluster=None, secr
     room = {**profile, "usage": used}
     if cluster is not None and namespace[0] is not None:  # converted, its stream written once after what holds it
         cluster = replace(cluster, holds_namespace=True, team=namespace[1])
-    answer = fitting.render_fitted(version, values, room, cluster=cluster, secrets=secrets, project=name)
+    answer = to_profile.render_fitted(version, values, room, cluster=cluster, secrets=secrets, project=name)
     if answer["requirements"] is None:
         raise Invalid({"blueprint": ["Its definition is of no known type: there is nothing to count."]})
     if cluster is None and namespace[0] is not None:  # a Kubernetes blueprint's objects, moved into the namespace
         kinds = tuple(profile.get("allowKinds") or ())
         ingress = (current_app.config["INGRESS_NAMESPACE"],)
-        answer["yml"] = render.held(answer, namespace, kinds, fitting.limits_of(profile), ingress)
+        answer["yml"] = render.held(answer, namespace, kinds, to_profile.limits_of(profile), ingress)
     routes.admissible(answer["requirements"]["routes"])
     security = answer["fit"]["podSecurity"]
     if security["violations"]:

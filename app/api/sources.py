@@ -6,13 +6,13 @@ from flask import current_app, request
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
+from app.api.jobs import accepted
 from app.errors import BadRequest, NotFound, Unauthorized
 from app.http import crud, paging
 from app.http.openapi import Blueprint, headers, problems
 from app.http.parser import raw_json_body
 from app.jobs.schemas import JobSchema
 from app.model.fields import Id
-from app.routes.jobs import accepted
 from app.sources import sealing, sync, webhooks
 from app.sources.schemas import CatalogSourceSchema, SourceQuery, SyncArgs, WebhookAnswerSchema
 from app.sources.storage import store

@@ -6,11 +6,11 @@ rendering, the services (or Kubernetes objects) and parameters that appear and g
 admission's verdict against its profile."""
 
 from app.blueprints.storage import store as blueprints
-from app.budgets import admission
 from app.errors import NoRoom, NotFound, Problem
 from app.http.preconditions import etag
 from app.instances.storage import is_behind
 from app.instances.storage import store as instances
+from app.joins import admission
 from app.model import yamlguard
 from app.model.accounts import ACTING_ROLES, acts_as_owner, is_admin, team_roles, team_scope
 from app.model.yamlguard import YamlError

@@ -4,17 +4,17 @@ history, readable by whoever may read the blueprint; restoring is a change (owne
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
+from app.api.blueprints import renders
 from app.blueprints.history.schemas import DiffArgs, DiffSchema, RevisionPageArgs, sign
 from app.blueprints.history.storage import diff, writable
 from app.blueprints.history.storage import store as history
 from app.blueprints.schemas import BlueprintSchema
 from app.blueprints.storage import store
-from app.budgets.fitting import render_answer
 from app.http import crud, paging, preconditions
 from app.http.openapi import Blueprint, headers, problems
 from app.http.parser import bodiless
 from app.http.preconditions import IF_MATCH, etag
-from app.routes.blueprints import renders
+from app.joins.to_profile import render_answer
 
 blp = Blueprint("revisions", __name__, url_prefix="/blueprints", description="Every version of a blueprint.")
 
