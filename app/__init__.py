@@ -3,13 +3,13 @@ the web page.
 
 The tree reads from the bottom up, each layer importing only from itself and the layers below
 (tests/test_layers.py; the map is docs/design.md): errors.py, config.py, state.py; model/ (the
-contract's values); definitions/ (a blueprint's content); storage/ (the database); access/
+contract's values); definitions/ (a blueprint's content); storage/ (the database); teams/; access/
 (credentials, roles, throttles); ops/ (probes, metrics, logs); http/ (the API's plumbing); jobs/
-(long work); the resources' schemas and stores, each a folder (instances/, blueprints/ with its
-history/, profiles/), each reading only those below it; joins/ (what joins them: a fit, an
-admission); imports/ (other tools' catalogs); sources/ (catalogs followed from git); api/ (the
-paths, a module per resource); and on top web/, cli.py, migrations.py, gunicorn_worker.py and
-this factory."""
+(long work); the resources instances/, blueprints/ (with its history/) and profiles/, peers that
+import none of each other; imports/ (other tools' catalogs); sources/ (catalogs followed from git);
+joins/ (what joins resources: a fit, an admission, every reading across them); api/ (the paths, a
+module per resource); and on top web/, cli.py, migrations.py, gunicorn_worker.py and this
+factory."""
 
 import logging
 
@@ -19,7 +19,6 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import cli, config, migrations, ops, state, web
 from app.access import auth, login_throttle, oidc, request_quota
-from app.access.teams import store as teams
 from app.access.tokens import store as tokens
 from app.access.users import store as accounts
 from app.api.blueprints import blp as blueprints_blp
@@ -39,11 +38,13 @@ from app.http import docs, idempotency, openapi, problems, response_headers
 from app.http.json_provider import OrjsonProvider
 from app.instances.storage import store as instances_store
 from app.jobs.storage import store as jobs_store
+from app.joins import across
 from app.model import prices
 from app.ops import logs
 from app.profiles.storage import store as profiles_store
 from app.sources.storage import store as sources_store
 from app.storage import database
+from app.teams.storage import store as teams
 from app.web import sign_in
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,7 @@ def create_app(settings=None, mongo_client=None):
     request_quota.init_app(app)
     accounts.init_app(app)
     auth.init_app(app)
+    across.connect()
 
     api = openapi.Api(app)
     resources = (profiles_blp, blueprints_blp, revisions_blp, instances_blp, namespaces_blp, teams_blp, users_blp)

@@ -10,16 +10,15 @@ LAYERS = [  # bottom first: a folder each (app/'s own modules stand at both ends
     ("app.model",),
     ("app.definitions",),
     ("app.storage",),
+    ("app.teams",),  # a team's roles are read by access/, which stands above it
     ("app.access",),
     ("app.ops",),
     ("app.http",),
     ("app.jobs",),  # long work, run beside the request that starts it
-    ("app.instances",),  # each resource: its schemas and its store
-    ("app.blueprints",),
-    ("app.profiles",),
-    ("app.joins",),  # what joins them: a fit, a render to a profile, an admission
+    ("app.instances", "app.blueprints", "app.profiles"),  # resources, each its schemas and its store: peers
     ("app.imports",),
     ("app.sources",),  # catalogs followed from git, imported as imports are
+    ("app.joins",),  # what joins resources: a fit, an admission, every reading across them
     ("app.api",),
     ("app.web",),
     ("app.cli", "app.gunicorn_worker", "app.migrations", "app"),
@@ -38,12 +37,13 @@ def layer(module):
 
 
 def test_a_layer_is_a_folder():
-    """Beyond app/'s own modules, each entry names one package, and each package of app/ has one."""
-    folders = {p for (p,) in LAYERS[1:-2]}
+    """Beyond app/'s own modules, each entry names packages (peers, where several), and each package
+    of app/ has one."""
+    folders = {package for entry in LAYERS[1:-2] for package in entry}
     packages = {
         ".".join(path.relative_to(APP.parent).parts) for path in APP.iterdir() if (path / "__init__.py").exists()
     }
-    assert all(len(entry) == 1 for entry in LAYERS[1:-1]) and folders | {"app.web"} == packages
+    assert folders | {"app.web"} == packages
 
 
 def imports(path):
@@ -62,13 +62,37 @@ def imports(path):
             yield from (alias.name for alias in node.names if alias.name.split(".")[0] == "app")
 
 
-def test_every_import_goes_down_or_stays_in_its_layer():
-    upward = []
+def modules():
+    """(module name, path) of each of app/'s modules."""
     for path in sorted(path for path in APP.rglob("*.py") if "node_modules" not in path.parts):  # not the linter's
         parts = path.relative_to(APP.parent).with_suffix("").parts
-        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        yield ".".join(parts[:-1] if parts[-1] == "__init__" else parts), path
+
+
+def test_every_import_goes_down_or_stays_in_its_layer():
+    upward = []
+    for module, path in modules():
         upward += [f"{module} -> {name}" for name in imports(path) if layer(name) > layer(module)]
     assert upward == []
+
+
+RESOURCES = ("app.teams", "app.instances", "app.blueprints", "app.profiles")
+
+
+def resource(module):
+    return next((one for one in RESOURCES if module == one or module.startswith(one + ".")), None)
+
+
+def test_no_resource_imports_another():
+    """Every reading across resources is app/joins/across.py's: a store is given what it reads of
+    another, so each resource reads alone."""
+    across = []
+    for module, path in modules():
+        if resource(module) is not None:
+            across += [
+                f"{module} -> {name}" for name in imports(path) if resource(name) not in (None, resource(module))
+            ]
+    assert across == []
 
 
 def test_the_command_line_client_imports_nothing_of_the_service():
@@ -85,7 +109,7 @@ OWNERS = {
     "ledgers": "app.profiles.ledgers",
     "users": "app.access.users",
     "tokens": "app.access.tokens",
-    "teams": "app.access.teams",
+    "teams": "app.teams.storage",
     "idempotency": "app.http.idempotency",
     "rate_limits": "app.access.request_quota",
     "auth_failures": "app.access.login_throttle",

@@ -15,12 +15,12 @@ from flask_httpauth import HTTPBasicAuth, HTTPTokenAuth, MultiAuth
 
 from app import state
 from app.access import login_throttle, oidc, request_quota
-from app.access.teams import Roles
 from app.access.tokens import store as tokens
 from app.access.users import store as users
 from app.errors import Forbidden, Unauthorized
 from app.model.accounts import IMPLIED_ROLES
 from app.storage.cache import TtlCache
+from app.teams.storage import Roles
 
 CHALLENGE = 'Basic realm="blueprints", Bearer realm="blueprints"'
 

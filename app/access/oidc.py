@@ -11,7 +11,7 @@ joserfc (Authlib's JOSE) does the cryptography.
 A user is bound to the provider by (`iss`, `sub`) at their first sign-in, with the username the
 claim OIDC_USERNAME_CLAIM gives, when no user has it (else a 401 until an admin links them:
 `flask users link`). The claim OIDC_GROUPS_CLAIM sets their team roles through OIDC_TEAM_MAP
-whenever a token brings groups not seen before (access/teams.py `reconcile`)."""
+whenever a token brings groups not seen before (teams/storage.py `reconcile`)."""
 
 import logging
 import time
@@ -24,10 +24,10 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from app import state
-from app.access.teams import store as teams
 from app.access.users import store as users
 from app.model.accounts import TEAM_ROLES, USERNAME
 from app.model.fields import DNS_LABEL
+from app.teams.storage import store as teams
 
 log = logging.getLogger(__name__)
 ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]

@@ -6,7 +6,6 @@ from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
 from app.api.jobs import accepted
-from app.blueprints.storage import store as blueprints
 from app.errors import NotFound
 from app.http import crud, paging, preconditions
 from app.http.openapi import Blueprint, headers, problems
@@ -25,13 +24,11 @@ from app.instances.schemas import (
     UpgradeArgs,
     UpgradeSchema,
 )
-from app.instances.storage import is_behind, store
+from app.instances.storage import store
 from app.jobs import runner
 from app.jobs.schemas import JobSchema
-from app.joins import admission, fleet, to_profile
+from app.joins import across, admission, fleet
 from app.model.schemas import WRITE_PARAMETERS, WriteArgs
-from app.sources.storage import store as sources
-from app.storage.resource_store import object_id
 
 blp = Blueprint(
     "instances",
@@ -48,37 +45,19 @@ EXAMPLE = {
 NO_STORE = {"Cache-Control": "no-store"}  # the definition and an upgrade's diff hold the instance's secrets
 
 
-def behind(args):
-    """The list filter `behind`: instances rendered at an older revision than their blueprint's
-    current one (true), or at it (false); each blueprint read once a request."""
-    if "behind" not in args:
-        return None
-    current = {}
-
-    def rev_of(blueprint_id):
-        if blueprint_id not in current:
-            found = blueprints.stored(object_id(blueprint_id), {"rev": 1})
-            current[blueprint_id] = found["rev"] if found else None
-        return current[blueprint_id]
-
-    return lambda doc: is_behind(doc, rev_of(doc["blueprint"])) == args["behind"]
-
-
 @blp.route("")
 class InstanceCollection(MethodView):
     @login_required(role="viewer")
     @paging.paginated(blp, InstanceQuery(), InstanceSchema, "A page of instances, newest first.")
     def get(self, args):
         """List the instances the caller may read"""
-        items, position = store.list(current_user(), args, behind(args))
-        return to_profile.priced(items), position
+        return store.list(current_user(), args, across.behind(args))
 
     @login_required(role="member")
     @crud.creates(blp, InstanceSchema, InstanceDraftSchema, "instance", example=EXAMPLE)
     def post(self, fields, dryRun):
         """Admit an instance of a blueprint against a profile's room"""
-        doc, more = crud.answer_create(store, fields, dryRun, "instances.InstanceItem", admission.admit)
-        return to_profile.priced([doc])[0], more
+        return crud.answer_create(store, fields, dryRun, "instances.InstanceItem", admission.admit)
 
 
 @blp.route("/upgrade")
@@ -93,13 +72,7 @@ class FleetUpgrade(MethodView):
     def post(self, args, dryRun):
         """Upgrade every instance of a selection you may change, each on its own"""
         user = current_user()
-        made = None
-        if args.get("source"):
-            source = sources.readable(args["source"], user)
-            made = [
-                str(doc["_id"]) for doc in blueprints.imported_from(f"source:{source['_id']}", source["owner"]).values()
-            ]
-        query = fleet.selection(args, user, made)
+        query = fleet.selection(args, user)
         options = {"rev": args.get("rev"), "behind": args["behind"], "dry_run": dryRun, "if_match": args["ifMatch"]}
         if fleet.how_many(query) <= fleet.MOST_AT_ONCE:
             return fleet.upgrade(query, user, **options), NO_STORE
@@ -113,9 +86,7 @@ class InstanceItem(MethodView):
     @crud.reads(blp, InstanceSchema, "instance")
     def get(self, id):
         """Read one instance"""
-        user = current_user()
-        doc = store.readable(id, user)
-        return crud.answer_read(doc, to_profile.priced([store.seen_by(doc, user)])[0])
+        return crud.answer_seen(store, id)
 
     @login_required(role="member")
     @crud.deletes(blp, "The instance is gone; its profile's usage is freed.")
@@ -162,7 +133,7 @@ class InstanceUpgrade(MethodView):
             dry_run=dryRun,
             namespace=args.get("namespace"),
         )
-        answer = {**to_profile.priced([store.seen_by(doc, user)])[0], "diff": diff}
+        answer = {**store.seen_by(doc, user), "diff": diff}
         return answer, NO_STORE if dryRun else {**NO_STORE, "ETag": etag(doc)}
 
 
@@ -191,4 +162,4 @@ class InstanceRollback(MethodView):
         """Restore a release: its revision and its values, admitted as an upgrade is"""
         user = current_user()
         doc, diff = admission.rollback(id, user, args["release"], preconditions.if_match())
-        return {**to_profile.priced([store.seen_by(doc, user)])[0], "diff": diff}, {**NO_STORE, "ETag": etag(doc)}
+        return {**store.seen_by(doc, user), "diff": diff}, {**NO_STORE, "ETag": etag(doc)}

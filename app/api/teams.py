@@ -5,36 +5,16 @@ from flask import current_app, url_for
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
-from app.access.schemas import MemberSchema, SpendSchema, TeamChangeSchema, TeamSchema
-from app.access.teams import store
-from app.blueprints.storage import store as blueprints
 from app.errors import Forbidden
 from app.http import crud, paging, preconditions
 from app.http.openapi import CHANGE, CREATE, DELETE, Blueprint, headers, problems
 from app.http.preconditions import IF_MATCH, etag
-from app.instances.namespaces import store as namespaces
-from app.instances.storage import store as instances
-from app.jobs.storage import store as jobs
-from app.joins import spend
-from app.model.accounts import is_admin, team_scope
-from app.profiles.storage import store as profiles
-from app.sources.storage import store as sources
+from app.joins import across, spend
+from app.model.accounts import is_admin
+from app.teams.schemas import MemberSchema, SpendSchema, TeamChangeSchema, TeamSchema
+from app.teams.storage import store
 
 blp = Blueprint("teams", __name__, description="Teams: their members' roles, and what they own.")
-
-
-def _in_use(name):
-    """What is owned by the team, held for it or names it, so that a team of the same name made
-    later would inherit it: profiles, blueprints, instances (owned or naming it in
-    `entitledTeams`), sources (their tokens), running jobs, and namespaces held for it."""
-    scope = team_scope(name)
-    owned = (("profiles", profiles), ("blueprints", blueprints), ("instances", instances), ("sources", sources))
-    found = [noun for noun, resources in owned if resources.mentions(scope)]
-    if jobs.running_for(scope):
-        found.append("a running job")
-    if (namespace := namespaces.owned_by(scope)) is not None:
-        found.append(f"the namespace {namespace!r} (held for it until an admin releases it)")
-    return found
 
 
 @blp.route("/teams")
@@ -86,7 +66,7 @@ class TeamItem(MethodView):
     @problems(blp, *DELETE, 409)
     def delete(self, name):
         """Delete a team that owns nothing and that nothing names (its maintainers, admins)"""
-        store.delete(name, current_user(), _in_use, preconditions.if_match())
+        store.delete(name, current_user(), across.team_in_use, preconditions.if_match())
 
 
 @blp.route("/teams/<name>/members/<username>")

@@ -5,11 +5,8 @@ definition on every write that changes it, and stars (the users in `starredBy`).
 """
 
 from app import definitions
-from app.access.teams import store as teams
-from app.access.users import store as users
 from app.blueprints.history.storage import store as history
 from app.errors import Conflict, Invalid
-from app.instances.storage import store as instances
 from app.model import yamlguard
 from app.model.accounts import shared_with
 from app.storage import list_keys
@@ -43,6 +40,9 @@ class Blueprints(ResourceStore):
         "tag": "tags",
     }
     public = True
+    # Readings of other resources, given by app/joins/across.py `connect` (no resource imports another)
+    made_from = None  # (blueprint id, most) -> how many instances were made from it, up to `most`
+    check_entitled = None  # (changes, caller) -> a 422 where a user or team it names does not exist
     retired_indexes = (
         "owner_newest",
         "entitlement_newest",
@@ -95,7 +95,7 @@ class Blueprints(ResourceStore):
 
     def deletable(self, doc):
         """A blueprint no instance was made from (a 409 naming how many, at most MAX_NAMED)."""
-        made = instances.made_from(doc["_id"], MAX_NAMED)
+        made = self.made_from(doc["_id"], MAX_NAMED)
         if made:
             many = made > 1
             count = f"{made}{'+' if made == MAX_NAMED else ''} instance{'s' if many else ''}"
@@ -118,8 +118,7 @@ class Blueprints(ResourceStore):
             )
         if "yml" in changes:
             changes["yml"] = yamlguard.text_of(changes["yml"])
-        users.check_entitled(changes.get("entitledUsers"), user)
-        teams.check_entitled(changes.get("entitledTeams"), user)
+        self.check_entitled(changes, user)
         return changes
 
 

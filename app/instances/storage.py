@@ -27,6 +27,8 @@ class Instances(Documents):
     collection = "instances"
     noun = "instance"
     filters = {"name": "name", "owner": "owner", "profile": "profile", "blueprint": "blueprint"}
+    # Readings of other resources, given by app/joins/across.py `connect` (no resource imports another)
+    priced = None  # (instances) -> the same with their `cost` at their profiles' prices, in one read
 
     def create_indexes(self):
         """One name per owner; the instances of a blueprint at a revision, and those keeping a release
@@ -39,6 +41,14 @@ class Instances(Documents):
     def scopes(self, doc):
         """Its owner, admins, and its profile's owner."""
         return [list_keys.ADMINS, doc["owner"]], [doc["profileOwner"]] if doc["profileOwner"] != doc["owner"] else []
+
+    def seen_by(self, doc, user):
+        """With its `cost` now, beside what the caller may do with it."""
+        return self.priced([super().seen_by(doc, user)])[0]
+
+    def answers(self, docs, user):
+        """A page priced with one read of its profiles."""
+        return self.priced([super(Instances, self).seen_by(doc, user) for doc in docs])
 
     def can_read_definition(self, doc, user):
         """Its owner's alone: admins, the user, a team's members and maintainers (never its viewers)."""

@@ -10,23 +10,24 @@ from app.errors import NoRoom, NotFound, Problem
 from app.http.preconditions import etag
 from app.instances.storage import is_behind
 from app.instances.storage import store as instances
-from app.joins import admission
+from app.joins import across, admission
 from app.model import yamlguard
 from app.model.accounts import ACTING_ROLES, acts_as_owner, is_admin, team_roles, team_scope
 from app.model.yamlguard import YamlError
+from app.sources.storage import store as sources
 
 MOST_AT_ONCE = 50  # past this many, an upgrade runs as a job
 
 
-def selection(args, user, made_by_source=None):
-    """The instances query of an upgrade's `args`, narrowed to what `user` may change
-    (`made_by_source`: the ids of the blueprints the source named made, when one is)."""
+def selection(args, user):
+    """The instances query of an upgrade's `args`, narrowed to what `user` may change (a source
+    they may read selects the blueprints it made)."""
     query = {}
     if args.get("blueprint"):
         query["blueprint"] = args["blueprint"]
-    if made_by_source is not None:
-        wanted = [one for one in made_by_source if query.get("blueprint") in (None, one)]
-        query["blueprint"] = {"$in": wanted}
+    if args.get("source"):
+        made = across.made_by_source(sources.readable(args["source"], user))
+        query["blueprint"] = {"$in": [one for one in made if query.get("blueprint") in (None, one)]}
     if args.get("profile"):
         query["profile"] = args["profile"]
     owners = None if is_admin(user) else [user["username"], *_acting_teams(user)]

@@ -3,10 +3,10 @@ and the sum over all of them (the usages priced, summed, then rounded once)."""
 
 from flask import current_app
 
-from app.access.teams import store as teams
 from app.model import prices, quantities
 from app.model.accounts import team_scope
 from app.profiles.storage import store as profiles
+from app.teams.storage import store as teams
 
 CAPPED = ("memoryBytes", "cpuMillis", "storageBytes")  # the caps a price applies to
 

@@ -69,7 +69,7 @@ def EntitledUsers(**kwargs):
 
 def EntitledTeams(**kwargs):
     """The teams a resource is shared with: their members and maintainers use it, their viewers read
-    it (they must exist: access/teams.py)."""
+    it (they must exist: teams/storage.py)."""
     kwargs.setdefault("allow_none", True)
     return ma.fields.List(TeamName(), validate=ma.validate.Length(max=MAX_ENTITLED_TEAMS), **kwargs)
 

@@ -16,12 +16,9 @@ from bson import ObjectId
 from flask import current_app
 from pymongo import ASCENDING
 
-from app.access.teams import store as teams
-from app.access.users import store as users
 from app.config import request_lease
 from app.definitions import fit
 from app.errors import Conflict, Forbidden, Invalid, Problem
-from app.instances.storage import store as instances
 from app.model import quantities
 from app.model.accounts import is_admin, shared_with
 from app.profiles import usage
@@ -38,6 +35,9 @@ class Profiles(ResourceStore):
     filters = {"name": "name", "owner": "owner", "defaultProfile": "defaultProfile"}
     retired_indexes = ("owner_newest", "newest", "one_per_source")
     finished = Finished()
+    # Readings of other resources, given by app/joins/across.py `connect` (no resource imports another)
+    rev_of = None  # (instance id) -> its `rev`, None when it is not there
+    check_entitled = None  # (changes, caller) -> a 422 where a user or team it names does not exist
 
     def create_indexes(self):
         """One default per owner; one profile per owner, import source and key."""
@@ -141,14 +141,10 @@ class Profiles(ResourceStore):
         operator's (`prices`, `cluster.gateway`, which enters every tenant's NetworkPolicies)."""
         if not is_admin(user):
             _admins_alone(changes, stored or {})
-        if "allowKinds" in changes:
-            changes["allowKinds"] = list(dict.fromkeys(changes["allowKinds"] or []))
-        if "entitledUsers" in changes:
-            changes["entitledUsers"] = list(dict.fromkeys(changes["entitledUsers"] or []))
-            users.check_entitled(changes["entitledUsers"], user)
-        if "entitledTeams" in changes:
-            changes["entitledTeams"] = list(dict.fromkeys(changes["entitledTeams"] or []))
-            teams.check_entitled(changes["entitledTeams"], user)
+        for field in ("allowKinds", "entitledUsers", "entitledTeams"):
+            if field in changes:
+                changes[field] = list(dict.fromkeys(changes[field] or []))
+        self.check_entitled(changes, user)
         if {"containerDefaults", "containerMax"} & set(changes):
             merged = quantities.limits({**(stored or {}), **changes})
             over = [
@@ -242,7 +238,7 @@ class Profiles(ResourceStore):
         if not stale and (closing is None or closing >= oldest):
             return profile
         for instance_id, entry in stale:
-            if usage.happened(entry, instances.rev_of(ObjectId(instance_id))):
+            if usage.happened(entry, self.rev_of(ObjectId(instance_id))):
                 ledgers.conclude(profile["_id"], instance_id, entry, entry.get("pending", {}))
             else:
                 self.take_back(profile["_id"], instance_id, entry)

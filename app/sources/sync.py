@@ -11,7 +11,6 @@ from urllib.parse import urlsplit
 from flask import current_app
 
 from app.access.auth import caller
-from app.access.teams import store as teams
 from app.access.users import store as users
 from app.errors import Conflict, Problem
 from app.imports import workflow
@@ -23,6 +22,7 @@ from app.sources import addresses, git, layouts, sealing
 from app.sources.storage import store as sources
 from app.storage.database import now
 from app.storage.resource_store import MAX_ATTEMPTS
+from app.teams.storage import store as teams
 
 
 class SyncFailed(Problem):

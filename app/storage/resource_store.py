@@ -113,6 +113,10 @@ class Documents:
         document passes through it."""
         return {**doc, "can": self.can(doc, user)}
 
+    def answers(self, docs, user):
+        """`docs` as `user` sees them: a list's page."""
+        return [self.seen_by(doc, user) for doc in docs]
+
     def can(self, doc, user):
         """What `user`, who reads `doc`, may do with it, by the rules that decide those requests:
         change and delete it (acting as its owner: `checked`), deploy from it (`usable`, and a
@@ -166,7 +170,7 @@ class Documents:
         )
         most = current_app.config["LIST_MOST_EXAMINED"]
         items, position = self.pager().read(query, args["limit"], args.get("cursor"), most)
-        return [self.seen_by(doc, user) for doc in items], position
+        return self.answers(items, user), position
 
     def drafted(self, fields, user, id=None, dry_run=False):
         """The document a create of `fields` by `user` inserts (a dry run's: without an id)."""

@@ -13,7 +13,6 @@ from pymongo.errors import DuplicateKeyError
 
 from app.blueprints.schemas import WRITABLE
 from app.errors import NotFound
-from app.instances.storage import store as instances
 from app.storage.database import get_db
 from app.storage.list_keys import without_keys
 
@@ -23,6 +22,9 @@ PRUNE_SLACK = 16  # older kept versions a prune also looks for (left by a crash 
 
 class Revisions:
     """The `revisions` collection: every version of a blueprint a change replaced."""
+
+    # Readings of other resources, given by app/joins/across.py `connect` (no resource imports another)
+    pinned = None  # (blueprint id, rev) -> whether an instance is, or keeps a release, rendered at it
 
     def coll(self):
         return get_db().revisions
@@ -40,7 +42,7 @@ class Revisions:
         oldest_kept = stored["rev"] + 2 - current_app.config["REVISIONS_KEPT"]  # the new current is rev + 1
         if oldest_kept > 1:
             pruned = range(max(oldest_kept - 1 - PRUNE_SLACK, 1), oldest_kept)
-            used = [rev for rev in pruned if instances.rendered_at(stored["_id"], rev)]
+            used = [rev for rev in pruned if self.pinned(stored["_id"], rev)]
             self.coll().delete_many(
                 {"blueprint": stored["_id"], "rev": {"$gte": pruned.start, "$lt": pruned.stop, "$nin": used}}
             )

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from pymongo import ASCENDING, DESCENDING
 from pymongo.errors import DuplicateKeyError
 
-from app.access.users import store as users
 from app.errors import Conflict, Forbidden, Invalid, NotFound, PreconditionFailed
 from app.model.accounts import is_admin
 from app.storage import database, ids, pages
@@ -28,6 +27,9 @@ MAX_ATTEMPTS = 100
 
 class Teams:
     """The `teams` collection."""
+
+    # Readings of other resources, given by app/joins/across.py `connect` (no resource imports another)
+    user_named = None  # (username) -> the user, None when there is none
 
     def coll(self):
         return database.collection("teams")
@@ -115,7 +117,7 @@ class Teams:
             }
 
         self._managed(name, user, None)  # who may not manage the team learns nothing of the user
-        added = users.find(username)
+        added = self.user_named(username)
         if added is None:
             raise NotFound(f"No user {username[:64]!r}.")
         doc = self._write(name, user, None, changes)
