@@ -113,18 +113,19 @@ def own_target(blueprint_type):
     return "compose" if fmt is compose else "kubernetes" if fmt is kubernetes else None
 
 
-def cluster_of(blueprint_type, args, instance):
+def cluster_of(blueprint_type, args, instance, **settings):
     """The `Cluster` a render that `args` ask for (`target`, `namespace`, `volumeSize`,
     `volumeSizes`, `routes`; else Cluster's defaults) writes for, its objects labelled
-    `instance`: None for the blueprint's own format; a 422 naming `target` for a conversion there
-    is none of."""
+    `instance`, with the Cluster fields `settings` (the operator's, an instance's): None for the
+    blueprint's own format; a 422 naming `target` for a conversion there is none of."""
     target = args.get("target")
     if target is None or target == own_target(blueprint_type):
         return None
     if definitions.format_of(blueprint_type) is not compose:
         raise Invalid({"target": ["Only a Compose blueprint renders for another target than its own format."]})
     fields = (("volumeSize", "volume_size"), ("volumeSizes", "volume_sizes"), ("routes", "routes"))
-    return Cluster(instance, args.get("namespace"), **{field: args[key] for key, field in fields if key in args})
+    asked = {"namespace": args.get("namespace"), **{field: args[key] for key, field in fields if key in args}}
+    return Cluster(instance, **{**asked, **settings})
 
 
 def _on_kubernetes(document, answer, secret, cluster, limits, usage):

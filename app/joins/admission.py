@@ -8,7 +8,6 @@ them leaves its entry, which the profile store concludes by what the instance sa
 request cannot be running any more (docs/decisions/04-instances-and-usage.md)."""
 
 from contextlib import contextmanager
-from dataclasses import replace
 
 from flask import current_app
 from pymongo.errors import DuplicateKeyError
@@ -84,8 +83,8 @@ def _instance(fields, blueprint, profile):
     if target["target"] == "kubernetes":
         namespace = fields.get("namespace") or fields["name"]
         to_profile.refuse_reserved(namespace)
-    cluster = _cluster(version, fields["name"], target, namespace)
     held = namespace, team_of(fields["owner"])
+    cluster = to_profile.cluster_for(version.get("blueprintType"), target, fields["name"], held)
     answer = _admitted(version, fields["values"], profile, fields["name"], cluster=cluster, namespace=held)
     return {
         "owner": fields["owner"],
@@ -134,11 +133,11 @@ def upgraded(doc, user, version, values, dry_run=False, namespace=None, restorin
     profile = profiles.with_usage(object_id(doc["profile"]))
     held = doc.get("namespace")
     _may_take(doc, namespace)
-    cluster = _cluster(version, doc["name"], doc, held or namespace)
+    namespaced = held or namespace, team_of(doc["owner"])
+    cluster = to_profile.cluster_for(version.get("blueprintType"), doc, doc["name"], namespaced)
     declared = ((version.get("parameters") or {}).get("properties") or {}).keys()
     secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
     kept = dict(values) if restoring else {**_still_declared(doc["kept"], declared), **values}
-    namespaced = held or namespace, team_of(doc["owner"])
     answer = _admitted(version, kept, profile, doc["name"], doc["requirements"], cluster, secrets, namespaced)
     changes = {
         "blueprintRev": version["rev"],
@@ -277,14 +276,6 @@ def version_of(blueprint, rev):
         raise Invalid({"rev": [f"The blueprint has no revision {rev}."]}) from None
 
 
-def _cluster(version, name, target, namespace):
-    """The `Cluster` an instance's Compose blueprint converts for (`target`: its `target`,
-    `volumeSize`, `volumeSizes`, `routes`), in the namespace it holds (none: one admitted before instances
-    held them, rendered as it was); None where it renders in its own format."""
-    converted = render.cluster_of(version.get("blueprintType"), target, name)
-    return converted and replace(converted, namespace=namespace)
-
-
 @contextmanager
 def holding(namespace, owner, instance_id):
     """Hold `namespace` (None: none) for the instance the block writes, and let it go when the
@@ -342,8 +333,6 @@ def _admitted(version, values, profile, name, replacing=None, cluster=None, secr
     if replacing is not None:
         used = {key: used[key] - value for key, value in usage.change(replacing).items()}
     room = {**profile, "usage": used}
-    if cluster is not None and namespace[0] is not None:  # converted, its stream written once after what holds it
-        cluster = replace(cluster, holds_namespace=True, team=namespace[1])
     answer = to_profile.render_fitted(version, values, room, cluster=cluster, secrets=secrets, project=name)
     if answer["requirements"] is None:
         raise Invalid({"blueprint": ["Its definition is of no known type: there is nothing to count."]})

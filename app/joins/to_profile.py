@@ -4,8 +4,6 @@ instance's render and admission. A profile is named by its id and must be readab
 (404 otherwise); a fit is to the room the profile's instances leave (its `usage`); the fit itself,
 defaults and maximum included, is app/definitions/fit.py."""
 
-from dataclasses import replace
-
 from flask import current_app
 
 from app.definitions import fit
@@ -37,23 +35,35 @@ def limits_of(profile):
 def fit_of(blueprint, args, user):
     """The fit of a stored blueprint to a profile (`GET /blueprints/{id}/fit`) on `target`: its
     pod security judged there, and a Compose blueprint's storage on a cluster its claims'."""
-    cluster = cluster_of(blueprint.get("blueprintType"), args, str(blueprint["_id"]))  # else a 422
+    cluster = cluster_for(blueprint.get("blueprintType"), args, str(blueprint["_id"]))  # else a 422
     requirements = blueprint["requirements"] if cluster is None else storage_on(cluster, blueprint["requirements"])
     profile = profile_of(args.get("profile"), user)
     return fit.fit(requirements, limits_of(profile), profile["usage"], args.get("target"))
 
 
+def cluster_for(blueprint_type, target, instance, held=None):
+    """The `Cluster` a render writes for, built once, here: what the request or the instance asks
+    (`target`, `namespace`, `volumeSize`, `volumeSizes`, `routes`: render.cluster_of), the
+    operator's ingress namespace and wait image, and for an instance (`held`: the namespace it
+    holds, None for one admitted before instances held them, and the team that owns it or None) the
+    Namespace, quota and LimitRange written before its objects. The render adds what only it knows:
+    the values, and the profile's conventions and pod security."""
+    config = current_app.config
+    settings = {"ingress_namespaces": (config["INGRESS_NAMESPACE"],), "wait_image": config["WAIT_IMAGE"]}
+    if held is not None:
+        namespace, team = held
+        settings |= {"namespace": namespace, "holds_namespace": namespace is not None, "team": team}
+    return cluster_of(blueprint_type, target, instance, **settings)
+
+
 def render_fitted(version, values, profile, maximize=None, cluster=None, secrets=(), project=None):
     """The render of `version` with `values`, fitted to `profile` (None: none) in the room it has;
-    converted for the `Cluster` (render.cluster_of) where one is given; `secrets` stay secret
+    converted for the `Cluster` (`cluster_for`) where one is given; `secrets` stay secret
     whatever the schema says (an instance's); a Compose render's Traefik routers are named after
     `project`."""
     if version.get("yml") is None:
         raise Conflict("This version of the blueprint has no definition to render.")
     limits = None if profile is None else limits_of(profile)
-    if cluster is not None:
-        config = current_app.config
-        cluster = replace(cluster, ingress_namespaces=(config["INGRESS_NAMESPACE"],), wait_image=config["WAIT_IMAGE"])
     seconds = current_app.config["RENDER_SECONDS"]
     usage = None if profile is None else profile["usage"]
     answer = render(version, values, limits, maximize, seconds, usage, cluster, secrets, project)
@@ -78,7 +88,7 @@ def render_answer(version, args, user):
     its headers."""
     if "namespace" in args:
         refuse_reserved(args["namespace"])
-    cluster = cluster_of(version.get("blueprintType"), args, str(version["_id"]))
+    cluster = cluster_for(version.get("blueprintType"), args, str(version["_id"]))
     profile = profile_of(args["profile"], user) if "profile" in args else None
     return render_fitted(version, args["values"], profile, args.get("maximize"), cluster), NO_STORE
 
