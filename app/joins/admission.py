@@ -7,7 +7,10 @@ server has no multi-document transactions, so these are three writes; a request 
 them leaves its entry, which the profile store concludes by what the instance says once the
 request cannot be running any more (docs/decisions/04-instances-and-usage.md)."""
 
+from collections.abc import Callable
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
 
 from flask import current_app
 from pymongo.errors import DuplicateKeyError
@@ -45,6 +48,29 @@ def admit(fields, user, id=None, dry_run=False):
     earlier = id and instances.stored(id)
     if earlier:
         return earlier
+    plan = _create(fields, user, id, dry_run)
+    return (checked(plan) if dry_run else applied(plan))[0]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """An admission decided and not made: what a dry run answers (`checked`), and what `applied`
+    writes under its holds. Deciding it reads and writes nothing but what it reads."""
+
+    instance: dict  # the instance as it will read
+    diff: str | None  # an upgrade's diff of the renderings, no secret value in it
+    profile: dict  # read with its usage
+    delta: dict  # what it changes the profile's usage by
+    entry: dict  # its ledger entry's operation
+    namespace: str | None  # a namespace it takes
+    hosts: list  # the hosts its routes hold
+    before: list  # the hosts it held before
+    write: Callable[[], None]  # its decisive write, which raises where it is refused
+    taken: Conflict | None = None  # a create's answer where its name is taken
+
+
+def _create(fields, user, id, dry_run):
+    """The plan of a create: the instance drafted from the blueprint and the profile the body names."""
     blueprint = _usable(blueprints, fields["blueprint"], user, "blueprint")
     profile = _usable(profiles, fields["profile"], user, "profile")
     fields = {**fields, "owner": owner_given(user, fields.get("owner"))}
@@ -52,25 +78,44 @@ def admit(fields, user, id=None, dry_run=False):
     doc.update(releases.first(doc))
     owner = "You have" if doc["owner"] == user["username"] else f"{doc['owner']} has"
     taken = Conflict(f"{owner} an instance named {doc['name']!r} already.")
-    namespace = doc["namespace"]
-    if dry_run:
-        if instances.named(doc["owner"], doc["name"]):
-            raise taken
-        if namespace is not None and not namespaces.free_for(namespace, doc["owner"]):
-            raise Conflict(TAKEN.format(namespace))
-        if taken := hosts.taken(doc["hosts"]):
-            raise Conflict(HOST_TAKEN.format(taken))
-        return doc
+    delta, entry = usage.change(doc["requirements"]), {"op": "create"}
+    write = partial(_insert, doc, taken)
+    return Plan(doc, None, profile, delta, entry, doc["namespace"], doc["hosts"], [], write, taken)
+
+
+def checked(plan):
+    """A dry run's answer, (the instance, the diff), once nothing a write would meet refuses it: its
+    name, its namespace and its hosts free (read, not held)."""
+    doc = plan.instance
+    if plan.taken is not None and instances.named(doc["owner"], doc["name"]):
+        raise plan.taken
+    if plan.namespace is not None and not namespaces.free_for(plan.namespace, doc["owner"]):
+        raise Conflict(TAKEN.format(plan.namespace))
+    if taken := hosts.taken(plan.hosts, doc.get("_id")):
+        raise Conflict(HOST_TAKEN.format(taken))
+    return doc, plan.diff
+
+
+def applied(plan):
+    """Make `plan`: its namespace and new hosts held, its change reserved on the profile, its write
+    made, then the hosts it no longer routes let go; (the instance, the diff)."""
+    doc = plan.instance
     with (
-        holding(namespace, doc["owner"], doc["_id"]),
-        routing(doc["hosts"], doc["_id"]),
-        reservation(profile, doc["_id"], usage.change(doc["requirements"]), {"op": "create"}),
+        holding(plan.namespace, doc["owner"], doc["_id"]),
+        routing([key for key in plan.hosts if key not in plan.before], doc["_id"]),
+        reservation(plan.profile, doc["_id"], plan.delta, plan.entry),
     ):
-        try:
-            outcomes.decided(lambda: instances.insert(doc), lambda: instances.holds(doc["_id"]), "create")
-        except DuplicateKeyError:  # surely not inserted: taken back
-            raise taken from None
-        return doc
+        plan.write()
+    afterwards(hosts.free, [key for key in plan.before if key not in plan.hosts], doc["_id"])
+    return doc, plan.diff
+
+
+def _insert(doc, taken):
+    """A create's decisive write; `taken` where the name is (surely not inserted: taken back)."""
+    try:
+        outcomes.decided(lambda: instances.insert(doc), lambda: instances.holds(doc["_id"]), "create")
+    except DuplicateKeyError:
+        raise taken from None
 
 
 def _instance(fields, blueprint, profile):
@@ -130,6 +175,12 @@ def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=
 def upgraded(doc, user, version, values, dry_run=False, namespace=None, restoring=False):
     """`upgrade` of the instance `doc` as read (one the caller may change) to the blueprint's
     `version`."""
+    plan = _upgrade(doc, user, version, values, namespace, restoring)
+    return checked(plan) if dry_run else applied(plan)
+
+
+def _upgrade(doc, user, version, values, namespace, restoring):
+    """The plan of an upgrade: `doc` rendered again at `version`, and the diff."""
     profile = profiles.with_usage(object_id(doc["profile"]))
     held = doc.get("namespace")
     _may_take(doc, namespace)
@@ -147,24 +198,22 @@ def upgraded(doc, user, version, values, dry_run=False, namespace=None, restorin
         "updatedAt": now(),
     }
     changes.update(releases.added(doc, changes))
-    upgraded = {**doc, **changes, "rev": doc["rev"] + 1}
     hidden = [*(doc["kept"].get(name) for name in secrets), *_secret_values(answer)]
     diff = _diff(doc["yml"], answer["yml"], doc["blueprintRev"], version["rev"], hidden)
-    before = doc.get("hosts", [])
-    if dry_run:
-        if taken := hosts.taken(changes["hosts"], doc["_id"]):
-            raise Conflict(HOST_TAKEN.format(taken))
-        return upgraded, diff
     delta = usage.change(answer["requirements"], doc["requirements"])
-    with (
-        holding(namespace, doc["owner"], doc["_id"]),
-        routing([key for key in changes["hosts"] if key not in before], doc["_id"]),
-        reservation(profile, doc["_id"], delta, {"op": "upgrade", "rev": upgraded["rev"]}),
-    ):
-        if not _replace(doc, changes):
-            raise Moved("The instance changed while it was upgraded: read it and try again.")
-    afterwards(hosts.free, [key for key in before if key not in changes["hosts"]], doc["_id"])
-    return upgraded, diff
+    entry = {"op": "upgrade", "rev": doc["rev"] + 1}
+    instance = {**doc, **changes, "rev": doc["rev"] + 1}
+    return Plan(
+        instance,
+        diff,
+        profile,
+        delta,
+        entry,
+        namespace,
+        changes["hosts"],
+        doc.get("hosts", []),
+        partial(_replace, doc, changes),
+    )
 
 
 def _may_take(doc, namespace):
@@ -178,12 +227,13 @@ def _may_take(doc, namespace):
 
 
 def _replace(doc, changes):
-    """Write an upgrade's `changes` over the instance's version `doc`; whether it did (one moved on
-    since is not)."""
+    """An upgrade's decisive write: `changes` over the instance's version `doc`, refused (`Moved`)
+    where it moved on since."""
     written = {"rev": doc["rev"] + 1, "updatedAt": changes["updatedAt"]}
-    return outcomes.decided(
+    if not outcomes.decided(
         lambda: instances.replace_version(doc, changes), lambda: instances.holds(doc["_id"], written), "upgrade"
-    )
+    ):
+        raise Moved("The instance changed while it was upgraded: read it and try again.")
 
 
 def _still_declared(kept, declared):
