@@ -1,6 +1,8 @@
 """Instances admitted against their profile's room and counted in its usage.
 
-Every write that changes what an instance needs (create, upgrade, delete) runs inside a `reservation`:
+A create, an upgrade and a rollback are planned first (`Plan`: the render, the diff, the change of
+usage, the namespace and hosts to hold, the decisive write); a dry run answers the plan once
+`checked`, a real run is the plan `applied`. Every write that changes what an instance needs (create, upgrade, delete) runs inside a `reservation`:
 the change is reserved on the profile (its ledger, app/profiles/storage.py), the instance is
 written, and the reservation is settled, or taken back when the write was refused. The embedded
 server has no multi-document transactions, so these are three writes; a request that dies between
