@@ -2,15 +2,15 @@
 
 A create, an upgrade and a rollback are planned first (`Plan`: the render, the diff, the change of
 usage, the namespace and hosts to hold, the decisive write); a dry run answers the plan once
-`checked`, a real run is the plan `applied`. Every write that changes what an instance needs (create, upgrade, delete) runs inside a `reservation`:
-the change is reserved on the profile (its ledger, app/profiles/storage.py), the instance is
-written, and the reservation is settled, or taken back when the write was refused. The embedded
-server has no multi-document transactions, so these are three writes; a request that dies between
-them leaves its entry, which the profile store concludes by what the instance says once the
-request cannot be running any more (docs/decisions/04-instances-and-usage.md)."""
+`checked`, a real run is the plan `applied`. Every write that changes what an instance needs
+(create, upgrade, delete) runs inside a `reservation` (holds.py): the change is reserved on the
+profile (its ledger, app/profiles/storage.py), the instance is written, and the reservation is
+settled, or taken back when the write was refused. The embedded server has no multi-document
+transactions, so these are three writes; a request that dies between them leaves its entry, which
+the profile store concludes by what the instance says once the request cannot be running any more
+(docs/decisions/04-instances-and-usage.md)."""
 
 from collections.abc import Callable
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 
@@ -19,10 +19,8 @@ from pymongo.errors import DuplicateKeyError
 
 from app.blueprints.history.storage import store as history
 from app.blueprints.storage import store as blueprints
-from app.config import request_lease
-from app.definitions import diffs, fit, render, routes, templates
-from app.definitions.fit import RESOURCES
-from app.errors import Conflict, Forbidden, Invalid, NoRoom, NotFound
+from app.definitions import diffs, render, routes, templates
+from app.errors import Conflict, Forbidden, Invalid, NotFound
 from app.instances import releases
 from app.instances.hosts import TAKEN as HOST_TAKEN
 from app.instances.hosts import held as held_hosts
@@ -30,8 +28,7 @@ from app.instances.hosts import store as hosts
 from app.instances.namespaces import TAKEN
 from app.instances.namespaces import store as namespaces
 from app.instances.storage import store as instances
-from app.joins import outcomes, to_profile
-from app.model import quantities
+from app.joins import holds, outcomes, to_profile
 from app.model.accounts import owner_given, team_of
 from app.profiles import usage
 from app.profiles.storage import store as profiles
@@ -57,7 +54,7 @@ def admit(fields, user, id=None, dry_run=False):
 @dataclass(frozen=True)
 class Plan:
     """An admission decided and not made: what a dry run answers (`checked`), and what `applied`
-    writes under its holds. Deciding it reads and writes nothing but what it reads."""
+    writes under its holds. Deciding it writes nothing."""
 
     instance: dict  # the instance as it will read
     diff: str | None  # an upgrade's diff of the renderings, no secret value in it
@@ -103,9 +100,9 @@ def applied(plan):
     made, then the hosts it no longer routes let go; (the instance, the diff)."""
     doc = plan.instance
     with (
-        holding(plan.namespace, doc["owner"], doc["_id"]),
-        routing([key for key in plan.hosts if key not in plan.before], doc["_id"]),
-        reservation(plan.profile, doc["_id"], plan.delta, plan.entry),
+        holds.holding(plan.namespace, doc["owner"], doc["_id"]),
+        holds.routing([key for key in plan.hosts if key not in plan.before], doc["_id"]),
+        holds.reservation(plan.profile, doc["_id"], plan.delta, plan.entry),
     ):
         plan.write()
     afterwards(hosts.free, [key for key in plan.before if key not in plan.hosts], doc["_id"])
@@ -263,13 +260,13 @@ def withdraw(id_text, user, if_match=None):
         profile = profiles.with_usage(object_id(doc["profile"]))
         if profile is None:  # deleted under it (it cannot be while this is counted)
             _delete(doc)
-            _let_go(doc)
+            holds.let_go(doc)
             return
         try:
-            with reservation(profile, doc["_id"], usage.change(None, doc["requirements"]), {"op": "delete"}):
+            with holds.reservation(profile, doc["_id"], usage.change(None, doc["requirements"]), {"op": "delete"}):
                 if not _delete(doc):
                     raise Moved("upgraded meanwhile")
-            _let_go(doc)
+            holds.let_go(doc)
             return
         except Moved:
             continue
@@ -279,31 +276,6 @@ def withdraw(id_text, user, if_match=None):
 def _delete(doc):
     """Delete the instance's version `doc`; whether it did (one moved on since is not)."""
     return outcomes.decided(lambda: instances.delete_version(doc), lambda: not instances.holds(doc["_id"]), "delete")
-
-
-@contextmanager
-def reservation(profile, instance_id, delta, entry):
-    """Reserve `delta` on the profile for the write the block makes, then settle it; a write the
-    block refuses (a problem it raises, a unique index) is taken back. Any other failure (a lost
-    connection, a killed worker) may have written: the entry stays, for `Profiles.settled`."""
-    key = str(instance_id)
-    recorded = _reserve(profile, key, delta, entry)
-    with _given_back_if_refused(profiles.take_back, profile["_id"], key, recorded):
-        yield
-    afterwards(profiles.settle, profile["_id"], key, recorded)
-
-
-@contextmanager
-def _given_back_if_refused(give_back, *args):
-    """The block that makes an instance's decisive write, and `give_back(*args)` (what was taken for
-    it) where the block refuses it (`outcomes.refused`); any other failure may have written, and
-    leaves what was taken to its lease."""
-    try:
-        yield
-    except Exception as exc:
-        if outcomes.refused(exc):
-            afterwards(give_back, *args)
-        raise
 
 
 def _usable(resource_store, id_text, user, field):
@@ -326,52 +298,6 @@ def version_of(blueprint, rev):
         return history.version(blueprint, rev)
     except NotFound:
         raise Invalid({"rev": [f"The blueprint has no revision {rev}."]}) from None
-
-
-@contextmanager
-def holding(namespace, owner, instance_id):
-    """Hold `namespace` (None: none) for the instance the block writes, and let it go when the
-    block refuses the write; any other failure may have written, and leaves the hold to `_take`'s
-    lease."""
-    if namespace is None:
-        yield
-        return
-    _take(namespace, owner, instance_id)
-    with _given_back_if_refused(namespaces.free, namespace, instance_id):
-        yield
-
-
-def _take(namespace, owner, instance_id):
-    """Hold the namespace for the instance; a hold left by a request that died before its
-    instance was written is freed once its lease has passed."""
-    try:
-        namespaces.take(namespace, owner, instance_id)
-    except Conflict:
-        found = namespaces.holder(namespace)
-        lease = request_lease(current_app.config)
-        if found is None or instances.stored(object_id(found[0])) is not None:
-            raise
-        if not namespaces.free_stale(namespace, found[0], lease):
-            raise
-        namespaces.take(namespace, owner, instance_id)
-
-
-def _let_go(doc):
-    """A deleted instance's namespace, freed for its owner, and its hosts (their leases free them
-    where the database is away)."""
-    if doc.get("namespace") is not None:
-        afterwards(namespaces.free, doc["namespace"], doc["_id"])
-    afterwards(hosts.free, doc.get("hosts", []), doc["_id"])
-
-
-@contextmanager
-def routing(keys, instance_id):
-    """Hold the hosts `keys` for the instance the block writes, and let them go when the block
-    refuses the write; any other failure leaves them to `Hosts.take`'s lease."""
-    lease = request_lease(current_app.config)
-    hosts.take(keys, instance_id, lambda id_text: instances.stored(object_id(id_text)), lease)
-    with _given_back_if_refused(hosts.free, keys, instance_id):
-        yield
 
 
 def _admitted(version, values, profile, name, replacing=None, cluster=None, secrets=(), namespace=(None, None)):
@@ -403,51 +329,5 @@ def _admitted(version, values, profile, name, replacing=None, cluster=None, secr
                 ]
             }
         )
-    _refuse_without_room(answer["fit"], replacing is not None)
+    holds.refuse_without_room(answer["fit"], replacing is not None)
     return answer
-
-
-def _refuse_without_room(fit, replacing=False):
-    """A 409 naming each resource the fit has no room for: over the cap left, over the maximum per
-    container, unbounded or unknown where the profile caps it. An upgrade's says that `used`
-    leaves out the instance's own share, which differs from the profile's usage."""
-    short, quota = [], {}
-    for name, resource in fit["resources"].items():
-        capped = resource["cap"] is not None
-        if capped:
-            quota[name] = {key: resource[key] for key in ("required", "used", "cap", "available")}
-        if resource["overMax"]:
-            short.append(f"{name}: over the profile's per-container maximum ({'; '.join(resource['overMax'])})")
-        elif capped and resource["verdict"] == "exceeds":
-            short.append(_shortfall(name, quota[name]))
-        elif capped and resource["verdict"] == "unbounded":
-            short.append(f"{name}: a container declares none and the profile gives no container default")
-        elif capped and resource["verdict"] == "unknown":
-            short.append(f"{name}: not known until the variables that stand in it are set")
-    if short:
-        own = " (used: the profile's other instances; this one's current share is given back first)"
-        raise NoRoom(f"The profile has no room for it: {'; '.join(short)}{own if replacing else ''}.", quota)
-
-
-def _reserve(profile, instance_id, delta, entry):
-    """Reserve `delta` on the profile for `instance_id`, deciding again while other admissions
-    change its usage; a 409 when another took the room."""
-    for _ in range(MAX_ATTEMPTS):
-        if profile is None:
-            raise Conflict("The profile was deleted meanwhile.")
-        if recorded := profiles.reserve(profile, instance_id, delta, entry):
-            return recorded
-        profile = profiles.with_usage(profile["_id"])
-        if profile is not None:
-            _refuse_without_room({"resources": fit.growth(delta, quantities.limits(profile), profile["usage"])})
-    raise Conflict("The profile kept changing: try again.")
-
-
-def _shortfall(name, quota):
-    """`memory: requires 1 GiB, 1.5 GiB of 2 GiB used, 512 MiB available`."""
-    key, spoken = RESOURCES[name], quantities.spoken
-    required, used, cap = quota["required"], quota["used"], quota["cap"]
-    return (
-        f"{name}: requires {spoken(key, required)}, {spoken(key, used)} of {spoken(key, cap)} used, "
-        f"{spoken(key, max(cap - used, 0))} available"
-    )
