@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from app.definitions import pod_security, routes
-from app.definitions.compose_load import cast, dependencies, services, started, volumes
-from app.definitions.on_kubernetes.mounts import claimed
+from app.definitions.compose_load import cast, claimed, dependencies, services, started, volumes
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
 from app.definitions.templates import Dialect

@@ -9,7 +9,7 @@ import posixpath
 import re
 from functools import lru_cache
 
-from app.definitions.placeholders import Unresolved
+from app.definitions.placeholders import Unresolved, as_unset
 from app.definitions.schemas import listed, mapping
 
 OVERRIDDEN = {"command", "entrypoint", "test"}  # lists `extends` replaces; it appends the others
@@ -519,3 +519,43 @@ def services(doc, found):
 def started(service):
     """Whether `docker compose up`, with no profile named, starts the service."""
     return not service.get("profiles")
+
+
+def claimed(top_volumes, started_services):
+    """The named volumes that a conversion makes claims of (an external one is expected to exist):
+    those the started services mount, each once, sorted; what a fit for a cluster counts."""
+    keys = set()
+    for service in started_services:
+        for entry in listed(service.get("volumes")):
+            kind, source, target = read_volume(as_unset(entry))[:3]
+            if claims(kind, source, target):
+                keys.add(source)
+    return sorted(key for key in keys if not mapping(top_volumes.get(key)).get("external"))
+
+
+def claims(kind, source, target):
+    """Whether a mount (as `read_volume` reads it) is of a named volume, which a claim holds."""
+    return kind == "volume" and bool(source) and target is not None
+
+
+def read_volume(entry):
+    """(type, source, target, read-only, sub path) of a `volumes` entry, its target cleaned as
+    Compose cleans it (`/data/` is `/data`); target None for one Compose would have refused."""
+    if isinstance(entry, dict):
+        target = entry.get("target")
+        if not isinstance(target, str):
+            return None, None, None, False, None
+        sub_path = mapping(entry.get("volume")).get("subpath")
+        kind = entry.get("type", "volume")
+        return kind, entry.get("source") or "", posixpath.normpath(target), bool(entry.get("read_only")), sub_path
+    if not isinstance(entry, str):
+        return None, None, None, False, None
+    try:
+        kind, source, target = parse_volume(entry)
+    except LoadError:  # `${DATA}:/data` with DATA unset: Compose needs it set
+        parts = entry.split(":")
+        if len(parts) < 2 or parts[0] or not parts[1].startswith("/"):
+            return None, None, None, False, None
+        kind, source, target = "unset", "", parts[1]
+    mode = entry.rsplit(":", 1)[1] if entry.count(":") >= 2 else ""
+    return kind, source, posixpath.normpath(target), "ro" in mode.split(","), None

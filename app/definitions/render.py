@@ -14,8 +14,19 @@ import time
 from dataclasses import replace
 
 from app import definitions
-from app.definitions import compose, defaults, fit, kubernetes, on_kubernetes, parameters, routes, templates, totals
-from app.definitions.on_kubernetes import isolation, tenancy
+from app.definitions import (
+    compose,
+    defaults,
+    fit,
+    kubernetes,
+    on_kubernetes,
+    parameters,
+    routes,
+    templates,
+    tenancy,
+    totals,
+)
+from app.definitions.on_kubernetes import isolation
 from app.definitions.on_kubernetes.model import Cluster
 from app.definitions.on_kubernetes.names import label
 from app.definitions.on_kubernetes.notes import Notes

@@ -7,7 +7,7 @@ cluster still keeps there (claims, secrets)."""
 from flask import current_app
 from pymongo.errors import DuplicateKeyError
 
-from app.definitions.on_kubernetes import tenancy
+from app.definitions import tenancy
 from app.errors import Conflict, Invalid, NotFound
 from app.storage.database import collection, now
 

@@ -3,12 +3,10 @@ for (made once, whoever mounts it), a bind mount or an anonymous volume an `empt
 `shm_size` an `emptyDir` in memory, `configs` and `secrets` with their content a ConfigMap or a
 Secret mounted where Compose mounts them."""
 
-import posixpath
 from contextlib import suppress
 
-from app.definitions.compose_load import LoadError, parse_volume
+from app.definitions.compose_load import claims, read_volume
 from app.definitions.on_kubernetes.names import Names, label, metadata
-from app.definitions.placeholders import as_unset
 from app.definitions.schemas import listed, mapping
 from app.errors import Invalid
 from app.model import quantities
@@ -64,7 +62,7 @@ class Storage:
         return list(volumes.values()), mounts, claimed
 
     def _volume(self, entry, path, replicas, volumes, mounts):
-        kind, source, target, read_only, sub_path = _read_volume(entry)
+        kind, source, target, read_only, sub_path = read_volume(entry)
         if target is None:
             return
         for key, value in _options(entry):
@@ -74,7 +72,7 @@ class Storage:
             mount["readOnly"] = True
         if sub_path:
             mount["subPath"] = sub_path
-        if _claims(kind, source, target):
+        if claims(kind, source, target):
             claim = self._claim(source, path, replicas)
             name = label(f"claim-{claim}")
             volumes[name] = {"name": name, "persistentVolumeClaim": {"claimName": claim}}
@@ -198,43 +196,3 @@ def _options(entry):
             if path not in CARRIED_OPTIONS and not (key == "tmpfs" and inner == "size"):
                 found.append((path, one))
     return found
-
-
-def claimed(top_volumes, started_services):
-    """The named volumes that a conversion makes claims of (an external one is expected to exist):
-    those the started services mount, each once, sorted; what a fit for a cluster counts."""
-    keys = set()
-    for service in started_services:
-        for entry in listed(service.get("volumes")):
-            kind, source, target = _read_volume(as_unset(entry))[:3]
-            if _claims(kind, source, target):
-                keys.add(source)
-    return sorted(key for key in keys if not mapping(top_volumes.get(key)).get("external"))
-
-
-def _claims(kind, source, target):
-    """Whether a mount (as `_read_volume` reads it) is of a named volume, which a claim holds."""
-    return kind == "volume" and bool(source) and target is not None
-
-
-def _read_volume(entry):
-    """(type, source, target, read-only, sub path) of a `volumes` entry, its target cleaned as
-    Compose cleans it (`/data/` is `/data`); target None for one Compose would have refused."""
-    if isinstance(entry, dict):
-        target = entry.get("target")
-        if not isinstance(target, str):
-            return None, None, None, False, None
-        sub_path = mapping(entry.get("volume")).get("subpath")
-        kind = entry.get("type", "volume")
-        return kind, entry.get("source") or "", posixpath.normpath(target), bool(entry.get("read_only")), sub_path
-    if not isinstance(entry, str):
-        return None, None, None, False, None
-    try:
-        kind, source, target = parse_volume(entry)
-    except LoadError:  # `${DATA}:/data` with DATA unset: Compose needs it set
-        parts = entry.split(":")
-        if len(parts) < 2 or parts[0] or not parts[1].startswith("/"):
-            return None, None, None, False, None
-        kind, source, target = "unset", "", parts[1]
-    mode = entry.rsplit(":", 1)[1] if entry.count(":") >= 2 else ""
-    return kind, source, posixpath.normpath(target), "ro" in mode.split(","), None
