@@ -105,8 +105,8 @@ openapi: $(VENV)/.installed-test
 prices: $(VENV)/.installed-test
 	$(BIN)/python -m support.prices
 
-# The web page's scripts are checked by ESLint, pinned in app/web/package.json (and its lock),
-# installed from the npm registry with the machine's Node.js.
+# The web page's scripts are laid out by Prettier and checked by ESLint, pinned in
+# app/web/package.json (and its lock), installed from the npm registry with the machine's Node.js.
 WEB := app/web
 $(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
@@ -122,6 +122,7 @@ $(ORACLES)/node_modules/.installed: $(ORACLES)/package.json $(ORACLES)/package-l
 lint: $(VENV)/.installed-test $(WEB)/node_modules/.installed
 	$(BIN)/ruff check app bpctl tests bench support wsgi.py gunicorn.conf.py
 	$(BIN)/ruff format --check app bpctl tests bench support wsgi.py gunicorn.conf.py
+	cd $(WEB) && node node_modules/prettier/bin/prettier.cjs --check static eslint.config.mjs ../../tests/web/pure
 	cd $(WEB) && node node_modules/eslint/bin/eslint.js --max-warnings 0
 
 clean:

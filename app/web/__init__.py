@@ -6,7 +6,7 @@ on a closed network and its whole weight is what is here. `package.json` and
 `eslint.config.mjs` beside it are the scripts' linter (`make lint`), never served. It needs no
 credentials to load; it signs in with POST /tokens and calls the API with the bearer token. Its
 responses forbid inline scripts and styles, framing and type sniffing (response_headers.PAGE),
-and every text the page shows goes into the DOM as text, never as markup (static/core.js, `el`).
+and every text the page shows goes into the DOM as text, never as markup (static/dom.js, `el`).
 """
 
 from flask import Blueprint, send_from_directory

@@ -67,7 +67,7 @@ def test_the_page_weighs_less_than_300_kb_and_loads_nothing_from_another_host(ap
     page = client.get("/")
     linked = ["/" + path for path in re.findall(r'(?:src|href)="(web/[^"]+)"', page.body.decode())]
     modules = [f"/web/{path.name}" for path in sorted(STATIC.glob("*.js"))]  # app.js imports the others
-    assert "/web/app.js" in linked and "/web/core.js" in modules
+    assert "/web/app.js" in linked and "/web/api.js" in modules
     assets = [client.get(path) for path in {*linked, *modules}]
     assert all(asset.status == 200 for asset in assets)
     assert len(page.body) + sum(len(asset.body) for asset in assets) < MOST_WEIGHT

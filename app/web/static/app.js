@@ -1,7 +1,8 @@
 /* The catalog's web page: a client of the public API, nothing more. Each view is a function of the
    URL's hash (`#/path?filters`), so every view can be bookmarked and shared; this module routes
    to the views (a module each) and has the caller sign in first. */
-import { el, main, problemList, session, showNav, signedInThroughProvider, signIn, signOut } from './core.js';
+import { el, main, problemList } from './dom.js';
+import { session, showNav, signedInThroughProvider, signIn, signOut } from './session.js';
 import { catalog } from './catalog.js';
 import { blueprintPage } from './blueprint.js';
 import { parametersPage } from './parameters.js';
@@ -43,8 +44,11 @@ async function route() {
     main.focus({ preventScroll: true });
   } catch (error) {
     if (mine !== shownRoute) return;
-    main.replaceChildren(el('h1', {}, error.status === 404 ? 'Not found' : 'Something went wrong'), problemList(error),
-      el('p', {}, el('a', { href: '#/' }, 'Back to the catalog')));
+    main.replaceChildren(
+      el('h1', {}, error.status === 404 ? 'Not found' : 'Something went wrong'),
+      problemList(error),
+      el('p', {}, el('a', { href: '#/' }, 'Back to the catalog')),
+    );
   } finally {
     if (mine === shownRoute) main.removeAttribute('aria-busy');
   }
@@ -53,10 +57,10 @@ async function route() {
 document.getElementById('sign-out').addEventListener('click', signOut);
 window.addEventListener('hashchange', route);
 (async () => {
-  if (!(await signedInThroughProvider())) { // back from the identity provider, or not
+  if (!(await signedInThroughProvider())) {
+    // back from the identity provider, or not
     if (!session || Date.parse(session.expiresAt) <= Date.now()) await signIn();
     else showNav();
   }
   route();
 })();
-

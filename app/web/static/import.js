@@ -1,27 +1,73 @@
 /* The Import page (`#/import`): a catalog or a Compose file and its .env, previewed as a dry run,
    then imported. */
-import { api, diffView, el, field, followed, formats, problemList, progressOf, select } from './core.js';
+import { api, followed, formats } from './api.js';
+import { diffView, el, field, problemList, select } from './dom.js';
+import { progressOf } from './http.js';
 
 /** The report of an import (or a sync): the counts, then one row per template with its notes and
     problems, a conflict's diff under it. */
 export function importReport(report, dryRun) {
-  const counts = Object.entries(report.counts).filter(([, n]) => n).map(([outcome, n]) => `${n} ${outcome}`);
-  return el('div', {},
+  const counts = Object.entries(report.counts)
+    .filter(([, n]) => n)
+    .map(([outcome, n]) => `${n} ${outcome}`);
+  return el(
+    'div',
+    {},
     el('p', { class: dryRun ? 'note' : 'ok' }, dryRun ? 'Nothing is stored yet: ' : 'Done: ', counts.join(', '), '.'),
-    el('div', { class: 'scroll' }, el('table', { class: 'report', 'aria-label': dryRun ? 'What the import would do' : 'What the import did' },
-      el('thead', {}, el('tr', {}, ['Template', 'Outcome', 'Notes'].map((h) => el('th', { scope: 'col' }, h)))),
-      el('tbody', {}, report.results.map((r) => el('tr', { class: `outcome-${r.outcome}` },
-        el('td', {}, r.id && !dryRun ? el('a', { href: `#/blueprints/${r.id}` }, r.title || r.key) : r.title || r.key),
-        el('td', {}, r.outcome),
-        el('td', {}, el('ul', { class: 'plain' }, [...r.problems.map((p) => el('li', { class: 'error' }, p)),
-          ...r.notes.map((n) => el('li', {}, n))]), r.diff ? diffView(r.diff) : null)))))));
+    el(
+      'div',
+      { class: 'scroll' },
+      el(
+        'table',
+        { class: 'report', 'aria-label': dryRun ? 'What the import would do' : 'What the import did' },
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            ['Template', 'Outcome', 'Notes'].map((h) => el('th', { scope: 'col' }, h)),
+          ),
+        ),
+        el(
+          'tbody',
+          {},
+          report.results.map((r) =>
+            el(
+              'tr',
+              { class: `outcome-${r.outcome}` },
+              el(
+                'td',
+                {},
+                r.id && !dryRun ? el('a', { href: `#/blueprints/${r.id}` }, r.title || r.key) : r.title || r.key,
+              ),
+              el('td', {}, r.outcome),
+              el(
+                'td',
+                {},
+                el('ul', { class: 'plain' }, [
+                  ...r.problems.map((p) => el('li', { class: 'error' }, p)),
+                  ...r.notes.map((n) => el('li', {}, n)),
+                ]),
+                r.diff ? diffView(r.diff) : null,
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 /** The stack files a Portainer catalog names, from the files of a chosen folder (a checkout of
     the catalog's repository): each path the catalog names, from the folder's top. */
 function stackFiles(catalogText, chosen) {
   let catalog;
-  try { catalog = JSON.parse(catalogText); } catch { return {}; }
+  try {
+    catalog = JSON.parse(catalogText);
+  } catch {
+    return {};
+  }
   const named = (catalog.templates || []).map((t) => t.repository && t.repository.stackfile).filter(Boolean);
   const found = {};
   for (const path of named) {
@@ -37,9 +83,12 @@ function stackFiles(catalogText, chosen) {
     `layout` is how the service reads the platform's folder (`GET /formats`). */
 function platformCatalog(layout, chosen, top, text, name) {
   const below = `${layout.folder}/`;
-  const inCatalog = chosen.some((f) => f.path.startsWith(below)) ? chosen.filter((f) => f.path.startsWith(below)) : chosen;
+  const inCatalog = chosen.some((f) => f.path.startsWith(below))
+    ? chosen.filter((f) => f.path.startsWith(below))
+    : chosen;
   const found = {};
-  if (layout.marker) { // a folder per template, the marker its Compose file
+  if (layout.marker) {
+    // a folder per template, the marker its Compose file
     for (const file of inCatalog) {
       const parts = file.path.split('/');
       const base = parts.pop();
@@ -49,7 +98,13 @@ function platformCatalog(layout, chosen, top, text, name) {
     }
     return Object.fromEntries(Object.entries(found).filter(([, files]) => files[layout.marker] !== undefined));
   }
-  for (const file of inCatalog.filter((f) => /\.ya?ml$/.test(f.path))) found[file.path.split('/').pop().replace(/\.ya?ml$/, '')] = file.text;
+  for (const file of inCatalog.filter((f) => /\.ya?ml$/.test(f.path)))
+    found[
+      file.path
+        .split('/')
+        .pop()
+        .replace(/\.ya?ml$/, '')
+    ] = file.text;
   if (!Object.keys(found).length && text.trim()) found[(name || pastedName(text)).replace(/\.ya?ml$/, '')] = text;
   return found;
 }
@@ -64,16 +119,34 @@ function pastedName(text) {
 }
 
 export async function importPage() {
-  const layouts = Object.fromEntries((await formats()).imports.filter((f) => f.makes === 'blueprints').map((f) => [f.format, f]));
-  const format = select(Object.values(layouts).map((f) => [f.format, f.title]), 'portainer', { name: 'format' });
+  const layouts = Object.fromEntries(
+    (await formats()).imports.filter((f) => f.makes === 'blueprints').map((f) => [f.format, f]),
+  );
+  const format = select(
+    Object.values(layouts).map((f) => [f.format, f.title]),
+    'portainer',
+    { name: 'format' },
+  );
   const source = el('input', { name: 'source', maxlength: '200', placeholder: 'portainer/templates', required: true });
-  const documentText = el('textarea', { name: 'document', rows: '10', spellcheck: 'false', wrap: 'off', class: 'mono' });
+  const documentText = el('textarea', {
+    name: 'document',
+    rows: '10',
+    spellcheck: 'false',
+    wrap: 'off',
+    class: 'mono',
+  });
   const upload = el('input', { type: 'file', name: 'upload', accept: '.json,.yml,.yaml,.txt' });
   const folder = el('input', { type: 'file', name: 'stacks', multiple: true });
   folder.webkitdirectory = true;
   const env = el('textarea', { name: 'env', rows: '4', spellcheck: 'false', class: 'mono', placeholder: 'TAG=1.27' });
   const name = el('input', { name: 'name', maxlength: '200' });
-  const entitlement = select([['OWNER', 'Owner only'], ['PUBLIC', 'Everyone']], 'OWNER');
+  const entitlement = select(
+    [
+      ['OWNER', 'Owner only'],
+      ['PUBLIC', 'Everyone'],
+    ],
+    'OWNER',
+  );
   const tags = el('input', { name: 'tags', placeholder: 'imported, team-a' });
   const out = el('div', { 'aria-live': 'polite' });
   const run = el('button', { type: 'button', disabled: true }, 'Import');
@@ -81,19 +154,42 @@ export async function importPage() {
   const filesOf = (input) => picked.get(input) || { top: '', files: [] };
   const catalogFolder = el('input', { type: 'file', name: 'catalog', multiple: true });
   catalogFolder.webkitdirectory = true;
-  const platform = [field('The catalog: a folder (a checkout of the platform repository, its templates, or one template)', catalogFolder,
-    'Or paste one Coolify or CapRover template above')];
+  const platform = [
+    field(
+      'The catalog: a folder (a checkout of the platform repository, its templates, or one template)',
+      catalogFolder,
+      'Or paste one Coolify or CapRover template above',
+    ),
+  ];
   const byFormat = {
-    ...Object.fromEntries(Object.values(layouts).filter((f) => f.folder).map((f) => [f.format, platform])),
-    portainer: [field('Stack files: the folder of the catalog repository', folder, 'Each template\'s repository.stackfile is looked for in it')],
+    ...Object.fromEntries(
+      Object.values(layouts)
+        .filter((f) => f.folder)
+        .map((f) => [f.format, platform]),
+    ),
+    portainer: [
+      field(
+        'Stack files: the folder of the catalog repository',
+        folder,
+        "Each template's repository.stackfile is looked for in it",
+      ),
+    ],
     compose: [field('Name of the blueprint', name), field('.env (optional)', env)],
   };
   const extra = el('div', { class: 'wide' });
-  function shown() { extra.replaceChildren(...(byFormat[format.value] || [])); }
+  function shown() {
+    extra.replaceChildren(...(byFormat[format.value] || []));
+  }
 
   function body() {
     const fmt = format.value;
-    const defaults = { entitlementType: entitlement.value, tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean) };
+    const defaults = {
+      entitlementType: entitlement.value,
+      tags: tags.value
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    };
     let files = {};
     if (fmt === 'compose') {
       defaults.name = name.value.trim() || undefined;
@@ -102,8 +198,13 @@ export async function importPage() {
       files = stackFiles(documentText.value, filesOf(folder).files);
     }
     const document = layouts[fmt].folder
-      ? platformCatalog(layouts[fmt], filesOf(catalogFolder).files, filesOf(catalogFolder).top, documentText.value,
-        upload.files[0] && upload.files[0].name)
+      ? platformCatalog(
+          layouts[fmt],
+          filesOf(catalogFolder).files,
+          filesOf(catalogFolder).top,
+          documentText.value,
+          upload.files[0] && upload.files[0].name,
+        )
       : documentText.value;
     return { format: fmt, source: source.value.trim(), document, files, defaults };
   }
@@ -112,16 +213,21 @@ export async function importPage() {
     source.removeAttribute('aria-invalid');
     try {
       // a job: a catalog of hundreds takes a while, its progress shown meanwhile
-      const { data: started } = await api('POST', `/imports?async=true${dryRun ? '&dryRun=true' : ''}`, { body: body() });
+      const { data: started } = await api('POST', `/imports?async=true${dryRun ? '&dryRun=true' : ''}`, {
+        body: body(),
+      });
       const progress = el('p', { class: 'note', role: 'status' });
       out.replaceChildren(progress);
-      const job = await followed(started, (now) => { progress.textContent = progressOf(dryRun ? 'Checking' : 'Importing', now); });
+      const job = await followed(started, (now) => {
+        progress.textContent = progressOf(dryRun ? 'Checking' : 'Importing', now);
+      });
       const data = job.report;
       out.replaceChildren(dryRun ? '' : el('p', { class: 'ok' }, 'Imported.'), importReport(data, dryRun));
       run.disabled = !dryRun;
     } catch (error) {
       out.replaceChildren(problemList(error));
-      if (error.body && error.body.errors && error.body.errors.source) { // the field at fault, marked and in view
+      if (error.body && error.body.errors && error.body.errors.source) {
+        // the field at fault, marked and in view
         source.setAttribute('aria-invalid', 'true');
         source.focus();
       }
@@ -129,17 +235,27 @@ export async function importPage() {
     }
   }
 
-  const form = el('form', { class: 'grid2', novalidate: '' },
-    field('Format', format), field('Source', source, 'Importing the same source again updates what it made'),
+  const form = el(
+    'form',
+    { class: 'grid2', novalidate: '' },
+    field('Format', format),
+    field('Source', source, 'Importing the same source again updates what it made'),
     el('div', { class: 'wide' }, field('Catalog or Compose file (paste it, or choose its file)', documentText)),
-    el('div', { class: 'wide' }, field('File', upload)), extra,
-    field('Who may read what it makes', entitlement), field('Tags for what it makes', tags, 'Comma-separated'),
+    el('div', { class: 'wide' }, field('File', upload)),
+    extra,
+    field('Who may read what it makes', entitlement),
+    field('Tags for what it makes', tags, 'Comma-separated'),
     el('div', { class: 'wide actions' }, el('button', { type: 'submit' }, 'Preview'), run),
-    el('div', { class: 'wide' }, out));
+    el('div', { class: 'wide' }, out),
+  );
   format.addEventListener('change', shown);
-  form.addEventListener('input', () => { run.disabled = true; });
+  form.addEventListener('input', () => {
+    run.disabled = true;
+  });
   // text typed or pasted is no longer the chosen file's: its name must not name what was pasted
-  documentText.addEventListener('input', () => { upload.value = ''; });
+  documentText.addEventListener('input', () => {
+    upload.value = '';
+  });
   upload.addEventListener('change', async () => {
     if (upload.files[0]) {
       documentText.value = await upload.files[0].text();
@@ -151,7 +267,10 @@ export async function importPage() {
     const inFolder = (f) => (f.webkitRelativePath || f.name).split('/').slice(1).join('/'); // without the folder's own name
     const files = [...input.files];
     const top = files.length ? (files[0].webkitRelativePath || '').split('/')[0] : '';
-    picked.set(input, { top, files: await Promise.all(files.map(async (f) => ({ path: inFolder(f), text: await f.text() }))) });
+    picked.set(input, {
+      top,
+      files: await Promise.all(files.map(async (f) => ({ path: inFolder(f), text: await f.text() }))),
+    });
     if (input === catalogFolder && !source.value.trim() && top) source.value = top; // as bpctl names it
     run.disabled = true;
   }
@@ -166,8 +285,15 @@ export async function importPage() {
     send(false);
   });
   shown();
-  return el('section', {}, el('h1', {}, 'Import'),
-    el('p', { class: 'note' }, 'Bring templates you already have: each becomes a blueprint, checked and measured, its variables parameters. Preview first: nothing is stored until you import.'),
-    form);
+  return el(
+    'section',
+    {},
+    el('h1', {}, 'Import'),
+    el(
+      'p',
+      { class: 'note' },
+      'Bring templates you already have: each becomes a blueprint, checked and measured, its variables parameters. Preview first: nothing is stored until you import.',
+    ),
+    form,
+  );
 }
-

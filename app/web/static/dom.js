@@ -1,0 +1,103 @@
+/* Elements made with `el`: every text goes in as text nodes, never as markup, so a name like
+   `<img onerror=...>` shows as the characters it is. The views' shared pieces: labelled fields,
+   a status line, code and diffs, problems. */
+import { problemsOf } from './http.js';
+
+export const DEBOUNCE_MS = 400; // a form is checked this long after the last keystroke
+export const main = document.getElementById('main');
+
+/** An element with attributes, listeners (`onclick`...) and children (strings become text). */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
+    else if (name === 'class') node.className = value;
+    else if (typeof value === 'boolean') node[name] = value;
+    else node.setAttribute(name, value);
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child !== null && child !== undefined && child !== false)
+      node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+let fieldIds = 0;
+/** A labelled control: `control` is the input, select or textarea element. */
+export function field(label, control, help) {
+  control.id = control.id || `f${++fieldIds}`;
+  return el(
+    'div',
+    { class: 'field' },
+    el('label', { for: control.id }, label),
+    control,
+    help ? el('small', { class: 'note' }, help) : null,
+  );
+}
+
+export function checkbox(label, checked, attrs = {}) {
+  const box = el('input', { type: 'checkbox', id: `f${++fieldIds}`, checked: Boolean(checked), ...attrs });
+  return { box, node: el('div', { class: 'check' }, box, el('label', { for: box.id }, label)) };
+}
+
+export function select(options, chosen, attrs = {}) {
+  return el(
+    'select',
+    attrs,
+    options.map(([value, text]) => el('option', { value, selected: value === chosen }, text)),
+  );
+}
+
+export function say(text) {
+  const status = document.getElementById('status');
+  status.textContent = text;
+  clearTimeout(say.timer);
+  say.timer = setTimeout(() => {
+    status.textContent = '';
+  }, 4000);
+}
+
+/** The lines of `text`, numbered, with `marked` (1-based) highlighted. */
+export function codeView(text, marked = new Set(), label = 'Definition') {
+  const lines = (text || '').replace(/\n$/, '').split('\n');
+  return el(
+    'ol',
+    { class: 'code', 'aria-label': label },
+    lines.map((line, i) => el('li', { class: marked.has(i + 1) ? 'bad' : null }, line)),
+  );
+}
+
+export function diffView(text) {
+  if (!text) return el('p', { class: 'note' }, 'The definitions are the same.');
+  return el(
+    'pre',
+    { class: 'diff', 'aria-label': 'Definition diff' },
+    text
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((line) => {
+        const kind = line.startsWith('@@')
+          ? 'hunk'
+          : line.startsWith('+') && !line.startsWith('+++')
+            ? 'add'
+            : line.startsWith('-') && !line.startsWith('---')
+              ? 'del'
+              : null;
+        return el('span', { class: kind }, line);
+      }),
+  );
+}
+
+export function problemList(error) {
+  return el(
+    'ul',
+    { class: 'problems error', role: 'alert' },
+    problemsOf(error).map(([place, message]) => el('li', {}, place ? `${place}: ${message}` : message)),
+  );
+}
+
+/** Shows the view of the current URL again (app.js routes on every `hashchange`). */
+export function refresh() {
+  window.dispatchEvent(new HashChangeEvent('hashchange'));
+}

@@ -1,0 +1,140 @@
+/* The caller's session: signing in (a password, or the identity provider), out, and the
+   navigation that shows who is signed in. The token lives in sessionStorage, never a cookie or
+   the address. */
+import { main, refresh } from './dom.js';
+import { served } from './http.js';
+
+const SESSION = 'catalog.session'; // {token, expiresAt, user}
+export let session = JSON.parse(sessionStorage.getItem(SESSION) || 'null');
+
+let pendingSignIn = null;
+
+function basicAuth(username, password) {
+  const utf8 = new TextEncoder().encode(`${username}:${password}`);
+  return `Basic ${btoa(String.fromCharCode(...utf8))}`;
+}
+
+/** Whether the service signs in through an identity provider (`GET /sso`), asked once. */
+let singleSignOn = null;
+function offersSingleSignOn() {
+  singleSignOn ??= fetch(served('/sso'), { credentials: 'omit' })
+    .then((r) => r.json())
+    .then((config) => Boolean(config.issuer))
+    .catch(() => false);
+  return singleSignOn;
+}
+
+/** Back from the identity provider (`?sso=done`): the token the service issued is taken, once,
+    from its short-lived cookie, and the address loses its query. False where there is none. */
+export async function signedInThroughProvider() {
+  const said = new URLSearchParams(window.location.search).get('sso');
+  if (!said) return false;
+  window.history.replaceState(null, '', window.location.pathname + window.location.hash);
+  if (said !== 'done') {
+    await signIn('Your organization did not sign you in here: ask an admin, or sign in with a password.');
+    return true;
+  }
+  const handed = await fetch(served('/sso/session'), { method: 'POST', credentials: 'same-origin', cache: 'no-store' });
+  if (!handed.ok) return false;
+  const token = await handed.json();
+  const me = await fetch(served('/users/me'), {
+    headers: { Authorization: `Bearer ${token.token}`, Accept: 'application/json' },
+    credentials: 'omit',
+  });
+  session = { token: token.token, expiresAt: token.expiresAt, user: await me.json() };
+  sessionStorage.setItem(SESSION, JSON.stringify(session));
+  showNav();
+  return true;
+}
+
+/** Resolves once the user has signed in; every call waiting on a 401 waits on the same one. */
+export function signIn(reason = '') {
+  if (pendingSignIn) return pendingSignIn;
+  session = null;
+  sessionStorage.removeItem(SESSION);
+  const dialog = document.getElementById('sign-in');
+  const form = document.getElementById('sign-in-form');
+  const error = document.getElementById('sign-in-error');
+  document.getElementById('sign-in-reason').textContent = reason;
+  error.textContent = '';
+  pendingSignIn = new Promise((resolve) => {
+    form.onsubmit = async (event) => {
+      event.preventDefault();
+      error.textContent = '';
+      const username = form.elements.username.value;
+      const auth = { Authorization: basicAuth(username, form.elements.password.value), Accept: 'application/json' };
+      let token;
+      let user;
+      try {
+        const response = await fetch(served('/tokens'), {
+          method: 'POST',
+          headers: auth,
+          credentials: 'omit',
+          cache: 'no-store',
+        });
+        if (!response.ok) {
+          document.getElementById('sign-in-reason').textContent = '';
+          error.textContent =
+            response.status === 401
+              ? 'Wrong username or password.'
+              : response.status === 429
+                ? 'Too many attempts: wait a moment and try again.'
+                : `Sign-in failed (${response.status}).`;
+          return;
+        }
+        token = await response.json();
+        const me = await fetch(served('/users/me'), {
+          headers: { Authorization: `Bearer ${token.token}`, Accept: 'application/json' },
+          credentials: 'omit',
+        });
+        user = await me.json();
+      } catch {
+        error.textContent = 'The service cannot be reached: try again in a moment.';
+        return;
+      }
+      session = { token: token.token, expiresAt: token.expiresAt, user };
+      sessionStorage.setItem(SESSION, JSON.stringify(session));
+      form.reset();
+      dialog.close();
+      pendingSignIn = null;
+      showNav();
+      resolve();
+    };
+  });
+  dialog.oncancel = (event) => event.preventDefault(); // no page without a user
+  offersSingleSignOn().then((offered) => {
+    document.getElementById('sign-in-sso').hidden = !offered;
+  });
+  if (!dialog.open) dialog.showModal();
+  document.getElementById('sign-in-username').focus();
+  return pendingSignIn;
+}
+
+export function showNav() {
+  const user = session.user;
+  document.getElementById('nav').hidden = false;
+  document.getElementById('whoami').textContent = `${user.username} (${user.role})`;
+  document.getElementById('nav-users').hidden = user.role !== 'admin';
+  document.getElementById('nav-new').hidden = user.role === 'viewer';
+  document.getElementById('nav-import').hidden = user.role === 'viewer';
+}
+
+export async function signOut() {
+  try {
+    await fetch(served('/tokens'), {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${session.token}` },
+      credentials: 'omit',
+    });
+  } finally {
+    document.getElementById('nav').hidden = true;
+    main.replaceChildren();
+    await signIn('Signed out.');
+    refresh();
+  }
+}
+
+/** The caller's own profiles (an admin lists everyone's otherwise): what a fit is chosen among. */
+export function myProfiles() {
+  return `/profiles?owner=${encodeURIComponent(session.user.username)}`;
+}
