@@ -16,15 +16,15 @@ _own_metrics_dir = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
 if _own_metrics_dir:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="prometheus-")
 
-from app.config import from_env  # noqa: E402
+from app.config import from_env, server_from_env  # noqa: E402
 from app.ops.logs import dict_config  # noqa: E402
 from app.storage import embedded  # noqa: E402
 
-settings = from_env()
-bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
+settings, server = from_env(), server_from_env()
+bind = f"{server['HOST']}:{server['PORT']}"
 # One worker per core: the database shares the cores, and more workers than cores did not help
 # (docs/design.md, "The embedded database, measured").
-workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 2)
+workers = int(server["WEB_CONCURRENCY"] or os.cpu_count() or 2)
 timeout = settings["REQUEST_TIMEOUT"]  # a request running longer is killed; idempotency claims outlive it
 graceful_timeout = 20  # on SIGTERM, requests in flight get this long to finish
 keepalive = 5
