@@ -116,3 +116,11 @@ def values_for(text):
     return {
         name: VALUES.get(name, "10s" if name.endswith(("INTERVAL", "TIMEOUT", "PERIOD")) else "1") for name in names
     }
+
+
+def storage_bytes(size):
+    """A `storage_opt.size` as Compose reads a size (it leaves storage_opt as written): text it
+    reads as no size declares none."""
+    accepted, project = config(f"services: {{p: {{image: x, mem_limit: {json.dumps(size)}}}}}")
+    assert accepted or isinstance(size, str), project
+    return int(project["services"]["p"].get("mem_limit") or 0) if accepted else 0

@@ -58,3 +58,17 @@ def platform_catalog(platform):
     the corpus, each named for its file without the extension, as `bpctl import DIR` names them."""
     root = folder() / platform
     return {path.stem: path.read_text() for path in sorted(root.glob("*.y*ml"))}
+
+
+def dokploy_files(*names):
+    """The repository files of Dokploy templates of the corpus, under blueprints/ as Dokploy keeps them."""
+    catalog = dokploy_catalog()
+    return {f"blueprints/{name}/{file}": text for name in names for file, text in catalog[name].items()}
+
+
+def names(kind):
+    """The names of the corpus's `kind` files (compose, kubernetes) a test takes each of, the ones
+    written invalid on purpose left out; one saying the folder is absent where it is."""
+    if not FOLDER.is_dir():
+        return ["(the corpus folder is absent)"]
+    return sorted(path.stem for path in FOLDER.glob(f"{kind}/*.yml") if not path.stem.startswith("invalid-"))

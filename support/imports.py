@@ -85,3 +85,32 @@ def allowed_refusal(problem):
     `build` and no `image` (a cluster runs images), or two names that would be one object's."""
     said = problem.get("errors", {}).get("target") or []
     return bool(said) and all("with `build` and no `image`" in one or "would both be" in one for one in said)
+
+
+# a team's namespace objects as kubectl writes them: what the `kubernetes-quota` import reads
+QUOTA = """apiVersion: v1
+kind: ResourceQuota
+metadata: {name: compute, namespace: team-a}
+spec:
+  hard:
+    requests.memory: 1Gi
+    limits.memory: 4Gi
+    limits.cpu: "4"
+    requests.storage: 100Gi
+    pods: "20"
+    count/deployments.apps: "5"
+  scopes: [NotTerminating]
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults, namespace: team-a}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {memory: 128Mi}
+    default: {memory: 256Mi, cpu: 500m}
+    max: {memory: 2Gi}
+    min: {memory: 16Mi}
+  - type: PersistentVolumeClaim
+    max: {storage: 50Gi}
+"""

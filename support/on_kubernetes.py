@@ -14,6 +14,15 @@ from app.errors import Invalid
 from app.model import quantities
 
 COUNTED = ("memoryBytes", "cpuMillis", "containers")
+# a team's profile as people write one: caps, and defaults for the containers that declare none
+TEAM = {
+    "name": "team",
+    "memoryCap": "2Gi",
+    "cpuCap": "2",
+    "containerCap": "10",
+    "containerDefaults": {"memory": "256Mi", "cpu": "0.25"},
+}
+LIMITS = quantities.limits(TEAM)
 
 
 PLAIN = Cluster("oracle")
@@ -130,3 +139,12 @@ def bounded_file(services, variables, labels=0):
             for i in range(services)
         )
     )
+
+
+def converted(text, values=None, parameters=None, limits=LIMITS, **options):
+    """(the Compose render, the render for Kubernetes, its objects) of `text` with `values`, for a
+    cluster of `options` (Cluster's fields), fitted to `limits`."""
+    version = {"yml": text, "blueprintType": "compose", "parameters": parameters, "_id": "shop"}
+    compose_render = render.render(version, values or {}, limits)
+    answer = render.render(version, values or {}, limits, cluster=Cluster("shop", **options))
+    return compose_render, answer, [one for one in yaml.safe_load_all(answer["yml"]) if one]

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
+from support import corpus
 from support.apps import serving
 from support.bpctl import Bpctl
 from support.git_servers import TOKEN, forge, reaching, repository  # noqa: F401 (fixtures)
 from support.http import SocketClient
-from tests.sources.conftest import dokploy_files
 
 ALICE = {"BPCTL_USERNAME": "alice", "BPCTL_PASSWORD": "correct horse battery"}
 
@@ -25,7 +25,7 @@ def bpctl(socket_app, forge, monkeypatch, tmp_path):  # noqa: F811
 
 
 def test_a_source_added_synced_listed_and_its_conflict_forced(bpctl, forge, repository):  # noqa: F811
-    commit = repository.commit("catalog", dokploy_files("ghost", "plausible"))
+    commit = repository.commit("catalog", corpus.dokploy_files("ghost", "plausible"))
     done = bpctl("source", "add", forge.url(repository), "--format", "dokploy", "--sync", **ALICE)
     assert done.code == 0, done.err
     assert "2 created" in done.err and f"at commit {commit}" in done.err and "/webhook" in done.err
@@ -36,7 +36,7 @@ def test_a_source_added_synced_listed_and_its_conflict_forced(bpctl, forge, repo
     ghost = next(item for item in bpctl.api.get("/blueprints", user="alice").json["items"] if item["name"] == "Ghost")
     yml = ghost["yml"].replace("ghost:6-alpine", "ghost:6.1")
     assert bpctl.api.patch(f"/blueprints/{ghost['id']}", json={"yml": yml}, user="alice").status == 200
-    compose = dokploy_files("ghost")["blueprints/ghost/docker-compose.yml"]
+    compose = corpus.dokploy_files("ghost")["blueprints/ghost/docker-compose.yml"]
     repository.commit("upstream", {"blueprints/ghost/docker-compose.yml": compose.replace("mysql:8.0", "mysql:8.4")})
     conflicted = bpctl("source", "sync", source_id, **ALICE)
     assert conflicted.code == 3 and "1 conflict" in conflicted.err and "+    image: mysql:8.4" in conflicted.err
@@ -47,7 +47,7 @@ def test_a_source_added_synced_listed_and_its_conflict_forced(bpctl, forge, repo
 
 
 def test_credentials_come_from_the_environment(bpctl, forge, repository):  # noqa: F811
-    repository.commit("catalog", dokploy_files("ghost"))
+    repository.commit("catalog", corpus.dokploy_files("ghost"))
     url = forge.url(repository, "private")
     missing = bpctl("source", "add", url, "--format", "dokploy", "--token-env", "CATALOG_TOKEN", **ALICE)
     assert missing.code == 2 and "CATALOG_TOKEN is not set" in missing.err

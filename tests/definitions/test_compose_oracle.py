@@ -41,17 +41,9 @@ def ours(text):
     return True, {key: value for key, value in shown(found).items() if key != "unresolved"}
 
 
-def storage_bytes(size):
-    """A `storage_opt.size` as Compose reads a size (it leaves storage_opt as written): text it
-    reads as no size declares none."""
-    accepted, project = oracle.config(f"services: {{p: {{image: x, mem_limit: {json.dumps(size)}}}}}")
-    assert accepted or isinstance(size, str), project
-    return int(project["services"]["p"].get("mem_limit") or 0) if accepted else 0
-
-
 def theirs(text, values=None, files=None):
     accepted, found = oracle.config(text, values, files)
-    return accepted, oracle.requirements(found, storage_bytes) if accepted else found
+    return accepted, oracle.requirements(found, oracle.storage_bytes) if accepted else found
 
 
 def corpus_files():
@@ -248,7 +240,7 @@ def test_generated_files_are_judged_as_docker_compose_judges_them(files):
     kept = [verdict for verdict in verdicts if verdict[0]]
     for one, service_names, (_, requirements) in zip(accepted, names, kept, strict=True):
         mine = {"services": {n: s for n, s in project["services"].items() if n in service_names}}
-        assert requirements == _renamed(oracle.requirements(mine, storage_bytes), service_names), emit([one])[0]
+        assert requirements == _renamed(oracle.requirements(mine, oracle.storage_bytes), service_names), emit([one])[0]
 
 
 def _renamed(found, names):

@@ -12,29 +12,20 @@ import pytest
 
 from app import definitions
 from app.definitions import render
-from app.model import quantities
 from support import compose_oracle as oracle
 from support import corpus
 from support.http import create
 from support.imports import imported
-from tests.definitions.test_compose_oracle import storage_bytes
+from support.on_kubernetes import LIMITS, TEAM
 
 pytestmark = pytest.mark.slow
 Mi, Gi = 1024**2, 1024**3
-TEAM = {
-    "name": "team",
-    "memoryCap": "2Gi",
-    "cpuCap": "2",
-    "containerCap": "10",
-    "containerDefaults": {"memory": "256Mi", "cpu": "0.25"},
-}
-LIMITS = quantities.limits(TEAM)
 
 
 def judged(text, values=None, files=None):
     """What Docker Compose counts in `text`: (True, requirements) or (False, its message)."""
     accepted, project = oracle.config(text, values, files)
-    return accepted, oracle.requirements(project, storage_bytes) if accepted else project
+    return accepted, oracle.requirements(project, oracle.storage_bytes) if accepted else project
 
 
 def measured(blueprint_type, text):
@@ -90,13 +81,7 @@ def test_the_imported_catalogs_fit_a_profile_with_defaults_and_render_as_compose
     assert fitting > len(renders) // 2
 
 
-def corpus_files(kind):
-    if not corpus.FOLDER.is_dir():
-        return ["(the corpus folder is absent)"]
-    return sorted(path.stem for path in corpus.FOLDER.glob(f"{kind}/*.yml") if not path.stem.startswith("invalid-"))
-
-
-@pytest.mark.parametrize("name", corpus_files("compose"))
+@pytest.mark.parametrize("name", corpus.names("compose"))
 def test_every_corpus_compose_file_rendered_with_defaults_is_what_compose_counts(name):
     text = corpus.text(f"compose/{name}")
     answer = render.render({"yml": text, "blueprintType": "compose"}, {}, LIMITS)
@@ -110,7 +95,7 @@ def test_every_corpus_compose_file_rendered_with_defaults_is_what_compose_counts
     assert theirs["unbounded"] == []
 
 
-@pytest.mark.parametrize("name", corpus_files("kubernetes"))
+@pytest.mark.parametrize("name", corpus.names("kubernetes"))
 def test_every_corpus_manifest_rendered_with_defaults_declares_what_the_fit_counted(name):
     answer = render.render({"yml": corpus.text(f"kubernetes/{name}"), "blueprintType": "kubernetes"}, {}, LIMITS)
     assert {key: answer["requirements"][key] for key in counted(answer["fit"])} == counted(answer["fit"])

@@ -12,9 +12,7 @@ from app.definitions.on_kubernetes.names import label
 from app.errors import Invalid
 from support import compose_oracle as oracle
 from support import corpus
-from support.on_kubernetes import COUNTED, decoded_by_kubectl
-from tests.definitions.test_container_defaults import LIMITS, corpus_files
-from tests.definitions.test_on_kubernetes import converted
+from support.on_kubernetes import COUNTED, LIMITS, converted, decoded_by_kubectl
 
 
 def selects(selector, labels):
@@ -52,7 +50,7 @@ def judged(name):
     return answer, objects, project
 
 
-@pytest.mark.parametrize("name", corpus_files("compose"))
+@pytest.mark.parametrize("name", corpus.names("compose"))
 def test_each_service_admits_exactly_the_services_compose_puts_on_a_network_with_it(name):
     answer, objects, project = judged(name)
     if answer is None:
@@ -104,7 +102,7 @@ def test_a_routed_service_admits_the_ingress_controller_and_the_gateway_and_no_o
     assert decoded_by_kubectl(answer["yml"])
 
 
-@pytest.mark.parametrize("name", corpus_files("compose"))
+@pytest.mark.parametrize("name", corpus.names("compose"))
 def test_each_dependency_compose_waits_for_is_waited_for_on_its_services_first_port(name):
     answer, objects, project = judged(name)
     if answer is None:

@@ -21,7 +21,7 @@ from support import compose_oracle as oracle
 from support import corpus, mutations, on_kubernetes
 from support.apps import make_app
 from support.http import FlaskClient
-from tests.imports.test_quota_objects import QUOTA
+from support.imports import QUOTA
 
 pytestmark = pytest.mark.slow
 MUTANTS = int(os.environ.get("MUTANTS", "300"))

@@ -10,23 +10,14 @@ import yaml
 
 from app import definitions
 from app.definitions import render
-from app.definitions.on_kubernetes.model import Cluster
 from app.errors import Invalid
 from support import compose_oracle as oracle
 from support import corpus
-from support.on_kubernetes import COUNTED, PLAIN, decoded_by_kubectl, kinds, unfaithful
-from tests.definitions.test_container_defaults import LIMITS, corpus_files
-
-
-def converted(text, values=None, parameters=None, limits=LIMITS, **options):
-    version = {"yml": text, "blueprintType": "compose", "parameters": parameters, "_id": "shop"}
-    compose_render = render.render(version, values or {}, limits)
-    answer = render.render(version, values or {}, limits, cluster=Cluster("shop", **options))
-    return compose_render, answer, [one for one in yaml.safe_load_all(answer["yml"]) if one]
+from support.on_kubernetes import COUNTED, PLAIN, converted, decoded_by_kubectl, kinds, unfaithful
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", corpus_files("compose"))
+@pytest.mark.parametrize("name", corpus.names("compose"))
 def test_every_corpus_compose_file_converts_valid_and_faithful_to_what_compose_starts(name):
     text = corpus.text(f"compose/{name}")
     try:

@@ -12,34 +12,9 @@ from bson import ObjectId
 
 from app import definitions, state
 from support.http import FlaskClient, assert_problem, create
+from support.imports import QUOTA
 
 Mi, Gi = 1024**2, 1024**3
-QUOTA = """apiVersion: v1
-kind: ResourceQuota
-metadata: {name: compute, namespace: team-a}
-spec:
-  hard:
-    requests.memory: 1Gi
-    limits.memory: 4Gi
-    limits.cpu: "4"
-    requests.storage: 100Gi
-    pods: "20"
-    count/deployments.apps: "5"
-  scopes: [NotTerminating]
----
-apiVersion: v1
-kind: LimitRange
-metadata: {name: defaults, namespace: team-a}
-spec:
-  limits:
-  - type: Container
-    defaultRequest: {memory: 128Mi}
-    default: {memory: 256Mi, cpu: 500m}
-    max: {memory: 2Gi}
-    min: {memory: 16Mi}
-  - type: PersistentVolumeClaim
-    max: {storage: 50Gi}
-"""
 
 
 def quota_import(api, document, source="cluster", user="alice", status=200):

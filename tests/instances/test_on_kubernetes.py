@@ -6,8 +6,8 @@ import pytest
 import yaml
 
 from support.http import assert_problem, create
+from support.instances import PARAMETERS, TEAM, WEB
 from support.on_kubernetes import decoded_by_kubectl
-from tests.instances.test_admission import PARAMETERS, TEAM, WEB
 
 Mi, Gi = 1024**2, 1024**3
 STATEFUL = WEB + "    volumes:\n      - data:/data\nvolumes:\n  data:\n"

@@ -6,7 +6,7 @@ import yaml
 
 from app.storage.database import get_db
 from support.http import assert_problem, create
-from tests.instances.test_admission import PARAMETERS, TEAM, WEB, deploy, usage
+from support.instances import PARAMETERS, TEAM, WEB, deploy, usage
 
 Mi = 1024**2
 

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from app.access.users import store as users
+from support import corpus
 from support.http import create
 from support.jobs import ended, finished
-from tests.sources.conftest import dokploy_files
-from tests.sources.test_webhooks import SECRET, deliver, push, signed_headers
+from support.webhooks import SECRET, deliver, push, signed_headers
 
 
 def quota_file(profile_id, memory="1Ti"):
@@ -58,7 +58,7 @@ def test_a_push_syncs_as_the_sources_owner_not_as_the_admin_who_last_changed_it(
 
 
 def test_a_sync_whose_owner_may_no_longer_write_fails_saying_so(api, follows, forge, repository):
-    repository.commit("catalog", dokploy_files("ghost"))
+    repository.commit("catalog", corpus.dokploy_files("ghost"))
     source = api.post("/sources", json={"url": forge.url(repository), "format": "dokploy"}, user="carol").json
     assert source["can"] == {"change": True, "delete": True}
     with follows.app_context():
@@ -73,7 +73,7 @@ def test_a_sync_whose_owner_may_no_longer_write_fails_saying_so(api, follows, fo
 def test_a_teams_source_syncs_as_the_team_whoever_left_it(api, follows, forge, repository):
     assert api.post("/teams", json={"name": "pay"}, user="admin").status == 201
     assert api.put("/teams/pay/members/bob", json={"role": "member"}, user="admin").status == 200
-    repository.commit("catalog", dokploy_files("ghost"))
+    repository.commit("catalog", corpus.dokploy_files("ghost"))
     body = {"url": forge.url(repository), "format": "dokploy", "owner": "team:pay"}
     source = api.post("/sources", json=body, user="bob").json
     assert api.delete("/teams/pay/members/bob", user="bob").status == 204  # bob, who made it, leaves
@@ -106,7 +106,7 @@ def test_a_new_address_forgets_the_credentials_given_for_the_old_one(api, follow
     ],
 )
 def test_the_bounds_hold_while_the_tree_is_listed(api, follows, forge, repository, widths, bound):
-    repository.commit("catalog", dokploy_files("ghost"))
+    repository.commit("catalog", corpus.dokploy_files("ghost"))
     repository.grafted("bomb", list(widths))
     source = api.post("/sources", json={"url": forge.url(repository), "format": "dokploy"}, user="alice").json
     job = sync(api, source, "alice")

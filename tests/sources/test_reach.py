@@ -11,10 +11,10 @@ import pytest
 from app.sources import addresses, schedule
 from app.sources.storage import store as sources
 from app.storage.database import now
+from support import corpus
 from support.git_servers import SshGit
 from support.http import assert_problem
 from support.jobs import ended, finished
-from tests.sources.conftest import dokploy_files
 
 
 @pytest.fixture
@@ -82,7 +82,7 @@ def test_the_fetch_connects_to_the_address_checked_not_to_a_lookup_of_its_own(
         return real("127.0.0.1" if host == "git.example.test" else host, *args, **kwargs)
 
     monkeypatch.setattr(addresses.socket, "getaddrinfo", resolver)
-    repository.commit("catalog", dokploy_files("ghost"))
+    repository.commit("catalog", corpus.dokploy_files("ghost"))
     url = forge.url(repository, host="git.example.test")
     source = api.post("/sources", json={"url": url, "format": "dokploy"}, user="alice").json
     job = finished(api, api.post(f"/sources/{source['id']}/sync", json={}, user="alice"))
@@ -98,7 +98,7 @@ def ssh_forge(tmp_path_factory):
 
 
 def test_an_ssh_source_takes_its_deploy_key_and_the_operators_host_keys(api, follows, ssh_forge, repository, tmp_path):
-    repository.commit("catalog", dokploy_files("ghost"))
+    repository.commit("catalog", corpus.dokploy_files("ghost"))
     url = ssh_forge.url(repository)
     follows.config["SOURCE_KNOWN_HOSTS"] = str(ssh_forge.known_hosts)
     follows.config["SOURCE_HOSTS"] += (f"127.0.0.1:{ssh_forge.port}",)
@@ -120,7 +120,7 @@ def test_an_ssh_source_takes_its_deploy_key_and_the_operators_host_keys(api, fol
 
 
 def test_a_due_source_is_synced_once_by_the_schedule(api, follows, forge, repository):
-    repository.commit("catalog", dokploy_files("ghost"))
+    repository.commit("catalog", corpus.dokploy_files("ghost"))
     made = api.post("/sources", json={"url": forge.url(repository), "format": "dokploy", "interval": 600}, user="alice")
     source = made.json
     with follows.app_context():

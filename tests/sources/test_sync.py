@@ -6,10 +6,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from support import corpus
 from support.git_servers import TOKEN
 from support.http import assert_problem
 from support.jobs import finished
-from tests.sources.conftest import dokploy_files
 
 
 def add(api, url, user="alice", **fields):
@@ -27,7 +27,7 @@ def outcomes(job):
 
 
 def test_syncs_follow_commits_that_change_add_remove_and_rename_templates(api, follows, forge, repository):
-    first_commit = repository.commit("two templates", dokploy_files("ghost", "plausible"))
+    first_commit = repository.commit("two templates", corpus.dokploy_files("ghost", "plausible"))
     source = add(api, forge.url(repository))
     job = synced(api, source)
     assert job["state"] == "done", job
@@ -38,12 +38,12 @@ def test_syncs_follow_commits_that_change_add_remove_and_rename_templates(api, f
     assert made["source"]["name"] == f"source:{source['id']}" and made["source"]["key"] == "ghost"
     assert made["owner"] == "alice"
     assert synced(api, source)["report"]["counts"]["unchanged"] == 2  # nothing new: nothing written
-    compose = dokploy_files("ghost")["blueprints/ghost/docker-compose.yml"]
+    compose = corpus.dokploy_files("ghost")["blueprints/ghost/docker-compose.yml"]
     second = repository.commit(
         "change one, add one, remove one, rename one",
         {
             "blueprints/ghost/docker-compose.yml": compose.replace("mysql:8.0", "mysql:8.4"),
-            **dokploy_files("uptime-kuma"),
+            **corpus.dokploy_files("uptime-kuma"),
         },
         remove=["blueprints/plausible"],
     )
@@ -61,7 +61,7 @@ def test_syncs_follow_commits_that_change_add_remove_and_rename_templates(api, f
     assert read["lastSync"]["job"] == job["id"] and read["lastSync"]["counts"]["gone"] == 2
     gone = api.get("/blueprints?q=plausible", user="alice").json["items"]
     assert len(gone) == 1 and gone[0]["source"]["gone"] is True  # marked, kept
-    repository.commit("plausible back", dokploy_files("plausible"))
+    repository.commit("plausible back", corpus.dokploy_files("plausible"))
     assert outcomes(synced(api, source))["plausible"] == "updated"  # back: the mark goes
     back = api.get(f"/blueprints/{gone[0]['id']}", user="alice").json
     assert "gone" not in back["source"] and back["source"]["key"] == "plausible"
@@ -69,7 +69,7 @@ def test_syncs_follow_commits_that_change_add_remove_and_rename_templates(api, f
 
 @pytest.mark.parametrize("app", ["socket"], indirect=True)  # mongomock is not a concurrent database
 def test_two_syncs_at_once_import_each_change_once(api, follows, forge, repository):
-    repository.commit("catalog", dokploy_files("ghost", "plausible", "uptime-kuma"))
+    repository.commit("catalog", corpus.dokploy_files("ghost", "plausible", "uptime-kuma"))
     source = add(api, forge.url(repository))
     with ThreadPoolExecutor(4) as pool:
         started = list(pool.map(lambda _: api.post(f"/sources/{source['id']}/sync", json={}, user="alice"), range(4)))
@@ -83,7 +83,7 @@ def test_two_syncs_at_once_import_each_change_once(api, follows, forge, reposito
 
 
 def test_a_private_repository_takes_its_token_which_is_never_shown(api, follows, forge, repository):
-    repository.commit("catalog", dokploy_files("ghost"))
+    repository.commit("catalog", corpus.dokploy_files("ghost"))
     without = add(api, forge.url(repository, "private"))
     job = synced(api, without)
     assert job["state"] == "failed" and "refused access: give the source a token" in job["error"], job
@@ -100,13 +100,13 @@ def test_a_private_repository_takes_its_token_which_is_never_shown(api, follows,
 
 
 def test_a_redirect_is_not_followed(api, follows, forge, repository):
-    repository.commit("catalog", dokploy_files("ghost"))
+    repository.commit("catalog", corpus.dokploy_files("ghost"))
     job = synced(api, add(api, forge.url(repository, "moved").removesuffix(repository.bare.name) + "x.git"))
     assert job["state"] == "failed" and api.get("/blueprints", user="alice").json["items"] == []
 
 
 def test_symbolic_links_are_skipped_and_the_folder_stays_inside_the_repository(api, follows, forge, repository):
-    repository.commit("catalog", dokploy_files("ghost"))
+    repository.commit("catalog", corpus.dokploy_files("ghost"))
     repository.link("blueprints/escape/docker-compose.yml", "/etc/passwd")
     job = synced(api, add(api, forge.url(repository)))
     assert outcomes(job) == {"ghost": "created"}
@@ -118,14 +118,14 @@ def test_symbolic_links_are_skipped_and_the_folder_stays_inside_the_repository(a
 
 
 def test_a_blueprint_changed_here_stays_a_conflict_until_a_forced_sync(api, follows, forge, repository):
-    repository.commit("catalog", dokploy_files("ghost"))
+    repository.commit("catalog", corpus.dokploy_files("ghost"))
     source = add(api, forge.url(repository))
     ghost = synced(api, source)["report"]["results"][0]
     yml = api.get(f"/blueprints/{ghost['id']}", user="alice").json["yml"]
     assert api.patch(
         f"/blueprints/{ghost['id']}", json={"yml": yml.replace("ghost:6-alpine", "ghost:6.1")}, user="alice"
     )
-    compose = dokploy_files("ghost")["blueprints/ghost/docker-compose.yml"]
+    compose = corpus.dokploy_files("ghost")["blueprints/ghost/docker-compose.yml"]
     repository.commit("upstream", {"blueprints/ghost/docker-compose.yml": compose.replace("mysql:8.0", "mysql:8.4")})
     job = synced(api, source)
     assert outcomes(job) == {"ghost": "conflict"} and "+    image: mysql:8.4\n" in job["report"]["results"][0]["diff"]
@@ -136,7 +136,7 @@ def test_a_blueprint_changed_here_stays_a_conflict_until_a_forced_sync(api, foll
 
 
 def test_who_may_add_read_and_sync_a_source(api, follows, forge, repository):
-    repository.commit("catalog", dokploy_files("ghost"))
+    repository.commit("catalog", corpus.dokploy_files("ghost"))
     body = {"url": forge.url(repository), "format": "dokploy"}
     assert_problem(api.post("/sources", json=body, user="victor"), 403)  # a viewer
     source = add(api, forge.url(repository))

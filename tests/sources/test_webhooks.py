@@ -2,49 +2,19 @@
 source's secret, start a sync of the ref it follows; a wrong signature or an unknown source is a
 401 that changes nothing; a ping, a push to another ref and a delivery taken already do nothing."""
 
-import hashlib
-import hmac
 import json
-import uuid
 
 import pytest
 
+from support import corpus
 from support.http import assert_problem
 from support.jobs import ended
-from tests.sources.conftest import dokploy_files
-
-SECRET = "a-webhook-secret-of-some-length"
-
-
-def signed_headers(forge_name, body, secret=SECRET, event="push"):
-    digest = hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-    delivery = str(uuid.uuid4())
-    return {
-        "github": {"X-GitHub-Event": event, "X-GitHub-Delivery": delivery, "X-Hub-Signature-256": f"sha256={digest}"},
-        "gitea": {"X-Gitea-Event": event, "X-Gitea-Delivery": delivery, "X-Gitea-Signature": digest},
-        "gitlab": {
-            "X-Gitlab-Event": "Push Hook" if event == "push" else event,
-            "X-Gitlab-Event-UUID": delivery,
-            "X-Gitlab-Token": secret,
-        },
-    }[forge_name]
-
-
-def push(ref="refs/heads/main", forge_name="github"):
-    project = {"default_branch": "main"}
-    return {"ref": ref, ("project" if forge_name == "gitlab" else "repository"): project}
-
-
-def deliver(api, source, body, headers):
-    raw = json.dumps(body).encode()
-    return api.post(
-        f"/sources/{source['id']}/webhook", data=raw, headers={"Content-Type": "application/json", **headers}
-    )
+from support.webhooks import SECRET, deliver, push, signed_headers
 
 
 @pytest.fixture
 def source(api, follows, forge, repository):
-    repository.commit("catalog", dokploy_files("ghost"))
+    repository.commit("catalog", corpus.dokploy_files("ghost"))
     made = api.post(
         "/sources", json={"url": forge.url(repository), "format": "dokploy", "secret": SECRET}, user="alice"
     )

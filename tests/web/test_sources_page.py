@@ -5,12 +5,12 @@ test-output/web/<width>/."""
 
 import pytest
 
+from support import corpus
 from support.browser import chromium
 from support.git_servers import forge, reaching, repository  # noqa: F401 (fixtures)
 from support.http import FlaskClient
-from tests.instances.test_admission import PARAMETERS, TEAM, WEB
-from tests.sources.conftest import dokploy_files
-from tests.web.test_web_page import Walk
+from support.instances import PARAMETERS, TEAM, WEB
+from support.walk import Walk
 
 pytestmark = pytest.mark.parametrize("app", ["mongomock"], indirect=True)
 
@@ -28,7 +28,7 @@ def test_a_person_follows_a_catalog_and_brings_instances_up_to_date(
     width,
 ):
     reaching(app, forge, monkeypatch)
-    commit = repository.commit("two templates", dokploy_files("ghost", "plausible"))
+    commit = repository.commit("two templates", corpus.dokploy_files("ghost", "plausible"))
     client = FlaskClient(app)
     browser = chromium(tmp_path, width=width, height=900)
     try:

@@ -27,7 +27,7 @@ def team_owned(client):
 @pytest.mark.slow
 @pytest.mark.browser
 def test_a_teams_member_sees_edit_on_what_the_team_owns_and_its_viewer_does_not(app, live_port, tmp_path):
-    from tests.web.test_web_page import Walk
+    from support.walk import Walk
 
     blueprint, profile = team_owned(FlaskClient(app))
     browser = chromium(tmp_path, width=1280, height=900)

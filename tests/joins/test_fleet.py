@@ -5,17 +5,18 @@ writing; past 50 instances a job; usage the sum of the instances after it."""
 import pytest
 
 from support.http import assert_problem, create
+from support.instances import PARAMETERS, TEAM, WEB, assert_compose_accepts_every_definition, deploy, usage
 from support.jobs import finished
-from tests.instances.test_admission import (  # noqa: F401 (its fixture: every definition one Compose accepts)
-    PARAMETERS,
-    TEAM,
-    WEB,
-    deploy,
-    every_definition_is_one_compose_accepts,
-    usage,
-)
 
 Mi = 1024**2
+
+
+@pytest.fixture(autouse=True)
+def every_definition_is_one_compose_accepts(api):
+    yield
+    assert_compose_accepts_every_definition(api)
+
+
 # revision 2 as people change a template: a new image, a cache service, a parameter for it
 WEB_2 = WEB.replace("nginx:${TAG}", "nginx:${TAG}-alpine") + "  cache:\n    image: redis:${CACHE_TAG}\n"
 PARAMETERS_2 = {

@@ -15,43 +15,15 @@ from app.profiles.usage import ZERO
 from app.storage.database import get_db, now
 from support import compose_oracle as oracle
 from support.http import assert_problem, create
+from support.instances import PARAMETERS, TEAM, WEB, assert_compose_accepts_every_definition, deploy, usage
 
 Mi, Gi = 1024**2, 1024**3
-# a template as people publish them: no limits, a replica count and a generated password
-WEB = """services:
-  web:
-    image: nginx:${TAG}
-    deploy:
-      replicas: ${REPLICAS}
-    environment:
-      DB_PASSWORD: ${DB_PASSWORD}
-"""
-PARAMETERS = {
-    "type": "object",
-    "properties": {
-        "TAG": {"type": "string", "default": "1.27"},
-        "REPLICAS": {"type": "integer", "default": 1, "minimum": 0, "maximum": 50},
-        "DB_PASSWORD": {"type": "string", "writeOnly": True, "x-generate": "[A-Za-z0-9]{24}"},
-    },
-}
-TEAM = {
-    "name": "team",
-    "memoryCap": "1Gi",
-    "cpuCap": "1",
-    "containerCap": "10",
-    "containerDefaults": {"memory": "256Mi", "cpu": "100m"},
-}
 
 
 @pytest.fixture(autouse=True)
 def every_definition_is_one_compose_accepts(api):
-    """After each test, every instance's rendered definition it made is read as Docker Compose
-    reads it."""
     yield
-    for item in api.get("/instances?limit=200", user="admin").json["items"]:
-        text = api.get(f"/instances/{item['id']}/yml", user="admin").body.decode()
-        accepted, project = oracle.config(text)
-        assert accepted, (item["name"], project)
+    assert_compose_accepts_every_definition(api)
 
 
 @pytest.fixture
@@ -66,19 +38,6 @@ def web(api):
 @pytest.fixture
 def team(api):
     return create(api, "profiles", **TEAM).json
-
-
-def deploy(api, blueprint, profile, name, user="alice", **body):
-    return api.post(
-        "/instances", json={"name": name, "blueprint": blueprint["id"], "profile": profile["id"], **body}, user=user
-    )
-
-
-def usage(api, profile, user="alice"):
-    """What the profile's instances use, in amounts (its cost: tests/blueprints/test_costs.py)."""
-    used = api.get(f"/profiles/{profile['id']}", user=user).json["usage"]
-    assert used.pop("monthly") is None and used.pop("currency") is None  # no PRICES here
-    return used
 
 
 def test_an_admission_counts_the_render_with_the_profiles_defaults_and_keeps_its_bytes(api, web, team):
