@@ -1,6 +1,7 @@
 /* Profiles (`#/profiles`) and, for admins, users (`#/users`). */
 import { api, everything } from './api.js';
-import { checkbox, el, field, problemList, refresh, say, select } from './dom.js';
+import { button, checkbox, el, field, linkButton, problemList, refresh, row, say, select, table } from './dom.js';
+import { list } from './drafts.js';
 import { session } from './session.js';
 import { AMOUNT, caps, monthly, RESOURCE_KEYS, RESOURCES, when } from './units.js';
 import { instanceTable } from './blueprint.js';
@@ -26,6 +27,14 @@ const LEVELS = [
   ['restricted', 'Restricted'],
   ['privileged', 'Privileged (admins)'],
 ];
+const LEVEL_HELP =
+  "What its instances may run, on a Docker host and on a cluster: baseline refuses privileged containers, the host's " +
+  'namespaces and paths; restricted also root, privilege escalation and capabilities.';
+const ROLES = [
+  ['viewer', 'viewer: reads'],
+  ['member', 'member: reads, creates, changes its own'],
+  ['admin', 'admin: everything'],
+];
 
 /** `{memory, cpu}` of a profile's defaults (or maximum) from the form, null when both are empty. */
 function perContainer(inputs, field) {
@@ -38,11 +47,8 @@ function perContainer(inputs, field) {
   return Object.values(given).some((v) => v !== null) ? given : null;
 }
 
-export async function profilesPage() {
-  const profiles = await everything('/profiles');
-  const admin = session.user.role === 'admin';
-  let editing = null;
-  let editingTag = null;
+/** The form that creates a profile or edits one (`edit(profile, etag)`; `edit(null)`: a new one). */
+function profileForm() {
   const inputs = Object.fromEntries(
     [['name', 'Name', ''], ...CAPS].map(([key, , hint]) => [key, el('input', { name: key, placeholder: hint })]),
   );
@@ -51,219 +57,162 @@ export async function profilesPage() {
   const shared = el('input', { name: 'entitledUsers', placeholder: 'bob, carol', autocomplete: 'off' });
   const level = select(LEVELS, 'baseline', { name: 'podSecurity' });
   const isDefault = checkbox('The default profile', false);
-  const title = el('h2', { class: 'wide' }, 'New profile');
-  const problems = el('div', { 'aria-live': 'polite' });
-  const submit = el('button', { type: 'submit' }, 'Create');
-  const cancel = el('button', { type: 'button', class: 'quiet', hidden: true }, 'Cancel');
-  const form = el(
+  const parts = { inputs, shared, level, isDefault, title: el('h2', { class: 'wide' }, 'New profile') };
+  parts.problems = el('div', { 'aria-live': 'polite' });
+  parts.submit = el('button', { type: 'submit' }, 'Create');
+  parts.cancel = el('button', { type: 'button', class: 'quiet', hidden: true }, 'Cancel');
+  const sharing = 'They may read it and fit to it; only you and admins change it.';
+  parts.form = el(
     'form',
     { class: 'grid2' },
-    title,
+    parts.title,
     el('div', { class: 'wide' }, field('Name', inputs.name)),
     CAPS.map(([key, label]) => field(label, inputs[key])),
     el('p', { class: 'wide note' }, NOTE),
     PER_CONTAINER.map(([f, member, label]) => field(label, inputs[`${f}.${member}`])),
-    el(
-      'div',
-      { class: 'wide' },
-      field('Shared with (usernames)', shared, 'They may read it and fit to it; only you and admins change it.'),
-    ),
-    el(
-      'div',
-      { class: 'wide' },
-      field(
-        'Pod security',
-        level,
-        "What its instances may run, on a Docker host and on a cluster: baseline refuses privileged containers, the host's namespaces and paths; restricted also root, privilege escalation and capabilities.",
-      ),
-    ),
+    el('div', { class: 'wide' }, field('Shared with (usernames)', shared, sharing)),
+    el('div', { class: 'wide' }, field('Pod security', level, LEVEL_HELP)),
     isDefault.node,
-    el('div', { class: 'wide actions' }, submit, cancel),
-    el('div', { class: 'wide' }, problems),
+    el('div', { class: 'wide actions' }, parts.submit, parts.cancel),
+    el('div', { class: 'wide' }, parts.problems),
   );
+  return parts;
+}
 
-  function edit(profile, tag) {
-    editing = profile;
-    editingTag = tag;
-    title.textContent = profile ? `Edit ${profile.name || '(unnamed)'}` : 'New profile';
-    submit.textContent = profile ? 'Save' : 'Create';
-    cancel.hidden = !profile;
-    for (const key of Object.keys(inputs)) {
-      const [f, member] = key.split('.');
-      inputs[key].value = (profile && (member ? (profile[f] || {})[member] : profile[key])) || '';
-    }
-    shared.value = profile ? (profile.entitledUsers || []).join(', ') : '';
-    level.value = profile ? profile.podSecurity : 'baseline';
-    isDefault.box.checked = Boolean(profile && profile.defaultProfile);
-    problems.replaceChildren();
-    if (profile) inputs.name.focus();
+/** Fills the form with `profile` (null: empty, for a new one). */
+function fill(parts, profile) {
+  parts.title.textContent = profile ? `Edit ${profile.name || '(unnamed)'}` : 'New profile';
+  parts.submit.textContent = profile ? 'Save' : 'Create';
+  parts.cancel.hidden = !profile;
+  for (const key of Object.keys(parts.inputs)) {
+    const [f, member] = key.split('.');
+    parts.inputs[key].value = (profile && (member ? (profile[f] || {})[member] : profile[key])) || '';
   }
-  cancel.addEventListener('click', () => edit(null));
-  form.addEventListener('submit', async (event) => {
+  parts.shared.value = profile ? (profile.entitledUsers || []).join(', ') : '';
+  parts.level.value = profile ? profile.podSecurity : 'baseline';
+  parts.isDefault.box.checked = Boolean(profile && profile.defaultProfile);
+  parts.problems.replaceChildren();
+  if (profile) parts.inputs.name.focus();
+}
+
+/** The body the form sends; `editing` keeps what the form does not show (an admin's `allowKinds`). */
+function profileBody(parts, editing) {
+  const { inputs } = parts;
+  const body = Object.fromEntries([['name'], ...CAPS].map(([key]) => [key, inputs[key].value.trim() || null]));
+  body.containerDefaults = perContainer(inputs, 'containerDefaults');
+  body.containerMax = perContainer(inputs, 'containerMax');
+  body.entitledUsers = list(parts.shared.value);
+  body.podSecurity = parts.level.value;
+  body.allowKinds = editing ? editing.allowKinds : [];
+  body.defaultProfile = parts.isDefault.box.checked;
+  return body;
+}
+
+export async function profilesPage() {
+  const profiles = await everything('/profiles');
+  const parts = profileForm();
+  let editing = null;
+  let editingTag = null;
+  const edit = (profile, tag) => {
+    [editing, editingTag] = [profile, tag];
+    fill(parts, profile);
+  };
+  parts.cancel.addEventListener('click', () => edit(null));
+  parts.form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const body = Object.fromEntries([['name'], ...CAPS].map(([key]) => [key, inputs[key].value.trim() || null]));
-    body.containerDefaults = perContainer(inputs, 'containerDefaults');
-    body.containerMax = perContainer(inputs, 'containerMax');
-    body.entitledUsers = shared.value
-      .split(',')
-      .map((u) => u.trim())
-      .filter(Boolean);
-    body.podSecurity = level.value;
-    body.allowKinds = editing ? editing.allowKinds : []; // an admin's, kept as they are
-    body.defaultProfile = isDefault.box.checked;
+    const body = profileBody(parts, editing);
     try {
       if (editing) await api('PUT', `/profiles/${editing.id}`, { body, headers: { 'If-Match': editingTag } });
       else await api('POST', '/profiles', { body });
       say(editing ? 'Profile saved.' : 'Profile created.');
       refresh();
     } catch (error) {
-      problems.replaceChildren(
-        error.status === 412
-          ? el('p', { class: 'error' }, 'Someone changed this profile meanwhile: reload to see it.')
-          : problemList(error),
-      );
+      const moved = el('p', { class: 'error' }, 'Someone changed this profile meanwhile: reload to see it.');
+      parts.problems.replaceChildren(error.status === 412 ? moved : problemList(error));
     }
   });
-
-  async function act(profile, change) {
-    const { etag } = await api('GET', `/profiles/${profile.id}`);
-    await change(etag);
-    refresh();
-  }
-
   const instances = await everything('/instances');
-  const rows = profiles.map((p) =>
-    el(
-      'li',
-      { class: 'card' },
-      el(
-        'div',
-        { class: 'top' },
-        el(
-          'h3',
-          {},
-          p.name || '(unnamed)',
-          ' ',
-          p.defaultProfile ? el('span', { class: 'badge fits' }, 'default') : null,
-        ),
-      ),
-      el('p', { class: 'needs' }, caps(p.limits)),
-      usageBars(p),
-      monthly(p.usage) ? el('p', { class: 'meta cost' }, `costs ${monthly(p.usage)}`) : null,
-      instances.some((i) => i.profile === p.id)
-        ? el(
-            'details',
-            {},
-            el('summary', {}, `${p.usage.instances} ${p.usage.instances === 1 ? 'instance' : 'instances'}`),
-            instanceTable(instances.filter((i) => i.profile === p.id)),
-          )
-        : null,
-      admin || p.owner !== session.user.username ? el('p', { class: 'meta' }, `owner ${p.owner}`) : null,
-      p.entitledUsers.length ? el('p', { class: 'meta' }, `shared with ${p.entitledUsers.join(', ')}`) : null,
-      el(
-        'p',
-        { class: 'meta' },
-        `pod security: ${p.podSecurity}${p.allowKinds.length ? `; also allows ${p.allowKinds.join(', ')}` : ''}`,
-      ),
-      el(
-        'div',
-        { class: 'actions' },
-        p.can.change
-          ? el(
-              'button',
-              {
-                type: 'button',
-                class: 'quiet',
-                'aria-label': `Edit ${p.name || 'profile'}`,
-                onclick: async () => {
-                  const { data, etag } = await api('GET', `/profiles/${p.id}`);
-                  edit(data, etag);
-                },
-              },
-              'Edit',
-            )
-          : null,
-        p.defaultProfile || !p.can.change
-          ? null
-          : el(
-              'button',
-              {
-                type: 'button',
-                class: 'quiet',
-                'aria-label': `Make ${p.name || 'profile'} the default`,
-                onclick: () =>
-                  act(p, (etag) =>
-                    api('PATCH', `/profiles/${p.id}`, {
-                      body: { defaultProfile: true },
-                      headers: { 'If-Match': etag },
-                    }),
-                  ),
-              },
-              'Make default',
-            ),
-        el('a', { class: 'button quiet', href: `#/?profile=${p.id}&fitsOnly=true` }, 'What fits'),
-      ),
-    ),
-  );
+  const cards = profiles.map((p) => profileCard(p, instances, edit));
+  const shown = cards.length
+    ? el('ul', { class: 'cards', 'aria-label': 'Profiles' }, cards)
+    : el('p', { class: 'note' }, 'No profile yet.');
+  return el('section', {}, el('h1', {}, 'Profiles'), shown, parts.form);
+}
+
+/** A profile as a card: its caps, usage, cost, instances, who owns and shares it, its actions. */
+function profileCard(p, instances, edit) {
+  const own = instances.filter((i) => i.profile === p.id);
+  const counted = `${p.usage.instances} ${p.usage.instances === 1 ? 'instance' : 'instances'}`;
+  const kinds = p.allowKinds.length ? `; also allows ${p.allowKinds.join(', ')}` : '';
+  const badge = p.defaultProfile ? el('span', { class: 'badge fits' }, 'default') : null;
   return el(
-    'section',
-    {},
-    el('h1', {}, 'Profiles'),
-    rows.length
-      ? el('ul', { class: 'cards', 'aria-label': 'Profiles' }, rows)
-      : el('p', { class: 'note' }, 'No profile yet.'),
-    form,
+    'li',
+    { class: 'card' },
+    el('div', { class: 'top' }, el('h3', {}, p.name || '(unnamed)', ' ', badge)),
+    el('p', { class: 'needs' }, caps(p.limits)),
+    usageBars(p),
+    monthly(p.usage) ? el('p', { class: 'meta cost' }, `costs ${monthly(p.usage)}`) : null,
+    own.length ? el('details', {}, el('summary', {}, counted), instanceTable(own)) : null,
+    session.user.role === 'admin' || p.owner !== session.user.username
+      ? el('p', { class: 'meta' }, `owner ${p.owner}`)
+      : null,
+    p.entitledUsers.length ? el('p', { class: 'meta' }, `shared with ${p.entitledUsers.join(', ')}`) : null,
+    el('p', { class: 'meta' }, `pod security: ${p.podSecurity}${kinds}`),
+    el('div', { class: 'actions' }, profileActions(p, edit)),
   );
+}
+
+/** Edit, Make default (where `can` allows) and What fits. */
+function profileActions(p, edit) {
+  const named = p.name || 'profile';
+  const editing = async () => {
+    const { data, etag } = await api('GET', `/profiles/${p.id}`);
+    edit(data, etag);
+  };
+  const makeDefault = async () => {
+    const { etag } = await api('GET', `/profiles/${p.id}`);
+    await api('PATCH', `/profiles/${p.id}`, { body: { defaultProfile: true }, headers: { 'If-Match': etag } });
+    refresh();
+  };
+  return [
+    p.can.change ? button('Edit', editing, { 'aria-label': `Edit ${named}` }) : null,
+    p.defaultProfile || !p.can.change
+      ? null
+      : button('Make default', makeDefault, { 'aria-label': `Make ${named} the default` }),
+    linkButton('What fits', `#/?profile=${p.id}&fitsOnly=true`),
+  ];
 }
 
 /** A profile's usage against each cap it sets: a bar per resource. */
 function usageBars(p) {
   const capped = RESOURCES.filter((name) => p.limits[RESOURCE_KEYS[name]] !== null);
   if (!capped.length) return null;
-  return el(
-    'ul',
-    { class: 'usage', 'aria-label': `Usage of ${p.name || 'the profile'}` },
-    capped.map((name) => {
-      const key = RESOURCE_KEYS[name];
-      const used = p.usage[key];
-      const cap = p.limits[key];
-      const show = AMOUNT[name];
-      return el(
-        'li',
-        {},
-        el('span', {}, `${name}: ${show(used)} of ${show(cap)}`),
-        el('meter', {
-          min: '0',
-          max: String(Math.max(cap, 1)),
-          value: String(Math.min(used, cap)),
-          high: String(cap * 0.9),
-          'aria-label': `${name} used`,
-        }),
-      );
-    }),
-  );
+  const bar = (name) => {
+    const key = RESOURCE_KEYS[name];
+    const [used, cap, show] = [p.usage[key], p.limits[key], AMOUNT[name]];
+    const meter = el('meter', {
+      min: '0',
+      max: String(Math.max(cap, 1)),
+      value: String(Math.min(used, cap)),
+      high: String(cap * 0.9),
+      'aria-label': `${name} used`,
+    });
+    return el('li', {}, el('span', {}, `${name}: ${show(used)} of ${show(cap)}`), meter);
+  };
+  return el('ul', { class: 'usage', 'aria-label': `Usage of ${p.name || 'the profile'}` }, capped.map(bar));
 }
 
 export async function usersPage() {
   const users = await everything('/users');
   const username = el('input', { name: 'username', autocomplete: 'off', minlength: '3', maxlength: '64' });
   const password = el('input', { name: 'password', type: 'password', autocomplete: 'new-password', minlength: '8' });
-  const role = select(
-    [
-      ['viewer', 'viewer: reads'],
-      ['member', 'member: reads, creates, changes its own'],
-      ['admin', 'admin: everything'],
-    ],
-    'member',
-  );
+  const role = select(ROLES, 'member');
   const problems = el('div', { 'aria-live': 'polite' });
   const form = el(
     'form',
     { class: 'grid2' },
     el('h2', { class: 'wide' }, 'New user'),
-    field('Username', username),
-    field('Password', password),
-    field('Role', role),
+    [field('Username', username), field('Password', password), field('Role', role)],
     el('div', { class: 'wide actions' }, el('button', { type: 'submit' }, 'Create user')),
     el('div', { class: 'wide' }, problems),
   );
@@ -277,40 +226,6 @@ export async function usersPage() {
       problems.replaceChildren(problemList(error));
     }
   });
-  return el(
-    'section',
-    {},
-    el('h1', {}, 'Users'),
-    el(
-      'div',
-      { class: 'scroll' },
-      el(
-        'table',
-        { 'aria-label': 'Users' },
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            ['Username', 'Role', 'Since'].map((h) => el('th', { scope: 'col' }, h)),
-          ),
-        ),
-        el(
-          'tbody',
-          {},
-          users.map((u) =>
-            el(
-              'tr',
-              {},
-              el('td', {}, u.username),
-              el('td', {}, u.role + (u.disabled ? ' (disabled)' : '')),
-              el('td', {}, when(u.createdAt)),
-            ),
-          ),
-        ),
-      ),
-    ),
-    form,
-  );
+  const rows = users.map((u) => row(u.username, u.role + (u.disabled ? ' (disabled)' : ''), when(u.createdAt)));
+  return el('section', {}, el('h1', {}, 'Users'), table('Users', ['Username', 'Role', 'Since'], rows), form);
 }

@@ -101,3 +101,39 @@ export function problemList(error) {
 export function refresh() {
   window.dispatchEvent(new HashChangeEvent('hashchange'));
 }
+
+/** A button that does something on the page (not a form's submit): quiet unless `attrs` says. */
+export function button(text, onclick, attrs = {}) {
+  return el('button', { type: 'button', class: 'quiet', onclick, ...attrs }, text);
+}
+
+/** A link styled as a button. */
+export function linkButton(text, href) {
+  return el('a', { class: 'button quiet', href }, text);
+}
+
+/** A table under a heading row, which scrolls sideways on a narrow window: `rows` are `tr`s;
+    `caption` (a node or text) says what it shows, `attrs` go to the table. */
+export function table(label, headings, rows, { caption = null, ...attrs } = {}) {
+  const head = el(
+    'thead',
+    {},
+    el(
+      'tr',
+      {},
+      headings.map((h) => el('th', { scope: 'col' }, h)),
+    ),
+  );
+  const shown = caption === null ? null : el('caption', { class: 'note' }, caption);
+  const body = el('tbody', {}, rows);
+  return el('div', { class: 'scroll' }, el('table', { 'aria-label': label, ...attrs }, shown, head, body));
+}
+
+/** A row of cells: a `td` or `th` as it is, anything else put in a `td`. */
+export function row(...cells) {
+  return el(
+    'tr',
+    {},
+    cells.map((cell) => (cell instanceof Node && ['TD', 'TH'].includes(cell.tagName) ? cell : el('td', {}, cell))),
+  );
+}

@@ -1,7 +1,7 @@
 /* A template's render form (`#/blueprints/ID/parameters`): a control per parameter; the rendered
    definition measured and fitted, and the most of an integer parameter that fits. */
 import { api, everything } from './api.js';
-import { codeView, DEBOUNCE_MS, diffView, el, field, problemList, say, select } from './dom.js';
+import { button, codeView, DEBOUNCE_MS, diffView, el, field, problemList, say, select } from './dom.js';
 import { myProfiles, session } from './session.js';
 import { needs } from './units.js';
 import { fitBadge } from './catalog.js';
@@ -73,183 +73,195 @@ function valueOf(control) {
   return control.value;
 }
 
-/** The render form: what is shown is always what its buttons send. It renders at once, and every
-    change renders again (the latest answer wins); Deploy sends the form's values, and an upgrade
-    the instance's kept values with only what the person changed since choosing it. */
-export async function parametersPage([id]) {
-  const [{ data: bp }, profiles] = await Promise.all([api('GET', `/blueprints/${id}`), everything(myProfiles())]);
-  const properties = (bp.parameters && bp.parameters.properties) || {};
-  const required = new Set((bp.parameters && bp.parameters.required) || []);
-  const controls = {};
-  const output = el('div', { 'aria-live': 'polite' });
-  const profile = select(
-    [['', 'No profile'], ...profiles.map((p) => [p.id, p.name || '(unnamed)'])],
-    (profiles.find((p) => p.defaultProfile) || {}).id || '',
-  );
-  const values = () =>
+const TARGETS = [
+  ['compose', 'Docker Compose'],
+  ['kubernetes', 'Kubernetes'],
+];
+const FIT_CAPTION = 'Against the chosen profile; its container defaults are written into the rendered definition';
+const NO_PARAMETERS = 'This blueprint declares no parameters: the render is its definition, measured and fitted.';
+
+/** What a parameter's field says under it: its description, type, bounds, and how it is filled. */
+function parameterNotes(name, schema, required) {
+  return [
+    schema.description,
+    schema.type,
+    required.has(name) ? 'required' : null,
+    schema.minimum !== undefined ? `at least ${schema.minimum}` : null,
+    schema.maximum !== undefined ? `at most ${schema.maximum}` : null,
+    schema['x-generate'] ? `generated (${generator(schema['x-generate'])}) when left empty` : null,
+    schema.writeOnly ? 'secret: never shown again' : null,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}
+
+/** The form's controls and what they send: `values()` (the parameters set), `cluster()` (the
+    target and claim size of a Compose blueprint rendered for Kubernetes). */
+function renderControls(bp, profiles) {
+  const page = { bp, profiles, controls: {}, output: el('div', { 'aria-live': 'polite' }) };
+  page.properties = (bp.parameters && bp.parameters.properties) || {};
+  const choices = [['', 'No profile'], ...profiles.map((p) => [p.id, p.name || '(unnamed)'])];
+  page.profile = select(choices, (profiles.find((p) => p.defaultProfile) || {}).id || '');
+  // A Compose blueprint renders for Docker Compose or for a Kubernetes cluster; the same choice deploys.
+  page.compose = /^(docker[-_])?compose$/i.test(bp.blueprintType || '');
+  page.target = select(TARGETS, 'compose', { name: 'target' });
+  page.volumeSize = el('input', { name: 'volumeSize', placeholder: '1Gi', autocomplete: 'off', maxlength: '40' });
+  page.values = () =>
     Object.fromEntries(
-      Object.entries(controls)
+      Object.entries(page.controls)
         .map(([name, c]) => [name, valueOf(c)])
         .filter(([, v]) => v !== undefined),
     );
-  // A Compose blueprint renders for Docker Compose or for a Kubernetes cluster; the same choice deploys.
-  const compose = /^(docker[-_])?compose$/i.test(bp.blueprintType || '');
-  const target = select(
-    [
-      ['compose', 'Docker Compose'],
-      ['kubernetes', 'Kubernetes'],
-    ],
-    'compose',
-    { name: 'target' },
-  );
-  const volumeSize = el('input', { name: 'volumeSize', placeholder: '1Gi', autocomplete: 'off', maxlength: '40' });
-  const cluster = () =>
-    compose && target.value === 'kubernetes'
-      ? { target: 'kubernetes', ...(volumeSize.value.trim() ? { volumeSize: volumeSize.value.trim() } : {}) }
-      : {};
+  page.cluster = () => {
+    if (!page.compose || page.target.value !== 'kubernetes') return {};
+    const size = page.volumeSize.value.trim();
+    return { target: 'kubernetes', ...(size ? { volumeSize: size } : {}) };
+  };
+  return page;
+}
 
-  let asked = false; // whether a render was asked for (the page asks at once): every change renders again
-  let latest = 0;
-  let timer = null;
-  async function render(maximize) {
+/** `render(maximize)`: the render of what the form shows (the latest answer wins), with the most of
+    the integer parameter `maximize` that fits where one is named; `again()` renders after a pause. */
+function renderer(page) {
+  let [asked, latest, timer] = [false, 0, null];
+  const render = async (maximize) => {
     clearTimeout(timer);
     asked = true;
     const mine = ++latest;
-    const chosen = profiles.find((p) => p.id === profile.value);
-    const body = { values: values(), ...cluster(), ...(chosen ? { profile: chosen.id } : {}) };
+    const chosen = page.profiles.find((p) => p.id === page.profile.value);
+    const body = { values: page.values(), ...page.cluster(), ...(chosen ? { profile: chosen.id } : {}) };
+    const path = `/blueprints/${page.bp.id}/render`;
     try {
-      let { data } = await api('POST', `/blueprints/${id}/render`, { body: maximize ? { ...body, maximize } : body });
+      let { data } = await api('POST', path, { body: maximize ? { ...body, maximize } : body });
       const said = [];
       if (data.maximized) {
         const [name, most] = Object.entries(data.maximized)[0];
         if (most !== null && mine === latest) {
-          // what is shown is the render at that value
-          controls[name].value = String(most);
-          ({ data } = await api('POST', `/blueprints/${id}/render`, { body: { ...body, values: values() } }));
+          page.controls[name].value = String(most); // what is shown is the render at that value
+          ({ data } = await api('POST', path, { body: { ...body, values: page.values() } }));
         }
-        said.push(
-          el(
-            'p',
-            { class: 'ok' },
-            most === null ? `No value of ${name} fits this profile.` : `At most ${name} = ${most} fits this profile.`,
-          ),
-        );
+        const words =
+          most === null ? `No value of ${name} fits this profile.` : `At most ${name} = ${most} fits this profile.`;
+        said.push(el('p', { class: 'ok' }, words));
       }
-      if (mine !== latest) return;
-      // The rendered text may hold secrets: it lives in this view only, never in storage or the URL.
-      output.replaceChildren(
-        el(
-          'div',
-          {},
-          said,
-          el('h2', {}, 'Requirements of the render'),
-          requirementsView(data.requirements),
-          data.fit
-            ? el(
-                'div',
-                { 'aria-label': 'Fit' },
-                el('h3', {}, `A new instance in ${chosen.name || 'the profile'}: `, fitBadge(data.fit, chosen.limits)),
-                fitTable(
-                  data.fit,
-                  'Against the chosen profile; its container defaults are written into the rendered definition',
-                ),
-              )
-            : null,
-          el('h2', {}, 'Rendered definition'),
-          codeView(data.yml, new Set(), 'Rendered definition'),
-          notesView(data.notes),
-        ),
-      );
+      if (mine === latest) page.output.replaceChildren(rendered(data, chosen, said));
     } catch (error) {
-      if (mine === latest) output.replaceChildren(problemList(error));
+      if (mine === latest) page.output.replaceChildren(problemList(error));
     }
-  }
+  };
   const again = () => {
     if (!asked) return;
     clearTimeout(timer);
     timer = setTimeout(() => render(null), DEBOUNCE_MS);
   };
+  return { render, again };
+}
 
-  const rows = Object.entries(properties).map(([name, schema]) => {
-    controls[name] = parameterControl(name, schema);
-    setControl(controls[name], schema, undefined, false);
-    const notes = [
-      schema.description,
-      schema.type,
-      required.has(name) ? 'required' : null,
-      schema.minimum !== undefined ? `at least ${schema.minimum}` : null,
-      schema.maximum !== undefined ? `at most ${schema.maximum}` : null,
-      schema['x-generate'] ? `generated (${generator(schema['x-generate'])}) when left empty` : null,
-      schema.writeOnly ? 'secret: never shown again' : null,
-    ]
-      .filter(Boolean)
-      .join(' · ');
-    const most =
-      schema.type === 'integer'
-        ? el(
-            'button',
-            {
-              type: 'button',
-              class: 'quiet',
-              onclick: () => (profile.value ? render(name) : say('Choose a profile first.')),
-            },
-            `Most ${name} that fits`,
-          )
-        : null;
-    return el('div', { class: 'field' }, field(schema.title || name, controls[name], notes), most);
-  });
-  // the service checks the values (a refused one replaces the last result and says why), not the browser
-  const form = el(
-    'form',
-    { class: 'grid2', novalidate: '' },
-    rows,
-    field('Profile to fit', profile),
-    compose
-      ? field('Render for', target, 'Kubernetes: a Deployment and a Service per service, the limits counted written in')
-      : null,
-    compose
-      ? field('Claim size', volumeSize, 'On Kubernetes, each named volume is a claim of this size (1Gi when empty)')
-      : null,
-    el('div', { class: 'actions wide' }, el('button', { type: 'submit' }, 'Render')),
+/** A render's answer: what it requires, its fit to the chosen profile, the text, the notes. The
+    rendered text may hold secrets: it lives in this view only, never in storage or the URL. */
+function rendered(data, chosen, said) {
+  const fit = data.fit
+    ? el(
+        'div',
+        { 'aria-label': 'Fit' },
+        el('h3', {}, `A new instance in ${chosen.name || 'the profile'}: `, fitBadge(data.fit, chosen.limits)),
+        fitTable(data.fit, FIT_CAPTION),
+      )
+    : null;
+  return el(
+    'div',
+    {},
+    said,
+    el('h2', {}, 'Requirements of the render'),
+    requirementsView(data.requirements),
+    fit,
+    el('h2', {}, 'Rendered definition'),
+    codeView(data.yml, new Set(), 'Rendered definition'),
+    notesView(data.notes),
   );
+}
+
+/** A parameter's field, with "Most N that fits" for an integer one. */
+function parameterField(page, name, schema, render, required) {
+  page.controls[name] = parameterControl(name, schema);
+  setControl(page.controls[name], schema, undefined, false);
+  const most =
+    schema.type === 'integer'
+      ? button(`Most ${name} that fits`, () => (page.profile.value ? render(name) : say('Choose a profile first.')))
+      : null;
+  const notes = parameterNotes(name, schema, required);
+  return el('div', { class: 'field' }, field(schema.title || name, page.controls[name], notes), most);
+}
+
+/** The form set to an instance's kept values, profile and target: what its upgrade starts from. It
+    answers what the person changed since: only that is sent, the service keeps the rest. */
+function keeping(page, render) {
+  return (instance) => {
+    for (const [name, control] of Object.entries(page.controls))
+      setControl(control, page.properties[name], instance.values[name], true);
+    page.profile.value = instance.profile;
+    page.target.value = instance.target || 'compose';
+    page.volumeSize.value = instance.volumeSize || '';
+    const kept = page.values();
+    render(null);
+    return () =>
+      Object.fromEntries(
+        Object.entries(page.values()).filter(([name, v]) => JSON.stringify(v) !== JSON.stringify(kept[name])),
+      );
+  };
+}
+
+/** The render form: what is shown is always what its buttons send. It renders at once, and every
+    change renders again (the latest answer wins); Deploy sends the form's values, and an upgrade
+    the instance's kept values with only what the person changed since choosing it. */
+export async function parametersPage([id]) {
+  const [{ data: bp }, profiles] = await Promise.all([api('GET', `/blueprints/${id}`), everything(myProfiles())]);
+  const page = renderControls(bp, profiles);
+  const { render, again } = renderer(page);
+  const required = new Set((bp.parameters && bp.parameters.required) || []);
+  const rows = Object.entries(page.properties).map(([name, schema]) =>
+    parameterField(page, name, schema, render, required),
+  );
+  const form = renderForm(page, rows);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     render(null);
   });
   form.addEventListener('input', again);
   form.addEventListener('change', again);
-
-  /** The form set to an instance's kept values, profile and target: what its upgrade starts from. */
-  function keep(instance) {
-    for (const [name, control] of Object.entries(controls))
-      setControl(control, properties[name], instance.values[name], true);
-    profile.value = instance.profile;
-    target.value = instance.target || 'compose';
-    volumeSize.value = instance.volumeSize || '';
-    const kept = values();
-    render(null);
-    // only what the person changes afterwards is sent: the service keeps the rest, secrets included
-    return () =>
-      Object.fromEntries(
-        Object.entries(values()).filter(([name, v]) => JSON.stringify(v) !== JSON.stringify(kept[name])),
-      );
-  }
   render(null); // at its defaults, at once: from then on it renders as you type
   return el(
     'section',
     {},
     el('h1', {}, `Render ${bp.name || '(unnamed)'}`),
     el('p', {}, el('a', { href: `#/blueprints/${id}` }, 'Back to the blueprint')),
-    rows.length
-      ? null
-      : el(
-          'p',
-          { class: 'note' },
-          'This blueprint declares no parameters: the render is its definition, measured and fitted.',
-        ),
+    rows.length ? null : el('p', { class: 'note' }, NO_PARAMETERS),
     form,
-    output,
-    await deployView(bp, profile, values, cluster, keep),
+    page.output,
+    await deployView(page, keeping(page, render)),
+  );
+}
+
+/** The parameters' fields, the profile to fit and, for a Compose blueprint, the target. The
+    service checks the values (a refused one replaces the last result and says why), not the browser. */
+function renderForm(page, rows) {
+  const forCompose = (label, control, help) => (page.compose ? field(label, control, help) : null);
+  return el(
+    'form',
+    { class: 'grid2', novalidate: '' },
+    rows,
+    field('Profile to fit', page.profile),
+    forCompose(
+      'Render for',
+      page.target,
+      'Kubernetes: a Deployment and a Service per service, the limits counted written in',
+    ),
+    forCompose(
+      'Claim size',
+      page.volumeSize,
+      'On Kubernetes, each named volume is a claim of this size (1Gi when empty)',
+    ),
+    el('div', { class: 'actions wide' }, el('button', { type: 'submit' }, 'Render')),
   );
 }
 
@@ -257,26 +269,26 @@ export async function parametersPage([id]) {
 function notesView(notes) {
   if (!notes) return null;
   if (!notes.length) return el('p', { class: 'ok' }, 'Every field of the Compose file carries over to Kubernetes.');
-  return el(
-    'div',
-    {},
-    el('h2', {}, 'Not carried over exactly'),
-    el(
-      'ul',
-      { 'aria-label': 'Notes' },
-      notes.map((note) => el('li', {}, el('code', {}, note.path), ` ${note.outcome}: ${note.why}`)),
-    ),
-  );
+  const items = notes.map((note) => el('li', {}, el('code', {}, note.path), ` ${note.outcome}: ${note.why}`));
+  return el('div', {}, el('h2', {}, 'Not carried over exactly'), el('ul', { 'aria-label': 'Notes' }, items));
 }
 
 /** Deploy these values as an instance in the chosen profile's room, or upgrade one of your
     instances of this blueprint to its current revision: choosing it puts its kept values in the
     form, and the diff of what the changes do is shown before anything is changed. Each form says
     its outcome, or its refusal, under its own button. */
-async function deployView(bp, profile, values, cluster, keep) {
+async function deployView(page, keep) {
+  const upgrade = upgradeForm(page.bp, keep);
+  const deploy = deployForm(page, upgrade.reload);
+  await upgrade.reload();
+  return el('section', { 'aria-label': 'Deploy' }, deploy, upgrade.form);
+}
+
+/** Deploy: the form's values as an instance named here, in the chosen profile. */
+function deployForm(page, reload) {
   const deployed = el('div', { class: 'wide', 'aria-live': 'polite' });
   const name = el('input', { name: 'instance', placeholder: 'shop', autocomplete: 'off', maxlength: '63' });
-  const deploy = el(
+  const form = el(
     'form',
     { class: 'grid2', 'aria-label': 'Deploy' },
     el('h2', { class: 'wide' }, 'Deploy'),
@@ -284,105 +296,107 @@ async function deployView(bp, profile, values, cluster, keep) {
     el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Deploy')),
     deployed,
   );
-  const upgraded = el('div', { class: 'wide', 'aria-live': 'polite' });
-  const chosen = select([], '');
-  const confirm = el('button', { type: 'button', hidden: true }, 'Upgrade');
-  const upgrade = el(
-    'form',
-    { class: 'grid2', 'aria-label': 'Upgrade an instance' },
-    el('h2', { class: 'wide' }, 'Upgrade an instance'),
-    field(
-      'Instance',
-      chosen,
-      `To revision ${bp.rev}: the form above shows its kept values; what you change there is what changes.`,
-    ),
-    el('div', { class: 'actions' }, el('button', { type: 'submit', class: 'quiet' }, 'Show the changes'), confirm),
-    upgraded,
-  );
-  let mine = [];
-  /** The caller's instances of the blueprint, read again after each deploy and upgrade: the
-      list offers what is there now, each at its revision. */
-  async function reload() {
-    mine = await everything(`/instances?blueprint=${bp.id}&owner=${encodeURIComponent(session.user.username)}`);
-    chosen.replaceChildren(
-      ...[['', 'Choose one of yours'], ...mine.map((i) => [i.id, `${i.name} (revision ${i.rev})`])].map(
-        ([value, text]) => el('option', { value }, text),
-      ),
-    );
-    upgrade.hidden = !mine.length;
-  }
-  deploy.addEventListener('submit', async (event) => {
+  form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    if (!profile.value) {
+    if (!page.profile.value) {
       deployed.replaceChildren(el('p', { class: 'error' }, 'Choose a profile first: an instance spends from one.'));
       return;
     }
+    const body = {
+      name: name.value.trim(),
+      blueprint: page.bp.id,
+      profile: page.profile.value,
+      values: page.values(),
+      ...page.cluster(),
+    };
     try {
-      const body = {
-        name: name.value.trim(),
-        blueprint: bp.id,
-        profile: profile.value,
-        values: values(),
-        ...cluster(),
-      };
       const { data } = await api('POST', '/instances', { body });
-      deployed.replaceChildren(
-        el('p', { class: 'ok' }, `${data.name} admitted at revision ${data.rev}: ${needs(data.requirements)}.`),
-      );
+      const admitted = `${data.name} admitted at revision ${data.rev}: ${needs(data.requirements)}.`;
+      deployed.replaceChildren(el('p', { class: 'ok' }, admitted));
       await reload();
     } catch (error) {
       deployed.replaceChildren(problemList(error));
     }
   });
-  let changes = null; // the values the person changed since the instance was chosen
-  let etag = null;
-  chosen.addEventListener('change', () => {
-    confirm.hidden = true;
-    upgraded.replaceChildren();
-    const instance = mine.find((i) => i.id === chosen.value);
-    changes = instance ? keep(instance) : null;
+  return form;
+}
+
+/** Upgrade an instance: choose one of yours (its kept values fill the form), show the changes,
+    then upgrade it as it was when they were shown. */
+function upgradeForm(bp, keep) {
+  const parts = { bp, keep, mine: [], changes: null, etag: null };
+  parts.upgraded = el('div', { class: 'wide', 'aria-live': 'polite' });
+  parts.chosen = select([], '');
+  parts.confirm = el('button', { type: 'button', hidden: true }, 'Upgrade');
+  const help = `To revision ${bp.rev}: the form above shows its kept values; what you change there is what changes.`;
+  const show = el('button', { type: 'submit', class: 'quiet' }, 'Show the changes');
+  parts.form = el(
+    'form',
+    { class: 'grid2', 'aria-label': 'Upgrade an instance' },
+    el('h2', { class: 'wide' }, 'Upgrade an instance'),
+    field('Instance', parts.chosen, help),
+    el('div', { class: 'actions' }, show, parts.confirm),
+    parts.upgraded,
+  );
+  parts.reload = () => reloadChoices(parts);
+  parts.chosen.addEventListener('change', () => {
+    parts.confirm.hidden = true;
+    parts.upgraded.replaceChildren();
+    const instance = parts.mine.find((i) => i.id === parts.chosen.value);
+    parts.changes = instance ? keep(instance) : null;
   });
-  upgrade.addEventListener('submit', async (event) => {
+  parts.form.addEventListener('submit', (event) => {
     event.preventDefault();
-    if (!changes) {
-      upgraded.replaceChildren(el('p', { class: 'error' }, 'Choose an instance first.'));
-      return;
-    }
-    try {
-      ({ etag } = await api('GET', `/instances/${chosen.value}`));
-      const { data } = await api('POST', `/instances/${chosen.value}/upgrade?dryRun=true`, {
-        body: { values: changes() },
-        headers: { 'If-Match': etag },
-      });
-      upgraded.replaceChildren(
-        el('h3', {}, `Changes to ${data.name}`),
-        data.diff ? diffView(data.diff) : el('p', { class: 'note' }, 'Nothing changes.'),
-      );
-      confirm.hidden = false;
-    } catch (error) {
-      upgraded.replaceChildren(problemList(error));
-    }
+    showUpgrade(parts);
   });
-  confirm.addEventListener('click', async () => {
-    try {
-      const { data } = await api('POST', `/instances/${chosen.value}/upgrade`, {
-        body: { values: changes() },
-        headers: { 'If-Match': etag },
-      });
-      confirm.hidden = true;
-      changes = null;
-      await reload();
-      upgraded.replaceChildren(
-        el('p', { class: 'ok' }, `${data.name} upgraded to revision ${data.rev}: ${needs(data.requirements)}.`),
-      );
-    } catch (error) {
-      upgraded.replaceChildren(
-        error.status === 412
-          ? el('p', { class: 'error' }, 'It changed since the changes were shown: show them again.')
-          : problemList(error),
-      );
-    }
-  });
-  await reload();
-  return el('section', { 'aria-label': 'Deploy' }, deploy, upgrade);
+  parts.confirm.addEventListener('click', () => confirmUpgrade(parts));
+  return parts;
+}
+
+/** The caller's instances of the blueprint, read again after each deploy and upgrade: the list
+    offers what is there now, each at its revision. */
+async function reloadChoices(parts) {
+  const owner = encodeURIComponent(session.user.username);
+  parts.mine = await everything(`/instances?blueprint=${parts.bp.id}&owner=${owner}`);
+  const options = [['', 'Choose one of yours'], ...parts.mine.map((i) => [i.id, `${i.name} (revision ${i.rev})`])];
+  parts.chosen.replaceChildren(...options.map(([value, text]) => el('option', { value }, text)));
+  parts.form.hidden = !parts.mine.length;
+}
+
+/** The upgrade's diff, as a dry run of the instance as read now. */
+async function showUpgrade(parts) {
+  if (!parts.changes) {
+    parts.upgraded.replaceChildren(el('p', { class: 'error' }, 'Choose an instance first.'));
+    return;
+  }
+  try {
+    ({ etag: parts.etag } = await api('GET', `/instances/${parts.chosen.value}`));
+    const { data } = await api('POST', `/instances/${parts.chosen.value}/upgrade?dryRun=true`, {
+      body: { values: parts.changes() },
+      headers: { 'If-Match': parts.etag },
+    });
+    const diff = data.diff ? diffView(data.diff) : el('p', { class: 'note' }, 'Nothing changes.');
+    parts.upgraded.replaceChildren(el('h3', {}, `Changes to ${data.name}`), diff);
+    parts.confirm.hidden = false;
+  } catch (error) {
+    parts.upgraded.replaceChildren(problemList(error));
+  }
+}
+
+/** The upgrade, of the instance as it was when its changes were shown. */
+async function confirmUpgrade(parts) {
+  try {
+    const { data } = await api('POST', `/instances/${parts.chosen.value}/upgrade`, {
+      body: { values: parts.changes() },
+      headers: { 'If-Match': parts.etag },
+    });
+    parts.confirm.hidden = true;
+    parts.changes = null;
+    await parts.reload();
+    const done = `${data.name} upgraded to revision ${data.rev}: ${needs(data.requirements)}.`;
+    parts.upgraded.replaceChildren(el('p', { class: 'ok' }, done));
+  } catch (error) {
+    const moved = el('p', { class: 'error' }, 'It changed since the changes were shown: show them again.');
+    parts.upgraded.replaceChildren(error.status === 412 ? moved : problemList(error));
+  }
 }
