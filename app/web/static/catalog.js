@@ -1,7 +1,8 @@
 /* The catalog (`#/`): blueprints newest first, search and filters kept in the URL, a fit badge on
    each entry, and "More". */
 import { api, everything, FIT_FETCHES, formats, PAGE } from './api.js';
-import { checkbox, el, field, refresh, say, select } from './dom.js';
+import { checkbox, el, field, linkButton, refresh, say, select } from './dom.js';
+import { list } from './drafts.js';
 import { myProfiles } from './session.js';
 import { defaultsApplied, needs } from './units.js';
 
@@ -55,47 +56,39 @@ async function inTurns(jobs, width = FIT_FETCHES) {
   );
 }
 
+const STATES = [
+  ['', 'Active and inactive'],
+  ['false', 'Active only'],
+  ['true', 'Inactive only'],
+];
+
 function card(bp, profile, fitsOnly) {
   const badge = el('span', { class: 'fit' });
-  const node = el(
-    'li',
-    { class: 'card' },
-    el(
-      'div',
-      { class: 'top' },
-      el(
-        'h3',
-        {},
-        el('a', { href: `#/blueprints/${bp.id}` }, bp.name || '(unnamed)'),
-        bp.version ? ` ${bp.version}` : '',
-      ),
-      starButton(bp),
-    ),
-    el(
-      'p',
-      { class: 'meta' },
-      [bp.blueprintType || 'no type', bp.owner, bp.entitlementType, bp.inactive ? 'inactive' : null]
-        .filter(Boolean)
-        .join(' · '),
-    ),
-    // two blueprints of one name (Redis from two catalogs) told apart by where they came from
-    bp.source
-      ? el(
-          'p',
-          { class: 'meta source' },
-          `from ${bp.source.name} (${bp.source.format}${bp.source.key === bp.name ? '' : `: ${bp.source.key}`})`,
-        )
-      : null,
-    bp.description
-      ? el('p', { class: 'desc' }, bp.description.length > 200 ? `${bp.description.slice(0, 200)}…` : bp.description)
-      : null,
+  const facts = [bp.blueprintType || 'no type', bp.owner, bp.entitlementType, bp.inactive ? 'inactive' : null];
+  const description =
+    bp.description && bp.description.length > 200 ? `${bp.description.slice(0, 200)}…` : bp.description;
+  const title = el(
+    'h3',
+    {},
+    el('a', { href: `#/blueprints/${bp.id}` }, bp.name || '(unnamed)'),
+    bp.version ? ` ${bp.version}` : '',
+  );
+  const tags =
     bp.tags && bp.tags.length
       ? el(
           'ul',
           { class: 'tags', 'aria-label': 'Tags' },
           bp.tags.map((tag) => el('li', {}, tag)),
         )
-      : null,
+      : null;
+  const node = el(
+    'li',
+    { class: 'card' },
+    el('div', { class: 'top' }, title, starButton(bp)),
+    el('p', { class: 'meta' }, facts.filter(Boolean).join(' · ')),
+    sourceOf(bp),
+    description ? el('p', { class: 'desc' }, description) : null,
+    tags,
     el('div', { class: 'row' }, el('p', { class: 'needs' }, needs(bp.requirements)), badge),
   );
   let load = null;
@@ -106,118 +99,125 @@ function card(bp, profile, fitsOnly) {
   return { node, load };
 }
 
-export async function catalog(_, params) {
-  const profiles = await everything(myProfiles());
-  const q = el('input', {
+/** Where a blueprint came from: two of one name (Redis from two catalogs) told apart by it. */
+function sourceOf(bp) {
+  if (!bp.source) return null;
+  const key = bp.source.key === bp.name ? '' : `: ${bp.source.key}`;
+  return el('p', { class: 'meta source' }, `from ${bp.source.name} (${bp.source.format}${key})`);
+}
+
+/** The search form's controls, each set from the URL's `params`; the profile fitted to is the
+    caller's default unless the URL names another, or none (`profile=`). */
+function filterControls(params, profiles) {
+  const controls = { defaultId: (profiles.find((p) => p.defaultProfile) || {}).id || '' };
+  const value = (name) => params.get(name) || '';
+  controls.q = el('input', {
     type: 'search',
     name: 'q',
-    value: params.get('q') || '',
+    value: value('q'),
     placeholder: 'Words that start words of names, descriptions, tags',
   });
-  const type = el('input', {
+  controls.type = el('input', {
     name: 'blueprintType',
-    value: params.get('blueprintType') || '',
+    value: value('blueprintType'),
     list: 'types',
     placeholder: 'compose, kubernetes…',
   });
-  const tags = el('input', { name: 'tag', value: params.getAll('tag').join(', '), placeholder: 'web, db' });
-  const inactive = select(
-    [
-      ['', 'Active and inactive'],
-      ['false', 'Active only'],
-      ['true', 'Inactive only'],
-    ],
-    params.get('inactive') || '',
-  );
-  // fitted to the caller's default profile unless the URL names another, or none (`profile=`)
-  const defaultId = (profiles.find((p) => p.defaultProfile) || {}).id || '';
-  const chosenProfile = params.has('profile') ? params.get('profile') : defaultId;
-  const profile = select(
-    [
-      ['', 'No profile'],
-      ...profiles.map((p) => [p.id, `${p.name || '(unnamed)'}${p.defaultProfile ? ' (default)' : ''}`]),
-    ],
-    chosenProfile,
-  );
-  const starred = checkbox('Starred by me', params.get('starred') === 'true');
-  const fitsOnly = checkbox('Only those that fit the profile', params.get('fitsOnly') === 'true');
+  controls.tags = el('input', { name: 'tag', value: params.getAll('tag').join(', '), placeholder: 'web, db' });
+  controls.inactive = select(STATES, value('inactive'));
+  controls.chosenProfile = params.has('profile') ? params.get('profile') : controls.defaultId;
+  const named = (p) => `${p.name || '(unnamed)'}${p.defaultProfile ? ' (default)' : ''}`;
+  controls.profile = select([['', 'No profile'], ...profiles.map((p) => [p.id, named(p)])], controls.chosenProfile);
+  controls.starred = checkbox('Starred by me', params.get('starred') === 'true');
+  controls.fitsOnly = checkbox('Only those that fit the profile', params.get('fitsOnly') === 'true');
+  return controls;
+}
+
+/** The search form: Search puts what it holds in the URL, which shows the catalog again. */
+async function filterForm(c) {
+  const types = (await formats()).blueprintTypes.flatMap((t) => t.aliases).map((t) => el('option', { value: t }));
   const form = el(
     'form',
     { class: 'filters', role: 'search' },
-    el('div', { class: 'wide' }, field('Search', q)),
-    field('Type', type),
-    field('Tags (all of them)', tags),
-    field('State', inactive),
-    field('Profile to fit', profile),
-    starred.node,
-    fitsOnly.node,
-    el(
-      'datalist',
-      { id: 'types' },
-      (await formats()).blueprintTypes.flatMap((t) => t.aliases).map((t) => el('option', { value: t })),
-    ),
-    el(
-      'div',
-      { class: 'actions' },
-      el('button', { type: 'submit' }, 'Search'),
-      el('a', { class: 'button quiet', href: '#/' }, 'Clear'),
-    ),
+    el('div', { class: 'wide' }, field('Search', c.q)),
+    [field('Type', c.type), field('Tags (all of them)', c.tags), field('State', c.inactive)],
+    field('Profile to fit', c.profile),
+    c.starred.node,
+    c.fitsOnly.node,
+    el('datalist', { id: 'types' }, types),
+    el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Search'), linkButton('Clear', '#/')),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const chosen = new URLSearchParams();
-    if (q.value.trim()) chosen.set('q', q.value.trim());
-    if (type.value.trim()) chosen.set('blueprintType', type.value.trim());
-    for (const tag of tags.value
-      .split(',')
-      .map((t) => t.trim().toLowerCase())
-      .filter(Boolean))
-      chosen.append('tag', tag);
-    if (starred.box.checked) chosen.set('starred', 'true');
-    if (inactive.value) chosen.set('inactive', inactive.value);
-    if (profile.value !== defaultId) chosen.set('profile', profile.value);
-    if (profile.value && fitsOnly.box.checked) chosen.set('fitsOnly', 'true');
-    const hash = `#/?${chosen}`;
+    const hash = `#/?${searched(c)}`;
     if (location.hash === hash) refresh();
     else location.hash = hash;
   });
-  for (const control of [inactive, profile, starred.box, fitsOnly.box])
+  for (const control of [c.inactive, c.profile, c.starred.box, c.fitsOnly.box])
     control.addEventListener('change', () => form.requestSubmit());
+  return form;
+}
 
+/** The URL's query for what the search form holds. */
+function searched(c) {
+  const chosen = new URLSearchParams();
+  if (c.q.value.trim()) chosen.set('q', c.q.value.trim());
+  if (c.type.value.trim()) chosen.set('blueprintType', c.type.value.trim());
+  for (const tag of list(c.tags.value.toLowerCase())) chosen.append('tag', tag);
+  if (c.starred.box.checked) chosen.set('starred', 'true');
+  if (c.inactive.value) chosen.set('inactive', c.inactive.value);
+  if (c.profile.value !== c.defaultId) chosen.set('profile', c.profile.value);
+  if (c.profile.value && c.fitsOnly.box.checked) chosen.set('fitsOnly', 'true');
+  return chosen;
+}
+
+/** The API's query for the URL's `params`, and whether only those fitting the profile are asked. */
+function listQuery(params, chosenProfile) {
   const query = new URLSearchParams({ limit: String(PAGE) });
   for (const name of ['q', 'blueprintType', 'starred', 'inactive'])
     if (params.get(name)) query.set(name, params.get(name));
   for (const tag of params.getAll('tag')) query.append('tag', tag);
   const onlyFitting = Boolean(chosenProfile && params.get('fitsOnly') === 'true');
+  if (onlyFitting) query.set('fitsProfile', chosenProfile);
+  return { query, onlyFitting };
+}
+
+export async function catalog(_, params) {
+  const profiles = await everything(myProfiles());
+  const controls = filterControls(params, profiles);
+  const form = await filterForm(controls);
+  const { chosenProfile } = controls;
+  const { query, onlyFitting } = listQuery(params, chosenProfile);
   const chosen = chosenProfile
     ? profiles.find((p) => p.id === chosenProfile) || { id: chosenProfile, limits: null }
     : null;
-  if (onlyFitting) query.set('fitsProfile', chosenProfile);
+  const shown = { list: el('ul', { class: 'cards', 'aria-label': 'Blueprints' }), count: 0 };
+  shown.more = el('button', { type: 'button', class: 'quiet more', hidden: true }, 'More');
+  shown.counted = el('p', { class: 'note', 'aria-live': 'polite' });
+  await loadPage(shown, query, (bp) => card(bp, chosen, onlyFitting), null);
+  return el('section', {}, el('h1', {}, 'Catalog'), form, shown.counted, shown.list, shown.more);
+}
 
-  const list = el('ul', { class: 'cards', 'aria-label': 'Blueprints' });
-  const more = el('button', { type: 'button', class: 'quiet more', hidden: true }, 'More');
-  const count = el('p', { class: 'note', 'aria-live': 'polite' });
-  let shown = 0;
-  async function load(cursor) {
-    const page = new URLSearchParams(query);
-    if (cursor) page.set('cursor', cursor);
-    const { data } = await api('GET', `/blueprints?${page}`);
-    const cards = data.items.map((bp) => card(bp, chosen, onlyFitting));
-    list.append(...cards.map((c) => c.node));
-    shown += data.items.length;
-    count.textContent = shown ? `${shown} shown${data.next ? ', more below' : ''}` : 'No blueprint matches.';
-    more.hidden = !data.next;
-    more.onclick = async () => {
-      more.disabled = true;
-      await load(data.next);
-      more.disabled = false;
-    };
-    performance.mark('catalog-ready');
-    inTurns(cards.map((c) => c.load).filter(Boolean)).then(
-      () => performance.mark('catalog-fitted'),
-      (error) => say(error.message),
-    );
-  }
-  await load(null);
-  return el('section', {}, el('h1', {}, 'Catalog'), form, count, list, more);
+/** A page of the list after `cursor` added to what is `shown`, then each card's fit, a few at a time. */
+async function loadPage(shown, query, cardOf, cursor) {
+  const page = new URLSearchParams(query);
+  if (cursor) page.set('cursor', cursor);
+  const { data } = await api('GET', `/blueprints?${page}`);
+  const cards = data.items.map(cardOf);
+  shown.list.append(...cards.map((c) => c.node));
+  shown.count += data.items.length;
+  shown.counted.textContent = shown.count
+    ? `${shown.count} shown${data.next ? ', more below' : ''}`
+    : 'No blueprint matches.';
+  shown.more.hidden = !data.next;
+  shown.more.onclick = async () => {
+    shown.more.disabled = true;
+    await loadPage(shown, query, cardOf, data.next);
+    shown.more.disabled = false;
+  };
+  performance.mark('catalog-ready');
+  inTurns(cards.map((c) => c.load).filter(Boolean)).then(
+    () => performance.mark('catalog-fitted'),
+    (error) => say(error.message),
+  );
 }

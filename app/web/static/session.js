@@ -36,7 +36,12 @@ export async function signedInThroughProvider() {
   }
   const handed = await fetch(served('/sso/session'), { method: 'POST', credentials: 'same-origin', cache: 'no-store' });
   if (!handed.ok) return false;
-  const token = await handed.json();
+  await start(await handed.json());
+  return true;
+}
+
+/** The session a token starts: the user it is read as, kept in the tab, the navigation shown. */
+async function start(token) {
   const me = await fetch(served('/users/me'), {
     headers: { Authorization: `Bearer ${token.token}`, Accept: 'application/json' },
     credentials: 'omit',
@@ -44,7 +49,26 @@ export async function signedInThroughProvider() {
   session = { token: token.token, expiresAt: token.expiresAt, user: await me.json() };
   sessionStorage.setItem(SESSION, JSON.stringify(session));
   showNav();
-  return true;
+}
+
+/** A token for a username and password (`POST /tokens`), or an Error saying why not in words. */
+async function tokenFor(username, password) {
+  const auth = { Authorization: basicAuth(username, password), Accept: 'application/json' };
+  let response;
+  try {
+    response = await fetch(served('/tokens'), {
+      method: 'POST',
+      headers: auth,
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new Error('The service cannot be reached: try again in a moment.');
+  }
+  if (response.status === 401) throw new Error('Wrong username or password.');
+  if (response.status === 429) throw new Error('Too many attempts: wait a moment and try again.');
+  if (!response.ok) throw new Error(`Sign-in failed (${response.status}).`);
+  return response.json();
 }
 
 /** Resolves once the user has signed in; every call waiting on a 401 waits on the same one. */
@@ -61,43 +85,16 @@ export function signIn(reason = '') {
     form.onsubmit = async (event) => {
       event.preventDefault();
       error.textContent = '';
-      const username = form.elements.username.value;
-      const auth = { Authorization: basicAuth(username, form.elements.password.value), Accept: 'application/json' };
-      let token;
-      let user;
       try {
-        const response = await fetch(served('/tokens'), {
-          method: 'POST',
-          headers: auth,
-          credentials: 'omit',
-          cache: 'no-store',
-        });
-        if (!response.ok) {
-          document.getElementById('sign-in-reason').textContent = '';
-          error.textContent =
-            response.status === 401
-              ? 'Wrong username or password.'
-              : response.status === 429
-                ? 'Too many attempts: wait a moment and try again.'
-                : `Sign-in failed (${response.status}).`;
-          return;
-        }
-        token = await response.json();
-        const me = await fetch(served('/users/me'), {
-          headers: { Authorization: `Bearer ${token.token}`, Accept: 'application/json' },
-          credentials: 'omit',
-        });
-        user = await me.json();
-      } catch {
-        error.textContent = 'The service cannot be reached: try again in a moment.';
+        await start(await tokenFor(form.elements.username.value, form.elements.password.value));
+      } catch (failed) {
+        document.getElementById('sign-in-reason').textContent = '';
+        error.textContent = failed.message;
         return;
       }
-      session = { token: token.token, expiresAt: token.expiresAt, user };
-      sessionStorage.setItem(SESSION, JSON.stringify(session));
       form.reset();
       dialog.close();
       pendingSignIn = null;
-      showNav();
       resolve();
     };
   });

@@ -1,7 +1,7 @@
 /* Sources (`#/sources`): catalogs followed from git, each with its last sync; one followed, synced
    now (its progress shown, then its report), or let go. */
 import { api, everything, followed, formats } from './api.js';
-import { el, field, problemList, refresh, select } from './dom.js';
+import { button, el, field, problemList, refresh, select } from './dom.js';
 import { progressOf } from './http.js';
 import { session } from './session.js';
 import { when } from './units.js';
@@ -20,6 +20,10 @@ function lastSync(source) {
   return `${when(last.at)} at ${last.commit.slice(0, 12)}: ${counts || 'nothing'}`;
 }
 
+const ABOUT =
+  'Catalogs followed from git: each sync imports what changed since the last, as a new revision; what you changed ' +
+  'here is kept and shown as a conflict.';
+
 /** Sync `source` now: its progress under its row, then the report, and its last sync said anew. */
 async function syncNow(source, out, status, force = false) {
   const progress = el('p', { class: 'note', role: 'status' }, 'Fetching…');
@@ -29,16 +33,11 @@ async function syncNow(source, out, status, force = false) {
     const job = await followed(started, (now) => {
       progress.textContent = progressOf('Importing', now);
     });
-    const conflicts = job.report.counts.conflict;
-    const overwrite = el(
-      'button',
-      { type: 'button', class: 'quiet', onclick: () => syncNow(source, out, status, true) },
-      'Overwrite what was changed here',
-    );
+    const overwrite = button('Overwrite what was changed here', () => syncNow(source, out, status, true));
     out.replaceChildren(
       el('p', { class: 'ok' }, `Synced at ${job.report.commit.slice(0, 12)}.`),
       importReport(job.report, false),
-      ...(conflicts ? [overwrite] : []),
+      ...(job.report.counts.conflict ? [overwrite] : []),
     );
   } catch (error) {
     out.replaceChildren(problemList(error));
@@ -50,75 +49,49 @@ async function syncNow(source, out, status, force = false) {
 
 function sourceRow(source) {
   const out = el('div', { class: 'wide', 'aria-live': 'polite' });
-  const status = el(
-    'p',
-    { class: source.lastSync && source.lastSync.state === 'failed' ? 'error' : 'note' },
-    lastSync(source),
-  );
+  const failed = source.lastSync && source.lastSync.state === 'failed';
+  const status = el('p', { class: failed ? 'error' : 'note' }, lastSync(source));
+  const facts = [
+    source.format,
+    `ref ${source.ref || 'HEAD'}`,
+    `folder ${source.path || '/'}`,
+    source.interval ? `every ${source.interval} s` : 'on request',
+    `owner ${source.owner}`,
+    source.hasToken ? 'token set' : null,
+    source.hasSecret ? 'webhook signed' : null,
+  ];
+  const stop = async () => {
+    await api('DELETE', `/sources/${source.id}`);
+    refresh();
+  };
+  const actions = [
+    source.can.change ? button('Sync now', () => syncNow(source, out, status), { class: null }) : null,
+    source.can.delete ? button('Stop following', stop) : null,
+  ];
   return el(
     'li',
     { class: 'card' },
     el('h3', {}, el('code', {}, source.url)),
-    el(
-      'p',
-      { class: 'meta' },
-      [
-        source.format,
-        `ref ${source.ref || 'HEAD'}`,
-        `folder ${source.path || '/'}`,
-        source.interval ? `every ${source.interval} s` : 'on request',
-        `owner ${source.owner}`,
-        source.hasToken ? 'token set' : null,
-        source.hasSecret ? 'webhook signed' : null,
-      ]
-        .filter(Boolean)
-        .join(' · '),
-    ),
+    el('p', { class: 'meta' }, facts.filter(Boolean).join(' · ')),
     status,
-    el(
-      'div',
-      { class: 'actions' },
-      source.can.change
-        ? el('button', { type: 'button', onclick: () => syncNow(source, out, status) }, 'Sync now')
-        : null,
-      source.can.delete
-        ? el(
-            'button',
-            {
-              type: 'button',
-              class: 'quiet',
-              onclick: async () => {
-                await api('DELETE', `/sources/${source.id}`);
-                refresh();
-              },
-            },
-            'Stop following',
-          )
-        : null,
-    ),
+    el('div', { class: 'actions' }, actions),
     out,
   );
 }
 
-export async function sourcesPage() {
-  const sources = await everything('/sources');
-  const url = el('input', { name: 'url', autocomplete: 'off', maxlength: '2000' });
-  const format = select(
+/** The form that follows a catalog: its controls, and the body it sends. */
+async function followForm() {
+  const c = { url: el('input', { name: 'url', autocomplete: 'off', maxlength: '2000' }) };
+  c.format = select(
     (await formats()).imports.map((f) => [f.format, f.title]),
     'dokploy',
     { name: 'format' },
   );
-  const ref = el('input', { name: 'ref', placeholder: "main (default: the remote's HEAD)", autocomplete: 'off' });
-  const path = el('input', { name: 'path', placeholder: 'blueprints (default: the root)', autocomplete: 'off' });
-  const interval = el('input', {
-    name: 'interval',
-    type: 'number',
-    min: '60',
-    placeholder: '3600',
-    autocomplete: 'off',
-  });
-  const token = el('input', { name: 'token', type: 'password', autocomplete: 'new-password' });
-  const secret = el('input', { name: 'secret', type: 'password', autocomplete: 'new-password', minlength: '16' });
+  c.ref = el('input', { name: 'ref', placeholder: "main (default: the remote's HEAD)", autocomplete: 'off' });
+  c.path = el('input', { name: 'path', placeholder: 'blueprints (default: the root)', autocomplete: 'off' });
+  c.interval = el('input', { name: 'interval', type: 'number', min: '60', placeholder: '3600', autocomplete: 'off' });
+  c.token = el('input', { name: 'token', type: 'password', autocomplete: 'new-password' });
+  c.secret = el('input', { name: 'secret', type: 'password', autocomplete: 'new-password', minlength: '16' });
   const problems = el('div', { 'aria-live': 'polite' });
   const form = el(
     'form',
@@ -127,43 +100,42 @@ export async function sourcesPage() {
     el(
       'div',
       { class: 'wide' },
-      field('Repository URL', url, 'Its https or ssh address, on a host the operator allows'),
+      field('Repository URL', c.url, 'Its https or ssh address, on a host the operator allows'),
     ),
-    field('Format', format),
-    field('Branch or tag', ref),
-    field('Folder', path),
-    field('Sync every (seconds)', interval, 'Empty: on request and on a push'),
-    field('Token (private repositories)', token, 'Never shown again'),
-    field('Webhook secret', secret, 'At least 16 characters; never shown again'),
+    [field('Format', c.format), field('Branch or tag', c.ref), field('Folder', c.path)],
+    field('Sync every (seconds)', c.interval, 'Empty: on request and on a push'),
+    field('Token (private repositories)', c.token, 'Never shown again'),
+    field('Webhook secret', c.secret, 'At least 16 characters; never shown again'),
     el('div', { class: 'wide actions' }, el('button', { type: 'submit' }, 'Follow')),
     el('div', { class: 'wide' }, problems),
   );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const body = { url: url.value.trim(), format: format.value, path: path.value.trim() };
-    if (ref.value.trim()) body.ref = ref.value.trim();
-    if (interval.value) body.interval = Number.parseInt(interval.value, 10);
-    if (token.value) body.token = token.value;
-    if (secret.value) body.secret = secret.value;
     try {
-      await api('POST', '/sources', { body });
+      await api('POST', '/sources', { body: sourceBody(c) });
       refresh();
     } catch (error) {
       problems.replaceChildren(problemList(error));
     }
   });
-  return el(
-    'section',
-    {},
-    el('h1', {}, 'Sources'),
-    el(
-      'p',
-      { class: 'note' },
-      'Catalogs followed from git: each sync imports what changed since the last, as a new revision; what you changed here is kept and shown as a conflict.',
-    ),
-    sources.length
-      ? el('ul', { class: 'cards', 'aria-label': 'Sources' }, sources.map(sourceRow))
-      : el('p', { class: 'note' }, 'No source yet.'),
-    session.user.role === 'viewer' ? null : form,
-  );
+  return form;
+}
+
+/** What the follow form sends: the empty fields left to the service's defaults. */
+function sourceBody(c) {
+  const body = { url: c.url.value.trim(), format: c.format.value, path: c.path.value.trim() };
+  if (c.ref.value.trim()) body.ref = c.ref.value.trim();
+  if (c.interval.value) body.interval = Number.parseInt(c.interval.value, 10);
+  if (c.token.value) body.token = c.token.value;
+  if (c.secret.value) body.secret = c.secret.value;
+  return body;
+}
+
+export async function sourcesPage() {
+  const sources = await everything('/sources');
+  const shown = sources.length
+    ? el('ul', { class: 'cards', 'aria-label': 'Sources' }, sources.map(sourceRow))
+    : el('p', { class: 'note' }, 'No source yet.');
+  const form = session.user.role === 'viewer' ? null : await followForm();
+  return el('section', {}, el('h1', {}, 'Sources'), el('p', { class: 'note' }, ABOUT), shown, form);
 }
