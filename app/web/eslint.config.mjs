@@ -13,6 +13,8 @@ export default [
       'prefer-const': 'error',
       eqeqeq: 'error',
       'no-unused-vars': ['error', { args: 'after-used', argsIgnorePattern: '^_' }],
+      'no-shadow': 'error',
+      'max-lines-per-function': ['error', { max: 40, skipBlankLines: true, skipComments: true }],
     },
   },
 ];

@@ -37,11 +37,11 @@ const ROLES = [
 ];
 
 /** `{memory, cpu}` of a profile's defaults (or maximum) from the form, null when both are empty. */
-function perContainer(inputs, field) {
+function perContainer(inputs, which) {
   const given = Object.fromEntries(
-    PER_CONTAINER.filter(([f]) => f === field).map(([, member]) => [
+    PER_CONTAINER.filter(([f]) => f === which).map(([, member]) => [
       member,
-      inputs[`${field}.${member}`].value.trim() || null,
+      inputs[`${which}.${member}`].value.trim() || null,
     ]),
   );
   return Object.values(given).some((v) => v !== null) ? given : null;
