@@ -14,6 +14,7 @@ import {
   say,
   select,
   table,
+  tagList,
 } from './dom.js';
 import { served } from './http.js';
 import { myProfiles, session } from './session.js';
@@ -324,20 +325,12 @@ export async function blueprintPage([id]) {
     ['History', () => historyView(bp, etag)],
   ];
   const filled = await Promise.all(sections.map(([, make]) => make()));
-  const tags =
-    bp.tags && bp.tags.length
-      ? el(
-          'ul',
-          { class: 'tags', 'aria-label': 'Tags' },
-          bp.tags.map((t) => el('li', {}, t)),
-        )
-      : null;
   return el(
     'article',
     {},
     el('div', { class: 'top row' }, el('h1', {}, bp.name || '(unnamed)'), starButton(bp)),
     el('p', { class: 'meta' }, facts(bp)),
-    tags,
+    tagList(bp.tags),
     bp.description ? el('p', { class: 'desc' }, bp.description) : null,
     el('div', { class: 'actions' }, blueprintActions(bp)),
     sections.map(([title], i) => el('section', { 'aria-label': title }, el('h2', {}, title), filled[i])),

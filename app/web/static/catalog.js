@@ -1,7 +1,7 @@
 /* The catalog (`#/`): blueprints newest first, search and filters kept in the URL, a fit badge on
    each entry, and "More". */
 import { api, everything, FIT_FETCHES, formats, PAGE } from './api.js';
-import { checkbox, el, field, linkButton, refresh, say, select } from './dom.js';
+import { checkbox, el, field, linkButton, refresh, say, select, tagList } from './dom.js';
 import { list } from './drafts.js';
 import { myProfiles } from './session.js';
 import { defaultsApplied, needs } from './units.js';
@@ -73,14 +73,6 @@ function card(bp, profile, fitsOnly) {
     el('a', { href: `#/blueprints/${bp.id}` }, bp.name || '(unnamed)'),
     bp.version ? ` ${bp.version}` : '',
   );
-  const tags =
-    bp.tags && bp.tags.length
-      ? el(
-          'ul',
-          { class: 'tags', 'aria-label': 'Tags' },
-          bp.tags.map((tag) => el('li', {}, tag)),
-        )
-      : null;
   const node = el(
     'li',
     { class: 'card' },
@@ -88,7 +80,7 @@ function card(bp, profile, fitsOnly) {
     el('p', { class: 'meta' }, facts.filter(Boolean).join(' · ')),
     sourceOf(bp),
     description ? el('p', { class: 'desc' }, description) : null,
-    tags,
+    tagList(bp.tags),
     el('div', { class: 'row' }, el('p', { class: 'needs' }, needs(bp.requirements)), badge),
   );
   let load = null;

@@ -137,3 +137,14 @@ export function row(...cells) {
     cells.map((cell) => (cell instanceof Node && ['TD', 'TH'].includes(cell.tagName) ? cell : el('td', {}, cell))),
   );
 }
+
+/** A blueprint's tags as a list, or nothing where it has none. */
+export function tagList(tags) {
+  return tags && tags.length
+    ? el(
+        'ul',
+        { class: 'tags', 'aria-label': 'Tags' },
+        tags.map((t) => el('li', {}, t)),
+      )
+    : null;
+}

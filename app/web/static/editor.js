@@ -123,18 +123,23 @@ function showProblems(ed, error) {
   ed.checks.replaceChildren(el('ul', { class: 'problems error', role: 'alert' }, found.map(item)));
 }
 
+/** The body of what is typed, or null with its problems shown. */
+function drafted(ed) {
+  try {
+    return draftBody(ed);
+  } catch (error) {
+    showProblems(ed, error);
+    return null;
+  }
+}
+
 /** A check of what is typed: the save as a dry run, its problems or what it needs (the latest wins). */
 function checker(ed) {
   let checking = 0;
   return async () => {
     const mine = ++checking;
-    let sent;
-    try {
-      sent = draftBody(ed);
-    } catch (error) {
-      showProblems(ed, error);
-      return;
-    }
+    const sent = drafted(ed);
+    if (sent === null) return;
     try {
       const path = ed.id ? `/blueprints/${ed.id}?dryRun=true` : '/blueprints?dryRun=true';
       const { data } = await api(ed.id ? 'PUT' : 'POST', path, { body: sent });
@@ -183,13 +188,8 @@ function editorForm(ed) {
 
 /** Saves what is typed: a create, or a change of the version this editor opened (If-Match). */
 async function save(ed, saving) {
-  let sent;
-  try {
-    sent = draftBody(ed);
-  } catch (error) {
-    showProblems(ed, error);
-    return;
-  }
+  const sent = drafted(ed);
+  if (sent === null) return;
   saving.disabled = true;
   try {
     const { data } = ed.id
