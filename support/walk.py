@@ -49,14 +49,32 @@ class Walk:
     def view(self, action):
         """Does `action`, then waits until the view it leads to is on screen (the page numbers
         each rendering in `data-shown`)."""
-        before = self.one("main").get_attribute("data-shown")
+        main = self.one("main")
+        before = main.get_attribute("data-shown")
         action()
-        self.wait(lambda: self.one("main").get_attribute("data-shown") not in (before, None))
+
+        def shown():  # a reload shows the page's first rendering again, in a new `main`
+            now = self.one("main")
+            return now.get_attribute("data-shown") is not None and (
+                now != main or now.get_attribute("data-shown") != before
+            )
+
+        self.wait(shown)
         top, sign_out = self.browser.execute_script(AT_TOP)
         assert (top, sign_out) == (0, True), "a view opened scrolled down, the navigation bar out of sight"
 
     def heading(self):
         return self.one("main h1").text
+
+    def rendered(self, *wanted):
+        """The rendered definition's text once it holds each of `wanted`: a render that replaced the
+        one read meanwhile (the form renders again as values change) is read again."""
+
+        def text():
+            shown = "\n".join(li.text for li in self.all("ol[aria-label='Rendered definition'] li"))
+            return shown if shown and all(part in shown for part in wanted) else None
+
+        return self.wait(text)
 
     def go(self, route):
         self.browser.get(self.base + route)

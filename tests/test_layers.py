@@ -180,5 +180,5 @@ def test_only_an_admission_writes_an_instance():
 def test_only_an_admission_puts_an_instance_in_a_namespace():
     """A render writes for a cluster; the Namespace, quota and LimitRange that hold an instance
     there are what admission adds, from what it admitted."""
-    found = callers({"held"})
+    found = callers({"in_namespace"})
     assert found and {caller.split(":")[0] for caller in found} == {"app.joins.admission"}

@@ -75,8 +75,8 @@ class FleetUpgrade(MethodView):
         query = fleet.selection(args, user)
         options = {"rev": args.get("rev"), "behind": args["behind"], "dry_run": dryRun, "if_match": args["ifMatch"]}
         if fleet.how_many(query) <= fleet.MOST_AT_ONCE:
-            return fleet.upgrade(query, user, **options), NO_STORE
-        work = lambda progress: fleet.upgrade(query, user, progress=progress, **options)  # noqa: E731
+            return fleet.upgrade_each(query, user, **options), NO_STORE
+        work = lambda progress: fleet.upgrade_each(query, user, progress=progress, **options)  # noqa: E731
         return accepted(runner.start("upgrade", user, user["username"], work, FleetUpgradeSchema()))
 
 

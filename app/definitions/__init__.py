@@ -56,7 +56,7 @@ def measure(fmt, yml):
     """The requirements of a definition ready to deploy (a template rendered: text, or a
     `yamlguard.Parsed` that a body's field read with this format's loader), of format `fmt`."""
     parsed = isinstance(yml, yamlguard.Parsed) and yml.loader is fmt.DIALECT.loader and "$" not in yml.text
-    return measured(fmt, yml.documents if parsed else read(fmt, yamlguard.text_of(yml)))
+    return measure_documents(fmt, yml.documents if parsed else read(fmt, yamlguard.text_of(yml)))
 
 
 def read(fmt, text):
@@ -68,7 +68,7 @@ def read(fmt, text):
         raise Invalid({"yml": [str(exc)]}) from None
 
 
-def measured(fmt, documents):
+def measure_documents(fmt, documents):
     """The requirements of the documents of a definition of format `fmt` (yamlguard.Documents, as
     read, or as built: a conversion's objects, measured without writing and reading them again)."""
     totals = Totals()

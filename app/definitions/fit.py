@@ -80,8 +80,9 @@ def _more(fits, resources):
         return None
     if not fits:
         return 0
-    held = [r["available"] // r["required"] for r in resources.values() if r["available"] is not None and r["required"]]
-    return min(held) if held else None
+    capped = [r for r in resources.values() if r["available"] is not None and r["required"]]
+    times = [r["available"] // r["required"] for r in capped]
+    return min(times) if times else None
 
 
 def _undeclared(requirements, resource, default):
@@ -116,14 +117,14 @@ def _resource(resource, requirements, limits, usage):
     key, cap = RESOURCES[resource], limits[RESOURCES[resource]]
     used = usage.get(key, 0)
     available = None if cap is None else cap - used
-    held = {"used": used, "available": available}
+    room_left = {"used": used, "available": available}
     if requirements is None or resource in requirements.get("unknownResources", ()):
         return {
             "required": None,
             "cap": cap,
             "headroom": None,
             "verdict": "unknown",
-            **held,
+            **room_left,
             "defaulted": [],
             "overMax": [],
         }
@@ -144,7 +145,7 @@ def _resource(resource, requirements, limits, usage):
         "cap": cap,
         "headroom": None if cap is None else available - required,
         "verdict": verdict,
-        **held,
+        **room_left,
         "defaulted": sorted(set(defaulted)),
         "overMax": sorted(set(over)),
     }

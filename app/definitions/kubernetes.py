@@ -187,9 +187,9 @@ def _counts(node, path, label):
     if isinstance(node, bool) or not isinstance(node, int):
         return []
     named = next((key for key in reversed(path) if isinstance(key, str)), None)
-    most, held = (INT32, "a 32-bit") if named in INT32_FIELDS else (quantities.INT64, "a 64-bit")
+    most, width = (INT32, "a 32-bit") if named in INT32_FIELDS else (quantities.INT64, "a 64-bit")
     if abs(node) > most:
-        return [f"{place(path, label)}: {str(node)[:24]} is larger than Kubernetes holds ({held} integer)."]
+        return [f"{place(path, label)}: {str(node)[:24]} is larger than Kubernetes holds ({width} integer)."]
     return []
 
 

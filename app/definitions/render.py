@@ -115,7 +115,7 @@ def _rendered(template, version, values):
     if fmt is None:
         return text, None, None
     documents = definitions.read(fmt, text)
-    return text, documents, definitions.measured(fmt, documents)
+    return text, documents, definitions.measure_documents(fmt, documents)
 
 
 def own_target(blueprint_type):
@@ -159,9 +159,10 @@ def _on_kubernetes(document, answer, secret, cluster, limits, usage):
         wait_limits=_wait_limits(cluster.wait_limits, (limits or {}).get("containerDefaults") or {}),
     )
     objects, notes = on_kubernetes.convert(document, answer["requirements"], cluster)
-    requirements = definitions.measured(kubernetes, yamlguard.Documents(objects))
-    held = namespace_objects((cluster.namespace, cluster.team), requirements, limits) if cluster.holds_namespace else []
-    yml = _within_bounds(on_kubernetes.written(held + objects))
+    requirements = definitions.measure_documents(kubernetes, yamlguard.Documents(objects))
+    held_by = (cluster.namespace, cluster.team)
+    holding = namespace_objects(held_by, requirements, limits) if cluster.holds_namespace else []
+    yml = _within_bounds(on_kubernetes.written(holding + objects))
     fitted = None if limits is None else fit.fit(requirements, limits, usage)
     if fitted is not None:
         for resource, counted in answer["fit"]["resources"].items():
@@ -171,7 +172,7 @@ def _on_kubernetes(document, answer, secret, cluster, limits, usage):
     return {"yml": yml, "requirements": requirements, "fit": fitted, "notes": notes}
 
 
-def held(answer, namespace, allow_kinds, limits, ingress=()):
+def in_namespace(answer, namespace, allow_kinds, limits, ingress=()):
     """The stream of an instance of a Kubernetes blueprint (its render, `answer`) in the namespace
     it holds (`namespace`: its name, and the team that owns the instance or None, which labels
     it): its objects moved into it (`tenancy.hold`: what an instance may hold there, `allow_kinds`
@@ -181,18 +182,18 @@ def held(answer, namespace, allow_kinds, limits, ingress=()):
     documents = templates.load(answer["yml"], kubernetes.DIALECT)
     gateway = limits.get("cluster", {}).get("gateway")
     objects = tenancy.hold(documents, namespace[0], allow_kinds, Notes(), gateway)
-    held = namespace_objects(namespace, answer["requirements"], limits)
-    held.append(isolation.namespace_policy(namespace[0], ingress_namespaces(ingress, limits.get("cluster", {}))))
-    return _within_bounds(on_kubernetes.written(held + objects))
+    holding = namespace_objects(namespace, answer["requirements"], limits)
+    holding.append(isolation.namespace_policy(namespace[0], ingress_namespaces(ingress, limits.get("cluster", {}))))
+    return _within_bounds(on_kubernetes.written(holding + objects))
 
 
 def namespace_objects(namespace, requirements, limits):
     """The Namespace, quota and LimitRange that hold an instance in `namespace` (its name, and the
     team that owns it or None) to its `requirements` under its profile's `limits`; checked as the
     rest of its stream is."""
-    held = tenancy.namespace_objects(namespace[0], requirements, limits, namespace[1])
-    definitions.measured(kubernetes, yamlguard.Documents(held))
-    return held
+    objects = tenancy.namespace_objects(namespace[0], requirements, limits, namespace[1])
+    definitions.measure_documents(kubernetes, yamlguard.Documents(objects))
+    return objects
 
 
 def storage_on(cluster, requirements):

@@ -168,10 +168,10 @@ def upgrade(id_text, user, rev, values, if_match=None, dry_run=False, namespace=
     `namespace`."""
     doc = instances.checked(id_text, user, if_match)
     version = version_of(blueprints.readable(doc["blueprint"], user), rev)
-    return upgraded(doc, user, version, values, dry_run, namespace, restoring)
+    return upgrade_instance(doc, user, version, values, dry_run, namespace, restoring)
 
 
-def upgraded(doc, user, version, values, dry_run=False, namespace=None, restoring=False):
+def upgrade_instance(doc, user, version, values, dry_run=False, namespace=None, restoring=False):
     """`upgrade` of the instance `doc` as read (one the caller may change) to the blueprint's
     `version`."""
     plan = _upgrade(doc, user, version, values, namespace, restoring)
@@ -317,7 +317,7 @@ def _admitted(version, values, profile, name, replacing=None, cluster=None, secr
     if cluster is None and namespace[0] is not None:  # a Kubernetes blueprint's objects, moved into the namespace
         kinds = tuple(profile.get("allowKinds") or ())
         ingress = (current_app.config["INGRESS_NAMESPACE"],)
-        answer["yml"] = render.held(answer, namespace, kinds, to_profile.limits_of(profile), ingress)
+        answer["yml"] = render.in_namespace(answer, namespace, kinds, to_profile.limits_of(profile), ingress)
     routes.admissible(answer["requirements"]["routes"])
     security = answer["fit"]["podSecurity"]
     if security["violations"]:

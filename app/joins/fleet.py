@@ -1,6 +1,6 @@
 """Upgrades in one step: every instance of a selection (a blueprint, a source's blueprints, a
 profile, a team; those behind alone) that the caller may change, each admitted and upgraded on
-its own, oldest first, as `admission.upgraded` does one: one refused leaves the others done and
+its own, oldest first, as `admission.upgrade_instance` does one: one refused leaves the others done and
 says why. A dry run answers the same without writing: the revision each moves to, the diff of its
 rendering, the services (or Kubernetes objects) and parameters that appear and go, and the
 admission's verdict against its profile."""
@@ -47,7 +47,7 @@ def how_many(query):
     return instances.counted(query, MOST_AT_ONCE + 1)
 
 
-def upgrade(query, user, rev=None, behind=False, dry_run=False, if_match=None, progress=None):
+def upgrade_each(query, user, rev=None, behind=False, dry_run=False, if_match=None, progress=None):
     """{"results": [...]}: each selected instance's result, oldest first (`if_match`: {id: ETag}
     of instances to upgrade only as they were read)."""
     versions, results = {}, []
@@ -76,7 +76,7 @@ def _one(doc, user, rev, behind, dry_run, expected, versions):
             return {**result, "outcome": "unchanged"}
         if expected is not None and expected != result["etag"]:
             return {**result, "outcome": "failed", "problems": ["It changed since it was read (If-Match)."]}
-        upgraded, diff = admission.upgraded(doc, user, version, {}, dry_run)
+        upgraded, diff = admission.upgrade_instance(doc, user, version, {}, dry_run)
     except admission.Moved as exc:
         return {**result, "outcome": "failed", "problems": [exc.detail]}
     except NoRoom as exc:

@@ -148,12 +148,12 @@ class Teams:
         of origin `sso` they hold: added, changed or taken out; a `manual` one is never touched,
         nor a team's last maintainer taken out, nor a team added past MAX_TEAMS_PER_USER (logged).
         The teams of `wanted` that do not exist."""
-        held = {
+        mine = {
             doc["name"]: doc
             for doc in self.coll().find({"$or": [{"members.username": username}, {"name": {"$in": list(wanted)}}]})
         }
-        room = MAX_TEAMS_PER_USER - sum(_role(doc, username) is not None for doc in held.values())
-        for name, doc in sorted(held.items()):
+        room = MAX_TEAMS_PER_USER - sum(_role(doc, username) is not None for doc in mine.values())
+        for name, doc in sorted(mine.items()):
             member = next((m for m in doc["members"] if m["username"] == username), None)
             if member is not None and member["origin"] == "manual":
                 continue
@@ -171,7 +171,7 @@ class Teams:
             members = others + ([{"username": username, "role": role, "origin": "sso"}] if role else [])
             if _has_a_maintainer(members) and len(members) <= MAX_MEMBERS:
                 self._replaced(doc, {"members": members}, username)
-        return [name for name in wanted if name not in held]
+        return [name for name in wanted if name not in mine]
 
     def _managed(self, name, user, if_match, leaving=False):
         """The team, if `user` manages it (maintainers and admins; a 403 for its other members,
