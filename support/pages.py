@@ -4,7 +4,17 @@ person opens the page."""
 import json
 from pathlib import Path
 
+import pytest
+
 from support.http import FlaskClient
+
+# every page test: slow, in a browser, on mongomock, at a desktop's width and a phone's
+MARKS = [
+    pytest.mark.slow,
+    pytest.mark.browser,
+    pytest.mark.parametrize("app", ["mongomock"], indirect=True),
+    pytest.mark.parametrize("width", [1280, 390]),
+]
 
 BODIES = Path(__file__).resolve().parent.parent / "bench" / "bodies"
 BLUEPRINT = json.loads((BODIES / "blueprint.json").read_text())

@@ -2,20 +2,14 @@
 and on a cluster, its history with the changes between two versions, download, restore, and the
 routes it declares."""
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from support import corpus
-from support.pages import TEMPLATE
+from support.pages import MARKS, TEMPLATE
 from support.walk import WIDER
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.browser,
-    pytest.mark.parametrize("app", ["mongomock"], indirect=True),
-    pytest.mark.parametrize("width", [1280, 390]),
-]
+pytestmark = MARKS
 
 
 def test_a_blueprint_shows_its_needs_fits_history_and_restores(person, seeded):

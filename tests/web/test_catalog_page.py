@@ -2,19 +2,13 @@
 filters kept in the URL, fit badges with a profile's defaults, a blueprint whose name tries to
 inject markup, stars, and where each blueprint came from."""
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from support.pages import IMPORTED, STACKS, TEMPLATE, XSS_DESCRIPTION, XSS_NAME, XSS_YML
+from support.pages import IMPORTED, MARKS, STACKS, TEMPLATE, XSS_DESCRIPTION, XSS_NAME, XSS_YML
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.browser,
-    pytest.mark.parametrize("app", ["mongomock"], indirect=True),
-    pytest.mark.parametrize("width", [1280, 390]),
-]
+pytestmark = MARKS
 
 
 def test_the_catalog_lists_searches_filters_fits_and_stars(person, seeded):

@@ -2,17 +2,11 @@
 with its line marked; a create; someone who saved first named, with their change; and a Compose
 file's variables declared as parameters."""
 
-import pytest
 from selenium.webdriver.support.ui import Select
 
-from support.pages import IMPORTED, MADE
+from support.pages import IMPORTED, MADE, MARKS
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.browser,
-    pytest.mark.parametrize("app", ["mongomock"], indirect=True),
-    pytest.mark.parametrize("width", [1280, 390]),
-]
+pytestmark = MARKS
 
 
 def test_the_editor_checks_as_one_types_and_names_who_saved_first(person, seeded):

@@ -2,18 +2,12 @@
 imported; a Portainer catalog chosen as a file with the folder of its stack files; a Coolify
 template pasted and a checkout of Coolify's chosen as a folder."""
 
-import pytest
 from selenium.webdriver.support.ui import Select
 
 from support import corpus
-from support.pages import IMPORTED
+from support.pages import IMPORTED, MARKS
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.browser,
-    pytest.mark.parametrize("app", ["mongomock"], indirect=True),
-    pytest.mark.parametrize("width", [1280, 390]),
-]
+pytestmark = MARKS
 
 
 def test_catalogs_and_compose_files_are_previewed_then_imported(person, seeded):

@@ -1,16 +1,12 @@
 """The profiles page (#/profiles) in headless Chromium: each profile's caps, usage bars, cost and
 instances; a create whose bad cap is named, an edit, the default made, and what fits."""
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.browser,
-    pytest.mark.parametrize("app", ["mongomock"], indirect=True),
-    pytest.mark.parametrize("width", [1280, 390]),
-]
+from support.pages import MARKS
+
+pytestmark = MARKS
 
 
 def test_profiles_show_their_usage_and_are_created_edited_and_made_default(person, seeded):

@@ -4,19 +4,13 @@ render for a cluster, then a deploy and an upgrade that starts from the instance
 
 import re
 
-import pytest
 from selenium.webdriver.support.ui import Select
 
 from support import compose_oracle
-from support.pages import TEMPLATE
+from support.pages import MARKS, TEMPLATE
 from support.walk import WIDER
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.browser,
-    pytest.mark.parametrize("app", ["mongomock"], indirect=True),
-    pytest.mark.parametrize("width", [1280, 390]),
-]
+pytestmark = MARKS
 
 
 def test_a_template_renders_deploys_and_upgrades_from_its_form(person, seeded):

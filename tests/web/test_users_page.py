@@ -1,16 +1,12 @@
 """Sessions and the users page in headless Chromium: a token that ends brings the sign-in back over
 the page, which then goes on; signing out revokes the token; an admin creates a user."""
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.browser,
-    pytest.mark.parametrize("app", ["mongomock"], indirect=True),
-    pytest.mark.parametrize("width", [1280, 390]),
-]
+from support.pages import MARKS
+
+pytestmark = MARKS
 
 
 def test_a_session_ends_and_signs_in_again_and_an_admin_creates_a_user(person, seeded):
