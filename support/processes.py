@@ -34,28 +34,41 @@ class Gunicorn:
     """`gunicorn ARGS APP` with the service's settings given as keyword arguments."""
 
     def __init__(self, *args, app="wsgi:app", cwd=ROOT, stderr=subprocess.DEVNULL, **settings):
-        self.port = free_port()
-        self.command = [GUNICORN, *(args or ("-c", "gunicorn.conf.py")), "--bind", f"127.0.0.1:{self.port}", app]
+        self.port, self.args, self.app = free_port(), args or ("-c", "gunicorn.conf.py"), app
         self.cwd, self.stderr, self.env = cwd, stderr, environment(**settings)
         self.process = None
 
-    def start(self, probe="/readyz", timeout=60):
-        """Start it and wait until `probe` answers without a server error."""
-        self.process = subprocess.Popen(
-            self.command,
-            cwd=self.cwd,
-            env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=self.stderr,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + timeout
+    @property
+    def command(self):
+        return [GUNICORN, *self.args, "--bind", f"127.0.0.1:{self.port}", self.app]
+
+    def start(self, probe="/readyz", timeout=60, attempts=3):
+        """Start it and wait until `probe` answers without a server error. A free port is only free
+        when it is chosen: where another process of a parallel test run took it meanwhile (this
+        port, or the embedded database's), gunicorn exits at once, and starts again on another."""
+        for attempt in range(attempts):
+            if attempt:
+                self.port = free_port()
+            self.process = subprocess.Popen(
+                self.command,
+                cwd=self.cwd,
+                env=self.env,
+                stdout=subprocess.DEVNULL,
+                stderr=self.stderr,
+                start_new_session=True,
+            )
+            if self._answers(probe, time.monotonic() + timeout):
+                return self
+        raise RuntimeError("gunicorn exited during start-up")
+
+    def _answers(self, probe, deadline):
+        """Whether it answered `probe` without a server error before `deadline` (False: it exited)."""
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError("gunicorn exited during start-up")
+                return False
             try:
                 if SocketClient(self.port).get(probe).status < 500:
-                    return self
+                    return True
             except OSError:
                 pass
             time.sleep(0.2)
