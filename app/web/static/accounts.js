@@ -22,19 +22,15 @@ const PER_CONTAINER = [
 const NOTE =
   'What a container that declares no limit counts, and is given in a render; a container over the most does not fit.';
 // the Pod Security Standards' levels a profile holds its renders and instances to
-const LEVELS = [
-  ['baseline', 'Baseline'],
-  ['restricted', 'Restricted'],
-  ['privileged', 'Privileged (admins)'],
-];
+const LEVELS = { baseline: 'Baseline', restricted: 'Restricted', privileged: 'Privileged (admins)' };
 const LEVEL_HELP =
   "What its instances may run, on a Docker host and on a cluster: baseline refuses privileged containers, the host's " +
   'namespaces and paths; restricted also root, privilege escalation and capabilities.';
-const ROLES = [
-  ['viewer', 'viewer: reads'],
-  ['member', 'member: reads, creates, changes its own'],
-  ['admin', 'admin: everything'],
-];
+const ROLES = {
+  viewer: 'viewer: reads',
+  member: 'member: reads, creates, changes its own',
+  admin: 'admin: everything',
+};
 
 /** `{memory, cpu}` of a profile's defaults (or maximum) from the form, null when both are empty. */
 function perContainer(inputs, which) {

@@ -41,11 +41,13 @@ export function checkbox(label, checked, attrs = {}) {
   return { box, node: el('div', { class: 'check' }, box, el('label', { for: box.id }, label)) };
 }
 
+/** A choice among `options`: [value, text] pairs, or an object of text by value, in its order. */
 export function select(options, chosen, attrs = {}) {
+  const pairs = Array.isArray(options) ? options : Object.entries(options);
   return el(
     'select',
     attrs,
-    options.map(([value, text]) => el('option', { value, selected: value === chosen }, text)),
+    pairs.map(([value, text]) => el('option', { value, selected: value === chosen }, text)),
   );
 }
 

@@ -33,11 +33,7 @@ function typeChoice(stored, types) {
   return { choice, other, value: () => (choice.value === 'other' ? name.value.trim() || null : choice.value) };
 }
 
-const ENTITLEMENTS = [
-  ['OWNER', 'Owner only'],
-  ['PUBLIC', 'Everyone'],
-  ['CUSTOM', 'The users named'],
-];
+const ENTITLEMENTS = { OWNER: 'Owner only', PUBLIC: 'Everyone', CUSTOM: 'The users named' };
 const NOT_CHECKED =
   'Not checked: a definition of another type is only read as safe YAML. Choose Compose or Kubernetes to check and ' +
   'measure it.';

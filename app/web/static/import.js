@@ -9,10 +9,7 @@ import { platformCatalog, stackFiles } from './catalogs.js';
 const ABOUT =
   'Bring templates you already have: each becomes a blueprint, checked and measured, its variables parameters. ' +
   'Preview first: nothing is stored until you import.';
-const ENTITLEMENTS = [
-  ['OWNER', 'Owner only'],
-  ['PUBLIC', 'Everyone'],
-];
+const ENTITLEMENTS = { OWNER: 'Owner only', PUBLIC: 'Everyone' };
 
 /** The report of an import (or a sync): the counts, then one row per template with its notes and
     problems, a conflict's diff under it. */
