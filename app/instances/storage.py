@@ -48,7 +48,8 @@ class Instances(Documents):
 
     def answers(self, docs, user):
         """A page priced with one read of its profiles."""
-        return self.priced([super(Instances, self).seen_by(doc, user) for doc in docs])
+        seen_by = super().seen_by
+        return self.priced([seen_by(doc, user) for doc in docs])
 
     def can_read_definition(self, doc, user):
         """Its owner's alone: admins, the user, a team's members and maintainers (never its viewers)."""
