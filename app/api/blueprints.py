@@ -95,11 +95,7 @@ class BlueprintCollection(MethodView):
 
 @blp.route("/<id>")
 class BlueprintItem(crud.edited(blp, store, BlueprintSchema, "blueprint", EXAMPLE, {"name": "web"})):
-    @login_required(role="viewer")
-    @crud.reads(blp, BlueprintSchema, "blueprint")
-    def get(self, id):
-        """Read one blueprint"""
-        return crud.answer_seen(store, id)
+    """One blueprint: read, changed, replaced, deleted."""
 
 
 @blp.route("/<id>/fit")

@@ -46,8 +46,4 @@ class ProfileCollection(MethodView):
 
 @blp.route("/<id>")
 class ProfileItem(crud.edited(blp, store, ProfileSchema, "profile", EXAMPLE, {"name": "small"})):
-    @login_required(role="viewer")
-    @crud.reads(blp, ProfileSchema, "profile")
-    def get(self, id):
-        """Read one profile"""
-        return crud.answer_seen(store, id)
+    """One profile: read, changed, replaced, deleted."""

@@ -53,11 +53,7 @@ class SourceCollection(MethodView):
 
 @blp.route("/<id>")
 class SourceItem(crud.edited(blp, store, CatalogSourceSchema, "source", EXAMPLE, {"interval": 900})):
-    @login_required(role="viewer")
-    @crud.reads(blp, CatalogSourceSchema, "source")
-    def get(self, id):
-        """Read one source"""
-        return crud.answer_seen(store, id)
+    """One source: read, changed, replaced, deleted."""
 
 
 @blp.route("/<id>/sync")

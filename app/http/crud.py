@@ -128,10 +128,16 @@ def _summary(text):
 
 
 def edited(blp, store, schema, noun, example, partial_example):
-    """The PATCH, PUT and DELETE of a `noun` that its `store` changes and deletes as sent, for an
-    item's view to extend with its GET: profiles and blueprints change alike."""
+    """The GET, PATCH, PUT and DELETE of a `noun` that its `store` reads, changes and deletes as
+    sent: profiles, blueprints and sources are read and changed alike."""
 
     class Edited(MethodView):
+        @login_required(role="viewer")
+        @reads(blp, schema, noun)
+        @_summary(f"Read one {noun}")
+        def get(self, id):
+            return answer_seen(store, id)
+
         @login_required(role="member")
         @changes(blp, schema, noun, partial=True, example=partial_example)
         @_summary(f"Change the fields sent of a {noun}")
