@@ -179,11 +179,33 @@ def _check(documents):
 
 def _counts(node, path, label):
     """Each integer of a manifest past what Kubernetes holds it in: an int32 field past
-    2,147,483,647, any other past int64 (which a stored document cannot hold either)."""
+    2,147,483,647, any other past int64 (which a stored document cannot hold either); the places
+    are looked for only in a manifest that holds an integer past int32."""
+    return _places_of_counts(node, path, label) if _holds_large(node) else []
+
+
+def _holds_large(node):
+    """Whether any integer below `node` is past int32 (or below its negative): a walk without
+    paths, since nearly every manifest holds none."""
+    nodes = [node]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, dict):
+            nodes.extend(node.values())
+        elif isinstance(node, list):
+            nodes.extend(node)
+        elif isinstance(node, int) and not isinstance(node, bool) and not -INT32 <= node <= INT32:
+            return True
+    return False
+
+
+def _places_of_counts(node, path, label):
     if isinstance(node, dict):
-        return [problem for key, value in node.items() for problem in _counts(value, [*path, key], label)]
+        return [problem for key, value in node.items() for problem in _places_of_counts(value, [*path, key], label)]
     if isinstance(node, list):
-        return [problem for index, value in enumerate(node) for problem in _counts(value, [*path, index], label)]
+        return [
+            problem for index, value in enumerate(node) for problem in _places_of_counts(value, [*path, index], label)
+        ]
     if isinstance(node, bool) or not isinstance(node, int):
         return []
     named = next((key for key in reversed(path) if isinstance(key, str)), None)

@@ -60,7 +60,7 @@ def render(
     fmt = definitions.format_of(version.get("blueprintType"))
     fitted = None if limits is None else fit.fit(requirements, limits, usage)
     if fitted is not None:
-        text, requirements = _defaults_written(text, fmt, requirements, limits)
+        text, requirements = _defaults_written(text, fmt, requirements, limits, converted=cluster is not None)
     answer = dict(yml=text, values=parameters.shown(secret, used), requirements=requirements, fit=fitted, used=used)
     domain = (limits or {}).get("cluster", {}).get("domain")
     if fmt is kubernetes:
@@ -79,13 +79,16 @@ def render(
     return answer
 
 
-def _defaults_written(text, fmt, requirements, limits):
+def _defaults_written(text, fmt, requirements, limits, converted=False):
     """(text, requirements) with the profile's container defaults written into each container
     that declares none, as the fit counted them (read again where an anchor may share a node
-    among containers)."""
+    among containers). A Compose file `converted` for a cluster is not written: the conversion
+    writes the limits its requirements count, and the text is not answered."""
     amounts = fit.defaulted(requirements, limits)
     if not amounts:
         return text, requirements
+    if converted and "&" not in text:
+        return text, totals.declared(requirements, amounts)
     text = defaults.write(text, fmt is compose, requirements, amounts)
     return text, totals.declared(requirements, amounts) if "&" not in text else definitions.measure(fmt, text)
 

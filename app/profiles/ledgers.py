@@ -14,12 +14,24 @@ from pymongo.errors import DuplicateKeyError
 from app.profiles import usage
 from app.storage.database import REDONE_IF_LOST, collection, now, unsynced
 
+COLLECTION = "ledgers"
+
 
 class Ledgers:
     """The `ledgers` collection: each profile's usage and the ledger of its changes under way."""
 
+    # A profile read with its ledger in one aggregation; `joined` makes it read as `of` answers
+    JOINED = {"$lookup": {"from": COLLECTION, "localField": "_id", "foreignField": "_id", "as": "ledgers"}}
+
     def coll(self):
-        return collection("ledgers")
+        return collection(COLLECTION)
+
+    def joined(self, profile):
+        """A profile read with `JOINED`, its usage and ledger (or empty ones) in place of the lookup's list."""
+        found = profile.pop("ledgers")
+        parts = found[0] if found else _empty()
+        parts.pop("_id", None)
+        return {**profile, **parts}
 
     def keep(self, profile_id, usage_now, ledger):
         """A profile's usage and ledger as a migration moves them here from the profile's document."""

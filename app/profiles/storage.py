@@ -83,8 +83,8 @@ class Profiles(ResourceStore):
     def with_usage(self, _id):
         """The profile whose id is `_id` with its usage, settled, or None, whoever asks: the one an
         admission spends from."""
-        found = self.stored(_id)
-        return None if found is None else self.settled(self.with_parts([found])[0])
+        found = self.whole(_id)
+        return None if found is None else self.settled(found)
 
     def differing(self, stored, changes):
         """`changes` less the caps and per-container amounts that are the same amount written
@@ -97,6 +97,11 @@ class Profiles(ResourceStore):
             return key in before and before[key] == after[key]
 
         return {field: value for field, value in changes.items() if not same(field)}
+
+    def whole(self, _id):
+        """The profile with its usage and ledger, read in one round trip (an admission's first)."""
+        found = next(self.coll().aggregate([{"$match": {"_id": _id}}, ledgers.JOINED]), None)
+        return None if found is None else ledgers.joined(found)
 
     def with_parts(self, docs):
         """The profiles with their `usage` and `ledger` (and `closing` while a delete is under

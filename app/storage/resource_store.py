@@ -87,10 +87,15 @@ class Documents:
         return changes
 
     def readable(self, id_text, user):
-        doc = self.coll().find_one({"_id": object_id(id_text, self.noun)})
+        doc = self.whole(object_id(id_text, self.noun))
         if doc is None or not self.can_read(doc, user):
             raise missing(self.noun, id_text)
-        return self.with_parts([doc])[0]
+        return doc
+
+    def whole(self, _id):
+        """The document whose id is `_id` as answered, with its parts, or None, whoever asks."""
+        doc = self.stored(_id)
+        return None if doc is None else self.with_parts([doc])[0]
 
     def stored(self, _id, projection=None):
         """The document whose id is `_id` (an ObjectId) as stored, or None, whoever asks: for the

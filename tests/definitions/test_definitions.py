@@ -233,6 +233,17 @@ def test_other_types_are_only_yaml():
             "Deployment/d: spec.replicas",
         ),
         ("kubernetes", "apiVersion: apps/v1beta1\nkind: Deployment\nmetadata: {name: d}", "Deployment/d: kind"),
+        (
+            "kubernetes",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 2147483648}",
+            "Deployment/d: spec.replicas",
+        ),
+        (
+            "kubernetes",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+            "    image: x\n    ports: [{containerPort: 80}, {containerPort: -2147483648}]",
+            "Pod/p: spec.containers.0.ports.1.containerPort",
+        ),
         ("kubernetes", "- a list\n- not a manifest", "document 1"),
         ("compose", "services:\n  web: {image: x}\n---\nservices:\n  db: {image: y}", "(the document)"),
     ],
@@ -241,6 +252,14 @@ def test_wrong_values_where_the_measurement_reads_are_refused_with_their_place(k
     with pytest.raises(Invalid) as info:
         definitions.requirements(kind, text)
     assert any(message.startswith(place) for message in info.value.errors["yml"]), info.value.errors
+
+
+def test_an_int64_field_holds_what_an_int32_field_cannot():
+    text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  activeDeadlineSeconds: N\n  containers: []"
+    assert definitions.requirements("kubernetes", text.replace("N", str(2**31)))
+    with pytest.raises(Invalid) as info:
+        definitions.requirements("kubernetes", text.replace("N", str(2**63)))
+    assert "(a 64-bit integer)" in str(info.value.errors)
 
 
 def test_a_compose_count_may_be_a_string_of_digits_as_compose_casts_it():
