@@ -9,6 +9,7 @@ int64 once normalized (999,999 TiB is about 1.1e18 bytes; 2**63 is about 9.2e18)
 decides validity. Arithmetic is on Decimal, so "1.5Gi" is exact before it is rounded down.
 """
 
+import functools
 import math
 import re
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
@@ -338,11 +339,23 @@ def kubernetes_quantity(value, what):
 
 
 def kubernetes_bytes(value, what="memory"):
-    return _whole(kubernetes_quantity(value, what), what)
+    return _kubernetes_amount(value, what, 1)
 
 
 def kubernetes_millis(value, what="cpu"):
-    return _whole(kubernetes_quantity(value, what) * 1000, what)
+    return _kubernetes_amount(value, what, 1000)
+
+
+def _kubernetes_amount(value, what, scale):
+    if isinstance(value, str):
+        return _text_amount(value, what, scale)
+    return _whole(kubernetes_quantity(value, what) * scale, what)
+
+
+@functools.lru_cache(maxsize=1024)
+def _text_amount(text, what, scale):
+    """A stream writes the same few amounts again and again (`256Mi`, `250m`): each text is read once."""
+    return _whole(kubernetes_quantity(text, what) * scale, what)
 
 
 # Amounts written out: in a fit's words, in a rendered definition, in an export
