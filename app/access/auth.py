@@ -2,7 +2,7 @@
 declare the least role they need (`login_required(role=...)`); HTTP Basic and bearer tokens (the
 service's own, or an identity provider's: access/oidc.py) work everywhere. Basic credentials
 that verified recently are remembered in-process (an HMAC, never the password), checked against
-the user's record on every request (docs/decisions/01-built.md, "Cheap Basic auth")."""
+the user's record on every request (docs/security.md, "Signing in, cheaply and across workers")."""
 
 import hashlib
 import hmac

@@ -1,7 +1,7 @@
 """The request quota (RATE_LIMIT): requests per user over all workers and hosts, applied after
 authentication, counted in fixed windows in MongoDB. Each process reserves a share of a window
 (at most 1/64 of what is left) and spends it locally, so the limit is never exceeded at about one
-database call per 64 requests (docs/decisions/01-built.md, "Rate limit")."""
+database call per 64 requests (docs/security.md, "Signing in, cheaply and across workers")."""
 
 import threading
 import time

@@ -3,7 +3,7 @@ Compose Specification's JSON Schema (the copy check-jsonschema vendors), then th
 applies when it loads a project (`_consistency`), every problem listed; measured as `docker
 compose up` starts it: the services no profile leaves out, `extends` within the file merged.
 Amounts read as Compose reads them (quantities.compose_*). Which rules, and where the service
-differs on purpose: docs/decisions/05-compose-as-docker-compose-judges-it.md."""
+differs on purpose: docs/definitions.md, "Compose, as Docker Compose reads it"."""
 
 from dataclasses import dataclass
 from functools import cache

@@ -2,7 +2,7 @@
 wants a number or a boolean, `extends` within the file merged in, the lists whose entries Compose
 keeps unique by a key (the last entry of a key wins, in the place of the first), volumes' short
 syntax, the dependencies a service implies, and which services `docker compose up` starts. Why
-each: docs/decisions/05-compose-as-docker-compose-judges-it.md."""
+each: docs/definitions.md, "Compose, as Docker Compose reads it"."""
 
 import ipaddress
 import posixpath

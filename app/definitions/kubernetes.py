@@ -262,7 +262,7 @@ def _initialized(inits, running, count, where, found, totals):
     """A pod's init containers as Kubernetes counts them: the pod needs the larger of the largest
     of them and the sum of its containers, so what the largest exceeds that sum by is added, per
     pod. Where a container declares nothing the profile's default decides, and nothing is added
-    (docs/decisions/14-routes.md); init containers are not `containers`."""
+    (docs/on-kubernetes.md, "Routes, conventions, start order, isolation"); init containers are not `containers`."""
     declared = []
     for position, container in enumerate(inits):
         resources = mapping(mapping(container).get("resources"))

@@ -231,7 +231,7 @@ class JwtSchema(Schema):
 class Generator(ma.fields.Field):
     """x-generate: a generator pattern, or `{"jwt": {"secret": NAME, "claims": {...}, "expiresIn":
     seconds}}`, a token signed with the value of the parameter NAME (its own form:
-    docs/decisions/08-parameters.md)."""
+    docs/definitions.md, "Parameters: templates filled in")."""
 
     def _deserialize(self, value, attr, data, **kwargs):
         if isinstance(value, dict) and set(value) == {"jwt"}:

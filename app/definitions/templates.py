@@ -2,7 +2,7 @@
 scalar value is written back over that scalar alone, so a value can never add a key, an item or a
 document, and every other byte stays as written. `load` reads a definition for checking and
 measuring, its undeclared variables as Compose reads them unset. Why not a round-trip library:
-docs/decisions/08-parameters.md."""
+docs/definitions.md, "Parameters: templates filled in"."""
 
 import re
 from collections import namedtuple

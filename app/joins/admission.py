@@ -8,7 +8,7 @@ profile (its ledger, app/profiles/storage.py), the instance is written, and the 
 settled, or taken back when the write was refused. The embedded server has no multi-document
 transactions, so these are three writes; a request that dies between them leaves its entry, which
 the profile store concludes by what the instance says once the request cannot be running any more
-(docs/decisions/04-instances-and-usage.md)."""
+(docs/instances.md, "Admitted and counted")."""
 
 from collections.abc import Callable
 from dataclasses import dataclass

@@ -9,7 +9,7 @@ are concluded later by leases where they are lost (`Profiles.settled`, the holds
   done, a 503 saying so; the database still away, a 503 saying that nobody knows yet (`Undecided`),
   which leaves everything to the leases;
 - a write after the decisive one that fails leaves its work to its lease and never turns a success
-  into a failure (`database.afterwards`; docs/decisions/04-instances-and-usage.md, "Answers under
+  into a failure (`database.afterwards`; docs/instances.md, "Answers under
   faults")."""
 
 import logging

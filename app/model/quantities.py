@@ -193,7 +193,7 @@ def _whole(number, what):
 
 # Compose's amounts, as Docker Compose v2.40 reads them: Go's decimal float syntax, sizes in
 # go-units' grammar (a suffix of k, m, g, t or p, then nothing, b or ib, in any case; a space may
-# stand before it), truncated to a whole byte (docs/decisions/05-compose-as-docker-compose-judges-it.md).
+# stand before it), truncated to a whole byte (docs/definitions.md).
 _GO_FLOAT = re.compile(r"[+-]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?")
 _SIZE = re.compile(r"(.*[0-9. ])([^0-9. ]*)", re.DOTALL)
 _DOCKER_POWERS = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}

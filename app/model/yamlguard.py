@@ -1,7 +1,7 @@
 """Safe YAML loading with bounded time and memory, in one parse: depth and alias expansion are
 checked on the composed node graph (or, for text that could nest past what libyaml composes
 safely, event by event first) before anything is constructed. Why each bound:
-docs/decisions/01-built.md ("YAML is parsed once")."""
+docs/security.md, "YAML, read within bounds"."""
 
 from dataclasses import dataclass
 

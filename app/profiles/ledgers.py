@@ -1,7 +1,7 @@
 """Each profile's `usage` and the ledger of the changes of it under way, in a document of their own
 (`ledgers`, whose `_id` is the profile's), so that an admission's writes touch a document with no
 index but `_id`: the embedded server rewrites a document's entries in every index on every update,
-and lists find profiles by a multikey index (docs/decisions/04-instances-and-usage.md). A profile
+and lists find profiles by a multikey index (docs/instances.md). A profile
 that nothing was ever admitted into has none (it reads as empty): the first reservation or a
 delete's closing makes it, as an upsert. A deleted profile's ledger stays, closed (about 100
 bytes): an admission that read the profile before it went would otherwise make it again. Only the

@@ -1,7 +1,7 @@
 """Resource ids that order by creation time to the millisecond, across workers and hosts: still
 ObjectIds (the same creation second), laid out as second, millisecond, per-process random bytes
 and a counter, so an id range is a time range (`pages`). Why not a standard ObjectId:
-docs/decisions/01-built.md."""
+docs/storage.md, "Ids"."""
 
 import itertools
 import os

@@ -4,7 +4,7 @@ A key is a scope, who may read the document (a username; EVERYONE on PUBLIC blue
 on the rest), alone or with one term, a value a list can ask for (`n:` name, `g:` tag, `w:` the
 first 3 and 5 characters of a word...). One index, `(keys, _id)`, then serves every list: a page
 reads one equality per scope of the caller. Why one multikey field and where its bounds come
-from: docs/decisions/01-built.md, "Lists".
+from: docs/storage.md, "Lists".
 """
 
 import re

@@ -1,7 +1,7 @@
 """A page of a list, newest first, read in windows of ids at a cost bounded by construction: every
 query is one equality (a branch of `list_keys`) with `_id` bounded on both ends, a shape both
 MongoDB and the embedded server serve from an index. On the embedded server the windows widen so
-that a page sends at most WINDOWS_BOUND of them (docs/decisions/01-built.md, "A page's walk").
+that a page sends at most WINDOWS_BOUND of them (docs/storage.md, "A page's walk").
 
 Each listed collection has one `Pager` per app, made at start-up (`prepare`): what it learns
 (the floor, the density of the last plain first page, the ids this process made) stays with it."""

@@ -4,7 +4,7 @@ pymongo's command listener on the embedded server, over spreads hypothesis gener
 beside a sparse one, documents a page rejects, nothing at all), walking up to PAGES pages of
 each list.
 
-The bound (app/storage/pages.py, docs/decisions/01-built.md "Lists"): with B branches and a span of S ms
+The bound (app/storage/pages.py, docs/storage.md "A page's walk"): with B branches and a span of S ms
 between the newest possible id and the floor, a page sends at most B * (1 + ceil(log2 S))
 queries, since every window at least doubles the span walked; when every document its branches
 find is accepted (one filter), it receives at most (B + 1) * (limit + 1) documents, and otherwise
