@@ -3,7 +3,7 @@ table reads them: a pod spec as written (`of_pod`), and a Compose service as wha
 (`of_service`: Docker runs everything the file says; a conversion carries only some of it). Each
 finding is `{path, control, level}`, `level` the lowest level it breaks (baseline breaks
 restricted too); `violations` keeps those a profile's level refuses. Why each Compose key reads
-as it does: docs/decisions/07-a-shared-cluster.md, "Pod security"."""
+as it does: docs/on-kubernetes.md, "Pod security"."""
 
 from app.definitions.compose_load import LoadError, parse_volume
 from app.definitions.schemas import listed, mapping
