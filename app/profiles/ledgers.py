@@ -14,17 +14,15 @@ from pymongo.errors import DuplicateKeyError
 from app.profiles import usage
 from app.storage.database import REDONE_IF_LOST, collection, now, unsynced
 
-COLLECTION = "ledgers"
-
 
 class Ledgers:
     """The `ledgers` collection: each profile's usage and the ledger of its changes under way."""
 
     # A profile read with its ledger in one aggregation; `joined` makes it read as `of` answers
-    JOINED = {"$lookup": {"from": COLLECTION, "localField": "_id", "foreignField": "_id", "as": "ledgers"}}
+    JOINED = {"$lookup": {"from": "ledgers", "localField": "_id", "foreignField": "_id", "as": "ledgers"}}
 
     def coll(self):
-        return collection(COLLECTION)
+        return collection("ledgers")
 
     def joined(self, profile):
         """A profile read with `JOINED`, its usage and ledger (or empty ones) in place of the lookup's list."""
