@@ -1,6 +1,7 @@
 """One small client interface over Flask's test client and over a real HTTP socket."""
 
 import base64
+import contextlib
 import http.client
 import json as jsonlib
 import socket
@@ -155,5 +156,7 @@ def send_raw(port, head, body, timeout=30):
         answer.begin()
         return Response(answer.status, {k.lower(): v for k, v in answer.getheaders()}, answer.read())
     finally:
+        with contextlib.suppress(OSError):  # wakes a writer still blocked in sendall (close alone does not)
+            sock.shutdown(socket.SHUT_RDWR)
         sock.close()
         writer.join(timeout)
