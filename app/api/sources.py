@@ -5,6 +5,7 @@ import orjson
 from flask import current_app, request
 from flask.views import MethodView
 
+from app.access import sealing
 from app.access.auth import current_user, login_required
 from app.api.jobs import accepted
 from app.errors import BadRequest, NotFound, Unauthorized
@@ -13,7 +14,7 @@ from app.http.openapi import Blueprint, headers, problems
 from app.http.parser import raw_json_body
 from app.jobs.schemas import JobSchema
 from app.model.fields import Id
-from app.sources import sealing, sync, webhooks
+from app.sources import sync, webhooks
 from app.sources.schemas import CatalogSourceSchema, SourceQuery, SyncArgs, WebhookAnswerSchema
 from app.sources.storage import store
 from app.storage.resource_store import object_id

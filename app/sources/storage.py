@@ -1,6 +1,6 @@
 """Sources in MongoDB: read and changed by their owner (a user, or a team's members) and admins.
 
-Their URL is checked on every write (`addresses`), their credentials sealed (`sealing`). Beside
+Their URL is checked on every write (access/addresses.py), their credentials sealed (access/sealing.py). Beside
 the versioned fields a source keeps what its syncs write without a new version: which job syncs
 it now (`syncing`, taken by one request at a time: two syncs at once are one), its last sync, when
 the schedule syncs it next, and the ids of the last webhook deliveries (each is taken once)."""
@@ -10,9 +10,10 @@ from datetime import timedelta
 from flask import current_app
 from pymongo import ASCENDING
 
+from app.access import addresses, sealing
 from app.errors import Invalid
 from app.model.accounts import acts_as_owner
-from app.sources import addresses, git, sealing
+from app.sources import git
 from app.storage.database import now
 from app.storage.resource_store import ResourceStore
 

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from flask import current_app
 
+from app.access import addresses, sealing
 from app.access.auth import caller
 from app.access.users import store as users
 from app.errors import Conflict, Problem
@@ -18,7 +19,7 @@ from app.imports.schemas import ImportReportSchema
 from app.jobs import runner
 from app.jobs.storage import store as jobs
 from app.model.accounts import team_of
-from app.sources import addresses, git, layouts, sealing
+from app.sources import git, layouts
 from app.sources.storage import store as sources
 from app.storage.database import now
 from app.storage.resource_store import MAX_ATTEMPTS

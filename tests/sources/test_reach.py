@@ -8,7 +8,8 @@ from datetime import timedelta
 
 import pytest
 
-from app.sources import addresses, schedule
+from app.access import addresses
+from app.sources import schedule
 from app.sources.storage import store as sources
 from app.storage.database import now
 from support import corpus

@@ -1,8 +1,10 @@
-"""Where a source may be fetched from: an `https://` or `ssh://` URL to a host (and port) SOURCE_HOSTS names,
-at an address that is public (never loopback, private, link-local, multicast or reserved, nor one
-of this machine's own) unless SOURCE_PRIVATE is on. The address is checked when a source is
-written and again at every sync, and the fetch connects to the address checked, never to what a
-second lookup might give (no DNS rebinding)."""
+"""Where the service may connect on a user's word: a source's repository (`SOURCE_HOSTS`,
+`SOURCE_PRIVATE`) and an environment's engine or repository (`ENVIRONMENT_HOSTS`,
+`ENVIRONMENT_PRIVATE`). A URL names a host (and port) the operator's list names, at an address
+that is public (never loopback, private, link-local, multicast or reserved, nor one of this
+machine's own) unless the `*_PRIVATE` switch is on. The address is checked when the URL is
+written and again at every connection, and the connection goes to the address checked, never to
+what a second lookup might give (no DNS rebinding)."""
 
 import ipaddress
 import socket
@@ -10,11 +12,12 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 PORTS = {"https": 443, "ssh": 22}
+NOUNS = {"SOURCE": "sources", "ENVIRONMENT": "environments"}  # the settings' prefix -> who names hosts
 
 
 @dataclass(frozen=True)
 class Remote:
-    """A source's URL as checked: its scheme, host and port, and the address to connect to."""
+    """A URL as checked: its scheme, host and port, and the address to connect to."""
 
     url: str
     scheme: str
@@ -23,15 +26,16 @@ class Remote:
     address: str
 
 
-def parsed(url):
-    """(scheme, host, port) of a source URL; ValueError saying what is wrong with it."""
+def parsed(url, ports=PORTS):
+    """(scheme, host, port) of a repository's URL (a scheme of `ports`); ValueError saying what is
+    wrong with it."""
     if not url.isascii() or any(char.isspace() or ord(char) < 32 for char in url):
         raise ValueError("A URL of printable ASCII characters, without spaces.")
     parts = urlsplit(url)
-    if parts.scheme not in PORTS:
+    if parts.scheme not in ports:
         raise ValueError("Only https:// and ssh:// URLs (for scp-like `git@host:path`, write ssh://git@host/path).")
     try:
-        host, port = parts.hostname, parts.port or PORTS[parts.scheme]
+        host, port = parts.hostname, parts.port or ports[parts.scheme]
     except ValueError:
         raise ValueError("The port is not a number from 1 to 65535.") from None
     if not host:
@@ -43,24 +47,33 @@ def parsed(url):
     return parts.scheme, host.lower(), port
 
 
-def checked(url, config):
-    """The `Remote` of `url` under the operator's settings; ValueError saying why it is refused.
-    Nothing connects to the host: it is only looked up."""
+def checked(url, config, kind="SOURCE", known_hosts=None):
+    """The `Remote` of a repository's `url` under the operator's `kind` settings (`SOURCE_*` or
+    `ENVIRONMENT_*`); ValueError saying why it is refused. An ssh URL needs host keys: `known_hosts`,
+    else `SOURCE_KNOWN_HOSTS`. Nothing connects to the host: it is only looked up."""
     scheme, host, port = parsed(url)
-    if not _allowed(host, port, PORTS[scheme], config["SOURCE_HOSTS"]):
-        allowed = ", ".join(config["SOURCE_HOSTS"]) or "none: sources are off until SOURCE_HOSTS names hosts"
-        raise ValueError(f"{host} is not a host sources may name (SOURCE_HOSTS: {allowed}).")
-    if scheme == "ssh" and not config["SOURCE_KNOWN_HOSTS"]:
-        raise ValueError("ssh:// sources need the hosts' keys the operator trusts (SOURCE_KNOWN_HOSTS).")
+    if scheme == "ssh" and not (known_hosts or config["SOURCE_KNOWN_HOSTS"]):
+        raise ValueError(f"ssh:// {NOUNS[kind]} need the hosts' keys the operator trusts (SOURCE_KNOWN_HOSTS).")
+    return reached(url, (scheme, host, port), PORTS[scheme], config, kind)
+
+
+def reached(url, place, default, config, kind):
+    """The `Remote` of `url` at `place` (scheme, host, port; `default`: the scheme's own port)
+    where the `kind` settings allow it; ValueError saying why not."""
+    scheme, host, port = place
+    hosts = config[f"{kind}_HOSTS"]
+    if not _allowed(host, port, default, hosts):
+        allowed = ", ".join(hosts) or f"none: {NOUNS[kind]} are off until {kind}_HOSTS names hosts"
+        raise ValueError(f"{host} is not a host {NOUNS[kind]} may name ({kind}_HOSTS: {allowed}).")
     try:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):
         raise ValueError(f"{host} does not resolve.") from None
     addresses = list(dict.fromkeys(info[4][0] for info in found))
-    if not config["SOURCE_PRIVATE"]:
+    if not config[f"{kind}_PRIVATE"]:
         for address in addresses:
             if why := _not_public(address):
-                raise ValueError(f"{host} resolves to {why} address; sources reach public ones (SOURCE_PRIVATE).")
+                raise ValueError(f"{host} resolves to {why} address; {NOUNS[kind]} reach public ones ({kind}_PRIVATE).")
     return Remote(url, scheme, host, port, addresses[0])
 
 
