@@ -22,6 +22,7 @@ from app.access import auth, login_throttle, oidc, request_quota
 from app.access.tokens import store as tokens
 from app.access.users import store as accounts
 from app.api.blueprints import blp as blueprints_blp
+from app.api.environments import blp as environments_blp
 from app.api.formats import blp as formats_blp
 from app.api.imports import blp as imports_blp
 from app.api.instances import blp as instances_blp
@@ -34,6 +35,7 @@ from app.api.teams import blp as teams_blp
 from app.api.users import blp as users_blp
 from app.blueprints.history.storage import store as revisions
 from app.blueprints.storage import store as blueprints_store
+from app.environments.storage import store as environments_store
 from app.http import docs, idempotency, openapi, problems, response_headers
 from app.http.json_provider import OrjsonProvider
 from app.instances.storage import store as instances_store
@@ -70,7 +72,7 @@ def create_app(settings=None, mongo_client=None):
 
     api = openapi.Api(app)
     resources = (profiles_blp, blueprints_blp, revisions_blp, instances_blp, namespaces_blp, teams_blp, users_blp)
-    for blp in (*resources, imports_blp, sources_blp, jobs_blp, formats_blp):
+    for blp in (*resources, imports_blp, sources_blp, environments_blp, jobs_blp, formats_blp):
         api.register_blueprint(blp)
     problems.init_app(app)
     app.register_blueprint(docs.blueprint(api))
@@ -122,6 +124,7 @@ def _prepare_database(app):
         instances_store,
         jobs_store,
         sources_store,
+        environments_store,
     ):
         store.create_indexes()
     migrations.run()

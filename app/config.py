@@ -172,6 +172,27 @@ SETTINGS = (
         meaning="the ssh host keys trusted (an ``ssh_known_hosts`` file); ``GIT_SSL_CAINFO`` the CAs, as for git",
     ),
     Setting(
+        "ENVIRONMENT_HOSTS",
+        "",
+        lambda text: _listed(text, lower=True),
+        meaning="hosts an environment's Docker endpoint (tcp, ssh) or git URL may name, as ``SOURCE_HOSTS`` "
+        "(tcp's own port: 2376)",
+        shown="unset: none",
+    ),
+    Setting(
+        "ENVIRONMENT_PRIVATE",
+        "off",
+        _switch,
+        meaning="``on``: those hosts may be loopback, private or link-local addresses, or this machine's",
+    ),
+    Setting(
+        "ENVIRONMENT_SOCKETS",
+        "",
+        _listed,
+        meaning="the unix sockets an environment may name (``/var/run/docker.sock``; comma-separated)",
+        shown="unset: none",
+    ),
+    Setting(
         "RENDER_SECONDS",
         "10",
         float,

@@ -15,7 +15,12 @@ LAYERS = [  # bottom first: a folder each (app/'s own modules stand at both ends
     ("app.ops",),
     ("app.http",),
     ("app.jobs",),  # long work, run beside the request that starts it
-    ("app.instances", "app.blueprints", "app.profiles"),  # resources, each its schemas and its store: peers
+    (
+        "app.instances",
+        "app.blueprints",
+        "app.profiles",
+        "app.environments",
+    ),  # resources, each its schemas and store: peers
     ("app.imports",),
     ("app.sources",),  # catalogs followed from git, imported as imports are
     ("app.joins",),  # what joins resources: a fit, an admission, every reading across them
@@ -76,7 +81,7 @@ def test_every_import_goes_down_or_stays_in_its_layer():
     assert upward == []
 
 
-RESOURCES = ("app.teams", "app.instances", "app.blueprints", "app.profiles")
+RESOURCES = ("app.teams", "app.instances", "app.blueprints", "app.profiles", "app.environments")
 
 
 def resource(module):
@@ -117,6 +122,7 @@ OWNERS = {
     "namespaces": "app.instances.namespaces",
     "hosts": "app.instances.hosts",
     "jobs": "app.jobs.storage",
+    "environments": "app.environments.storage",
 }
 INSTANCE_WRITES = {"insert", "replace_version", "delete_version"}
 DATABASE_METHODS = {"command", "client", "name", "list_collection_names", "drop_collection"}

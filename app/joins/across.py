@@ -6,6 +6,7 @@ in this one module."""
 from app.access.users import store as users
 from app.blueprints.history.storage import store as history
 from app.blueprints.storage import store as blueprints
+from app.environments.storage import store as environments
 from app.instances.namespaces import store as namespaces
 from app.instances.storage import is_behind
 from app.instances.storage import store as instances
@@ -26,12 +27,20 @@ def connect():
     instances.priced = priced
     teams.user_named = users.find
     blueprints.check_entitled = profiles.check_entitled = check_entitled
+    profiles.check_environments = environments.check_named
+    environments.named_by = environment_named_by
 
 
 def check_entitled(changes, caller):
     """A 422 where a user named in `entitledUsers` or a team in `entitledTeams` does not exist."""
     users.check_entitled(changes.get("entitledUsers"), caller)
     teams.check_entitled(changes.get("entitledTeams"), caller)
+
+
+def environment_named_by(name):
+    """What names the environment `name` (`profile small`), or None."""
+    profile = profiles.naming(name)
+    return None if profile is None else f"profile {profile!r}"
 
 
 def team_in_use(name):

@@ -8,7 +8,7 @@ from app.http.crud import EchoedId
 from app.http.paging import ListArgs
 from app.model import prices, quantities
 from app.model.accounts import Can, EntitledTeams, EntitledUsers, Owner
-from app.model.fields import Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
+from app.model.fields import DNS_LABEL, Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
 from app.model.schemas import Schema, Source
 
 KIND = r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/[A-Za-z][A-Za-z0-9]{0,62}"
@@ -148,6 +148,12 @@ class ProfileSchema(EchoedId):
             "description": "Kinds the service cannot measure (custom resources, or apps/DaemonSet) that its "
             "instances may hold, as `group/Kind`; only admins set them."
         },
+    )
+    environments = ma.fields.List(
+        ma.fields.String(validate=DNS_LABEL),
+        load_default=list,
+        validate=ma.validate.Length(max=100),
+        metadata={"description": "The environments its instances may be delivered to, by name; only admins set them."},
     )
     prices = ma.fields.Nested(
         PricesSchema,

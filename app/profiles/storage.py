@@ -38,6 +38,7 @@ class Profiles(ResourceStore):
     # Readings of other resources, given by app/joins/across.py `connect` (no resource imports another)
     rev_of = None  # (instance id) -> its `rev`, None when it is not there
     check_entitled = None  # (changes, caller) -> a 422 where a user or team it names does not exist
+    check_environments = None  # (names) -> a 422 where an environment it names does not exist
 
     def create_indexes(self):
         """One default per owner; one profile per owner, import source and key."""
@@ -49,6 +50,7 @@ class Profiles(ResourceStore):
             partialFilterExpression={"defaultProfile": True},
         )
         self.coll().create_index([("cluster.gateway", ASCENDING)], name="gateways", sparse=True)
+        self.coll().create_index([("environments", ASCENDING)], name="environments", sparse=True)
         super().create_indexes()
 
     def scopes(self, doc):
@@ -74,6 +76,11 @@ class Profiles(ResourceStore):
         is the admins' to read)."""
         found = self.coll().find({list_keys.FIELD: list_keys.key(list_keys.ADMINS, f"o:{owner}")})
         return self.with_parts(list(found))
+
+    def naming(self, environment):
+        """The name of a profile whose `environments` names `environment`, or None (an index serves it)."""
+        found = self.coll().find_one({"environments": environment}, {"name": 1})
+        return found and found["name"]
 
     def prices_of(self, ids):
         """{id: the profile's own prices or None} of the profiles whose ids (as text) are `ids`."""
@@ -146,10 +153,12 @@ class Profiles(ResourceStore):
         operator's (`prices`, `cluster.gateway`, which enters every tenant's NetworkPolicies)."""
         if not is_admin(user):
             _admins_alone(changes, stored or {})
-        for field in ("allowKinds", "entitledUsers", "entitledTeams"):
+        for field in ("allowKinds", "entitledUsers", "entitledTeams", "environments"):
             if field in changes:
                 changes[field] = list(dict.fromkeys(changes[field] or []))
         self.check_entitled(changes, user)
+        if changes.get("environments"):
+            self.check_environments(changes["environments"])
         if {"containerDefaults", "containerMax"} & set(changes):
             merged = quantities.limits({**(stored or {}), **changes})
             over = [
@@ -267,3 +276,5 @@ def _admins_alone(changes, stored):
     gateway = (changes.get("cluster") or {}).get("gateway")
     if "cluster" in changes and gateway != (stored.get("cluster") or {}).get("gateway"):
         raise Forbidden("Only admins set a profile's `cluster.gateway`.")
+    if "environments" in changes and list(changes["environments"] or ()) != list(stored.get("environments") or ()):
+        raise Forbidden("Only admins set a profile's `environments`.")

@@ -15,7 +15,8 @@ def test_a_session_ends_and_signs_in_again_and_an_admin_creates_a_user(person, s
     w, (client, *_) = person, seeded
     w.go("")
     w.sign_in("alice")
-    w.wait(lambda: len(w.cards()) == 50)
+    # every card's fit read (they load after the cards): none of those requests meets the revoked token
+    w.wait(lambda: len(w.cards()) == 50 and all(badge.text for badge in w.all("li.card .fit")))
     token = w.browser.execute_script("return JSON.parse(sessionStorage.getItem('catalog.session')).token")
     assert client.delete("/tokens", headers={"Authorization": f"Bearer {token}"}).status == 204
 

@@ -1,0 +1,141 @@
+"""Environments in MongoDB: registered, changed and deleted by admins alone (a Docker endpoint is
+root on its host), each name once.
+
+Where an environment is reached is checked on every write, before any connection
+(access/addresses.py: the hosts `ENVIRONMENT_HOSTS` names, at public addresses unless
+`ENVIRONMENT_PRIVATE`; a unix socket only at a path `ENVIRONMENT_SOCKETS` names), and its
+credentials are sealed (access/sealing.py). Plain tcp is refused: an engine's API over it is root
+on its host to anyone on the path, so tcp needs `tls`."""
+
+from urllib.parse import urlsplit
+
+from flask import current_app
+from pymongo import ASCENDING
+
+from app.access import addresses, sealing
+from app.errors import Conflict, Forbidden, Invalid
+from app.model.accounts import is_admin
+from app.storage import list_keys
+from app.storage.resource_store import ResourceStore
+
+DOCKER_PORTS = {"tcp": 2376, "ssh": 22}  # Docker's TLS port; ssh's own
+FIELDS_OF = {
+    "docker": {"endpoint", "tls", "deployKey", "knownHosts", "proxy"},
+    "git": {"url", "ref", "path", "token", "deployKey", "knownHosts"},
+}
+WHERE = {"docker": "endpoint", "git": "url"}
+
+
+class Environments(ResourceStore):
+    collection = "environments"
+    noun = "environment"
+    filters = {"name": "name"}
+    # Readings of other resources, given by app/joins/across.py `connect` (no resource imports another)
+    named_by = None  # (environment name) -> what names it ("profile small"), or None
+
+    def create_indexes(self):
+        """Each name once."""
+        self.coll().create_index([("name", ASCENDING)], unique=True, name="name_unique")
+        super().create_indexes()
+
+    def scopes(self, doc):
+        """Admins alone: a profile's readers learn its environments' names from the profile."""
+        return [list_keys.ADMINS], []
+
+    def can(self, doc, user):
+        admin = is_admin(user)
+        return {"change": admin, "delete": admin}
+
+    def apply_rules(self, changes, stored, user):
+        """Admins alone; the name and kind as first given; the fields of the kind, where it is
+        reached checked (a 422 before any connection); the credentials sealed."""
+        if not is_admin(user):
+            raise Forbidden("Only admins register and change environments: a Docker endpoint is root on its host.")
+        changes = dict(changes)
+        for field in ("name", "kind"):
+            if stored is not None and changes.get(field, stored[field]) != stored[field]:
+                raise Invalid({field: [f"An environment's {field} never changes."]})
+        merged = {**(stored or {}), **changes}
+        kind = merged["kind"]
+        wrong = sorted(field for field in set(changes) & _ALL - FIELDS_OF[kind] if changes[field] not in (None, "", {}))
+        if wrong:
+            raise Invalid({field: [f"Not a field of a {kind} environment."] for field in wrong})
+        where = WHERE[kind]
+        if not merged.get(where):
+            raise Invalid({where: [f"A {kind} environment needs one."]})
+        folder = changes.get("path") or ""
+        if folder.startswith("/") or any(part in ("..", ".") for part in folder.split("/")):
+            raise Invalid({"path": ["A folder inside the repository: no leading '/', no '.' or '..'."]})
+        if changes.keys() & {where, "knownHosts", "tls", "deployKey"}:
+            _check(kind, merged, changes, stored)
+        return sealing.sealed(changes, self.collection)
+
+    def check_named(self, names):
+        """A 422 naming `environments` where an environment of `names` does not exist."""
+        found = {doc["name"] for doc in self.coll().find({"name": {"$in": list(names)}}, {"name": 1})}
+        if missing := [name for name in names if name not in found]:
+            raise Invalid({"environments": [f"No environment is named {name!r}." for name in missing]})
+
+    def before_write(self, stored, changes):
+        """A name another environment has is a 409."""
+        name = changes.get("name")
+        if stored is None and self.coll().find_one({"name": name}, {"_id": 1}) is not None:
+            raise Conflict(f"There is an environment named {name!r} already.")
+
+    def delete(self, id_text, user, if_match=None):
+        """Not while a profile or an instance names it (a 409 saying which)."""
+        doc = self.checked(id_text, user, if_match)
+        if (naming := self.named_by(doc["name"])) is not None:
+            raise Conflict(f"The {naming} names this environment: change it first.")
+        super().delete(id_text, user, if_match)
+
+
+_ALL = set().union(*FIELDS_OF.values())
+
+
+def _check(kind, merged, changes, stored):
+    """Where the environment is reached, under the operator's settings; a 422 naming the field."""
+    config, where = current_app.config, WHERE[kind]
+    known_hosts = merged.get("knownHosts")
+    try:
+        if kind == "git":
+            addresses.checked(merged["url"], config, "ENVIRONMENT", known_hosts)
+        else:
+            _engine(merged["endpoint"], config, known_hosts)
+    except ValueError as exc:
+        raise Invalid({where: [str(exc)]}) from None
+    held = {**(stored or {}), **sealing.sealed(changes, "environments")}
+    if kind == "docker" and merged["endpoint"].startswith("tcp://") and not held.get("sealedTls"):
+        raise Invalid({"tls": ["An engine over tcp is reached with TLS only: give its CA and a client key pair."]})
+    if kind == "docker" and merged["endpoint"].startswith("ssh://") and not held.get("sealedDeployKey"):
+        raise Invalid({"deployKey": ["An engine over ssh needs the key the service signs in with."]})
+
+
+def _engine(endpoint, config, known_hosts):
+    """A Docker endpoint as the operator allows it: a unix socket at a path ENVIRONMENT_SOCKETS
+    names, or tcp or ssh to a host ENVIRONMENT_HOSTS names; ValueError saying why not."""
+    if not endpoint.isascii() or any(char.isspace() or ord(char) < 32 for char in endpoint):
+        raise ValueError("An endpoint of printable ASCII characters, without spaces.")
+    parts = urlsplit(endpoint)
+    if parts.scheme == "unix":
+        allowed = config["ENVIRONMENT_SOCKETS"]
+        if parts.netloc or parts.path not in allowed:
+            listed = ", ".join(allowed) or "none"
+            raise ValueError(
+                f"unix://{parts.path} is not a socket environments may name (ENVIRONMENT_SOCKETS: {listed})."
+            )
+        return
+    if parts.scheme not in DOCKER_PORTS:
+        raise ValueError("unix:///path, tcp://HOST:PORT or ssh://USER@HOST[:PORT].")
+    try:
+        host, port = parts.hostname, parts.port or DOCKER_PORTS[parts.scheme]
+    except ValueError:
+        raise ValueError("The port is not a number from 1 to 65535.") from None
+    if not host or parts.password is not None or parts.query or parts.fragment or parts.path.strip("/"):
+        raise ValueError("A host and a port, nothing else (credentials go in `tls` or `deployKey`).")
+    if parts.scheme == "ssh" and not (parts.username and (known_hosts or config["SOURCE_KNOWN_HOSTS"])):
+        raise ValueError("ssh://USER@HOST, with the host's keys trusted (`knownHosts` or SOURCE_KNOWN_HOSTS).")
+    addresses.reached(endpoint, (parts.scheme, host.lower(), port), DOCKER_PORTS[parts.scheme], config, "ENVIRONMENT")
+
+
+store = Environments()
