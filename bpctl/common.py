@@ -3,9 +3,11 @@ handed (the service and a session with the caller's credentials), the options se
 take (-o, --owner, the list's filters), and the voice for standard error."""
 
 import functools
+import os
 
 import click
 
+from bpctl.errors import Misused
 from bpctl.session import DEFAULT_URL, Session, service_url
 
 ENTITLEMENTS = click.Choice(["OWNER", "PUBLIC", "CUSTOM"], case_sensitive=False)  # `public` gives PUBLIC
@@ -71,6 +73,16 @@ def pass_session(command):
 
 def note(text):
     click.echo(text, err=True)
+
+
+def from_environment(variable, option):
+    """A credential read from the environment variable `variable` (None: the option not given),
+    never from the command line, where other users of the machine see it."""
+    if variable is None:
+        return None
+    if not os.environ.get(variable):
+        raise Misused(f"{option}: the environment variable {variable} is not set.")
+    return os.environ[variable]
 
 
 def given(**fields):

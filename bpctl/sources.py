@@ -1,14 +1,11 @@
 """Sources: catalogs followed from git. Add one, list them with their last sync, sync one now
 (its progress followed, its report shown as an import's), remove one."""
 
-import os
-
 import click
 
 from bpctl import jobs, show
 from bpctl.catalogs import FORMAT_HELP, reported
-from bpctl.common import OUTPUT, cli, given, note, pass_session
-from bpctl.errors import Misused
+from bpctl.common import OUTPUT, cli, from_environment, given, note, pass_session
 
 
 @cli.group()
@@ -39,8 +36,8 @@ def add(session, url, kind, ref, path, interval, owner, token_env, secret_env, d
         path=path,
         interval=interval,
         owner=owner,
-        token=_from_environment(token_env, "--token-env"),
-        secret=_from_environment(secret_env, "--secret-env"),
+        token=from_environment(token_env, "--token-env"),
+        secret=from_environment(secret_env, "--secret-env"),
         deployKey=deploy_key.read() if deploy_key else None,
     )
     made = session.send("POST", "/sources", body)
@@ -109,11 +106,3 @@ def _last_sync(item):
         return f"{last['state']} {at}" + (f": {last['error']}" if last.get("error") else "")
     changed = ", ".join(f"{count} {outcome}" for outcome, count in last["counts"].items() if count)
     return f"{at} at {last['commit'][:12]} ({changed or 'nothing'})"
-
-
-def _from_environment(variable, option):
-    if variable is None:
-        return None
-    if not os.environ.get(variable):
-        raise Misused(f"{option}: the environment variable {variable} is not set.")
-    return os.environ[variable]
