@@ -7,7 +7,7 @@ PORT ?= 8000
 export HOST PORT
 # The suite covers at least this share of app/ (96 % when this was set).
 COVERAGE_FLOOR := 94
-BROWSER_PACKAGES := chromium chromium-driver curl jq nginx openssl fcgiwrap openssh-server
+BROWSER_PACKAGES := chromium chromium-driver curl jq nginx openssl fcgiwrap openssh-server docker.io busybox-static
 ORACLES := support/oracles
 
 .PHONY: run test test-fast lint bench profile instructions browser fuzz oracle pod-security fault-test openapi prices clean
@@ -33,13 +33,14 @@ run: $(VENV)/.installed-run
 
 # The pages are tested in a real browser (Debian's chromium and its driver), the deployment behind
 # Debian's nginx with TLS (openssl makes its certificate), sources followed from git served by git
-# http-backend behind it (fcgiwrap) and by sshd, and the README's curl tour with curl and jq:
+# http-backend behind it (fcgiwrap) and by sshd, deliveries on a real Docker Engine (docker.io,
+# its images built from busybox-static), and the README's curl tour with curl and jq:
 # installed when missing and this runs as root (CI does); otherwise those tests are skipped, saying
 # why.
 browser:
 	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null && command -v curl >/dev/null \
 		&& command -v jq >/dev/null && [ -x /usr/sbin/nginx ] && command -v openssl >/dev/null \
-		&& [ -x /usr/sbin/fcgiwrap ] && [ -x /usr/sbin/sshd ]; then :; \
+		&& [ -x /usr/sbin/fcgiwrap ] && [ -x /usr/sbin/sshd ] && [ -x /usr/sbin/dockerd ] && [ -x /bin/busybox ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES); \
 	else echo "not root: the browser and curl-tour tests will be skipped; install the Debian packages $(BROWSER_PACKAGES) to run them"; fi

@@ -193,6 +193,12 @@ SETTINGS = (
         shown="unset: none",
     ),
     Setting(
+        "DELIVERY_SECONDS",
+        "300",
+        int,
+        meaning="how long one delivery's Docker Compose may run (``up --wait``, ``down``) before it is failed",
+    ),
+    Setting(
         "RENDER_SECONDS",
         "10",
         float,

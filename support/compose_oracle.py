@@ -10,8 +10,9 @@ import tempfile
 from decimal import ROUND_CEILING, Decimal
 from pathlib import Path
 
-import compose
 import yaml
+
+from app.environments import docker
 
 TIMEOUT_S = 30
 PROJECT = "/project"
@@ -20,8 +21,8 @@ VALUES = {"UPLOAD_LOCATION": "./library", "DB_DATA_LOCATION": "./postgres", "MEM
 
 
 def binary():
-    """The path of the binary. Its Python wrapper drops the exit code, so the binary runs itself."""
-    return Path(compose.__file__).parent / "docker-compose"
+    """The path of the binary the service delivers with (its Python wrapper drops the exit code)."""
+    return docker.COMPOSE
 
 
 def config(text, values=None, files=None):

@@ -70,6 +70,10 @@ class Environments(ResourceStore):
             _check(kind, merged, changes, stored)
         return sealing.sealed(changes, self.collection)
 
+    def named(self, name):
+        """The environment named `name`, or None, whoever asks (an admission's, a delivery's)."""
+        return self.coll().find_one({"name": name})
+
     def check_named(self, names):
         """A 422 naming `environments` where an environment of `names` does not exist."""
         found = {doc["name"] for doc in self.coll().find({"name": {"$in": list(names)}}, {"name": 1})}
@@ -101,7 +105,7 @@ def _check(kind, merged, changes, stored):
         if kind == "git":
             addresses.checked(merged["url"], config, "ENVIRONMENT", known_hosts)
         else:
-            _engine(merged["endpoint"], config, known_hosts)
+            engine_checked(merged["endpoint"], config, known_hosts)
     except ValueError as exc:
         raise Invalid({where: [str(exc)]}) from None
     held = {**(stored or {}), **sealing.sealed(changes, "environments")}
@@ -111,7 +115,7 @@ def _check(kind, merged, changes, stored):
         raise Invalid({"deployKey": ["An engine over ssh needs the key the service signs in with."]})
 
 
-def _engine(endpoint, config, known_hosts):
+def engine_checked(endpoint, config, known_hosts):
     """A Docker endpoint as the operator allows it: a unix socket at a path ENVIRONMENT_SOCKETS
     names, or tcp or ssh to a host ENVIRONMENT_HOSTS names; ValueError saying why not."""
     if not endpoint.isascii() or any(char.isspace() or ord(char) < 32 for char in endpoint):

@@ -10,6 +10,24 @@ from app.model.schemas import CostSchema, RequirementsSchema, Schema, TargetSche
 VALUES = {"keys": ma.fields.String(), "values": ma.fields.Raw(allow_none=True)}
 
 
+class DeliverySchema(Schema):
+    state = ma.fields.String(
+        metadata={"description": "`pending`, `applying`, `applied`, `failed` or `removing` (its last delivery)."}
+    )
+    release = ma.fields.Integer(metadata={"description": "The release delivered (or being delivered)."})
+    job = ma.fields.String(allow_none=True, metadata={"description": "The delivery's job (/jobs/{id})."})
+    at = Timestamp()
+    commit = ma.fields.String(allow_none=True, metadata={"description": "git: the commit it made."})
+    error = ma.fields.String(allow_none=True, metadata={"description": "Why it failed."})
+
+
+class DeliveryReportSchema(Schema):
+    instance = ma.fields.String()
+    release = ma.fields.Integer(allow_none=True)
+    state = ma.fields.String()
+    error = ma.fields.String(allow_none=True)
+
+
 class InstanceSchema(TargetSchema):
     id = Id()
     name = ma.fields.String(
@@ -51,6 +69,16 @@ class InstanceSchema(TargetSchema):
         allow_none=True,
         metadata={"description": "What its requirements cost a month at its profile's prices now (null: none)."},
     )
+    environment = ma.fields.String(
+        validate=DNS_LABEL,
+        allow_none=True,
+        load_default=None,
+        metadata={
+            "description": "Where the service delivers it: one of its profile's environments (null: nowhere, the "
+            "caller deploys it); read-only after create."
+        },
+    )
+    delivery = ma.fields.Nested(DeliverySchema, dump_only=True, allow_none=True, dump_default=None)
     owner = Owner()
     can = Can("change", "delete", "readYml")
     createdAt = Timestamp()

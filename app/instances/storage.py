@@ -101,6 +101,12 @@ class Instances(Documents):
         written = self.coll().update_one({"_id": doc["_id"], "rev": doc["rev"]}, {"$set": changes, "$inc": {"rev": 1}})
         return written.matched_count == 1
 
+    def delivered(self, _id, release, delivery):
+        """Write the delivery of `release` (its state, job, error), if the instance is still at that
+        release: a newer one's delivery is never overwritten by an older one's. Not a new version."""
+        fields = {f"delivery.{key}": value for key, value in delivery.items()}
+        self.coll().update_one({"_id": _id, "release": release}, {"$set": fields})
+
     def holds(self, _id, fields=None):
         """Whether the instance `_id` is stored, with `fields` where given: a write's outcome read back
         when its answer was lost (app/joins/outcomes.py)."""

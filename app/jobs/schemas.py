@@ -8,7 +8,7 @@ from app.model.schemas import Schema
 
 class JobSchema(Schema):
     id = Id()
-    kind = ma.fields.String(metadata={"description": "`import`, `sync` or `upgrade`."})
+    kind = ma.fields.String(metadata={"description": "`import`, `sync`, `upgrade` or `deliver`."})
     state = ma.fields.String(metadata={"description": "`queued`, `running`, `done` or `failed`."})
     done = ma.fields.Integer(metadata={"description": "Templates or instances done so far."})
     total = ma.fields.Integer(allow_none=True, metadata={"description": "How many there are (null: not known yet)."})

@@ -28,7 +28,7 @@ from app.instances.hosts import store as hosts
 from app.instances.namespaces import TAKEN
 from app.instances.namespaces import store as namespaces
 from app.instances.storage import store as instances
-from app.joins import holds, outcomes, to_profile
+from app.joins import delivery, holds, outcomes, to_profile
 from app.model.accounts import owner_given, team_of
 from app.profiles import usage
 from app.profiles.storage import store as profiles
@@ -48,7 +48,14 @@ def admit(fields, user, id=None, dry_run=False):
     if earlier:
         return earlier
     plan = _create(fields, user, id, dry_run)
-    return (checked(plan) if dry_run else applied(plan))[0]
+    if dry_run:
+        return checked(plan)[0]
+    return _delivered(applied(plan)[0], user)
+
+
+def _delivered(doc, user):
+    """`doc` (just written), its delivery started where it has an environment."""
+    return delivery.start(doc, user) if doc.get("environment") else doc
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,11 @@ def _instance(fields, blueprint, profile):
     target (on Kubernetes, in the namespace it holds) and admitted in the profile's room."""
     version = version_of(blueprint, fields.get("blueprintRev"))
     target = {key: fields[key] for key in ("target", "volumeSize", "volumeSizes", "routes") if key in fields}
+    environment = fields.get("environment") and delivery.destination(
+        fields["environment"], profile, target.get("target")
+    )
+    if environment:
+        target["target"] = delivery.TARGETS[environment["kind"]]
     target.setdefault("target", render.own_target(version.get("blueprintType")))
     namespace = None
     if target["target"] == "kubernetes":
@@ -130,6 +142,8 @@ def _instance(fields, blueprint, profile):
     held = namespace, team_of(fields["owner"])
     cluster = to_profile.cluster_for(version.get("blueprintType"), target, fields["name"], held)
     answer = _admitted(version, fields["values"], profile, fields["name"], cluster=cluster, namespace=held)
+    if environment:
+        delivery.refuse_what_the_engine_would(answer)
     return {
         "owner": fields["owner"],
         "name": fields["name"],
@@ -140,6 +154,8 @@ def _instance(fields, blueprint, profile):
         "profileOwner": profile["owner"],
         **target,
         **_rendered(answer),
+        "environment": environment and environment["name"],
+        "delivery": environment and delivery.pending(1),
     }
 
 
@@ -175,7 +191,10 @@ def upgrade_instance(doc, user, version, values, dry_run=False, namespace=None, 
     """`upgrade` of the instance `doc` as read (one the caller may change) to the blueprint's
     `version`."""
     plan = _upgrade(doc, user, version, values, namespace, restoring)
-    return checked(plan) if dry_run else applied(plan)
+    if dry_run:
+        return checked(plan)
+    upgraded, diff = applied(plan)
+    return _delivered(upgraded, user), diff
 
 
 def _upgrade(doc, user, version, values, namespace, restoring):
@@ -197,6 +216,8 @@ def _upgrade(doc, user, version, values, namespace, restoring):
         "updatedAt": now(),
     }
     changes.update(releases.added(doc, changes))
+    if doc.get("environment"):
+        changes["delivery"] = delivery.pending(changes["release"])
     hidden = [*(doc["kept"].get(name) for name in secrets), *_secret_values(answer)]
     diff = _diff(doc["yml"], answer["yml"], doc["blueprintRev"], version["rev"], hidden)
     delta = usage.change(answer["requirements"], doc["requirements"])
@@ -261,16 +282,24 @@ def withdraw(id_text, user, if_match=None):
         if profile is None:  # deleted under it (it cannot be while this is counted)
             _delete(doc)
             holds.let_go(doc)
+            _taken_down(doc, user)
             return
         try:
             with holds.reservation(profile, doc["_id"], usage.change(None, doc["requirements"]), {"op": "delete"}):
                 if not _delete(doc):
                     raise Moved("upgraded meanwhile")
             holds.let_go(doc)
+            _taken_down(doc, user)
             return
         except Moved:
             continue
     raise Conflict("Another change of this instance kept going on: try again.")
+
+
+def _taken_down(doc, user):
+    """A deleted instance's project taken down where it was delivered."""
+    if doc.get("environment"):
+        delivery.withdraw(doc, user)
 
 
 def _delete(doc):

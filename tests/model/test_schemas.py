@@ -27,6 +27,7 @@ def test_empty_profile_gets_defaults():
         "entitledTeams": [],
         "podSecurity": "baseline",
         "allowKinds": [],
+        "environments": [],
         "cluster": None,
         "prices": None,
     }

@@ -1,0 +1,106 @@
+"""Instances delivered to their environment. An admission, an upgrade, a rollback and a delete
+of an instance with an `environment` are written first, as every admission is; the delivery is
+then a job (`deliver`): it reads the instance as it is when it runs, so a delivery that starts
+late delivers the newest release, never an older one over it, and records its state on the
+instance only while the instance is still at the release it delivered. A delete's job takes the
+project down. Which environment an instance may use, and what its engine would refuse, is
+decided at admission (`destination`, `refuse_what_the_engine_would`; a host path mounted is pod
+security's finding, refused unless the profile is `privileged`)."""
+
+from flask import current_app
+
+from app import definitions
+from app.definitions import compose
+from app.environments import docker
+from app.environments.storage import store as environments
+from app.errors import Invalid
+from app.instances.schemas import DeliveryReportSchema
+from app.instances.storage import store as instances
+from app.jobs import runner
+from app.storage.database import now
+
+TARGETS = {"docker": "compose", "git": "kubernetes"}
+
+
+def destination(name, profile, target):
+    """The environment `name` an instance of `profile` asks for, once the profile names it, it
+    exists and its kind renders for `target` (None: the blueprint's own); a 422 naming the field."""
+    if name not in (profile.get("environments") or ()):
+        raise Invalid({"environment": [f"The profile's instances may not use {name!r} (its `environments`)."]})
+    environment = environments.named(name)
+    if environment is None:
+        raise Invalid({"environment": [f"No environment is named {name!r}."]})
+    if environment["kind"] == "git":
+        raise Invalid({"environment": ["This version delivers to Docker Engines only; git environments come next."]})
+    wanted = TARGETS[environment["kind"]]
+    if target not in (None, wanted):
+        raise Invalid({"target": [f"A {environment['kind']} environment runs `{wanted}`."]})
+    return environment
+
+
+def refuse_what_the_engine_would(answer):
+    """A 422 for a service that builds: the service builds nothing on an engine. (A host path
+    mounted is a finding of pod security, which refuses it unless the profile is `privileged`.)"""
+    document = definitions.read(compose, answer["yml"])[0]
+    refused = {
+        f"yml.services.{name}.build": ["The service builds nothing on an engine: give an `image`."]
+        for name, service in (document.get("services") or {}).items()
+        if isinstance(service, dict) and "build" in service
+    }
+    if refused:
+        raise Invalid(refused)
+
+
+def pending(release):
+    """The delivery an admission, upgrade or rollback writes with its instance: `release`, pending."""
+    return {"state": "pending", "release": release, "job": None, "at": now(), "commit": None, "error": None}
+
+
+def start(doc, user):
+    """Deliver the instance `doc` (just written) by a job; `doc` with its delivery."""
+    return _started(doc, user, doc["release"], lambda progress: _deliver(doc["_id"], doc["environment"], doc["name"]))
+
+
+def withdraw(doc, user):
+    """Take the deleted instance `doc`'s project down by a job."""
+    _started(doc, user, None, lambda progress: _take_down(doc["environment"], doc["name"], str(doc["_id"])))
+
+
+def _started(doc, user, release, work):
+    job = runner.start("deliver", user, doc["owner"], work, DeliveryReportSchema())
+    if release is None:
+        return doc
+    delivery = {**doc["delivery"], "job": str(job["_id"])}
+    instances.delivered(doc["_id"], release, {"job": delivery["job"]})
+    return {**doc, "delivery": delivery}
+
+
+def _deliver(instance_id, environment_name, project):
+    """`up` of the instance as it reads now, its delivery's state written as it goes."""
+    doc = instances.stored(instance_id)
+    if doc is None:  # deleted meanwhile: its delete's job takes the project down
+        return {"instance": str(instance_id), "release": None, "state": "gone", "error": None}
+    release = doc["release"]
+    instances.delivered(instance_id, release, {"state": "applying", "at": now(), "error": None})
+    state, error = "applied", None
+    try:
+        docker.up(_environment(environment_name), project, doc["yml"], current_app.config["DELIVERY_SECONDS"])
+    except docker.Failed as exc:
+        state, error = "failed", str(exc)
+    instances.delivered(instance_id, release, {"state": state, "at": now(), "error": error})
+    return {"instance": str(instance_id), "release": release, "state": state, "error": error}
+
+
+def _take_down(environment_name, project, instance_id):
+    try:
+        docker.down(_environment(environment_name), project, current_app.config["DELIVERY_SECONDS"])
+    except docker.Failed as exc:
+        return {"instance": instance_id, "release": None, "state": "failed", "error": str(exc)}
+    return {"instance": instance_id, "release": None, "state": "removed", "error": None}
+
+
+def _environment(name):
+    found = environments.named(name)
+    if found is None:
+        raise docker.Failed(f"The environment {name!r} is gone.")
+    return found

@@ -1,0 +1,73 @@
+"""Delivery on a real Docker Engine (support/docker_engine.py): an admitted instance runs there as
+admitted, with the limits its profile's defaults wrote in enforced by the engine; an upgrade is
+delivered as its next release; a delete takes the project down."""
+
+import json
+import threading
+import time
+
+import pytest
+
+from support.apps import serving
+from support.docker_engine import IMAGE, engine  # noqa: F401 (a fixture)
+from support.http import SocketClient
+from support.jobs import ended
+
+pytestmark = pytest.mark.slow
+WEB = f"services:\n  web:\n    image: {IMAGE}\n    command: [sleep, '3600']\n    init: true\n"
+
+
+@pytest.fixture
+def api(socket_app, engine):  # noqa: F811
+    socket_app.config.update(ENVIRONMENT_SOCKETS=(str(engine.socket),), DELIVERY_SECONDS=60)
+    with serving(socket_app) as port:
+        yield SocketClient(port)
+
+
+def containers(engine, project):  # noqa: F811
+    """{name: (running, memory limit)} of the project's containers on the engine."""
+    listed = engine.docker("ps", "-aq", "--filter", f"label=com.docker.compose.project={project}").stdout.split()
+    if not listed:
+        return {}
+    found = json.loads(engine.docker("inspect", *listed).stdout)
+    return {one["Name"].strip("/"): (one["State"]["Running"], one["HostConfig"]["Memory"]) for one in found}
+
+
+def test_an_instance_is_delivered_upgraded_and_taken_down(api, engine):  # noqa: F811
+    endpoint = f"unix://{engine.socket}"
+    assert (
+        api.post("/environments", json={"name": "engine", "kind": "docker", "endpoint": endpoint}, user="admin").status
+        == 201
+    )
+    profile = api.post("/profiles", json={"name": "team", "containerDefaults": {"memory": "64Mi"}}, user="alice").json
+    assert api.patch(f"/profiles/{profile['id']}", json={"environments": ["engine"]}, user="admin").status == 200
+    blueprint = api.post("/blueprints", json={"name": "web", "blueprintType": "compose", "yml": WEB}, user="alice").json
+    body = {"name": "shop", "blueprint": blueprint["id"], "profile": profile["id"], "environment": "engine"}
+    made = api.post("/instances", json=body, user="alice")
+    assert made.status == 201, made.json
+    assert ended(api, made.json["delivery"]["job"])["report"]["state"] == "applied"
+    instance = api.get(f"/instances/{made.json['id']}", user="alice").json
+    assert (instance["delivery"]["state"], instance["delivery"]["release"]) == ("applied", 1)
+    assert containers(engine, "shop") == {"shop-web-1": (True, 64 * 2**20)}  # the default written in, enforced
+
+    bigger = WEB + "    deploy: {resources: {limits: {memory: 96M}}}\n"
+    assert api.patch(f"/blueprints/{blueprint['id']}", json={"yml": bigger}, user="alice").status == 200
+    upgraded = api.post(f"/instances/{made.json['id']}/upgrade", json={}, user="alice")
+    assert upgraded.status == 200, upgraded.json
+    assert upgraded.json["delivery"]["release"] == 2
+    assert ended(api, upgraded.json["delivery"]["job"])["report"] == {
+        "instance": made.json["id"],
+        "release": 2,
+        "state": "applied",
+        "error": None,
+    }
+    assert containers(engine, "shop") == {"shop-web-1": (True, 96 * 2**20)}
+
+    deleted = api.delete(f"/instances/{made.json['id']}", user="alice")
+    assert deleted.status == 204
+    deadline = time.monotonic() + 60  # the delete's job takes the project down after its 204
+    while containers(engine, "shop") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert containers(engine, "shop") == {}
+    while any(thread.name.startswith("job-") for thread in threading.enumerate()) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the delete's job records its end before the service stops under it
