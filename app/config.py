@@ -179,25 +179,9 @@ SETTINGS = (
         "(tcp's own port: 2376)",
         shown="unset: none",
     ),
-    Setting(
-        "ENVIRONMENT_PRIVATE",
-        "off",
-        _switch,
-        meaning="``on``: those hosts may be loopback, private or link-local addresses, or this machine's",
-    ),
-    Setting(
-        "ENVIRONMENT_SOCKETS",
-        "",
-        _listed,
-        meaning="the unix sockets an environment may name (``/var/run/docker.sock``; comma-separated)",
-        shown="unset: none",
-    ),
-    Setting(
-        "DELIVERY_SECONDS",
-        "300",
-        int,
-        meaning="how long one delivery's Docker Compose may run (``up --wait``, ``down``) before it is failed",
-    ),
+    Setting("ENVIRONMENT_PRIVATE", "off", _switch, meaning="``on``: as ``SOURCE_PRIVATE``, for environments"),
+    Setting("ENVIRONMENT_SOCKETS", "", _listed, meaning="unix sockets environments may name", shown="unset: none"),
+    Setting("DELIVERY_SECONDS", "300", int, meaning="how long one delivery's Docker Compose may run"),
     Setting(
         "RENDER_SECONDS",
         "10",

@@ -34,10 +34,7 @@ def parsed(url, ports=PORTS):
     parts = urlsplit(url)
     if parts.scheme not in ports:
         raise ValueError("Only https:// and ssh:// URLs (for scp-like `git@host:path`, write ssh://git@host/path).")
-    try:
-        host, port = parts.hostname, parts.port or ports[parts.scheme]
-    except ValueError:
-        raise ValueError("The port is not a number from 1 to 65535.") from None
+    host, port = host_and_port(parts, ports)
     if not host:
         raise ValueError("The URL names no host.")
     if parts.password is not None or (parts.scheme == "https" and parts.username is not None):
@@ -45,6 +42,15 @@ def parsed(url, ports=PORTS):
     if parts.query or parts.fragment or not parts.path.strip("/"):
         raise ValueError("A repository's URL: a path, without a query or a fragment.")
     return parts.scheme, host.lower(), port
+
+
+def host_and_port(parts, ports):
+    """(host, port) of a split URL whose scheme `ports` gives a default port for; ValueError for a
+    port that is no number from 1 to 65535."""
+    try:
+        return parts.hostname, parts.port or ports[parts.scheme]
+    except ValueError:
+        raise ValueError("The port is not a number from 1 to 65535.") from None
 
 
 def checked(url, config, kind="SOURCE", known_hosts=None):

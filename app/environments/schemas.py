@@ -16,6 +16,23 @@ REF = Pattern(
 PEM = ma.validate.Length(1, 65536)
 
 
+ADDRESS = ma.validate.Length(1, 2000)
+
+
+def _optional(validate, description):
+    """A text that may be left out (null)."""
+    return ma.fields.String(
+        allow_none=True, load_default=None, validate=validate, metadata={"description": description}
+    )
+
+
+def _secret(most):
+    """A credential: written, never shown (`has*` says whether one is kept)."""
+    return ma.fields.String(
+        load_only=True, allow_none=True, validate=ma.validate.Length(1, most), metadata={"writeOnly": True}
+    )
+
+
 class TlsSchema(Schema):
     ca = ma.fields.String(
         required=True,
@@ -59,45 +76,22 @@ class EnvironmentSchema(Schema):
             "description": "`docker` (a Docker Engine) or `git` (a repository Argo CD or Flux follows); never changes."
         },
     )
-    endpoint = ma.fields.String(
-        allow_none=True,
-        load_default=None,
-        validate=ma.validate.Length(1, 2000),
-        metadata={
-            "description": "docker: unix:///path (ENVIRONMENT_SOCKETS), tcp://HOST:PORT (with `tls`) or "
-            "ssh://USER@HOST[:PORT] (with `deployKey`)."
-        },
+    endpoint = _optional(
+        ADDRESS,
+        "docker: unix:///path (ENVIRONMENT_SOCKETS), tcp://HOST:PORT (with `tls`) or ssh://USER@HOST[:PORT] (with "
+        "`deployKey`).",
     )
     tls = ma.fields.Nested(TlsSchema, load_only=True, allow_none=True, metadata={"writeOnly": True})
-    url = ma.fields.String(
-        allow_none=True,
-        load_default=None,
-        validate=ma.validate.Length(1, 2000),
-        metadata={"description": "git: https:// or ssh:// to a host ENVIRONMENT_HOSTS names."},
-    )
-    ref = ma.fields.String(
-        allow_none=True,
-        load_default=None,
-        validate=REF,
-        metadata={"description": "git: a branch (default: the remote's HEAD)."},
-    )
+    url = _optional(ADDRESS, "git: https:// or ssh:// to a host ENVIRONMENT_HOSTS names.")
+    ref = _optional(REF, "git: a branch (default: the remote's HEAD).")
     path = ma.fields.String(
         load_default="",
         validate=ma.validate.Length(max=1000),
         metadata={"description": "git: the folder the environment owns (default: the root)."},
     )
-    token = ma.fields.String(
-        load_only=True, allow_none=True, validate=ma.validate.Length(1, 4096), metadata={"writeOnly": True}
-    )
-    deployKey = ma.fields.String(
-        load_only=True, allow_none=True, validate=ma.validate.Length(1, 16384), metadata={"writeOnly": True}
-    )
-    knownHosts = ma.fields.String(
-        allow_none=True,
-        load_default=None,
-        validate=ma.validate.Length(1, 65536),
-        metadata={"description": "ssh host keys trusted here (else SOURCE_KNOWN_HOSTS)."},
-    )
+    token = _secret(4096)
+    deployKey = _secret(16384)
+    knownHosts = _optional(ma.validate.Length(1, 65536), "ssh host keys trusted here (else SOURCE_KNOWN_HOSTS).")
     interval = ma.fields.Integer(
         strict=True,
         load_default=60,
@@ -109,10 +103,7 @@ class EnvironmentSchema(Schema):
         metadata={"description": "Deliver a drifted or missing instance again at the next observation."},
     )
     proxy = ma.fields.Nested(
-        ProxySchema,
-        allow_none=True,
-        load_default=None,
-        metadata={"description": "docker: the Traefik that routes this engine's hosts."},
+        ProxySchema, allow_none=True, load_default=None, metadata={"description": "docker: its Traefik."}
     )
     hasTls = ma.fields.Function(lambda doc: doc.get("sealedTls") is not None, dump_only=True)
     hasToken = ma.fields.Function(lambda doc: doc.get("sealedToken") is not None, dump_only=True)

@@ -131,10 +131,7 @@ def engine_checked(endpoint, config, known_hosts):
         return
     if parts.scheme not in DOCKER_PORTS:
         raise ValueError("unix:///path, tcp://HOST:PORT or ssh://USER@HOST[:PORT].")
-    try:
-        host, port = parts.hostname, parts.port or DOCKER_PORTS[parts.scheme]
-    except ValueError:
-        raise ValueError("The port is not a number from 1 to 65535.") from None
+    host, port = addresses.host_and_port(parts, DOCKER_PORTS)
     if not host or parts.password is not None or parts.query or parts.fragment or parts.path.strip("/"):
         raise ValueError("A host and a port, nothing else (credentials go in `tls` or `deployKey`).")
     if parts.scheme == "ssh" and not (parts.username and (known_hosts or config["SOURCE_KNOWN_HOSTS"])):

@@ -10,6 +10,9 @@ from app.model.schemas import CostSchema, RequirementsSchema, Schema, TargetSche
 VALUES = {"keys": ma.fields.String(), "values": ma.fields.Raw(allow_none=True)}
 
 
+WHERE_DELIVERED = {"description": "Where the service delivers it: one of its profile's environments; set on create."}
+
+
 class DeliverySchema(Schema):
     state = ma.fields.String(
         metadata={"description": "`pending`, `applying`, `applied`, `failed` or `removing` (its last delivery)."}
@@ -69,15 +72,7 @@ class InstanceSchema(TargetSchema):
         allow_none=True,
         metadata={"description": "What its requirements cost a month at its profile's prices now (null: none)."},
     )
-    environment = ma.fields.String(
-        validate=DNS_LABEL,
-        allow_none=True,
-        load_default=None,
-        metadata={
-            "description": "Where the service delivers it: one of its profile's environments (null: nowhere, the "
-            "caller deploys it); read-only after create."
-        },
-    )
+    environment = ma.fields.String(validate=DNS_LABEL, allow_none=True, load_default=None, metadata=WHERE_DELIVERED)
     delivery = ma.fields.Nested(DeliverySchema, dump_only=True, allow_none=True, dump_default=None)
     owner = Owner()
     can = Can("change", "delete", "readYml")
