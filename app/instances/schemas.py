@@ -72,7 +72,9 @@ class InstanceSchema(TargetSchema):
         allow_none=True,
         metadata={"description": "What its requirements cost a month at its profile's prices now (null: none)."},
     )
-    environment = ma.fields.String(validate=DNS_LABEL, allow_none=True, load_default=None, metadata=WHERE_DELIVERED)
+    environment = ma.fields.String(
+        validate=DNS_LABEL, allow_none=True, load_default=None, dump_default=None, metadata=WHERE_DELIVERED
+    )
     delivery = ma.fields.Nested(DeliverySchema, dump_only=True, allow_none=True, dump_default=None)
     owner = Owner()
     can = Can("change", "delete", "readYml")

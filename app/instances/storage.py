@@ -31,9 +31,16 @@ class Instances(Documents):
     priced = None  # (instances) -> the same with their `cost` at their profiles' prices, in one read
 
     def create_indexes(self):
-        """One name per owner; the instances of a blueprint at a revision, and those keeping a release
-        of one (what history keeps)."""
+        """One name per owner, and per environment whoever owns it (a Compose project is named after
+        its instance); the instances of a blueprint at a revision, and those keeping a release of
+        one (what history keeps)."""
         self.coll().create_index([("owner", ASCENDING), ("name", ASCENDING)], unique=True, name="one_name_per_owner")
+        self.coll().create_index(
+            [("environment", ASCENDING), ("name", ASCENDING)],
+            unique=True,
+            name="one_project_per_environment",
+            partialFilterExpression={"environment": {"$exists": True}},
+        )
         self.coll().create_index([("blueprint", ASCENDING), ("blueprintRev", ASCENDING)], name="by_blueprint_rev")
         self.coll().create_index([("blueprint", ASCENDING), ("releases.rev", ASCENDING)], name="by_blueprint_release")
         super().create_indexes()
@@ -63,6 +70,10 @@ class Instances(Documents):
     def named(self, owner, name):
         """Whether `owner` has an instance named `name`."""
         return self.coll().find_one({"owner": owner, "name": name}, {"_id": 1}) is not None
+
+    def in_environment(self, environment, name):
+        """Whether an instance named `name` is delivered to `environment`, whoever owns it."""
+        return self.coll().find_one({"environment": environment, "name": name}, {"_id": 1}) is not None
 
     def rev_of(self, _id):
         """The instance's `rev`, None when there is none."""

@@ -95,6 +95,8 @@ def checked(plan):
     doc = plan.instance
     if plan.taken is not None and instances.named(doc["owner"], doc["name"]):
         raise plan.taken
+    if plan.taken is not None and doc.get("environment") and instances.in_environment(doc["environment"], doc["name"]):
+        raise _project_held(doc)
     if plan.namespace is not None and not namespaces.free_for(plan.namespace, doc["owner"]):
         raise Conflict(TAKEN.format(plan.namespace))
     if taken := hosts.taken(plan.hosts, doc.get("_id")):
@@ -121,7 +123,15 @@ def _insert(doc, taken):
     try:
         outcomes.decided(lambda: instances.insert(doc), lambda: instances.holds(doc["_id"]), "create")
     except DuplicateKeyError:
+        if doc.get("environment") and not instances.named(doc["owner"], doc["name"]):
+            raise _project_held(doc) from None
         raise taken from None
+
+
+def _project_held(doc):
+    """The 409 of a name another instance of the environment has (a Compose project is named after its instance)."""
+    held = f"An instance named {doc['name']!r} runs in the environment {doc['environment']!r} already"
+    return Conflict(f"{held}: a project name is held per environment, whoever owns it.")
 
 
 def _instance(fields, blueprint, profile):
@@ -154,8 +164,7 @@ def _instance(fields, blueprint, profile):
         "profileOwner": profile["owner"],
         **target,
         **_rendered(answer),
-        "environment": environment and environment["name"],
-        "delivery": environment and delivery.pending(1),
+        **({"environment": environment["name"], "delivery": delivery.pending(1)} if environment else {}),
     }
 
 

@@ -86,9 +86,18 @@ def _deliver(instance_id, environment_name, project):
     try:
         docker.up(_environment(environment_name), project, doc["yml"], current_app.config["DELIVERY_SECONDS"])
     except docker.Failed as exc:
-        state, error = "failed", str(exc)
+        state, error = "failed", without_secrets(str(exc), doc)
     instances.delivered(instance_id, release, {"state": state, "at": now(), "error": error})
     return {"instance": str(instance_id), "release": release, "state": state, "error": error}
+
+
+def without_secrets(text, doc):
+    """`text` (Compose's words, which may quote the file) with every secret value of the instance
+    hidden: its readers who may not read its definition read its delivery's error."""
+    secrets = [doc["kept"].get(name) for name, shown in doc["values"].items() if shown is None]
+    for value in sorted((str(one) for one in secrets if one not in (None, "")), key=len, reverse=True):
+        text = text.replace(value, "***")
+    return text
 
 
 def _take_down(environment_name, project, instance_id):

@@ -8,6 +8,7 @@ import socket
 import pytest
 
 from app.environments.storage import store as environments
+from app.joins import delivery
 from support.http import assert_problem
 from support.jobs import ended
 
@@ -198,3 +199,25 @@ def test_a_delivery_that_fails_says_why_and_the_admission_stands(api, deployable
     assert read["delivery"]["state"] == "failed" and "docker compose up exited" in read["delivery"]["error"]
     usage = api.get(f"/profiles/{deployable[0]}", user="alice").json["usage"]
     assert usage["instances"] == 1
+
+
+def test_a_project_name_is_held_per_environment_whoever_owns_it(api, deployable):
+    """Two owners' instances of one name would be one Compose project on the engine."""
+    alices = api.post("/instances", json=admission(deployable), user="alice")
+    assert alices.status == 201
+    ended(api, alices.json["delivery"]["job"])  # no engine listens: its delivery fails, the name stays held
+    bobs = api.post("/profiles", json={"name": "bob's", "containerDefaults": {"memory": "64Mi"}}, user="bob").json
+    assert api.patch(f"/profiles/{bobs['id']}", json={"environments": ["shared-docker"]}, user="admin").status == 200
+    blueprint = api.post("/blueprints", json={"name": "web", "blueprintType": "compose", "yml": WEB}, user="bob").json
+    body = {**admission(deployable), "profile": bobs["id"], "blueprint": blueprint["id"]}
+    for query in ("?dryRun=true", ""):
+        held = api.post(f"/instances{query}", json=body, user="bob")
+        assert "held per environment" in assert_problem(held, 409)["detail"]
+    assert api.post("/instances", json={**body, "environment": None}, user="bob").status == 201
+
+
+def test_a_delivery_s_error_hides_the_instance_secrets():
+    """Compose's words may quote the file, and an instance's readers who may not read its definition read them."""
+    doc = {"values": {"PASSWORD": None, "SITE": "shop"}, "kept": {"PASSWORD": "s3cr3t", "SITE": "shop"}}
+    said = "services.web.environment.DB_PASSWORD: 's3cr3t' for shop is not valid"
+    assert delivery.without_secrets(said, doc) == "services.web.environment.DB_PASSWORD: '***' for shop is not valid"
