@@ -61,10 +61,7 @@ def add(session, name, endpoint, url, tls_dir, token_env, deploy_key, known_host
 def list_environments(session, output):
     """List the environments with what was last observed there."""
     items = list(session.items("/environments"))
-    if output == "json":
-        show.as_json(items)
-        return
-    show.table(
+    show.listed(
         items,
         {
             "NAME": "name",
@@ -73,6 +70,7 @@ def list_environments(session, output):
             "EVERY": lambda item: f"{item['interval']}s" + (", heals" if item["heal"] else ""),
             "STATE": _state,
         },
+        output,
     )
 
 

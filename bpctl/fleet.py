@@ -76,10 +76,7 @@ def releases(session, instance, output):
     revision and values it used (secrets hidden)."""
     found = session.instance(instance)
     items = list(session.items(f"/instances/{found['id']}/releases"))
-    if output == "json":
-        show.as_json(items)
-        return
-    show.table(
+    show.listed(
         items,
         {
             "RELEASE": lambda one: f"{one['release']}{' (current)' if one['release'] == found['release'] else ''}",
@@ -88,6 +85,7 @@ def releases(session, instance, output):
             "BY": "by",
             "VALUES": lambda one: ", ".join(f"{k}={'***' if v is None else v}" for k, v in one["values"].items()),
         },
+        output,
     )
 
 

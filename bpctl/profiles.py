@@ -19,10 +19,7 @@ def profile():
 def list_profiles(session, name, output):
     """List your profiles (an admin: everyone's), newest first."""
     items = list(session.items("/profiles", {"name": name}))
-    if output == "json":
-        show.as_json(items)
-        return
-    show.table(
+    show.listed(
         items,
         {
             "ID": "id",
@@ -33,6 +30,7 @@ def list_profiles(session, name, output):
             "CONTAINER MAX": _per_container("containerMax"),
             "OWNER": "owner",
         },
+        output,
     )
 
 

@@ -9,6 +9,14 @@ def as_json(data):
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
+def listed(items, columns, output):
+    """A list: JSON for scripts (`-o json`), else a table of `columns`."""
+    if output == "json":
+        as_json(items)
+    else:
+        table(items, columns)
+
+
 def table(rows, columns, err=False):
     """`rows` (dicts) as aligned columns; `columns` maps each heading to a key or a function."""
     cells = [

@@ -54,10 +54,7 @@ def add(session, url, kind, ref, path, interval, owner, token_env, secret_env, d
 def list_sources(session, output):
     """List your sources (an admin: all) and their last sync."""
     items = list(session.items("/sources"))
-    if output == "json":
-        show.as_json(items)
-        return
-    show.table(
+    show.listed(
         items,
         {
             "ID": "id",
@@ -68,6 +65,7 @@ def list_sources(session, output):
             "EVERY": lambda item: f"{item['interval']}s" if item["interval"] else None,
             "LAST SYNC": _last_sync,
         },
+        output,
     )
 
 

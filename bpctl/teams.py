@@ -21,16 +21,14 @@ def team():
 def list_teams(session, output):
     """List your teams (an admin: every team), newest first."""
     items = list(session.items("/teams"))
-    if output == "json":
-        show.as_json(items)
-        return
-    show.table(
+    show.listed(
         items,
         {
             "NAME": "name",
             "ROLE": "role",
             "MEMBERS": lambda item: ", ".join(f"{m['username']} ({m['role']})" for m in item["members"]),
         },
+        output,
     )
 
 
