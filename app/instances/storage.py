@@ -16,6 +16,12 @@ from app.storage import list_keys
 from app.storage.resource_store import Documents
 
 
+def project(environment, name):
+    """What holds an instance's name across its environment (`project`, a sparse unique index): a
+    Compose project there is named after the instance."""
+    return f"{environment}/{name}"
+
+
 def is_behind(doc, current_rev):
     """Whether the instance `doc` was rendered at an older revision than `current_rev`, its
     blueprint's now (None: the blueprint is gone): the one reading of "behind", the list's filter
@@ -31,16 +37,11 @@ class Instances(Documents):
     priced = None  # (instances) -> the same with their `cost` at their profiles' prices, in one read
 
     def create_indexes(self):
-        """One name per owner, and per environment whoever owns it (a Compose project is named after
-        its instance); the instances of a blueprint at a revision, and those keeping a release of
+        """One name per owner, and per environment whoever owns it (`project`: a Compose project is
+        named after its instance); the instances of a blueprint at a revision, and those keeping a release of
         one (what history keeps)."""
         self.coll().create_index([("owner", ASCENDING), ("name", ASCENDING)], unique=True, name="one_name_per_owner")
-        self.coll().create_index(
-            [("environment", ASCENDING), ("name", ASCENDING)],
-            unique=True,
-            name="one_project_per_environment",
-            partialFilterExpression={"environment": {"$exists": True}},
-        )
+        self.coll().create_index([("project", ASCENDING)], unique=True, sparse=True, name="one_project_per_environment")
         self.coll().create_index([("blueprint", ASCENDING), ("blueprintRev", ASCENDING)], name="by_blueprint_rev")
         self.coll().create_index([("blueprint", ASCENDING), ("releases.rev", ASCENDING)], name="by_blueprint_release")
         super().create_indexes()
@@ -73,7 +74,7 @@ class Instances(Documents):
 
     def in_environment(self, environment, name):
         """Whether an instance named `name` is delivered to `environment`, whoever owns it."""
-        return self.coll().find_one({"environment": environment, "name": name}, {"_id": 1}) is not None
+        return self.coll().find_one({"project": project(environment, name)}, {"_id": 1}) is not None
 
     def rev_of(self, _id):
         """The instance's `rev`, None when there is none."""

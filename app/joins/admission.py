@@ -164,7 +164,7 @@ def _instance(fields, blueprint, profile):
         "profileOwner": profile["owner"],
         **target,
         **_rendered(answer),
-        **({"environment": environment["name"], "delivery": delivery.pending(1)} if environment else {}),
+        **(delivery.admitted(environment, fields["name"]) if environment else {}),
     }
 
 

@@ -15,6 +15,7 @@ from app.environments import docker
 from app.environments.storage import store as environments
 from app.errors import Invalid
 from app.instances.schemas import DeliveryReportSchema
+from app.instances.storage import project
 from app.instances.storage import store as instances
 from app.jobs import runner
 from app.storage.database import now
@@ -49,6 +50,12 @@ def refuse_what_the_engine_would(answer):
     }
     if refused:
         raise Invalid(refused)
+
+
+def admitted(environment, name):
+    """What an instance named `name` admitted into `environment` holds: its environment, its project
+    there (held whoever owns it) and its first delivery, pending."""
+    return {"environment": environment["name"], "project": project(environment["name"], name), "delivery": pending(1)}
 
 
 def pending(release):
