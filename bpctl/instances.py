@@ -8,7 +8,7 @@ import sys
 import click
 import whatthepatch
 
-from bpctl import fleet, show, values
+from bpctl import fleet, jobs, show, values
 from bpctl.common import OUTPUT, OWNER, TARGET, cli, note, pass_session
 from bpctl.errors import Misused, Refused
 
@@ -79,11 +79,14 @@ def _patched(kept, diff):
 @OWNER
 @TARGET
 @click.option("--namespace", help="With --target kubernetes: the namespace it holds (default: NAME).")
+@click.option("--env", "environment", help="Where the service delivers it: one of the profile's environments.")
+@click.option("--wait", is_flag=True, help="With --env: follow the delivery until it ends (exit 1 if it fails).")
 @pass_session
-def deploy(session, blueprint, name, profile, settings, files, rev, owner, target, volume_sizes, namespace):
+def deploy(session, blueprint, name, profile, settings, files, rev, owner, target, volume_sizes, namespace, **where):
     """Admit an instance NAME of BLUEPRINT against PROFILE's room and write its rendered
     definition to standard output: `bpctl deploy web shop --profile team | docker compose -p shop
-    -f - up -d`. No room: exit 1, the shortfall on standard error, nothing written."""
+    -f - up -d`. With --env the service delivers it, and standard output says how its delivery
+    stands instead. No room: exit 1, the shortfall on standard error, nothing written."""
     found = session.blueprint(blueprint, owner)
     body = {
         "name": name,
@@ -94,10 +97,52 @@ def deploy(session, blueprint, name, profile, settings, files, rev, owner, targe
     if rev:
         body["rev"] = rev
     body.update(values.target(target, volume_sizes, namespace=namespace))
+    if where["environment"]:
+        body["environment"] = where["environment"]
+    elif where["wait"]:
+        raise Misused("--wait follows a delivery: give --env too.")
     with room_or_exit():
         made = session.send("POST", "/instances", body)
     note(f"{made['name']}: admitted ({made['id']}), rev {made['rev']}")
-    _definition(session, made)
+    if not made.get("environment"):
+        _definition(session, made)
+        return
+    if where["wait"]:
+        jobs.followed(session, session.get(f"/jobs/{made['delivery']['job']}"), "delivering")
+        made = session.get(f"/instances/{made['id']}")
+    _delivery_stands(made)
+
+
+@cli.command(short_help="How your delivered instances stand (exit 1 where one failed).")
+@click.argument("instance", required=False)
+@OUTPUT
+@pass_session
+def status(session, instance, output):
+    """How INSTANCE's delivery stands (its name or id), or every delivered instance's you may read:
+    the environment, the release and its state; exit 1 when one has failed."""
+    found = [session.instance(instance)] if instance else list(session.items("/instances"))
+    delivered = [one for one in found if one.get("environment")]
+    if instance and not delivered:
+        raise Refused(f"{found[0]['name']} is delivered nowhere: it was deployed without --env.")
+    columns = {
+        "NAME": "name",
+        "ENVIRONMENT": "environment",
+        "RELEASE": lambda one: one["delivery"]["release"],
+        "DELIVERY": lambda one: one["delivery"]["state"],
+        "ERROR": lambda one: (one["delivery"].get("error") or "")[:120],
+    }
+    show.listed(delivered, columns, output)
+    if any(one["delivery"]["state"] == "failed" for one in delivered):
+        sys.exit(1)
+
+
+def _delivery_stands(instance):
+    """The instance's delivery on standard output; exit 1 where it failed, why on standard error."""
+    delivery = instance["delivery"]
+    click.echo(f"{instance['name']}: {delivery['state']} in {instance['environment']}, release {delivery['release']}")
+    if delivery["state"] == "failed":
+        note(delivery["error"])
+        sys.exit(1)
 
 
 @cli.command("instances", short_help="The instances you may read.")

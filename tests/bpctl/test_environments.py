@@ -76,3 +76,26 @@ def test_what_is_refused_says_why(bpctl):
     assert kept.code != 0 and "profile 'team'" in kept.err
     missing = bpctl("env", "rm", "nowhere", **ADMIN)
     assert missing.code != 0 and "no environment named 'nowhere'" in missing.err
+
+
+def test_deploy_into_an_environment_says_how_its_delivery_stands(bpctl):
+    """No engine listens at the socket: the delivery fails, `--wait` and `status` say so with exit 1."""
+    assert bpctl("env", "add", "shared-docker", "--docker", f"unix://{SOCKET}", **ADMIN).code == 0
+    profile = bpctl.api.post("/profiles", json={"name": "team", "containerDefaults": {"memory": "64Mi"}}, user="alice")
+    path = f"/profiles/{profile.json['id']}"
+    assert bpctl.api.patch(path, json={"environments": ["shared-docker"]}, user="admin").status == 200
+    web = "services:\n  web:\n    image: busybox:local\n"
+    assert bpctl.api.post("/blueprints", json={"name": "web", "blueprintType": "compose", "yml": web}, user="alice")
+    misused = bpctl("deploy", "web", "shop", "--profile", "team", "--wait", **ALICE)
+    assert misused.code == 2 and "give --env too" in misused.err
+    waited = bpctl("deploy", "web", "shop", "--profile", "team", "--env", "shared-docker", "--wait", **ALICE)
+    assert waited.code == 1 and waited.out == "shop: failed in shared-docker, release 1\n"
+    assert "docker compose up exited" in waited.err and "services:" not in waited.out
+    stands = bpctl("status", **ALICE)
+    assert stands.code == 1 and "shop" in stands.out and "failed" in stands.out
+    plain = bpctl("deploy", "web", "plain", "--profile", "team", **ALICE)
+    assert plain.code == 0 and plain.out.startswith("services:")  # without --env: the definition, to deploy oneself
+    nowhere = bpctl("status", "plain", **ALICE)
+    assert nowhere.code == 3 and "delivered nowhere" in nowhere.err
+    as_json = json.loads(bpctl("status", "shop", "-o", "json", **ALICE).out)
+    assert [one["delivery"]["state"] for one in as_json] == ["failed"]
