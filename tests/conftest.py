@@ -3,6 +3,8 @@ and over real sockets (HTTP to a threaded server, pymongo to an embedded Secantu
 run is marked `socket`. Every app is built from the defaults of app/config.py, never from the
 caller's environment, so exported settings cannot change what a test sees."""
 
+import socket
+
 import pytest
 
 from app import state
@@ -64,3 +66,14 @@ def api(app):
 def live_port(app):
     with serving(app) as port:
         yield port
+
+
+@pytest.fixture
+def listener():
+    """A socket listening on a free loopback port that nothing accepts on: a test that checks an
+    address before connecting asserts, with `accept()` raising BlockingIOError, that nothing came."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        sock.setblocking(False)
+        yield sock

@@ -31,7 +31,7 @@ class Environments(ResourceStore):
     noun = "environment"
     filters = {"name": "name"}
     # Readings of other resources, given by app/joins/across.py `connect` (no resource imports another)
-    named_by = None  # (environment name) -> what names it ("profile small"), or None
+    named_by = None  # (environment name) -> the profile that names it ("profile 'small'"), or None
 
     def create_indexes(self):
         """Each name once."""
@@ -87,7 +87,7 @@ class Environments(ResourceStore):
             raise Conflict(f"There is an environment named {name!r} already.")
 
     def delete(self, id_text, user, if_match=None):
-        """Not while a profile or an instance names it (a 409 saying which)."""
+        """Not while a profile names it (a 409 saying which)."""
         doc = self.checked(id_text, user, if_match)
         if (naming := self.named_by(doc["name"])) is not None:
             raise Conflict(f"The {naming} names this environment: change it first.")
@@ -108,10 +108,13 @@ def _check(kind, merged, changes, stored):
             engine_checked(merged["endpoint"], config, known_hosts)
     except ValueError as exc:
         raise Invalid({where: [str(exc)]}) from None
-    held = {**(stored or {}), **sealing.sealed(changes, "environments")}
-    if kind == "docker" and merged["endpoint"].startswith("tcp://") and not held.get("sealedTls"):
+
+    def held(name):  # a credential given now, or kept from before (a null given takes it away)
+        return changes[name] if name in changes else (stored or {}).get(sealing.SEALED[name])
+
+    if kind == "docker" and merged["endpoint"].startswith("tcp://") and not held("tls"):
         raise Invalid({"tls": ["An engine over tcp is reached with TLS only: give its CA and a client key pair."]})
-    if kind == "docker" and merged["endpoint"].startswith("ssh://") and not held.get("sealedDeployKey"):
+    if kind == "docker" and merged["endpoint"].startswith("ssh://") and not held("deployKey"):
         raise Invalid({"deployKey": ["An engine over ssh needs the key the service signs in with."]})
 
 

@@ -3,8 +3,6 @@ is checked before any connection (a listener there hears nothing); its credentia
 and sealed at rest; a profile names the environments its instances may use (admins alone), and
 an environment a profile names is not deleted."""
 
-import socket
-
 import pytest
 
 from app.environments.storage import store as environments
@@ -15,15 +13,6 @@ from support.jobs import ended
 SOCKET = "/var/run/docker.sock"
 PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 TLS = {"ca": PEM, "cert": PEM, "key": "-----BEGIN PRIVATE KEY-----\nsecret-key-material\n-----END PRIVATE KEY-----\n"}
-
-
-@pytest.fixture
-def listener():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        sock.listen()
-        sock.setblocking(False)
-        yield sock
 
 
 @pytest.fixture

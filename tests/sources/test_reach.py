@@ -18,15 +18,6 @@ from support.http import assert_problem
 from support.jobs import ended, finished
 
 
-@pytest.fixture
-def listener():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        sock.listen()
-        sock.setblocking(False)
-        yield sock
-
-
 def heard_nothing(sock):
     with pytest.raises(BlockingIOError):
         sock.accept()
