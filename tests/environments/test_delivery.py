@@ -29,7 +29,7 @@ def containers(engine, project):  # noqa: F811
     listed = engine.docker("ps", "-aq", "--filter", f"label=com.docker.compose.project={project}").stdout.split()
     if not listed:
         return {}
-    found = json.loads(engine.docker("inspect", *listed).stdout)
+    found = json.loads(engine.docker("inspect", *listed, check=False).stdout or "[]")  # gone since listed: absent
     return {one["Name"].strip("/"): (one["State"]["Running"], one["HostConfig"]["Memory"]) for one in found}
 
 
