@@ -59,9 +59,9 @@ def post_worker_init(worker):
     worker: frozen out of the garbage collector, the older collections no longer walk it (0.7 % of
     a create's instructions; a larger young threshold saved 2 % more but held 15-37 MB more a
     worker, so the threshold stays Python's: docs/performance.md, "Create after #29"). Then the
-    worker's schedule of sources' syncs starts (app/sources/schedule.py)."""
+    worker's schedule of sources' syncs and environments' observations starts (app/joins/schedule.py)."""
     gc.freeze()
-    from app.sources import schedule
+    from app.joins import schedule
 
     schedule.start(worker.wsgi)
 

@@ -307,7 +307,7 @@ def usage_run(seconds_before=3.0, writers=4, log=print):
         "usage": stored["usage"],
         "summed": summed,
         "usage_is_the_sum": stored["usage"]
-        == {**summed, "instances": len(instances), "monthly": None, "currency": None},
+        == {**summed, "instances": len(instances), "monthly": None, "currency": None, "observed": None},
         "acknowledged_but_lost": len((admitted - deleted - unsaid) - existing),
         "deletes_said_undone_but_done": len(refused - existing - unsaid),
         "ledger_left": len(db.ledgers.find_one({"_id": ObjectId(profile)})["ledger"]),
@@ -374,7 +374,7 @@ def fleet_run(count=150, log=print):
         instances = list(db.instances.find({"profile": profile}, {"requirements": 1, "blueprintRev": 1}))
         summed = {key: sum(doc["requirements"][key] for doc in instances) for key in COUNTED}
         usage = client.get(f"/profiles/{profile}", headers=headers).json["usage"]
-        same = usage == {**summed, "instances": len(instances), "monthly": None, "currency": None}
+        same = usage == {**summed, "instances": len(instances), "monthly": None, "currency": None, "observed": None}
         return same, sum(doc["blueprintRev"] == 2 for doc in instances)
 
     after_kill, upgraded_before = counted()

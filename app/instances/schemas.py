@@ -5,7 +5,7 @@ import marshmallow as ma
 from app.http.paging import ListArgs, NumberCursor, PageArgs
 from app.model.accounts import Can, Owner, TeamName
 from app.model.fields import DNS_LABEL, Id, QueryBoolean, StrictBoolean, Timestamp
-from app.model.schemas import CostSchema, RequirementsSchema, Schema, TargetSchema
+from app.model.schemas import CostSchema, ObservedUsageSchema, RequirementsSchema, Schema, TargetSchema
 
 VALUES = {"keys": ma.fields.String(), "values": ma.fields.Raw(allow_none=True)}
 
@@ -22,6 +22,45 @@ class DeliverySchema(Schema):
     at = Timestamp()
     commit = ma.fields.String(allow_none=True, metadata={"description": "git: the commit it made."})
     error = ma.fields.String(allow_none=True, metadata={"description": "Why it failed."})
+
+
+class ObservedServiceSchema(Schema):
+    name = ma.fields.String()
+    containers = ma.fields.Integer(metadata={"description": "Its containers on the engine, running or not."})
+    running = ma.fields.Integer()
+    healthy = ma.fields.Integer(metadata={"description": "Running, and healthy where it has a health check."})
+    memoryBytes = ma.fields.Integer(
+        metadata={"description": "The memory its running containers may take (without a limit: the engine's)."}
+    )
+    cpuMillis = ma.fields.Integer(
+        metadata={"description": "The cpu its running containers may take (without a limit: the engine's)."}
+    )
+
+
+class DriftSchema(Schema):
+    path = ma.fields.String(metadata={"description": "Such as `services.web.memoryBytes`."})
+    admitted = ma.fields.Raw(allow_none=True, metadata={"description": "What its release declares (null: nothing)."})
+    observed = ma.fields.Raw(allow_none=True, metadata={"description": "What the engine holds (null: no limit)."})
+    container = ma.fields.String(metadata={"description": "The container it was seen on, where one."})
+
+
+class ObservedSchema(Schema):
+    at = Timestamp()
+    state = ma.fields.String(
+        metadata={
+            "description": "`running`, `starting`, `degraded` (a container down or unhealthy), `stopped`, "
+            "`missing` or `drifted`."
+        }
+    )
+    services = ma.fields.List(ma.fields.Nested(ObservedServiceSchema))
+    usage = ma.fields.Nested(ObservedUsageSchema)
+    drift = ma.fields.List(
+        ma.fields.Nested(DriftSchema),
+        metadata={
+            "description": "What runs beyond or beside what was admitted: more containers, a limit changed, a "
+            "service the render does not have."
+        },
+    )
 
 
 class DeliveryReportSchema(Schema):
@@ -76,6 +115,13 @@ class InstanceSchema(TargetSchema):
         validate=DNS_LABEL, allow_none=True, load_default=None, dump_default=None, metadata=WHERE_DELIVERED
     )
     delivery = ma.fields.Nested(DeliverySchema, dump_only=True, allow_none=True, dump_default=None)
+    observed = ma.fields.Nested(
+        ObservedSchema,
+        dump_only=True,
+        allow_none=True,
+        dump_default=None,
+        metadata={"description": "What its environment's last observation found (null: not observed yet)."},
+    )
     owner = Owner()
     can = Can("change", "delete", "readYml")
     createdAt = Timestamp()

@@ -8,7 +8,7 @@ It has no create, change or delete of its own: what an instance spends from its 
 and counted around each of its writes by app/joins/admission.py, the only caller of `insert`,
 `replace_version` and `delete_version` (tests/test_layers.py holds that)."""
 
-from pymongo import ASCENDING
+from pymongo import ASCENDING, UpdateOne
 
 from app.definitions import parameters
 from app.model.accounts import acts_as_owner
@@ -75,6 +75,16 @@ class Instances(Documents):
     def in_environment(self, environment, name):
         """Whether an instance named `name` is delivered to `environment`, whoever owns it."""
         return self.coll().find_one({"project": project(environment, name)}, {"_id": 1}) is not None
+
+    def of_environment(self, environment):
+        """Every instance delivered to `environment` (`one_project_per_environment` serves the range)."""
+        where = {"project": {"$gte": project(environment, ""), "$lt": f"{environment}0"}}  # "0" follows "/"
+        return list(self.coll().find(where, {"yml": 0, "kept": 0, "releases": 0, "observed": 0}))
+
+    def observed(self, found):
+        """Write each instance's `observed` ({_id: observed}), in one request; not a new version."""
+        if found:
+            self.coll().bulk_write([UpdateOne({"_id": _id}, {"$set": {"observed": one}}) for _id, one in found.items()])
 
     def rev_of(self, _id):
         """The instance's `rev`, None when there is none."""

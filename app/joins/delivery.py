@@ -11,7 +11,7 @@ from flask import current_app
 
 from app import definitions
 from app.definitions import compose
-from app.environments import docker
+from app.environments import docker, engine
 from app.environments.storage import store as environments
 from app.errors import Invalid
 from app.instances.schemas import DeliveryReportSchema
@@ -63,9 +63,13 @@ def pending(release):
     return {"state": "pending", "release": release, "job": None, "at": now(), "commit": None, "error": None}
 
 
-def start(doc, user):
-    """Deliver the instance `doc` (just written) by a job; `doc` with its delivery."""
-    return _started(doc, user, doc["release"], lambda progress: _deliver(doc["_id"], doc["environment"], doc["name"]))
+def start(doc, user, recreate=False):
+    """Deliver the instance `doc` (just written, or observed) by a job; `doc` with its delivery.
+    `recreate`: every container made again, as a limit changed by hand leaves Compose's own record
+    of the container as it was."""
+    return _started(
+        doc, user, doc["release"], lambda progress: _deliver(doc["_id"], doc["environment"], doc["name"], recreate)
+    )
 
 
 def withdraw(doc, user):
@@ -82,19 +86,25 @@ def _started(doc, user, release, work):
     return {**doc, "delivery": delivery}
 
 
-def _deliver(instance_id, environment_name, project):
-    """`up` of the instance as it reads now, its delivery's state written as it goes."""
+def _deliver(instance_id, environment_name, project, recreate):
+    """`up` of the instance as it reads now, its delivery's state written as it goes, with the
+    containers its release declares (what an observation holds the engine's against)."""
     doc = instances.stored(instance_id)
     if doc is None:  # deleted meanwhile: its delete's job takes the project down
         return {"instance": str(instance_id), "release": None, "state": "gone", "error": None}
-    release = doc["release"]
-    instances.delivered(instance_id, release, {"state": "applying", "at": now(), "error": None})
-    state, error = "applied", None
+    release, declared = doc["release"], definitions.measure(compose, doc["yml"])["perContainer"]
+    admitted = [{key: entry.get(key) for key in ("name", "count", "memory", "cpu")} for entry in declared]
+    instances.delivered(instance_id, release, {"state": "applying", "at": now(), "error": None, "admitted": admitted})
+    state, error, failures = "applied", None, 0
+    seconds = current_app.config["DELIVERY_SECONDS"]
     try:
-        docker.up(_environment(environment_name), project, doc["yml"], current_app.config["DELIVERY_SECONDS"])
-    except docker.Failed as exc:
-        state, error = "failed", without_secrets(str(exc), doc)
-    instances.delivered(instance_id, release, {"state": state, "at": now(), "error": error})
+        environment = _environment(environment_name)
+        docker.up(environment, project, doc["yml"], seconds, recreate)
+        if recreate:
+            engine.remove_strays(environment, project, {entry["name"] for entry in admitted})
+    except (docker.Failed, engine.Unreachable) as exc:
+        state, error, failures = "failed", without_secrets(str(exc), doc), doc["delivery"].get("failures", 0) + 1
+    instances.delivered(instance_id, release, {"state": state, "at": now(), "error": error, "failures": failures})
     return {"instance": str(instance_id), "release": release, "state": state, "error": error}
 
 

@@ -87,6 +87,15 @@ class RequirementsSchema(Schema):
     )
 
 
+class ObservedUsageSchema(Schema):
+    """What running containers may take as an engine holds them (a container without a limit: the
+    engine's whole memory or cpus)."""
+
+    containers = ma.fields.Integer(metadata={"description": "Running."})
+    memoryBytes = ma.fields.Integer()
+    cpuMillis = ma.fields.Integer()
+
+
 TARGETS = ("compose", "kubernetes")
 
 

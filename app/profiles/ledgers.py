@@ -9,6 +9,7 @@ profile store calls this; the rules of reserving and concluding are its own."""
 
 import threading
 
+from pymongo import UpdateMany, UpdateOne
 from pymongo.errors import DuplicateKeyError
 
 from app.profiles import usage
@@ -73,6 +74,14 @@ class Ledgers:
             {"_id": profile_id, f"ledger.{instance_id}.at": entry["at"]},
             {"$inc": {f"usage.{key}": value for key, value in added.items()}, "$unset": {f"ledger.{instance_id}": ""}},
         )
+
+    def observed(self, environment, sums):
+        """Each profile's usage observed in `environment` ({profile id: amounts}), the profiles that
+        have none there left without it; in one request."""
+        key = f"observed.{environment}"
+        writes = [UpdateOne({"_id": profile_id}, {"$set": {key: amounts}}) for profile_id, amounts in sums.items()]
+        writes.append(UpdateMany({key: {"$exists": True}, "_id": {"$nin": list(sums)}}, {"$unset": {key: ""}}))
+        self.coll().bulk_write(writes, ordered=False)
 
     def close(self, profile_id):
         """Refuse every reservation from now on, if no instance spends from the profile (its usage

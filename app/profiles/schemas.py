@@ -9,7 +9,8 @@ from app.http.paging import ListArgs
 from app.model import prices, quantities
 from app.model.accounts import Can, EntitledTeams, EntitledUsers, Owner
 from app.model.fields import DNS_LABEL, Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
-from app.model.schemas import Schema, Source
+from app.model.schemas import ObservedUsageSchema, Schema, Source
+from app.profiles import usage
 
 KIND = r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/[A-Za-z][A-Za-z0-9]{0,62}"
 SUBDOMAIN = r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
@@ -97,6 +98,14 @@ class UsageSchema(Schema):
         metadata={"description": "What the usage costs a month at the profile's prices (null without PRICES)."},
     )
     currency = ma.fields.String(allow_none=True, metadata={"description": "PRICES' currency (null without it)."})
+    observed = ma.fields.Nested(
+        ObservedUsageSchema,
+        allow_none=True,
+        metadata={
+            "description": "What its instances hold where they run, summed over its environments' last "
+            "observations (null: none observed); what was admitted alone decides admissions."
+        },
+    )
 
 
 class ProfileSchema(EchoedId):
@@ -186,6 +195,7 @@ class ProfileSchema(EchoedId):
             spent = prices.cost(doc["usage"], prices.of_profile(doc, current_app.config["PRICES"]))
             found["usage"] = {
                 **doc["usage"],
+                "observed": usage.observed(doc.get("observed")),
                 "monthly": spent and spent["monthly"],
                 "currency": spent and spent["currency"],
             }

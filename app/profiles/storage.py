@@ -87,6 +87,10 @@ class Profiles(ResourceStore):
         found = self.coll().find({"_id": {"$in": [ObjectId(one) for one in ids]}}, {"prices": 1})
         return {str(doc["_id"]): doc.get("prices") for doc in found}
 
+    def observed(self, environment, sums):
+        """Record each profile's usage observed in `environment` ({profile id as text: amounts})."""
+        ledgers.observed(environment, {ObjectId(profile_id): amounts for profile_id, amounts in sums.items()})
+
     def with_usage(self, _id):
         """The profile whose id is `_id` with its usage, settled, or None, whoever asks: the one an
         admission spends from."""

@@ -7,6 +7,15 @@ it."""
 COUNTED = ("memoryBytes", "cpuMillis", "containers", "storageBytes")  # a requirement's amounts
 FIELDS = (*COUNTED, "instances")
 ZERO = dict.fromkeys(FIELDS, 0)
+OBSERVED = ("containers", "memoryBytes", "cpuMillis")  # what an engine holds of them
+
+
+def observed(by_environment):
+    """What a profile's instances hold where they run ({environment: amounts}, as observed),
+    summed; None where none is observed."""
+    if not by_environment:
+        return None
+    return {key: sum(amounts[key] for amounts in by_environment.values()) for key in OBSERVED}
 
 
 def change(new=None, old=None):

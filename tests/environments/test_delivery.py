@@ -2,35 +2,16 @@
 admitted, with the limits its profile's defaults wrote in enforced by the engine; an upgrade is
 delivered as its next release; a delete takes the project down."""
 
-import json
 import threading
 import time
 
 import pytest
 
-from support.apps import serving
-from support.docker_engine import IMAGE, engine  # noqa: F401 (a fixture)
-from support.http import SocketClient
+from support.docker_engine import IMAGE, api, engine  # noqa: F401 (fixtures)
 from support.jobs import ended
 
 pytestmark = pytest.mark.slow
 WEB = f"services:\n  web:\n    image: {IMAGE}\n    command: [sleep, '3600']\n    init: true\n"
-
-
-@pytest.fixture
-def api(socket_app, engine):  # noqa: F811
-    socket_app.config.update(ENVIRONMENT_SOCKETS=(str(engine.socket),), DELIVERY_SECONDS=60)
-    with serving(socket_app) as port:
-        yield SocketClient(port)
-
-
-def containers(engine, project):  # noqa: F811
-    """{name: (running, memory limit)} of the project's containers on the engine."""
-    listed = engine.docker("ps", "-aq", "--filter", f"label=com.docker.compose.project={project}").stdout.split()
-    if not listed:
-        return {}
-    found = json.loads(engine.docker("inspect", *listed, check=False).stdout or "[]")  # gone since listed: absent
-    return {one["Name"].strip("/"): (one["State"]["Running"], one["HostConfig"]["Memory"]) for one in found}
 
 
 def test_an_instance_is_delivered_upgraded_and_taken_down(api, engine):  # noqa: F811
@@ -48,7 +29,7 @@ def test_an_instance_is_delivered_upgraded_and_taken_down(api, engine):  # noqa:
     assert ended(api, made.json["delivery"]["job"])["report"]["state"] == "applied"
     instance = api.get(f"/instances/{made.json['id']}", user="alice").json
     assert (instance["delivery"]["state"], instance["delivery"]["release"]) == ("applied", 1)
-    assert containers(engine, "shop") == {"shop-web-1": (True, 64 * 2**20)}  # the default written in, enforced
+    assert engine.containers("shop") == {"shop-web-1": (True, 64 * 2**20)}  # the default written in, enforced
 
     bigger = WEB + "    deploy: {resources: {limits: {memory: 96M}}}\n"
     assert api.patch(f"/blueprints/{blueprint['id']}", json={"yml": bigger}, user="alice").status == 200
@@ -61,13 +42,13 @@ def test_an_instance_is_delivered_upgraded_and_taken_down(api, engine):  # noqa:
         "state": "applied",
         "error": None,
     }
-    assert containers(engine, "shop") == {"shop-web-1": (True, 96 * 2**20)}
+    assert engine.containers("shop") == {"shop-web-1": (True, 96 * 2**20)}
 
     deleted = api.delete(f"/instances/{made.json['id']}", user="alice")
     assert deleted.status == 204
     deadline = time.monotonic() + 60  # the delete's job takes the project down after its 204
-    while containers(engine, "shop") and time.monotonic() < deadline:
+    while engine.containers("shop") and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert containers(engine, "shop") == {}
+    assert engine.containers("shop") == {}
     while any(thread.name.startswith("job-") for thread in threading.enumerate()) and time.monotonic() < deadline:
         time.sleep(0.05)  # the delete's job records its end before the service stops under it

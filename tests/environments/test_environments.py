@@ -6,25 +6,11 @@ an environment a profile names is not deleted."""
 import pytest
 
 from app.environments.storage import store as environments
-from app.joins import delivery
+from support.environments import SOCKET, docker
 from support.http import assert_problem
-from support.jobs import ended
 
-SOCKET = "/var/run/docker.sock"
 PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 TLS = {"ca": PEM, "cert": PEM, "key": "-----BEGIN PRIVATE KEY-----\nsecret-key-material\n-----END PRIVATE KEY-----\n"}
-
-
-@pytest.fixture
-def allowed(app):
-    app.config.update(
-        ENVIRONMENT_SOCKETS=(SOCKET,), ENVIRONMENT_HOSTS=(), ENVIRONMENT_PRIVATE=False, DELIVERY_SECONDS=30
-    )
-    return app
-
-
-def docker(name="shared-docker", **more):
-    return {"name": name, "kind": "docker", "endpoint": f"unix://{SOCKET}", **more}
 
 
 def test_an_admin_registers_reads_changes_and_deletes_an_environment(api, allowed):
@@ -134,79 +120,3 @@ def test_a_profile_names_its_environments_and_an_environment_it_names_stays(api,
     assert "profile 'team'" in assert_problem(refused, 409)["detail"]
     assert api.patch(path, json={"environments": []}, user="admin").status == 200
     assert api.delete(f"/environments/{made['id']}", user="admin").status == 204
-
-
-WEB = "services:\n  web:\n    image: busybox:local\n    command: [sleep, '3600']\n    init: true\n"
-
-
-@pytest.fixture
-def deployable(api, allowed):
-    """alice's profile, which the admin lets use `shared-docker`, and her blueprint: (profile, blueprint) ids."""
-    assert api.post("/environments", json=docker(), user="admin").status == 201
-    profile = api.post("/profiles", json={"name": "team", "containerDefaults": {"memory": "64Mi"}}, user="alice").json
-    assert api.patch(f"/profiles/{profile['id']}", json={"environments": ["shared-docker"]}, user="admin").status == 200
-    blueprint = api.post("/blueprints", json={"name": "web", "blueprintType": "compose", "yml": WEB}, user="alice")
-    return profile["id"], blueprint.json["id"]
-
-
-def admission(deployable, **more):
-    profile, blueprint = deployable
-    return {"name": "shop", "blueprint": blueprint, "profile": profile, "environment": "shared-docker", **more}
-
-
-@pytest.mark.parametrize(
-    "change, field, why",
-    [
-        ({"environment": "elsewhere"}, "environment", "may not use 'elsewhere'"),
-        ({"target": "kubernetes"}, "target", "runs `compose`"),
-    ],
-)
-def test_an_instance_uses_an_environment_its_profile_names_as_its_kind_runs(api, deployable, change, field, why):
-    refused = api.post("/instances", json=admission(deployable, **change), user="alice")
-    assert why in assert_problem(refused, 422)["errors"][field][0]
-
-
-def test_a_service_that_builds_is_refused_where_an_engine_would_run_it(api, deployable):
-    """The service builds nothing on an engine; without an environment, the caller deploys it. (A
-    host path mounted is pod security's finding, refused unless the profile is privileged.)"""
-    _, blueprint = deployable
-    assert api.patch(f"/blueprints/{blueprint}", json={"yml": WEB + "    build: .\n"}, user="alice").status == 200
-    refused = api.post("/instances", json=admission(deployable), user="alice")
-    assert "image" in assert_problem(refused, 422)["errors"]["yml.services.web.build"][0]
-    assert api.post("/instances", json={**admission(deployable), "environment": None}, user="alice").status == 201
-
-
-def test_a_delivery_that_fails_says_why_and_the_admission_stands(api, deployable):
-    """No engine listens at the socket: the job fails the delivery, the instance and its usage stay."""
-    made = api.post("/instances", json=admission(deployable), user="alice")
-    assert made.status == 201, made.json
-    delivery = made.json["delivery"]
-    assert (delivery["state"], delivery["release"]) == ("pending", 1) and delivery["job"]
-    job = ended(api, delivery["job"])
-    assert job["state"] == "done" and job["report"]["state"] == "failed"
-    read = api.get(f"/instances/{made.json['id']}", user="alice").json
-    assert read["delivery"]["state"] == "failed" and "docker compose up exited" in read["delivery"]["error"]
-    usage = api.get(f"/profiles/{deployable[0]}", user="alice").json["usage"]
-    assert usage["instances"] == 1
-
-
-def test_a_project_name_is_held_per_environment_whoever_owns_it(api, deployable):
-    """Two owners' instances of one name would be one Compose project on the engine."""
-    alices = api.post("/instances", json=admission(deployable), user="alice")
-    assert alices.status == 201
-    ended(api, alices.json["delivery"]["job"])  # no engine listens: its delivery fails, the name stays held
-    bobs = api.post("/profiles", json={"name": "bob's", "containerDefaults": {"memory": "64Mi"}}, user="bob").json
-    assert api.patch(f"/profiles/{bobs['id']}", json={"environments": ["shared-docker"]}, user="admin").status == 200
-    blueprint = api.post("/blueprints", json={"name": "web", "blueprintType": "compose", "yml": WEB}, user="bob").json
-    body = {**admission(deployable), "profile": bobs["id"], "blueprint": blueprint["id"]}
-    for query in ("?dryRun=true", ""):
-        held = api.post(f"/instances{query}", json=body, user="bob")
-        assert "held per environment" in assert_problem(held, 409)["detail"]
-    assert api.post("/instances", json={**body, "environment": None}, user="bob").status == 201
-
-
-def test_a_delivery_s_error_hides_the_instance_secrets():
-    """Compose's words may quote the file, and an instance's readers who may not read its definition read them."""
-    doc = {"values": {"PASSWORD": None, "SITE": "shop"}, "kept": {"PASSWORD": "s3cr3t", "SITE": "shop"}}
-    said = "services.web.environment.DB_PASSWORD: 's3cr3t' for shop is not valid"
-    assert delivery.without_secrets(said, doc) == "services.web.environment.DB_PASSWORD: '***' for shop is not valid"

@@ -34,7 +34,7 @@ def test_an_instance_on_kubernetes_lives_in_its_namespace_held_to_what_was_admit
     share = {"memoryBytes": 512 * Mi, "cpuMillis": 200, "containers": 2, "storageBytes": 5 * Gi}
     assert {key: shop["requirements"][key] for key in share} == share
     used = api.get(f"/profiles/{team['id']}", user="alice").json["usage"]
-    assert used == {**share, "instances": 1, "monthly": None, "currency": None}
+    assert used == {**share, "instances": 1, "monthly": None, "currency": None, "observed": None}
     text = api.get(f"/instances/{shop['id']}/yml", user="alice").body.decode()
     objects = [one for one in yaml.safe_load_all(text) if one]
     assert [one["kind"] for one in objects[:3]] == ["Namespace", "ResourceQuota", "LimitRange"]

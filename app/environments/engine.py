@@ -1,0 +1,105 @@
+"""What runs on an environment's engine, read through Docker's own API client (PyPI's `docker`):
+the engine's version and size, and each container of a Compose project (its project and service
+labels, state, health, restarts and the limits the engine holds). The listing is one request; the
+limits are a container's inspection each, as the API lists none of them. What is read is
+bounded: at most MOST_CONTAINERS containers, each request within the environment's time."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import docker
+from flask import current_app
+
+from app.environments import storage
+
+PROJECT, SERVICE = "com.docker.compose.project", "com.docker.compose.service"
+MOST_CONTAINERS = 5000
+INSPECTED_AT_ONCE = 8
+SECONDS = 10  # each request to the engine
+
+
+class Unreachable(Exception):
+    """The engine could not be read, and why."""
+
+
+def listing(environment):
+    """{"engine": {version, cpus, memoryBytes}, "containers": [...]} of the environment's engine:
+    each container of a Compose project as `container` reads it."""
+    try:
+        with _client(environment) as client:
+            info = client.info()
+            listed = client.containers(all=True, filters={"label": PROJECT}, limit=MOST_CONTAINERS + 1)
+            if len(listed) > MOST_CONTAINERS:
+                raise Unreachable(f"The engine runs more than {MOST_CONTAINERS} containers of Compose projects.")
+            with ThreadPoolExecutor(INSPECTED_AT_ONCE) as pool:
+                inspected = list(pool.map(lambda one: _inspected(client, one["Id"]), listed))
+    except (docker.errors.DockerException, OSError) as exc:
+        raise Unreachable(f"The engine did not answer: {_short(exc)}") from None
+    engine = {"version": info.get("ServerVersion"), "cpus": info.get("NCPU"), "memoryBytes": info.get("MemTotal")}
+    return {"engine": engine, "containers": [container(one) for one in inspected if one is not None]}
+
+
+def remove_strays(environment, project, services):
+    """Remove the containers of `project` that none of `services` holds (a container started by
+    hand with the project's labels, which Compose's `--remove-orphans` does not see as its own);
+    the names removed."""
+    try:
+        with _client(environment) as client:
+            listed = client.containers(all=True, filters={"label": f"{PROJECT}={project}"}, limit=MOST_CONTAINERS)
+            strays = [one for one in listed if (one.get("Labels") or {}).get(SERVICE) not in services]
+            for one in strays:
+                client.remove_container(one["Id"], force=True)
+    except (docker.errors.DockerException, OSError) as exc:
+        raise Unreachable(f"The engine did not answer: {_short(exc)}") from None
+    return sorted(name.lstrip("/") for one in strays for name in one["Names"][:1])
+
+
+def checked(environment):
+    """The environment's endpoint, once the operator's settings let it be reached (checked at
+    every connection, as on every write); Unreachable saying why not."""
+    endpoint = environment["endpoint"]
+    try:
+        storage.engine_checked(endpoint, current_app.config, environment.get("knownHosts"))
+    except ValueError as exc:
+        raise Unreachable(f"The engine may not be reached: {exc}") from None
+    if not endpoint.startswith("unix://"):
+        raise Unreachable("This version reaches engines at a unix socket only; tcp and ssh endpoints come next.")
+    return endpoint
+
+
+def _client(environment):
+    """Docker's API client for the environment's engine."""
+    endpoint = checked(environment)
+    try:
+        return docker.APIClient(base_url=endpoint, timeout=SECONDS)
+    except docker.errors.DockerException as exc:
+        raise Unreachable(f"The engine did not answer: {_short(exc)}") from None
+
+
+def _inspected(client, container_id):
+    """The container's inspection, or None where it went since the listing."""
+    try:
+        return client.inspect_container(container_id)
+    except docker.errors.NotFound:
+        return None
+
+
+def container(inspected):
+    """{project, service, name, state, health, restarts, memoryBytes, cpuMillis} of an inspection;
+    a limit the engine does not hold is None."""
+    labels, state, host = inspected["Config"].get("Labels") or {}, inspected["State"], inspected["HostConfig"]
+    nano, quota, period = host.get("NanoCpus") or 0, host.get("CpuQuota") or 0, host.get("CpuPeriod") or 100000
+    cpu = nano // 1_000_000 if nano else (quota * 1000 // period if quota > 0 else None)
+    return {
+        "project": labels.get(PROJECT),
+        "service": labels.get(SERVICE),
+        "name": inspected["Name"].lstrip("/"),
+        "state": state.get("Status"),
+        "health": (state.get("Health") or {}).get("Status"),
+        "restarts": inspected.get("RestartCount", 0),
+        "memoryBytes": host.get("Memory") or None,
+        "cpuMillis": cpu,
+    }
+
+
+def _short(exc):
+    return str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__

@@ -1,0 +1,128 @@
+"""Admitted into an environment: only one its profile names, as its kind renders; what the
+engine would refuse refused at admission; a project name held per environment; a delivery that
+fails says why (without the instance's secrets), the admission standing."""
+
+from datetime import timedelta
+
+import pytest
+
+from app.environments.storage import store as environments
+from app.instances.storage import store as instances
+from app.joins import delivery, observation
+from app.storage.resource_store import object_id
+from support.environments import WEB, admission
+from support.http import assert_problem
+from support.jobs import ended
+
+
+@pytest.mark.parametrize(
+    "change, field, why",
+    [
+        ({"environment": "elsewhere"}, "environment", "may not use 'elsewhere'"),
+        ({"target": "kubernetes"}, "target", "runs `compose`"),
+    ],
+)
+def test_an_instance_uses_an_environment_its_profile_names_as_its_kind_runs(api, deployable, change, field, why):
+    refused = api.post("/instances", json=admission(deployable, **change), user="alice")
+    assert why in assert_problem(refused, 422)["errors"][field][0]
+
+
+def test_a_service_that_builds_is_refused_where_an_engine_would_run_it(api, deployable):
+    """The service builds nothing on an engine; without an environment, the caller deploys it. (A
+    host path mounted is pod security's finding, refused unless the profile is privileged.)"""
+    _, blueprint = deployable
+    assert api.patch(f"/blueprints/{blueprint}", json={"yml": WEB + "    build: .\n"}, user="alice").status == 200
+    refused = api.post("/instances", json=admission(deployable), user="alice")
+    assert "image" in assert_problem(refused, 422)["errors"]["yml.services.web.build"][0]
+    assert api.post("/instances", json={**admission(deployable), "environment": None}, user="alice").status == 201
+
+
+def test_a_delivery_that_fails_says_why_and_the_admission_stands(api, deployable):
+    """No engine listens at the socket: the job fails the delivery, the instance and its usage stay."""
+    made = api.post("/instances", json=admission(deployable), user="alice")
+    assert made.status == 201, made.json
+    delivery = made.json["delivery"]
+    assert (delivery["state"], delivery["release"]) == ("pending", 1) and delivery["job"]
+    job = ended(api, delivery["job"])
+    assert job["state"] == "done" and job["report"]["state"] == "failed"
+    read = api.get(f"/instances/{made.json['id']}", user="alice").json
+    assert read["delivery"]["state"] == "failed" and "docker compose up exited" in read["delivery"]["error"]
+    usage = api.get(f"/profiles/{deployable[0]}", user="alice").json["usage"]
+    assert usage["instances"] == 1
+
+
+def test_a_project_name_is_held_per_environment_whoever_owns_it(api, deployable):
+    """Two owners' instances of one name would be one Compose project on the engine."""
+    alices = api.post("/instances", json=admission(deployable), user="alice")
+    assert alices.status == 201
+    ended(api, alices.json["delivery"]["job"])  # no engine listens: its delivery fails, the name stays held
+    bobs = api.post("/profiles", json={"name": "bob's", "containerDefaults": {"memory": "64Mi"}}, user="bob").json
+    assert api.patch(f"/profiles/{bobs['id']}", json={"environments": ["shared-docker"]}, user="admin").status == 200
+    blueprint = api.post("/blueprints", json={"name": "web", "blueprintType": "compose", "yml": WEB}, user="bob").json
+    body = {**admission(deployable), "profile": bobs["id"], "blueprint": blueprint["id"]}
+    for query in ("?dryRun=true", ""):
+        held = api.post(f"/instances{query}", json=body, user="bob")
+        assert "held per environment" in assert_problem(held, 409)["detail"]
+    assert api.post("/instances", json={**body, "environment": None}, user="bob").status == 201
+
+
+def test_a_delivery_s_error_hides_the_instance_secrets():
+    """Compose's words may quote the file, and an instance's readers who may not read its definition read them."""
+    doc = {"values": {"PASSWORD": None, "SITE": "shop"}, "kept": {"PASSWORD": "s3cr3t", "SITE": "shop"}}
+    said = "services.web.environment.DB_PASSWORD: 's3cr3t' for shop is not valid"
+    assert delivery.without_secrets(said, doc) == "services.web.environment.DB_PASSWORD: '***' for shop is not valid"
+
+
+def observe(app):
+    """Observe `shared-docker` once, as the schedule does."""
+    with app.app_context():
+        observation.observe(environments.named("shared-docker"))
+        return environments.named("shared-docker")["state"]
+
+
+def delivery_of(api, instance_id):
+    return api.get(f"/instances/{instance_id}", user="alice").json["delivery"]
+
+
+def moved_back(app, instance_id, seconds, **delivery_fields):
+    """The instance's delivery as if it had been written `seconds` ago (with `delivery_fields`)."""
+    with app.app_context():
+        at = instances.stored(object_id(instance_id))["delivery"]["at"] - timedelta(seconds=seconds)
+        fields = {f"delivery.{key}": value for key, value in {"at": at, **delivery_fields}.items()}
+        instances.coll().update_one({"_id": object_id(instance_id)}, {"$set": fields})
+
+
+def test_an_engine_away_is_observed_and_a_failed_delivery_tried_again_after_its_backoff(api, deployable, allowed):
+    """No engine listens: the environment reads unreachable, saying why; the failed delivery is
+    tried at the observations after 1, then 2 intervals (60 s each), not before."""
+    made = api.post("/instances", json=admission(deployable), user="alice").json
+    first = ended(api, made["delivery"]["job"])["id"]
+    state = observe(allowed)
+    assert state["reachable"] is False and "did not answer" in state["error"]
+    assert state["instances"] == {"failed": 1}
+    assert delivery_of(api, made["id"])["job"] == first  # failed just now: not yet again
+    moved_back(allowed, made["id"], 61)
+    observe(allowed)
+    second = delivery_of(api, made["id"])["job"]
+    assert second != first and ended(api, second)["report"]["state"] == "failed"
+    moved_back(allowed, made["id"], 61)  # twice failed: waits two intervals
+    observe(allowed)
+    assert delivery_of(api, made["id"])["job"] == second
+    moved_back(allowed, made["id"], 61)
+    observe(allowed)
+    third = delivery_of(api, made["id"])["job"]
+    assert third != second and ended(api, third)["report"]["state"] == "failed"
+
+
+def test_a_delivery_a_stopped_process_left_under_way_is_taken_up_again(api, deployable, allowed):
+    """A kill -9 mid-delivery leaves it `applying`: once past its time and lease, the next
+    observation delivers it again; one still within them is left to its job."""
+    made = api.post("/instances", json=admission(deployable), user="alice").json
+    first = ended(api, made["delivery"]["job"])["id"]
+    moved_back(allowed, made["id"], 5, state="applying")
+    observe(allowed)
+    assert delivery_of(api, made["id"])["job"] == first
+    moved_back(allowed, made["id"], 30 + 3600, state="applying")
+    observe(allowed)
+    again = delivery_of(api, made["id"])["job"]
+    assert again != first and ended(api, again)["report"]["release"] == 1
