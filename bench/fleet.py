@@ -83,4 +83,5 @@ def _check(mongo_uri, client, auth, profile):
     instances = list(db.instances.find({"profile": profile["id"]}, {"requirements": 1}))
     summed = {key: sum(doc["requirements"][key] for doc in instances) for key in COUNTED}
     usage = client.get(f"/profiles/{profile['id']}", headers=auth).json["usage"]
-    assert usage == {**summed, "instances": len(instances), "monthly": None, "currency": None, "observed": None}, (usage, summed)
+    unpriced = {"monthly": None, "currency": None, "observed": None}
+    assert usage == {**summed, "instances": len(instances), **unpriced}, (usage, summed)

@@ -127,7 +127,8 @@ def test_a_profiles_usage_and_ledger_move_to_a_document_of_their_own_once(app, a
         kept = db.ledgers.find_one({"_id": ObjectId(moved)})
     assert "usage" not in stored and "ledger" not in stored
     assert kept["usage"] == held and list(kept["ledger"].values())[0]["delta"] == held
-    assert api.get(f"/profiles/{moved}", user="alice").json["usage"] == {**held, "monthly": None, "currency": None, "observed": None}
+    unpriced = {"monthly": None, "currency": None, "observed": None}
+    assert api.get(f"/profiles/{moved}", user="alice").json["usage"] == {**held, **unpriced}
     assert api.get(f"/profiles/{bare}", user="bob").json["usage"]["instances"] == 0
 
 

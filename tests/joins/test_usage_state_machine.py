@@ -86,7 +86,8 @@ def test_usage_is_the_sum_of_the_instances_whatever_the_interleaving(api):
             stored = api.get(f"/profiles/{profile['id']}", user="alice").json
             items = instances()
             summed = {key: sum(item["requirements"][key] for item in items) for key in COUNTED}
-            assert stored["usage"] == {**summed, "instances": len(items), "monthly": None, "currency": None, "observed": None}
+            unpriced = {"monthly": None, "currency": None, "observed": None}
+            assert stored["usage"] == {**summed, "instances": len(items), **unpriced}
             limits = stored["limits"]
             assert summed["memoryBytes"] <= limits["memoryBytes"] and summed["cpuMillis"] <= limits["cpuMillis"]
             assert summed["containers"] <= limits["containers"]
