@@ -13,11 +13,28 @@ from app.errors import Conflict
 from app.storage.database import collection, now
 
 TAKEN = "The host {!r} is routed by another instance: choose another (its routes' host)."
+PORT = "port:"  # a host port an engine publishes: `port:ENVIRONMENT:PORT/PROTOCOL`
+PORT_TAKEN = "`ports`: the host port {} of the environment {!r} is published by another instance: choose another."
 
 
 def held(routes):
     """The `host/path` keys of routes that name a host (one that answers on any host holds none)."""
     return sorted({f"{route['host']}{route['path']}" for route in routes if route.get("host")})
+
+
+def ports_held(environment, published):
+    """The keys of the host ports `published` ((port, protocol) pairs) in `environment`: a port is
+    held per environment whatever address it is bound to, as two bindings of one port, one of them
+    on every address, cannot both start."""
+    return sorted({f"{PORT}{environment}:{port}/{protocol}" for port, protocol in published})
+
+
+def refused(key):
+    """The 409 of `key`, held by another instance."""
+    if key.startswith(PORT):
+        environment, _, port = key.removeprefix(PORT).partition(":")
+        return Conflict(PORT_TAKEN.format(port, environment))
+    return Conflict(TAKEN.format(key.partition("/")[0]))
 
 
 class Hosts:
@@ -37,12 +54,12 @@ class Hosts:
             except DuplicateKeyError:
                 if not self._taken_over(key, instance_id, stored, lease):
                     self.free(taken, instance_id)
-                    raise Conflict(TAKEN.format(key.partition("/")[0])) from None
+                    raise refused(key) from None
             taken.append(key)
             for doc in self._overlapping(key, instance_id):
                 if self._live(doc, stored, lease):
                     self.free(taken, instance_id)
-                    raise Conflict(TAKEN.format(key.partition("/")[0]))
+                    raise refused(key)
                 self.coll().delete_one({"_id": doc["_id"], "instance": doc["instance"]})  # left by no instance
 
     def _overlapping(self, key, instance_id):
@@ -79,13 +96,13 @@ class Hosts:
         return written.modified_count == 1
 
     def taken(self, keys, instance_id=None):
-        """The first host of `keys` another instance than `instance_id` holds or overlaps, else
+        """The first key of `keys` another instance than `instance_id` holds or overlaps, else
         None (a dry run's question)."""
         for key in keys:
             if self.coll().find_one({"_id": key, "instance": {"$ne": str(instance_id)}}) or self._overlapping(
                 key, instance_id
             ):
-                return key.partition("/")[0]
+                return key
         return None
 
     def held_for(self, key, instance_id):

@@ -22,8 +22,8 @@ from app.blueprints.storage import store as blueprints
 from app.definitions import diffs, render, routes, templates
 from app.errors import Conflict, Forbidden, Invalid, NotFound
 from app.instances import releases
-from app.instances.hosts import TAKEN as HOST_TAKEN
 from app.instances.hosts import held as held_hosts
+from app.instances.hosts import refused as refused_host
 from app.instances.hosts import store as hosts
 from app.instances.namespaces import TAKEN
 from app.instances.namespaces import store as namespaces
@@ -100,7 +100,7 @@ def checked(plan):
     if plan.namespace is not None and not namespaces.free_for(plan.namespace, doc["owner"]):
         raise Conflict(TAKEN.format(plan.namespace))
     if taken := hosts.taken(plan.hosts, doc.get("_id")):
-        raise Conflict(HOST_TAKEN.format(taken))
+        raise refused_host(taken)
     return doc, plan.diff
 
 
@@ -152,8 +152,6 @@ def _instance(fields, blueprint, profile):
     held = namespace, team_of(fields["owner"])
     cluster = to_profile.cluster_for(version.get("blueprintType"), target, fields["name"], held)
     answer = _admitted(version, fields["values"], profile, fields["name"], cluster=cluster, namespace=held)
-    if environment:
-        delivery.refuse_what_the_engine_would(answer)
     return {
         "owner": fields["owner"],
         "name": fields["name"],
@@ -163,19 +161,21 @@ def _instance(fields, blueprint, profile):
         "profile": str(profile["_id"]),
         "profileOwner": profile["owner"],
         **target,
-        **_rendered(answer),
+        **_rendered(answer, environment and environment["name"]),
         **(delivery.admitted(environment, fields["name"]) if environment else {}),
     }
 
 
-def _rendered(answer):
-    """What an instance keeps of its render, and the hosts its routes hold."""
+def _rendered(answer, environment=None):
+    """What an instance keeps of its render, and the hosts its routes hold (delivered to an
+    `environment`: once its engine would run it, with the host ports it publishes there)."""
+    published = delivery.refuse_what_the_engine_would(answer, environment) if environment else []
     return {
         "values": answer["values"],
         "kept": answer["used"],
         "requirements": answer["requirements"],
         "yml": answer["yml"],
-        "hosts": held_hosts(answer["requirements"].get("routes", ())),
+        "hosts": held_hosts(answer["requirements"].get("routes", ())) + published,
     }
 
 
@@ -219,7 +219,7 @@ def _upgrade(doc, user, version, values, namespace, restoring):
     answer = _admitted(version, kept, profile, doc["name"], doc["requirements"], cluster, secrets, namespaced)
     changes = {
         "blueprintRev": version["rev"],
-        **_rendered(answer),
+        **_rendered(answer, doc.get("environment")),
         "namespace": held or namespace,
         "updatedBy": user["username"],
         "updatedAt": now(),

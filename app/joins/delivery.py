@@ -4,16 +4,17 @@ then a job (`deliver`): it reads the instance as it is when it runs, so a delive
 late delivers the newest release, never an older one over it, and records its state on the
 instance only while the instance is still at the release it delivered. A delete's job takes the
 project down. Which environment an instance may use, and what its engine would refuse, is
-decided at admission (`destination`, `refuse_what_the_engine_would`; a host path mounted is pod
-security's finding, refused unless the profile is `privileged`)."""
+decided at admission (`destination`, `refuse_what_the_engine_would`: the host ports an instance
+publishes are held per environment, as hosts are)."""
 
 from flask import current_app
 
 from app import definitions
-from app.definitions import compose
+from app.definitions import compose, compose_load
 from app.environments import docker, engine
 from app.environments.storage import store as environments
 from app.errors import Invalid
+from app.instances import hosts
 from app.instances.schemas import DeliveryReportSchema
 from app.instances.storage import project
 from app.instances.storage import store as instances
@@ -21,6 +22,7 @@ from app.jobs import runner
 from app.storage.database import now
 
 TARGETS = {"docker": "compose", "git": "kubernetes"}
+MOST_PUBLISHED = 256
 
 
 def destination(name, profile, target):
@@ -39,17 +41,22 @@ def destination(name, profile, target):
     return environment
 
 
-def refuse_what_the_engine_would(answer):
-    """A 422 for a service that builds: the service builds nothing on an engine. (A host path
+def refuse_what_the_engine_would(answer, environment):
+    """The keys of the host ports the render publishes in `environment` (held there as hosts are),
+    once nothing in it is what the engine would refuse: a 422 for a service that builds (the service
+    builds nothing on an engine) or that publishes more than MOST_PUBLISHED host ports. (A host path
     mounted is a finding of pod security, which refuses it unless the profile is `privileged`.)"""
-    document = definitions.read(compose, answer["yml"])[0]
-    refused = {
-        f"yml.services.{name}.build": ["The service builds nothing on an engine: give an `image`."]
-        for name, service in (document.get("services") or {}).items()
-        if isinstance(service, dict) and "build" in service
-    }
+    services = definitions.read(compose, answer["yml"])[0].get("services") or {}
+    refused, published = {}, []
+    for name, service in services.items():
+        if "build" in service:
+            refused[f"yml.services.{name}.build"] = ["The service builds nothing on an engine: give an `image`."]
+        published += compose_load.published(service)
+    if len(published) > MOST_PUBLISHED:
+        refused["ports"] = [f"At most {MOST_PUBLISHED} host ports are published by an instance."]
     if refused:
         raise Invalid(refused)
+    return hosts.ports_held(environment, published)
 
 
 def admitted(environment, name):

@@ -126,3 +126,44 @@ def test_a_delivery_a_stopped_process_left_under_way_is_taken_up_again(api, depl
     observe(allowed)
     again = delivery_of(api, made["id"])["job"]
     assert again != first and ended(api, again)["report"]["release"] == 1
+
+
+def test_a_host_port_is_published_by_one_instance_of_an_environment(api, deployable):
+    """Two projects binding one host port cannot both start on an engine: the second is a 409
+    naming `ports`, on a dry run and an upgrade alike; elsewhere, or once the first is gone, it is free."""
+    _, blueprint = deployable
+    published = WEB + "    ports: ['127.0.0.1:8080:80', {target: 81, published: '9000-9001', protocol: udp}]\n"
+    assert api.patch(f"/blueprints/{blueprint}", json={"yml": published}, user="alice").status == 200
+    first = api.post("/instances", json=admission(deployable), user="alice")
+    assert first.status == 201, first.json
+    ended(api, first.json["delivery"]["job"])
+    for query in ("?dryRun=true", ""):
+        second = api.post(f"/instances{query}", json=admission(deployable, name="shop-2"), user="alice")
+        assert "`ports`: the host port 8080/tcp" in assert_problem(second, 409)["detail"]
+    assert (
+        api.post("/instances", json=admission(deployable, name="other", environment=None), user="alice").status == 201
+    )
+    assert api.patch(f"/blueprints/{blueprint}", json={"yml": WEB}, user="alice").status == 200
+    quiet = api.post("/instances", json=admission(deployable, name="quiet"), user="alice")
+    ended(api, quiet.json["delivery"]["job"])
+    assert api.patch(f"/blueprints/{blueprint}", json={"yml": published}, user="alice").status == 200
+    upgraded = api.post(f"/instances/{quiet.json['id']}/upgrade", json={}, user="alice")
+    assert "the host port 8080/tcp" in assert_problem(upgraded, 409)["detail"]  # the first held, in order
+    assert api.delete(f"/instances/{first.json['id']}", user="alice").status == 204
+    upgraded = api.post(f"/instances/{quiet.json['id']}/upgrade", json={}, user="alice")
+    assert upgraded.status == 200, upgraded.json
+    ended(api, upgraded.json["delivery"]["job"])
+
+
+def test_a_host_path_is_mounted_only_where_the_profile_is_privileged(api, deployable):
+    profile, blueprint = deployable
+    mounted = WEB + "    volumes: ['/etc:/host-etc:ro']\n"
+    assert api.patch(f"/blueprints/{blueprint}", json={"yml": mounted}, user="alice").status == 200
+    refused = api.post("/instances", json=admission(deployable), user="alice")
+    assert assert_problem(refused, 422)["errors"]["podSecurity"] == [
+        "services.web.volumes.0: HostPath Volumes (the profile holds to baseline)"
+    ]
+    assert api.patch(f"/profiles/{profile}", json={"podSecurity": "privileged"}, user="admin").status == 200
+    admitted = api.post("/instances", json=admission(deployable), user="alice")
+    assert admitted.status == 201, admitted.json
+    ended(api, admitted.json["delivery"]["job"])
