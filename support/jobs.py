@@ -1,5 +1,6 @@
 """Waiting for a job the tests started: read at /jobs/{id} until it ends."""
 
+import threading
 import time
 
 DEADLINE_SECONDS = 120
@@ -23,3 +24,11 @@ def ended(api, job_id, user="alice"):
             return job.json
         time.sleep(0.05)
     raise AssertionError(f"the job {job_id} did not end within {DEADLINE_SECONDS} s")
+
+
+def all_ended():
+    """Wait for every job this process runs to end (a delete's delivery answers no job to follow)."""
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while any(thread.name.startswith("job-") for thread in threading.enumerate()):
+        assert time.monotonic() < deadline, f"a job still ran after {DEADLINE_SECONDS} s"
+        time.sleep(0.05)

@@ -33,7 +33,7 @@ class Environments(ResourceStore):
     noun = "environment"
     filters = {"name": "name"}
     # Readings of other resources, given by app/joins/across.py `connect` (no resource imports another)
-    named_by = None  # (environment name) -> the profile that names it ("profile 'small'"), or None
+    named_by = None  # (environment name) -> what names it ("profile 'small'", "instance 'shop'"), or None
 
     def create_indexes(self):
         """Each name once."""
@@ -109,10 +109,10 @@ class Environments(ResourceStore):
             raise Conflict(f"There is an environment named {name!r} already.")
 
     def delete(self, id_text, user, if_match=None):
-        """Not while a profile names it (a 409 saying which)."""
+        """Not while a profile or an instance names it (a 409 saying which)."""
         doc = self.checked(id_text, user, if_match)
         if (naming := self.named_by(doc["name"])) is not None:
-            raise Conflict(f"The {naming} names this environment: change it first.")
+            raise Conflict(f"The {naming} names this environment: change or delete it first.")
         super().delete(id_text, user, if_match)
 
 

@@ -76,6 +76,12 @@ class Instances(Documents):
         """Whether an instance named `name` is delivered to `environment`, whoever owns it."""
         return self.coll().find_one({"project": project(environment, name)}, {"_id": 1}) is not None
 
+    def one_in(self, environment):
+        """The name of an instance delivered to `environment`, or None (`one_project_per_environment`)."""
+        where = {"project": {"$gte": project(environment, ""), "$lt": f"{environment}0"}}  # "0" follows "/"
+        found = self.coll().find_one(where, {"name": 1})
+        return found and found["name"]
+
     def of_environment(self, environment):
         """Every instance delivered to `environment` (`one_project_per_environment` serves the range)."""
         where = {"project": {"$gte": project(environment, ""), "$lt": f"{environment}0"}}  # "0" follows "/"

@@ -38,9 +38,11 @@ def check_entitled(changes, caller):
 
 
 def environment_named_by(name):
-    """What names the environment `name` (`profile small`), or None."""
-    profile = profiles.naming(name)
-    return None if profile is None else f"profile {profile!r}"
+    """What names the environment `name` (`profile 'small'`, `instance 'shop'`), or None."""
+    if (profile := profiles.naming(name)) is not None:
+        return f"profile {profile!r}"
+    instance = instances.one_in(name)
+    return None if instance is None else f"instance {instance!r}"
 
 
 def team_in_use(name):

@@ -12,7 +12,7 @@ from app.joins import delivery, observation
 from app.storage.resource_store import object_id
 from support.environments import WEB, admission
 from support.http import assert_problem
-from support.jobs import ended
+from support.jobs import all_ended, ended
 
 
 @pytest.mark.parametrize(
@@ -153,6 +153,7 @@ def test_a_host_port_is_published_by_one_instance_of_an_environment(api, deploya
     upgraded = api.post(f"/instances/{quiet.json['id']}/upgrade", json={}, user="alice")
     assert upgraded.status == 200, upgraded.json
     ended(api, upgraded.json["delivery"]["job"])
+    all_ended()
 
 
 def test_a_host_path_is_mounted_only_where_the_profile_is_privileged(api, deployable):
@@ -167,3 +168,17 @@ def test_a_host_path_is_mounted_only_where_the_profile_is_privileged(api, deploy
     admitted = api.post("/instances", json=admission(deployable), user="alice")
     assert admitted.status == 201, admitted.json
     ended(api, admitted.json["delivery"]["job"])
+
+
+def test_an_environment_an_instance_runs_in_stays(api, deployable):
+    """The profile lets the environment go; its instance still runs there: the delete is a 409."""
+    profile, _ = deployable
+    made = api.post("/instances", json=admission(deployable), user="alice").json
+    ended(api, made["delivery"]["job"])
+    assert api.patch(f"/profiles/{profile}", json={"environments": []}, user="admin").status == 200
+    environment = api.get("/environments", user="admin").json["items"][0]
+    refused = api.delete(f"/environments/{environment['id']}", user="admin")
+    assert "instance 'shop'" in assert_problem(refused, 409)["detail"]
+    assert api.delete(f"/instances/{made['id']}", user="alice").status == 204
+    assert api.delete(f"/environments/{environment['id']}", user="admin").status == 204
+    all_ended()

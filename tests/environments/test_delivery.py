@@ -2,13 +2,12 @@
 admitted, with the limits its profile's defaults wrote in enforced by the engine; an upgrade is
 delivered as its next release; a delete takes the project down."""
 
-import threading
 import time
 
 import pytest
 
 from support.docker_engine import IMAGE, api, engine  # noqa: F401 (fixtures)
-from support.jobs import ended
+from support.jobs import all_ended, ended
 
 pytestmark = pytest.mark.slow
 WEB = f"services:\n  web:\n    image: {IMAGE}\n    command: [sleep, '3600']\n    init: true\n"
@@ -50,5 +49,4 @@ def test_an_instance_is_delivered_upgraded_and_taken_down(api, engine):  # noqa:
     while engine.containers("shop") and time.monotonic() < deadline:
         time.sleep(0.1)
     assert engine.containers("shop") == {}
-    while any(thread.name.startswith("job-") for thread in threading.enumerate()) and time.monotonic() < deadline:
-        time.sleep(0.05)  # the delete's job records its end before the service stops under it
+    all_ended()  # the delete's job records its end before the service stops under it
