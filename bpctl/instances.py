@@ -113,13 +113,15 @@ def deploy(session, blueprint, name, profile, settings, files, rev, owner, targe
     _delivery_stands(made)
 
 
-@cli.command(short_help="How your delivered instances stand (exit 1 where one failed).")
+@cli.command(short_help="How your delivered instances stand (exit 1 where one failed or drifted).")
 @click.argument("instance", required=False)
 @OUTPUT
 @pass_session
 def status(session, instance, output):
     """How INSTANCE's delivery stands (its name or id), or every delivered instance's you may read:
-    the environment, the release and its state; exit 1 when one has failed."""
+    the environment, the release, its delivery and what its environment's last observation found
+    there (running, drifted...); for one instance, each drift below. Exit 1 when one has failed or
+    drifted."""
     found = [session.instance(instance)] if instance else list(session.items("/instances"))
     delivered = [one for one in found if one.get("environment")]
     if instance and not delivered:
@@ -129,11 +131,20 @@ def status(session, instance, output):
         "ENVIRONMENT": "environment",
         "RELEASE": lambda one: one["delivery"]["release"],
         "DELIVERY": lambda one: one["delivery"]["state"],
+        "OBSERVED": lambda one: (one.get("observed") or {}).get("state", "-"),
         "ERROR": lambda one: (one["delivery"].get("error") or "")[:120],
     }
     show.listed(delivered, columns, output)
-    if any(one["delivery"]["state"] == "failed" for one in delivered):
+    if instance and output != "json":
+        for drift in (delivered[0].get("observed") or {}).get("drift", []):
+            click.echo(f"  drift {drift['path']}: admitted {drift['admitted']}, observed {drift['observed']}")
+    if any(_troubled(one) for one in delivered):
         sys.exit(1)
+
+
+def _troubled(instance):
+    """Whether its delivery failed or what runs drifted from it."""
+    return instance["delivery"]["state"] == "failed" or (instance.get("observed") or {}).get("state") == "drifted"
 
 
 def _delivery_stands(instance):
@@ -279,14 +290,22 @@ def upgrade(session, instance, settings, files, rev, dry_run, behind, output, **
 
 @cli.command(short_help="Delete an instance, freeing its profile's room.")
 @click.argument("instance")
+@click.option("--purge", is_flag=True, help="Delivered: remove its named volumes too (its data).")
 @pass_session
-def undeploy(session, instance):
-    """Delete INSTANCE (its name or id); its profile's usage is freed. (Stop what runs yourself:
-    `docker compose -p NAME down`, or `kubectl delete namespace NAME` on a cluster.)"""
+def undeploy(session, instance, purge):
+    """Delete INSTANCE (its name or id); its profile's usage is freed. Delivered to an environment,
+    the service takes it down there (`docker compose down`; --purge: its named volumes too);
+    otherwise stop what runs yourself: `docker compose -p NAME down`, or `kubectl delete namespace
+    NAME` on a cluster."""
     found = session.instance(instance)
-    session.send("DELETE", f"/instances/{found['id']}")
+    if purge and not found.get("environment"):
+        raise Misused("--purge removes what the service delivered: this instance is delivered nowhere.")
+    session.send("DELETE", f"/instances/{found['id']}", params={"purge": "true"} if purge else None)
     note(f"{found['name']}: deleted; its usage is freed")
-    if found.get("namespace"):
+    if found.get("environment"):
+        volumes = "with its named volumes" if purge else "its named volumes kept"
+        note(f"It is being taken down in {found['environment']}, {volumes}.")
+    elif found.get("namespace"):
         namespace = found["namespace"]
         note(
             f"Its namespace {namespace} is free here, but what was applied stays on the cluster until you remove it: "

@@ -1,6 +1,8 @@
 """/instances and its sub-resources: list, admit (create), read, delete; the rendered definition;
 an upgrade to another revision of the blueprint; its releases, and a rollback to one."""
 
+from functools import partial
+
 from flask import Response
 from flask.views import MethodView
 
@@ -23,6 +25,7 @@ from app.instances.schemas import (
     RollbackArgs,
     UpgradeArgs,
     UpgradeSchema,
+    WithdrawArgs,
 )
 from app.instances.storage import store
 from app.jobs import runner
@@ -89,10 +92,13 @@ class InstanceItem(MethodView):
         return crud.answer_seen(store, id)
 
     @login_required(role="member")
-    @crud.deletes(blp, "The instance is gone; its profile's usage is freed.")
-    def delete(self, id):
+    @crud.deletes(
+        blp, "The instance is gone; its profile's usage is freed; where it was delivered, a job takes it down."
+    )
+    @blp.arguments(WithdrawArgs(), location="query", as_kwargs=True)
+    def delete(self, id, purge):
         """Delete an instance, freeing its usage"""
-        crud.answer_delete(admission.withdraw, id)
+        crud.answer_delete(partial(admission.withdraw, purge=purge), id)
 
 
 @blp.route("/<instance_id:id>/yml")

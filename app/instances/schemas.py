@@ -167,6 +167,13 @@ class InstanceQuery(ListArgs):
     )
 
 
+class WithdrawArgs(Schema):
+    purge = QueryBoolean(
+        load_default=False,
+        metadata={"description": "Delivered to a Docker Engine: its project's named volumes are removed too."},
+    )
+
+
 RELEASE_CURSOR = NumberCursor("release-cursor")
 
 

@@ -282,33 +282,34 @@ def _secret_values(answer):
     return [answer["used"].get(name) for name, shown in answer["values"].items() if shown is None]
 
 
-def withdraw(id_text, user, if_match=None):
+def withdraw(id_text, user, if_match=None, purge=False):
     """Free its usage and go, on the condition that it is still the version whose requirements
-    are given back (decided again when it is not)."""
+    are given back (decided again when it is not); where it was delivered, its project taken down
+    (`purge`: with its named volumes)."""
     for _ in range(MAX_ATTEMPTS):
         doc = instances.checked(id_text, user, if_match)
         profile = profiles.with_usage(object_id(doc["profile"]))
         if profile is None:  # deleted under it (it cannot be while this is counted)
             _delete(doc)
             holds.let_go(doc)
-            _taken_down(doc, user)
+            _taken_down(doc, user, purge)
             return
         try:
             with holds.reservation(profile, doc["_id"], usage.change(None, doc["requirements"]), {"op": "delete"}):
                 if not _delete(doc):
                     raise Moved("upgraded meanwhile")
             holds.let_go(doc)
-            _taken_down(doc, user)
+            _taken_down(doc, user, purge)
             return
         except Moved:
             continue
     raise Conflict("Another change of this instance kept going on: try again.")
 
 
-def _taken_down(doc, user):
+def _taken_down(doc, user, purge):
     """A deleted instance's project taken down where it was delivered."""
     if doc.get("environment"):
-        delivery.withdraw(doc, user)
+        delivery.withdraw(doc, user, purge)
 
 
 def _delete(doc):

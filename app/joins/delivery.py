@@ -79,9 +79,9 @@ def start(doc, user, recreate=False):
     )
 
 
-def withdraw(doc, user):
-    """Take the deleted instance `doc`'s project down by a job."""
-    _started(doc, user, None, lambda progress: _take_down(doc["environment"], doc["name"], str(doc["_id"])))
+def withdraw(doc, user, purge=False):
+    """Take the deleted instance `doc`'s project down by a job (`purge`: its named volumes too)."""
+    _started(doc, user, None, lambda progress: _take_down(doc["environment"], doc["name"], str(doc["_id"]), purge))
 
 
 def _started(doc, user, release, work):
@@ -124,9 +124,9 @@ def without_secrets(text, doc):
     return text
 
 
-def _take_down(environment_name, project, instance_id):
+def _take_down(environment_name, project, instance_id, purge):
     try:
-        docker.down(_environment(environment_name), project, current_app.config["DELIVERY_SECONDS"])
+        docker.down(_environment(environment_name), project, current_app.config["DELIVERY_SECONDS"], purge)
     except docker.Failed as exc:
         return {"instance": instance_id, "release": None, "state": "failed", "error": str(exc)}
     return {"instance": instance_id, "release": None, "state": "removed", "error": None}

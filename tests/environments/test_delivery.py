@@ -1,12 +1,13 @@
 """Delivery on a real Docker Engine (support/docker_engine.py): an admitted instance runs there as
 admitted, with the limits its profile's defaults wrote in enforced by the engine; an upgrade is
-delivered as its next release; a delete takes the project down."""
+delivered as its next release; a delete takes the project down, its named volumes kept unless
+purged."""
 
 import time
 
 import pytest
 
-from support.docker_engine import IMAGE, api, engine  # noqa: F401 (fixtures)
+from support.docker_engine import IMAGE, api, deployed, engine  # noqa: F401 (fixtures)
 from support.jobs import all_ended, ended
 
 pytestmark = pytest.mark.slow
@@ -50,3 +51,20 @@ def test_an_instance_is_delivered_upgraded_and_taken_down(api, engine):  # noqa:
         time.sleep(0.1)
     assert engine.containers("shop") == {}
     all_ended()  # the delete's job records its end before the service stops under it
+
+
+def test_a_delete_keeps_the_named_volumes_unless_purged(api, engine):  # noqa: F811
+    """`docker compose down` keeps a project's named volumes (a team's data); `?purge=true` removes them."""
+    kept = WEB + "    volumes: [data:/data]\nvolumes:\n  data: {}\n"
+    instance = deployed(api, engine, "keep", kept, {"memory": "64Mi"})
+    assert api.delete(f"/instances/{instance['id']}", user="alice").status == 204
+    all_ended()
+    volumes = ["volume", "ls", "-q", "--filter", "label=com.docker.compose.project=keep"]
+    assert engine.containers("keep") == {} and engine.docker(*volumes).stdout.split() == ["keep_data"]
+    again = api.get("/blueprints?name=keep", user="alice").json["items"][0]
+    body = {"name": "keep", "blueprint": again["id"], "profile": instance["profile"], "environment": "engine"}
+    made = api.post("/instances", json=body, user="alice").json
+    assert ended(api, made["delivery"]["job"])["report"]["state"] == "applied"
+    assert api.delete(f"/instances/{made['id']}?purge=true", user="alice").status == 204
+    all_ended()
+    assert engine.containers("keep") == {} and engine.docker(*volumes).stdout.split() == []
