@@ -19,10 +19,10 @@ EXAMPLE = {"name": "shared-docker", "kind": "docker", "endpoint": "unix:///var/r
 
 @blp.route("")
 class EnvironmentCollection(MethodView):
-    @login_required(role="admin")
+    @login_required(role="viewer")
     @paging.paginated(blp, EnvironmentQuery(), EnvironmentSchema, "A page of environments, newest first.")
     def get(self, args):
-        """List the environments"""
+        """List the environments (admins: all; others: those their profiles name, their name, kind and state)"""
         return store.list(current_user(), args)
 
     @login_required(role="admin")

@@ -33,6 +33,13 @@ def _secret(most):
     )
 
 
+def _kept(sealed):
+    """Whether a credential is kept, shown where the environment is shown whole (to admins)."""
+    return ma.fields.Function(
+        lambda doc: doc.get(sealed) is not None if "endpoint" in doc else ma.missing, dump_only=True
+    )
+
+
 class TlsSchema(Schema):
     ca = ma.fields.String(
         required=True,
@@ -105,9 +112,9 @@ class EnvironmentSchema(Schema):
     proxy = ma.fields.Nested(
         ProxySchema, allow_none=True, load_default=None, metadata={"description": "docker: its Traefik."}
     )
-    hasTls = ma.fields.Function(lambda doc: doc.get("sealedTls") is not None, dump_only=True)
-    hasToken = ma.fields.Function(lambda doc: doc.get("sealedToken") is not None, dump_only=True)
-    hasDeployKey = ma.fields.Function(lambda doc: doc.get("sealedDeployKey") is not None, dump_only=True)
+    hasTls = _kept("sealedTls")
+    hasToken = _kept("sealedToken")
+    hasDeployKey = _kept("sealedDeployKey")
     state = ma.fields.Nested(StateSchema, dump_only=True, allow_none=True, dump_default=None)
     owner = ma.fields.String(dump_only=True, metadata={"description": "The admin who registered it."})
     can = Can("change", "delete")

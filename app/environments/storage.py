@@ -11,7 +11,7 @@ from datetime import timedelta
 from urllib.parse import urlsplit
 
 from flask import current_app
-from pymongo import ASCENDING
+from pymongo import ASCENDING, DESCENDING
 
 from app.access import addresses, sealing
 from app.errors import Conflict, Forbidden, Invalid
@@ -26,6 +26,7 @@ FIELDS_OF = {
     "git": {"url", "ref", "path", "token", "deployKey", "knownHosts"},
 }
 WHERE = {"docker": "endpoint", "git": "url"}
+SHOWN = ("_id", "name", "kind", "interval", "heal", "state", "can", "createdAt", "updatedAt", "rev")
 
 
 class Environments(ResourceStore):
@@ -34,6 +35,7 @@ class Environments(ResourceStore):
     filters = {"name": "name"}
     # Readings of other resources, given by app/joins/across.py `connect` (no resource imports another)
     named_by = None  # (environment name) -> what names it ("profile 'small'", "instance 'shop'"), or None
+    named_for = None  # (user) -> the names of the environments the profiles `user` reads name
 
     def create_indexes(self):
         """Each name once."""
@@ -48,6 +50,25 @@ class Environments(ResourceStore):
     def can(self, doc, user):
         admin = is_admin(user)
         return {"change": admin, "delete": admin}
+
+    def can_read(self, doc, user):
+        """Admins; and whoever reads a profile naming it, who reads its name, kind and state."""
+        return is_admin(user) or doc["name"] in self.named_for(user)
+
+    def seen_by(self, doc, user):
+        """As admins see it; others see its name, kind, interval and state alone (where and how it
+        is reached stay the admins')."""
+        seen = super().seen_by(doc, user)
+        return seen if is_admin(user) else {key: seen[key] for key in SHOWN if key in seen}
+
+    def list(self, user, args, also=None):
+        """Admins' a keyset page; others' the environments their profiles name, few, in one page
+        (newest first, the list's filter `name` applied)."""
+        if is_admin(user):
+            return super().list(user, args, also)
+        names = [name for name in self.named_for(user) if args.get("name") in (None, name)]
+        found = self.coll().find({"name": {"$in": names}}).sort("_id", DESCENDING).limit(args["limit"])
+        return self.answers(list(found), user), None
 
     def apply_rules(self, changes, stored, user):
         """Admins alone; the name and kind as first given; the fields of the kind, where it is

@@ -29,6 +29,7 @@ def connect():
     blueprints.check_entitled = profiles.check_entitled = check_entitled
     profiles.check_environments = environments.check_named
     environments.named_by = environment_named_by
+    environments.named_for = profiles.environments_read_by
 
 
 def check_entitled(changes, caller):

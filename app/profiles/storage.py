@@ -77,6 +77,10 @@ class Profiles(ResourceStore):
         found = self.coll().find({list_keys.FIELD: list_keys.key(list_keys.ADMINS, f"o:{owner}")})
         return self.with_parts(list(found))
 
+    def environments_read_by(self, user):
+        """The names of the environments that the profiles `user` reads name (their keys' index)."""
+        return self.coll().distinct("environments", {list_keys.FIELD: {"$in": self.caller_scopes(user)}})
+
     def naming(self, environment):
         """The name of a profile whose `environments` names `environment`, or None (an index serves it)."""
         found = self.coll().find_one({"environments": environment}, {"name": 1})

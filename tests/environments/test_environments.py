@@ -39,10 +39,26 @@ def test_an_admin_registers_reads_changes_and_deletes_an_environment(api, allowe
 def test_only_admins_touch_environments(api, allowed):
     made = api.post("/environments", json=docker(), user="admin").json
     assert_problem(api.post("/environments", json=docker("mine"), user="alice"), 403)
-    assert_problem(api.get("/environments", user="alice"), 403)
+    assert api.get("/environments", user="alice").json["items"] == []  # no profile she reads names it
     assert_problem(api.get(f"/environments/{made['id']}", user="alice"), 404)
     assert_problem(api.patch(f"/environments/{made['id']}", json={"heal": True}, user="alice"), 404)
     assert_problem(api.delete(f"/environments/{made['id']}", user="alice"), 404)
+
+
+def test_whoever_reads_a_profile_naming_an_environment_reads_its_name_kind_and_state(api, allowed):
+    made = api.post("/environments", json=docker(tls=None, knownHosts="host ssh-ed25519 AAAA"), user="admin").json
+    api.post("/environments", json=docker("other"), user="admin")
+    profile = api.post("/profiles", json={"name": "team", "entitledUsers": ["bob"]}, user="alice").json
+    assert api.patch(f"/profiles/{profile['id']}", json={"environments": ["shared-docker"]}, user="admin").status == 200
+    shown = {"id", "name", "kind", "interval", "heal", "state", "can", "createdAt", "updatedAt"}
+    for user in ("alice", "bob"):
+        [listed] = api.get("/environments", user=user).json["items"]
+        read = api.get(f"/environments/{made['id']}", user=user).json
+        assert listed == read and set(read) == shown and read["name"] == "shared-docker", read
+        assert read["can"] == {"change": False, "delete": False}
+        assert api.get("/environments?name=other", user=user).json["items"] == []
+    assert_problem(api.get(f"/environments/{made['id']}", user="carol"), 404)
+    assert_problem(api.patch(f"/environments/{made['id']}", json={"heal": True}, user="alice"), 403)
 
 
 def test_a_name_is_taken_once_and_a_name_or_kind_never_changes(api, allowed):
