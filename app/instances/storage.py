@@ -8,7 +8,7 @@ It has no create, change or delete of its own: what an instance spends from its 
 and counted around each of its writes by app/joins/admission.py, the only caller of `insert`,
 `replace_version` and `delete_version` (tests/test_layers.py holds that)."""
 
-from pymongo import ASCENDING, UpdateOne
+from pymongo import ASCENDING
 
 from app.definitions import parameters
 from app.model.accounts import acts_as_owner
@@ -88,9 +88,9 @@ class Instances(Documents):
         return list(self.coll().find(where, {"yml": 0, "kept": 0, "releases": 0, "observed": 0}))
 
     def observed(self, found):
-        """Write each instance's `observed` ({_id: observed}), in one request; not a new version."""
-        if found:
-            self.coll().bulk_write([UpdateOne({"_id": _id}, {"$set": {"observed": one}}) for _id, one in found.items()])
+        """Write each instance's `observed` ({_id: observed}); not a new version."""
+        for _id, one in found.items():
+            self.coll().update_one({"_id": _id}, {"$set": {"observed": one}})
 
     def rev_of(self, _id):
         """The instance's `rev`, None when there is none."""

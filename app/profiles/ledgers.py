@@ -9,7 +9,6 @@ profile store calls this; the rules of reserving and concluding are its own."""
 
 import threading
 
-from pymongo import UpdateMany, UpdateOne
 from pymongo.errors import DuplicateKeyError
 
 from app.profiles import usage
@@ -77,11 +76,11 @@ class Ledgers:
 
     def observed(self, environment, sums):
         """Each profile's usage observed in `environment` ({profile id: amounts}), the profiles that
-        have none there left without it; in one request."""
+        have none there left without it."""
         key = f"observed.{environment}"
-        writes = [UpdateOne({"_id": profile_id}, {"$set": {key: amounts}}) for profile_id, amounts in sums.items()]
-        writes.append(UpdateMany({key: {"$exists": True}, "_id": {"$nin": list(sums)}}, {"$unset": {key: ""}}))
-        self.coll().bulk_write(writes, ordered=False)
+        for profile_id, amounts in sums.items():
+            self.coll().update_one({"_id": profile_id}, {"$set": {key: amounts}})
+        self.coll().update_many({key: {"$exists": True}, "_id": {"$nin": list(sums)}}, {"$unset": {key: ""}})
 
     def close(self, profile_id):
         """Refuse every reservation from now on, if no instance spends from the profile (its usage

@@ -10,6 +10,7 @@ import { editor } from './editor.js';
 import { importPage } from './import.js';
 import { profilesPage, usersPage } from './accounts.js';
 import { sourcesPage } from './sources.js';
+import { environmentsPage } from './environments.js';
 
 const ROUTES = [
   [/^\/$/, catalog, 'Catalog'],
@@ -20,6 +21,7 @@ const ROUTES = [
   [/^\/import$/, importPage, 'Import'],
   [/^\/profiles$/, profilesPage, 'Profiles'],
   [/^\/sources$/, sourcesPage, 'Sources'],
+  [/^\/environments$/, environmentsPage, 'Environments'],
   [/^\/users$/, usersPage, 'Users'],
 ];
 

@@ -106,3 +106,34 @@ export function monthly(cost) {
 export function when(iso) {
   return new Date(iso).toLocaleString();
 }
+
+// A drift's amount by the last step of its path: what the engine holds, in words
+const HELD = { memoryBytes: 'memory', cpuMillis: 'cpu', containers: 'containers' };
+
+/** One drift (`{path, admitted, observed, container}`) in words: a service beside the render, or an
+    amount a service runs beyond or beside what was admitted (`null`: no limit). */
+export function driftInWords(drift) {
+  const at = drift.path.split('.');
+  if (drift.admitted === null && typeof drift.observed === 'object' && drift.observed !== null) {
+    return `${at.slice(1).join('.')}: not in what was admitted, ${containers(drift.observed.containers)} running beside it`;
+  }
+  const resource = HELD[at[at.length - 1]];
+  const amount = (value) => (value === null ? 'no limit' : AMOUNT[resource](value));
+  const where = drift.container ? ` (${drift.container})` : '';
+  return `${at.slice(1).join('.')}: admitted ${amount(drift.admitted)}, runs with ${amount(drift.observed)}${where}`;
+}
+
+/** What an environment's last observation found, in words: reachable or why not, and its engine. */
+export function observedInWords(state) {
+  if (!state) return 'Not observed yet';
+  if (!state.reachable) return `Unreachable at ${when(state.at)}: ${state.error}`;
+  const engine = state.engine || {};
+  const size = [engine.version && `Docker ${engine.version}`, cpus(engine.cpus * 1000), bytes(engine.memoryBytes)];
+  return `Reachable at ${when(state.at)}: ${size.filter(Boolean).join(', ')}`;
+}
+
+/** An environment's instances by state (`{running: 2, drifted: 1}`), in words. */
+export function countedInWords(instances) {
+  const parts = Object.entries(instances || {}).map(([state, n]) => `${n} ${state}`);
+  return parts.length ? parts.join(', ') : 'No instance';
+}

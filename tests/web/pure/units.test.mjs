@@ -8,6 +8,9 @@ import {
   defaultsApplied,
   monthly,
   needs,
+  driftInWords,
+  observedInWords,
+  countedInWords,
 } from "../../../app/web/static/units.js";
 
 const GiB = 2 ** 30;
@@ -99,4 +102,68 @@ test("a cost is written to the cent with its currency, nothing where nothing is 
   );
   assert.equal(monthly({ monthly: null, currency: "EUR" }), null);
   assert.equal(monthly(null), null);
+});
+
+test("a drift says what was admitted and what runs, in the page's units", () => {
+  const raised = {
+    path: "services.web.memoryBytes",
+    admitted: 64 * MiB,
+    observed: 128 * MiB,
+    container: "shop-web-1",
+  };
+  assert.equal(
+    driftInWords(raised),
+    "web.memoryBytes: admitted 64 MiB, runs with 128 MiB (shop-web-1)",
+  );
+  const removed = {
+    path: "services.web.cpuMillis",
+    admitted: 250,
+    observed: null,
+    container: "shop-web-1",
+  };
+  assert.equal(
+    driftInWords(removed),
+    "web.cpuMillis: admitted 0.25 CPU, runs with no limit (shop-web-1)",
+  );
+  const scaled = { path: "services.web.containers", admitted: 1, observed: 3 };
+  assert.equal(
+    driftInWords(scaled),
+    "web.containers: admitted 1 container, runs with 3 containers",
+  );
+  const beside = {
+    path: "services.debug",
+    admitted: null,
+    observed: { containers: 1 },
+  };
+  assert.equal(
+    driftInWords(beside),
+    "debug: not in what was admitted, 1 container running beside it",
+  );
+});
+
+test("an environment's observation and counts in words", () => {
+  assert.equal(observedInWords(null), "Not observed yet");
+  const away = {
+    reachable: false,
+    at: "2026-12-02T10:00:00Z",
+    error: "The engine did not answer",
+  };
+  assert.match(
+    observedInWords(away),
+    /^Unreachable at .+: The engine did not answer$/,
+  );
+  const seen = {
+    reachable: true,
+    at: "2026-12-02T10:00:00Z",
+    engine: { version: "20.10.24", cpus: 2, memoryBytes: 4 * GiB },
+  };
+  assert.match(
+    observedInWords(seen),
+    /^Reachable at .+: Docker 20\.10\.24, 2 CPUs, 4 GiB$/,
+  );
+  assert.equal(
+    countedInWords({ running: 2, drifted: 1 }),
+    "2 running, 1 drifted",
+  );
+  assert.equal(countedInWords({}), "No instance");
 });
