@@ -10,7 +10,7 @@ COVERAGE_FLOOR := 94
 BROWSER_PACKAGES := chromium chromium-driver curl jq nginx openssl fcgiwrap openssh-server docker.io busybox-static
 ORACLES := support/oracles
 
-.PHONY: run test test-fast lint bench profile instructions browser fuzz oracle pod-security fault-test openapi prices clean
+.PHONY: run engine test test-fast lint bench profile instructions browser fuzz oracle pod-security fault-test openapi prices clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,12 @@ $(VENV)/.installed-bench: $(BIN)/python setup.cfg setup.py
 
 run: $(VENV)/.installed-run
 	$(BIN)/gunicorn -c gunicorn.conf.py wsgi:app
+
+# A Docker Engine to deliver to while trying the service (as root: Debian's docker.io and
+# busybox-static, installed as `browser` does): its data and socket under ./var/engine, an image
+# busybox:local built on it, the host's firewall untouched; Ctrl-C stops it.
+engine: $(VENV)/.installed-test browser
+	$(BIN)/python -m support.docker_engine var/engine
 
 # The pages are tested in a real browser (Debian's chromium and its driver), the deployment behind
 # Debian's nginx with TLS (openssl makes its certificate), sources followed from git served by git

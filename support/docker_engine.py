@@ -9,6 +9,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -44,8 +45,9 @@ def why_not():
 class Engine:
     """dockerd in `folder`, at `folder`/docker.sock."""
 
-    def __init__(self):
-        self.folder = Path(tempfile.mkdtemp(prefix="dk", dir="/tmp"))
+    def __init__(self, folder=None):
+        self.folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="dk", dir="/tmp"))
+        self.folder.mkdir(parents=True, exist_ok=True)
         self.socket = self.folder / "d.sock"
         self.process = None
 
@@ -63,7 +65,7 @@ class Engine:
             f"--pidfile={self.folder / 'd.pid'}",
         ]
         log = open(self.folder / "dockerd.log", "wb")  # noqa: SIM115 (the daemon's, for as long as it runs)
-        self.process = subprocess.Popen(arguments, stdout=log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(arguments, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + START_SECONDS
         while self.docker("version", check=False).returncode != 0:
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -95,15 +97,20 @@ class Engine:
     def build_image(self):
         """IMAGE: busybox on nothing, every applet installed."""
         context = self.folder / "image"
-        context.mkdir()
+        context.mkdir(exist_ok=True)
         shutil.copy(BUSYBOX, context / "busybox")
         (context / "Dockerfile").write_text(
             'FROM scratch\nCOPY busybox /bin/busybox\nRUN ["/bin/busybox", "--install", "-s"]\n'
         )
         self.docker("build", "-q", "-t", IMAGE, str(context))
 
-    def stop(self):
+    def stop(self, keep=False):
+        """Stop the engine, its containers and networks removed first: a network's bridge is a
+        link of the host's, which outlives the daemon."""
         if self.process is not None and self.process.poll() is None:
+            if listed := self.docker("ps", "-aq", check=False).stdout.split():
+                self.docker("rm", "-f", *listed, check=False)
+            self.docker("network", "prune", "-f", check=False)
             self.process.send_signal(signal.SIGTERM)
             try:
                 self.process.wait(timeout=20)
@@ -113,7 +120,8 @@ class Engine:
         for namespace in (self.folder / "x" / "netns").glob("*"):
             subprocess.run(["/usr/bin/umount", str(namespace)], capture_output=True)
         subprocess.run(["/usr/bin/umount", "-R", str(self.folder / "root")], capture_output=True)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @pytest.fixture
@@ -153,3 +161,22 @@ def engine():
         yield running
     finally:
         running.stop()
+
+
+def main(folder):
+    """`make engine`: an engine to try delivery with, its data in `folder`, until Ctrl-C."""
+    if reason := why_not():
+        raise SystemExit(f"no Docker Engine: {reason}")
+    running = Engine(Path(folder).resolve())
+    try:
+        running.start().build_image()
+        print(f"A Docker Engine at unix://{running.socket} with the image {IMAGE}; Ctrl-C stops it.", flush=True)
+        running.process.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        running.stop(keep=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "var/engine")
