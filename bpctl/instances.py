@@ -137,9 +137,21 @@ def status(session, instance, output):
     show.listed(delivered, columns, output)
     if instance and output != "json":
         for drift in (delivered[0].get("observed") or {}).get("drift", []):
-            click.echo(f"  drift {drift['path']}: admitted {drift['admitted']}, observed {drift['observed']}")
+            click.echo(
+                f"  drift {drift['path']}: admitted {_held(drift, 'admitted')}, observed {_held(drift, 'observed')}"
+            )
     if any(_troubled(one) for one in delivered):
         sys.exit(1)
+
+
+def _held(drift, key):
+    """A drift's amount as a person writes it (`null`: no limit; a service beside the render: its containers)."""
+    value, resource = drift[key], {"memoryBytes": "memory", "cpuMillis": "cpu"}.get(drift["path"].rsplit(".", 1)[-1])
+    if value is None:
+        return "nothing" if key == "admitted" else "no limit"
+    if isinstance(value, dict):
+        return f"{value['containers']} container(s)"
+    return show.amount(resource, value) if resource else str(value)
 
 
 def _troubled(instance):

@@ -49,7 +49,7 @@ def test_a_team_deploys_sees_drift_and_undeploys_with_bpctl(bpctl, socket_app, e
     status = bpctl.run("status", "shop", **ALICE)
     assert status.returncode == 1
     assert b"drifted" in status.stdout
-    assert b"drift services.web.memoryBytes: admitted 67108864, observed 268435456" in status.stdout
+    assert b"drift services.web.memoryBytes: admitted 64Mi, observed 256Mi" in status.stdout
     listed = bpctl.run("env", "ls", **ADMIN)
     assert b"reachable; 1 drifted" in listed.stdout
 
