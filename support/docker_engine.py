@@ -168,6 +168,12 @@ def main(folder):
     if reason := why_not():
         raise SystemExit(f"no Docker Engine: {reason}")
     running = Engine(Path(folder).resolve())
+
+    def stopped(number, frame):
+        raise KeyboardInterrupt
+
+    for number in (signal.SIGINT, signal.SIGTERM):  # even where a shell started it with SIGINT ignored
+        signal.signal(number, stopped)
     try:
         running.start().build_image()
         print(f"A Docker Engine at unix://{running.socket} with the image {IMAGE}; Ctrl-C stops it.", flush=True)
