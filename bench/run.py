@@ -29,7 +29,7 @@ from pymongo import MongoClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app.storage import embedded  # noqa: E402
-from bench import conversions, fits, fleet, imports, instances, probes, scale, sources, web  # noqa: E402
+from bench import conversions, environments, fits, fleet, imports, instances, probes, scale, sources, web  # noqa: E402
 from support.http import SocketClient, basic  # noqa: E402
 from support.processes import Gunicorn, cpu_seconds  # noqa: E402
 
@@ -242,7 +242,18 @@ def main():
             peers.append((args.against[:8], servers[-1]))
         parts = args.only.split(",") if args.only else []
         names = [name for name in targets[app] if not parts or any(part in name for part in parts)]
-        sections = {"web", "imports", "conversions", "probes", "scale", "fits", "instances", "fleet", "sources"}
+        sections = {
+            "web",
+            "imports",
+            "conversions",
+            "probes",
+            "scale",
+            "fits",
+            "instances",
+            "fleet",
+            "sources",
+            "environments",
+        }
         if not names and not sections & set(parts):
             raise SystemExit(f"no scenario name contains {args.only!r}")
         results = {(server, name): [] for server in targets for name in names if name in targets[server]}
@@ -313,6 +324,8 @@ def main():
                 fits.run(mongo_uri, ADMIN, BLUEPRINT, start, sizes=sizes, against=worktree)
         if not parts or "fleet" in parts:
             fleet.run(mongo_uri, ADMIN, BLUEPRINT, start)
+        if not parts or "environments" in parts:
+            environments.run(mongo_uri)
         print(f"the benchmark took {time.monotonic() - started:.0f} s")
     finally:
         for server in servers:

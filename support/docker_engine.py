@@ -59,6 +59,7 @@ class Engine:
             "--ip-forward=false",
             "--ip-masq=false",
             "--bridge=none",
+            "--default-address-pool=base=10.200.0.0/16,size=24",  # a network each project: 256, not Docker's 31
             f"--data-root={self.folder / 'root'}",
             f"--exec-root={self.folder / 'x'}",
             f"--host=unix://{self.socket}",

@@ -31,10 +31,10 @@ class Progress:
             self.written = moment
 
 
-def start(kind, user, owner, work, schema, source=None):
-    """Queue a job of `kind` for `owner` and run `work(progress)` (which returns the report,
-    `schema`'s) in a thread; the queued job."""
-    return run(jobs.queued(kind, user, owner, source), work, schema)
+def start(kind, user, owner, work, schema, source=None, id=None):
+    """Queue a job of `kind` for `owner` (its id `id`, where given) and run `work(progress)` (which
+    returns the report, `schema`'s) in a thread; the queued job."""
+    return run(jobs.queued(kind, user, owner, source, id), work, schema)
 
 
 def run(job, work, schema):

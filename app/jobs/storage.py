@@ -34,11 +34,12 @@ class Jobs:
     def create_indexes(self):
         self.coll().create_index("createdAt", name="forget_after_7_days", expireAfterSeconds=int(KEPT.total_seconds()))
 
-    def queued(self, kind, user, owner, source=None):
-        """A new job of `kind` started by `user` for `owner` (whose members and admins read it too)."""
+    def queued(self, kind, user, owner, source=None, id=None):
+        """A new job of `kind` started by `user` for `owner` (whose members and admins read it too),
+        its id `id` where one was given out before (a delivery's, written with its instance)."""
         moment = now()
         doc = {
-            "_id": ids.new_id(moment),
+            "_id": id or ids.new_id(moment),
             "kind": kind,
             "state": "queued",
             "startedBy": user["username"],

@@ -7,6 +7,7 @@ project down. Which environment an instance may use, and what its engine would r
 decided at admission (`destination`, `refuse_what_the_engine_would`: the host ports an instance
 publishes are held per environment, as hosts are)."""
 
+from bson import ObjectId
 from flask import current_app
 
 from app import definitions
@@ -19,6 +20,7 @@ from app.instances.schemas import DeliveryReportSchema
 from app.instances.storage import project
 from app.instances.storage import store as instances
 from app.jobs import runner
+from app.storage import ids
 from app.storage.database import now
 
 TARGETS = {"docker": "compose", "git": "kubernetes"}
@@ -66,31 +68,44 @@ def admitted(environment, name):
 
 
 def pending(release):
-    """The delivery an admission, upgrade or rollback writes with its instance: `release`, pending."""
-    return {"state": "pending", "release": release, "job": None, "at": now(), "commit": None, "error": None}
+    """The delivery an admission, upgrade or rollback writes with its instance: `release`, pending,
+    by the job whose id it gives out now (queued once the instance is written: one write fewer)."""
+    moment = now()
+    return {
+        "state": "pending",
+        "release": release,
+        "job": str(ids.new_id(moment)),
+        "at": moment,
+        "commit": None,
+        "error": None,
+    }
 
 
-def start(doc, user, recreate=False):
-    """Deliver the instance `doc` (just written, or observed) by a job; `doc` with its delivery.
-    `recreate`: every container made again, as a limit changed by hand leaves Compose's own record
-    of the container as it was."""
-    return _started(
-        doc, user, doc["release"], lambda progress: _deliver(doc["_id"], doc["environment"], doc["name"], recreate)
-    )
+def start(doc, user):
+    """Deliver the instance `doc`, just written, by the job its delivery names; `doc`."""
+    _run(doc, user, ObjectId(doc["delivery"]["job"]), recreate=False)
+    return doc
+
+
+def again(doc, user, recreate=False):
+    """Deliver the instance `doc` again (an observation's), by a new job. `recreate`: every
+    container made again, as a limit changed by hand leaves Compose's own record of the container
+    as it was."""
+    moment = now()
+    job_id = ids.new_id(moment)
+    instances.delivered(doc["_id"], doc["release"], {"state": "pending", "job": str(job_id), "at": moment})
+    _run(doc, user, job_id, recreate)
 
 
 def withdraw(doc, user, purge=False):
     """Take the deleted instance `doc`'s project down by a job (`purge`: its named volumes too)."""
-    _started(doc, user, None, lambda progress: _take_down(doc["environment"], doc["name"], str(doc["_id"]), purge))
+    work = lambda progress: _take_down(doc["environment"], doc["name"], str(doc["_id"]), purge)  # noqa: E731
+    runner.start("deliver", user, doc["owner"], work, DeliveryReportSchema())
 
 
-def _started(doc, user, release, work):
-    job = runner.start("deliver", user, doc["owner"], work, DeliveryReportSchema())
-    if release is None:
-        return doc
-    delivery = {**doc["delivery"], "job": str(job["_id"])}
-    instances.delivered(doc["_id"], release, {"job": delivery["job"]})
-    return {**doc, "delivery": delivery}
+def _run(doc, user, job_id, recreate):
+    work = lambda progress: _deliver(doc["_id"], doc["environment"], doc["name"], recreate)  # noqa: E731
+    runner.start("deliver", user, doc["owner"], work, DeliveryReportSchema(), id=job_id)
 
 
 def _deliver(instance_id, environment_name, project, recreate):

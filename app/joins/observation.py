@@ -164,7 +164,7 @@ def _deliver_again(environment, docs, found, moment):
         )
         if again:
             log.info("environment %s: delivering %s again (%s)", environment["name"], doc["name"], observed or state)
-            delivery.start(doc, {"username": doc["owner"]}, recreate=observed == "drifted")
+            delivery.again(doc, {"username": doc["owner"]}, recreate=observed == "drifted")
 
 
 def _named(container):
