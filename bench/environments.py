@@ -29,7 +29,8 @@ def _setup(client, engine):
     environment = {"name": "engine", "kind": "docker", "endpoint": f"unix://{engine.socket}", "interval": 3600}
     assert client.post("/environments", json=environment, user="admin").status == 201
     room = {"name": "bench", "memoryCap": "64Gi", "cpuCap": "64", "containerCap": "1000"}
-    profile = client.post("/profiles", json={**room, "containerDefaults": {"memory": "16Mi", "cpu": "50m"}}, user="alice").json
+    room["containerDefaults"] = {"memory": "16Mi", "cpu": "50m"}
+    profile = client.post("/profiles", json=room, user="alice").json
     assert client.patch(f"/profiles/{profile['id']}", json={"environments": ["engine"]}, user="admin").status == 200
     blueprint = client.post("/blueprints", json={"name": "web", "blueprintType": "compose", "yml": WEB}, user="alice")
     return {"blueprint": blueprint.json["id"], "profile": profile["id"]}
