@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -18,6 +19,7 @@ import pytest
 
 from app.environments.docker import COMPOSE
 from support.apps import serving
+from support.certificates import authority
 from support.http import SocketClient
 from support.jobs import ended
 
@@ -45,11 +47,23 @@ def why_not():
 class Engine:
     """dockerd in `folder`, at `folder`/docker.sock."""
 
-    def __init__(self, folder=None):
+    def __init__(self, folder=None, tls=False):
         self.folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="dk", dir="/tmp"))
         self.folder.mkdir(parents=True, exist_ok=True)
         self.socket = self.folder / "d.sock"
         self.process = None
+        self.tcp = self.client_tls = None
+        if tls:  # also at tcp://127.0.0.1:PORT, TLS both ways, as Docker's guide sets an engine up
+            self.tcp, self.client_tls = f"tcp://127.0.0.1:{free_port()}", self._certificates()
+
+    def _certificates(self):
+        """The engine's TLS files written in its folder; the client's CA and key pair, as PEM."""
+        ca, pair = authority()
+        (self.folder / "ca.pem").write_text(ca)
+        for name, text in zip(("server-cert.pem", "server-key.pem"), pair("server", "127.0.0.1"), strict=True):
+            (self.folder / name).write_text(text)
+        cert, key = pair("client", "delivery")
+        return {"ca": ca, "cert": cert, "key": key}
 
     def start(self):
         arguments = [
@@ -63,6 +77,17 @@ class Engine:
             f"--data-root={self.folder / 'root'}",
             f"--exec-root={self.folder / 'x'}",
             f"--host=unix://{self.socket}",
+            *(
+                [
+                    f"--host={self.tcp}",
+                    "--tlsverify",
+                    f"--tlscacert={self.folder / 'ca.pem'}",
+                    f"--tlscert={self.folder / 'server-cert.pem'}",
+                    f"--tlskey={self.folder / 'server-key.pem'}",
+                ]
+                if self.tcp
+                else []
+            ),
             f"--pidfile={self.folder / 'd.pid'}",
         ]
         log = open(self.folder / "dockerd.log", "wb")  # noqa: SIM115 (the daemon's, for as long as it runs)
@@ -149,6 +174,26 @@ def deployed(api, engine, name, yml, defaults):
     assert made.status == 201, made.json
     assert ended(api, made.json["delivery"]["job"])["report"]["state"] == "applied"
     return api.get(f"/instances/{made.json['id']}", user="alice").json
+
+
+def free_port():
+    """A loopback port free now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def tls_engine():
+    """A running engine that also listens over tcp with TLS both ways, IMAGE built on it."""
+    if reason := why_not():
+        pytest.skip(f"no Docker Engine: {reason}")
+    running = Engine(tls=True)
+    try:
+        running.start().build_image()
+        yield running
+    finally:
+        running.stop()
 
 
 @pytest.fixture(scope="module")

@@ -37,18 +37,18 @@ def down(environment, project, seconds, purge=False):
 
 def _compose(environment, project, command, yml, seconds):
     try:
-        endpoint = engine.checked(environment)
-    except engine.Unreachable as exc:
-        raise Failed(str(exc)) from None
-    with tempfile.TemporaryDirectory(prefix="compose-") as home:
-        environ = {"PATH": os.environ.get("PATH", ""), "HOME": home, "DOCKER_CONFIG": home, "DOCKER_HOST": endpoint}
-        arguments = [str(COMPOSE), "-p", project, *(["-f", "-"] if yml is not None else []), *command]
-        try:
+        with engine.reached(environment) as (endpoint, tls), tempfile.TemporaryDirectory(prefix="compose-") as home:
+            environ = {"PATH": os.environ.get("PATH", ""), "HOME": home, "DOCKER_CONFIG": home, "DOCKER_HOST": endpoint}
+            if tls is not None:
+                environ.update(DOCKER_TLS_VERIFY="1", DOCKER_CERT_PATH=str(tls))
+            arguments = [str(COMPOSE), "-p", project, *(["-f", "-"] if yml is not None else []), *command]
             done = subprocess.run(
                 arguments, input=yml or "", capture_output=True, text=True, env=environ, cwd=home, timeout=seconds
             )
-        except subprocess.TimeoutExpired:
-            raise Failed(f"Docker Compose did not finish within {seconds} s (DELIVERY_SECONDS).") from None
+    except engine.Unreachable as exc:
+        raise Failed(str(exc)) from None
+    except subprocess.TimeoutExpired:
+        raise Failed(f"Docker Compose did not finish within {seconds} s (DELIVERY_SECONDS).") from None
     if done.returncode != 0:
         said = (done.stderr or done.stdout).strip()
         raise Failed(f"docker compose {command[0]} exited {done.returncode}: {said[-MOST_SHOWN:]}")

@@ -2,19 +2,25 @@
 the engine's version and size, and each container of a Compose project (its project and service
 labels, state, health, restarts and the limits the engine holds). The listing is one request; the
 limits are a container's inspection each, as the API lists none of them. What is read is
-bounded: at most MOST_CONTAINERS containers, each request within the environment's time."""
+bounded: at most MOST_CONTAINERS containers, each request within SECONDS. An engine over tcp is
+reached with TLS alone, its certificate checked against the environment's CA."""
 
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
 
 import docker
 from flask import current_app
 
+from app.access import sealing
 from app.environments import storage
 
 PROJECT, SERVICE = "com.docker.compose.project", "com.docker.compose.service"
 MOST_CONTAINERS = 5000
 INSPECTED_AT_ONCE = 8
 SECONDS = 10  # each request to the engine
+TLS_FILES = {"ca": "ca.pem", "cert": "cert.pem", "key": "key.pem"}  # Docker's names (DOCKER_CERT_PATH)
 
 
 class Unreachable(Exception):
@@ -61,18 +67,64 @@ def checked(environment):
         storage.engine_checked(endpoint, current_app.config, environment.get("knownHosts"))
     except ValueError as exc:
         raise Unreachable(f"The engine may not be reached: {exc}") from None
-    if not endpoint.startswith("unix://"):
-        raise Unreachable("This version reaches engines at a unix socket only; tcp and ssh endpoints come next.")
+    if endpoint.startswith("ssh://"):
+        raise Unreachable("This version reaches engines at a unix socket or over tcp with TLS; ssh comes next.")
     return endpoint
 
 
-def _client(environment):
-    """Docker's API client for the environment's engine."""
+@contextmanager
+def reached(environment):
+    """(the endpoint, the folder of its TLS files or None) once it may be reached: over tcp, the
+    environment's CA and client key pair unsealed into Docker's files (`ca.pem`, `cert.pem`,
+    `key.pem`, the owner's alone) in a folder removed when the block ends."""
     endpoint = checked(environment)
+    if not endpoint.startswith("tcp://"):
+        yield endpoint, None
+        return
     try:
-        return docker.APIClient(base_url=endpoint, timeout=SECONDS)
-    except docker.errors.DockerException as exc:
-        raise Unreachable(f"The engine did not answer: {_short(exc)}") from None
+        tls = sealing.unsealed(environment, "tls", storage.store.collection)
+    except ValueError as exc:
+        raise Unreachable(str(exc)) from None
+    if tls is None:
+        raise Unreachable("An engine over tcp is reached with TLS only: give its CA and a client key pair.")
+    with tempfile.TemporaryDirectory(prefix="tls-") as folder:
+        for field, name in TLS_FILES.items():
+            path = Path(folder) / name
+            path.touch(mode=0o600)
+            path.write_text(tls[field])
+        yield endpoint, Path(folder)
+
+
+class _Client(docker.APIClient):
+    """Docker's API client, deaf to the process's environment: requests lets `CURL_CA_BUNDLE` or
+    `REQUESTS_CA_BUNDLE` replace a session's CA (psf/requests#3829), and `*_PROXY` send an engine's
+    traffic elsewhere; an environment is reached with its own CA, directly."""
+
+    @property
+    def trust_env(self):
+        return False
+
+    @trust_env.setter
+    def trust_env(self, value):
+        """requests.Session sets it; it stays off."""
+
+
+@contextmanager
+def _client(environment):
+    """Docker's API client for the environment's engine, its certificate checked against the
+    environment's CA over tcp."""
+    with reached(environment) as (endpoint, folder):
+        try:
+            if folder is None:
+                client = _Client(base_url=endpoint, timeout=SECONDS)
+            else:
+                pair = (str(folder / TLS_FILES["cert"]), str(folder / TLS_FILES["key"]))
+                tls = docker.tls.TLSConfig(client_cert=pair, ca_cert=str(folder / TLS_FILES["ca"]), verify=True)
+                client = _Client(base_url=f"https://{endpoint[len('tcp://') :]}", tls=tls, timeout=SECONDS)
+        except (docker.errors.DockerException, OSError) as exc:
+            raise Unreachable(f"The engine did not answer: {_short(exc)}") from None
+        with client:
+            yield client
 
 
 def _inspected(client, container_id):
