@@ -1,0 +1,72 @@
+"""The service killed with SIGKILL in the middle of a delivery, as operators run it (gunicorn on
+the embedded database, a real Docker Engine): once restarted, the schedule's observation takes the
+delivery up again, and the engine runs the instance once, as admitted, its profile's usage the
+sum of its instances."""
+
+import time
+
+import pytest
+
+from app.storage import embedded
+from support.docker_engine import IMAGE, engine  # noqa: F401 (a fixture)
+from support.http import SocketClient, basic
+from support.processes import Gunicorn
+
+ADMIN = ("admin", "change-me-now")
+AUTH = {"Authorization": basic(*ADMIN)}
+# a health check Compose's `--wait` waits for: the delivery stays `applying` for a few seconds
+WEB = (
+    f"services:\n  web:\n    image: {IMAGE}\n    command: [sleep, '3600']\n    init: true\n"
+    "    healthcheck: {test: [CMD, sleep, '1'], interval: 3s, start_period: 0s}\n"
+)
+pytestmark = pytest.mark.slow
+
+
+def waited(condition, seconds, why):
+    deadline = time.monotonic() + seconds
+    while not (found := condition()):
+        assert time.monotonic() < deadline, why
+        time.sleep(0.2)
+    return found
+
+
+def test_a_delivery_killed_with_the_service_is_taken_up_again_once(tmp_path, engine):  # noqa: F811
+    database, uri = embedded.launch(str(tmp_path / "data"), embedded.free_port())
+    settings = {"MONGO_URI": uri, "MONGO_DB": "faults", "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1]}
+    settings |= {"ENVIRONMENT_SOCKETS": str(engine.socket), "DELIVERY_SECONDS": 5, "REQUEST_TIMEOUT": 5}
+    service = Gunicorn(**settings, WEB_CONCURRENCY=1).start()
+    try:
+        client = SocketClient(service.port)
+        environment = {"name": "engine", "kind": "docker", "endpoint": f"unix://{engine.socket}", "interval": 15}
+        assert client.post("/environments", json=environment, headers=AUTH).status == 201
+        room = {"name": "team", "containerDefaults": {"memory": "48Mi", "cpu": "100m"}, "environments": ["engine"]}
+        profile = client.post("/profiles", json=room, headers=AUTH).json
+        blueprint = {"name": "web", "blueprintType": "compose", "yml": WEB}
+        blueprint = client.post("/blueprints", json=blueprint, headers=AUTH).json
+        body = {"name": "shop", "blueprint": blueprint["id"], "profile": profile["id"], "environment": "engine"}
+        made = client.post("/instances", json=body, headers=AUTH).json
+
+        def delivery():
+            return client.get(f"/instances/{made['id']}", headers=AUTH).json["delivery"]
+
+        waited(lambda: delivery()["state"] == "applying", 30, "the delivery did not start")
+        service.kill()  # kill -9 of the master, its worker and the Compose it runs
+        service = Gunicorn(**settings, WEB_CONCURRENCY=1).start()
+        client = SocketClient(service.port)
+        assert delivery()["state"] == "applying"  # left under way
+        # past DELIVERY_SECONDS and the lease, an observation of the schedule (every 15 s) takes it up
+        waited(lambda: delivery()["state"] == "applied", 120, "the delivery was not taken up again")
+        assert delivery()["job"] != made["delivery"]["job"]
+        running = engine.containers("shop")
+        assert list(running.values()) == [(True, 48 * 2**20)], running  # once, as admitted
+        used = client.get(f"/profiles/{profile['id']}", headers=AUTH).json["usage"]
+        assert (used["instances"], used["memoryBytes"], used["containers"]) == (1, 48 * 2**20, 1)
+        observed = waited(
+            lambda: client.get(f"/instances/{made['id']}", headers=AUTH).json["observed"], 60, "never observed"
+        )
+        assert observed["usage"] == {"containers": 1, "memoryBytes": 48 * 2**20, "cpuMillis": 100}
+    finally:
+        service.stop()
+        engine.docker("rm", "-f", *engine.containers("shop"), check=False)
+        database.terminate()
+        database.wait()
