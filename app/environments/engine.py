@@ -5,21 +5,25 @@ limits are a container's inspection each, as the API lists none of them. What is
 bounded: at most MOST_CONTAINERS containers, each request within SECONDS. An engine over tcp is
 reached with TLS alone, its certificate checked against the environment's CA."""
 
+import subprocess
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import docker
 from flask import current_app
 
-from app.access import sealing
+from app.access import sealing, ssh
 from app.environments import storage
 
 PROJECT, SERVICE = "com.docker.compose.project", "com.docker.compose.service"
 MOST_CONTAINERS = 5000
 INSPECTED_AT_ONCE = 8
 SECONDS = 10  # each request to the engine
+DOCKER_SOCKET = "/var/run/docker.sock"  # an engine's socket on its host, unless an ssh endpoint names another
 TLS_FILES = {"ca": "ca.pem", "cert": "cert.pem", "key": "key.pem"}  # Docker's names (DOCKER_CERT_PATH)
 
 
@@ -60,39 +64,69 @@ def remove_strays(environment, project, services):
 
 
 def checked(environment):
-    """The environment's endpoint, once the operator's settings let it be reached (checked at
-    every connection, as on every write); Unreachable saying why not."""
-    endpoint = environment["endpoint"]
+    """Where the environment's engine is (its `addresses.Remote` over tcp or ssh, None at a unix
+    socket), once the operator's settings let it be reached: checked at every connection, as on
+    every write; Unreachable saying why not."""
     try:
-        storage.engine_checked(endpoint, current_app.config, environment.get("knownHosts"))
+        return storage.engine_checked(environment["endpoint"], current_app.config, environment.get("knownHosts"))
     except ValueError as exc:
         raise Unreachable(f"The engine may not be reached: {exc}") from None
-    if endpoint.startswith("ssh://"):
-        raise Unreachable("This version reaches engines at a unix socket or over tcp with TLS; ssh comes next.")
-    return endpoint
 
 
 @contextmanager
 def reached(environment):
-    """(the endpoint, the folder of its TLS files or None) once it may be reached: over tcp, the
-    environment's CA and client key pair unsealed into Docker's files (`ca.pem`, `cert.pem`,
-    `key.pem`, the owner's alone) in a folder removed when the block ends."""
-    endpoint = checked(environment)
-    if not endpoint.startswith("tcp://"):
-        yield endpoint, None
+    """(a Docker endpoint, the folder of its TLS files or None) for the block, once the engine may
+    be reached: a unix socket as it is; over tcp, the environment's CA and client key pair
+    unsealed into Docker's files (`ca.pem`, `cert.pem`, `key.pem`, the owner's alone); over ssh,
+    the engine's socket forwarded to a unix socket here by ssh (access/ssh.py: the address checked,
+    the environment's host keys and deploy key). What it makes is gone when the block ends."""
+    remote = checked(environment)
+    if remote is None:
+        yield environment["endpoint"], None
         return
-    try:
-        tls = sealing.unsealed(environment, "tls", storage.store.collection)
-    except ValueError as exc:
-        raise Unreachable(str(exc)) from None
-    if tls is None:
-        raise Unreachable("An engine over tcp is reached with TLS only: give its CA and a client key pair.")
-    with tempfile.TemporaryDirectory(prefix="tls-") as folder:
+    with tempfile.TemporaryDirectory(prefix="engine-") as folder:
+        if remote.scheme == "ssh":
+            with _forwarded(environment, remote, Path(folder)) as endpoint:
+                yield endpoint, None
+            return
+        tls = _unsealed(environment, "tls")
+        if tls is None:
+            raise Unreachable("An engine over tcp is reached with TLS only: give its CA and a client key pair.")
         for field, name in TLS_FILES.items():
             path = Path(folder) / name
             path.touch(mode=0o600)
             path.write_text(tls[field])
-        yield endpoint, Path(folder)
+        yield environment["endpoint"], Path(folder)
+
+
+@contextmanager
+def _forwarded(environment, remote, folder):
+    """`unix://FOLDER/d.sock`, forwarded by ssh to the engine's socket on its host while the block runs."""
+    parts = urlsplit(environment["endpoint"])
+    local, there = folder / "d.sock", parts.path if parts.path not in ("", "/") else DOCKER_SOCKET
+    command = ssh.command(remote, str(folder), _unsealed(environment, "deployKey"), environment.get("knownHosts"))
+    command += ["-o", "ExitOnForwardFailure=yes", "-N", "-L", f"{local}:{there}", "-p", str(remote.port)]
+    command += ["-l", parts.username, "--", remote.host]
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + SECONDS
+        while not local.exists():
+            if process.poll() is not None or time.monotonic() > deadline:
+                said = (process.stderr.read() if process.poll() is not None else b"").decode(errors="replace")
+                raise Unreachable(f"ssh did not reach the engine: {said.strip()[-300:] or 'no answer in time'}")
+            time.sleep(0.02)
+        yield f"unix://{local}"
+    finally:
+        process.terminate()
+        process.wait(timeout=SECONDS)
+        process.stderr.close()
+
+
+def _unsealed(environment, name):
+    try:
+        return sealing.unsealed(environment, name, storage.store.collection)
+    except ValueError as exc:
+        raise Unreachable(str(exc)) from None
 
 
 class _Client(docker.APIClient):

@@ -7,6 +7,7 @@ Where an environment is reached is checked on every write, before any connection
 credentials are sealed (access/sealing.py). Plain tcp is refused: an engine's API over it is root
 on its host to anyone on the path, so tcp needs `tls`."""
 
+import re
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -21,6 +22,7 @@ from app.storage.database import now
 from app.storage.resource_store import ResourceStore
 
 DOCKER_PORTS = {"tcp": 2376, "ssh": 22}  # Docker's TLS port; ssh's own
+REMOTE_SOCKET = re.compile(r"(/(?!\.\.?/|\.\.?$)[A-Za-z0-9._-]+)+")  # no `.` or `..` step
 FIELDS_OF = {
     "docker": {"endpoint", "tls", "deployKey", "knownHosts", "proxy"},
     "git": {"url", "ref", "path", "token", "deployKey", "knownHosts"},
@@ -163,7 +165,9 @@ def _check(kind, merged, changes, stored):
 
 def engine_checked(endpoint, config, known_hosts):
     """A Docker endpoint as the operator allows it: a unix socket at a path ENVIRONMENT_SOCKETS
-    names, or tcp or ssh to a host ENVIRONMENT_HOSTS names; ValueError saying why not."""
+    names (None), or tcp or ssh to a host ENVIRONMENT_HOSTS names (its `addresses.Remote`, the
+    address checked); ValueError saying why not. An ssh endpoint may name the engine's socket on
+    its host (`ssh://USER@HOST/run/docker.sock`; default /var/run/docker.sock)."""
     if not endpoint.isascii() or any(char.isspace() or ord(char) < 32 for char in endpoint):
         raise ValueError("An endpoint of printable ASCII characters, without spaces.")
     parts = urlsplit(endpoint)
@@ -174,15 +178,20 @@ def engine_checked(endpoint, config, known_hosts):
             raise ValueError(
                 f"unix://{parts.path} is not a socket environments may name (ENVIRONMENT_SOCKETS: {listed})."
             )
-        return
+        return None
     if parts.scheme not in DOCKER_PORTS:
         raise ValueError("unix:///path, tcp://HOST:PORT or ssh://USER@HOST[:PORT].")
     host, port = addresses.host_and_port(parts, DOCKER_PORTS)
-    if not host or parts.password is not None or parts.query or parts.fragment or parts.path.strip("/"):
+    path = parts.path if parts.scheme == "ssh" and parts.path not in ("", "/") else ""
+    if path and not REMOTE_SOCKET.fullmatch(path):
+        raise ValueError("The engine's socket on the host: an absolute path of letters, digits, `.`, `_`, `-`.")
+    if not host or parts.password is not None or parts.query or parts.fragment or parts.path.strip("/") and not path:
         raise ValueError("A host and a port, nothing else (credentials go in `tls` or `deployKey`).")
     if parts.scheme == "ssh" and not (parts.username and (known_hosts or config["SOURCE_KNOWN_HOSTS"])):
         raise ValueError("ssh://USER@HOST, with the host's keys trusted (`knownHosts` or SOURCE_KNOWN_HOSTS).")
-    addresses.reached(endpoint, (parts.scheme, host.lower(), port), DOCKER_PORTS[parts.scheme], config, "ENVIRONMENT")
+    return addresses.reached(
+        endpoint, (parts.scheme, host.lower(), port), DOCKER_PORTS[parts.scheme], config, "ENVIRONMENT"
+    )
 
 
 store = Environments()

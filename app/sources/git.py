@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 
 from flask import current_app
 
+from app.access import ssh
 from app.imports.formats import MAX_IMPORT_BYTES
 
 MAX_FILES = 5_000
@@ -131,44 +132,9 @@ def _environment(folder, remote, token, deploy_key):
     for index, (key, value) in enumerate(settings.items()):
         environment[f"GIT_CONFIG_KEY_{index}"], environment[f"GIT_CONFIG_VALUE_{index}"] = key, value
     if remote.scheme == "ssh":
-        environment["GIT_SSH_COMMAND"] = _ssh(folder, remote, deploy_key)
+        environment["GIT_SSH_COMMAND"] = shlex.join(ssh.command(remote, folder, deploy_key))
         environment["GIT_SSH_VARIANT"] = "ssh"
     return environment
-
-
-def _ssh(folder, remote, deploy_key):
-    """The ssh command git runs: the checked address, the operator's known hosts, the deploy key."""
-    options = [
-        "ssh",
-        "-F",
-        os.devnull,
-        "-o",
-        "BatchMode=yes",
-        "-o",
-        "StrictHostKeyChecking=yes",
-        "-o",
-        f"UserKnownHostsFile={current_app.config['SOURCE_KNOWN_HOSTS']}",
-        "-o",
-        f"HostKeyAlias={remote.host}",
-        "-o",
-        f"HostName={remote.address}",
-        "-o",
-        "ConnectTimeout=15",
-        "-o",
-        "IdentitiesOnly=yes",
-        "-o",
-        "ProxyCommand=none",
-        "-o",
-        "PermitLocalCommand=no",
-    ]
-    if deploy_key:
-        key = os.path.join(folder, "deploy_key")
-        with open(os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
-            file.write(deploy_key.strip() + "\n")
-        options += ["-i", key]
-    else:
-        options += ["-o", "IdentityFile=none"]
-    return shlex.join(options)
 
 
 def _git(environment, *arguments, data=None):

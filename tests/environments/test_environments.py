@@ -79,6 +79,8 @@ def test_where_an_environment_is_reached_is_checked_before_any_connection(api, a
         (docker(endpoint="http://127.0.0.1:2375"), "endpoint", "unix:///path, tcp://HOST:PORT or ssh://"),
         (docker(endpoint="tcp://user:pw@10.1.2.3"), "endpoint", "nothing else"),
         (docker(endpoint="ssh://10.1.2.3"), "endpoint", "ssh://USER@HOST"),
+        (docker(endpoint="ssh://u@10.1.2.3/run/../etc/x.sock"), "endpoint", "The engine's socket on the host"),
+        (docker(endpoint="tcp://10.1.2.3/run/docker.sock", tls=TLS), "endpoint", "nothing else"),
         (docker(endpoint=None), "endpoint", "needs one"),
         (docker(url="https://git.example.test/env.git"), "url", "Not a field of a docker environment"),
         ({"name": "gitops", "kind": "git", "url": f"https://127.0.0.1:{port}/env.git"}, "url", "a loopback"),
