@@ -19,7 +19,9 @@ def environment():
 
 @environment.command("add")
 @click.argument("name")
-@click.option("--docker", "endpoint", metavar="ENDPOINT", help="unix:///path.sock, tcp://HOST:PORT or ssh://USER@HOST[/socket].")
+@click.option(
+    "--docker", "endpoint", metavar="ENDPOINT", help="unix:///path.sock, tcp://HOST:PORT or ssh://USER@HOST[/socket]."
+)
 @click.option("--git", "url", metavar="URL", help="https:// or ssh:// to the repository Argo CD or Flux follows.")
 @click.option("--ref", help="git: the branch (default: the remote's HEAD).")
 @click.option("--path", help="git: the folder the environment owns (default: the root).")
