@@ -27,6 +27,7 @@ from app.instances.hosts import refused as refused_host
 from app.instances.hosts import store as hosts
 from app.instances.namespaces import TAKEN
 from app.instances.namespaces import store as namespaces
+from app.instances.removals import store as removals
 from app.instances.storage import store as instances
 from app.joins import delivery, holds, outcomes, to_profile
 from app.model.accounts import owner_given, team_of
@@ -97,6 +98,8 @@ def checked(plan):
         raise plan.taken
     if plan.taken is not None and doc.get("environment") and instances.in_environment(doc["environment"], doc["name"]):
         raise _project_held(doc)
+    if plan.taken is not None and doc.get("environment") and removals.holds(doc["environment"], doc["name"]):
+        raise _project_going(doc)
     if plan.namespace is not None and not namespaces.free_for(plan.namespace, doc["owner"]):
         raise Conflict(TAKEN.format(plan.namespace))
     if taken := hosts.taken(plan.hosts, doc.get("_id")):
@@ -119,7 +122,11 @@ def applied(plan):
 
 
 def _insert(doc, taken):
-    """A create's decisive write; `taken` where the name is (surely not inserted: taken back)."""
+    """A create's decisive write; `taken` where the name is (surely not inserted: taken back). A
+    project being taken down is a 409 (its removal is held before its instance goes: one of the two
+    is always found)."""
+    if doc.get("environment") and removals.holds(doc["environment"], doc["name"]):
+        raise _project_going(doc)
     try:
         outcomes.decided(lambda: instances.insert(doc), lambda: instances.holds(doc["_id"]), "create")
     except DuplicateKeyError:
@@ -132,6 +139,12 @@ def _project_held(doc):
     """The 409 of a name another instance of the environment has (a Compose project is named after its instance)."""
     held = f"An instance named {doc['name']!r} runs in the environment {doc['environment']!r} already"
     return Conflict(f"{held}: a project name is held per environment, whoever owns it.")
+
+
+def _project_going(doc):
+    """The 409 of a name whose project the environment is still taking down."""
+    going = f"The project {doc['name']!r} is still being taken down in the environment {doc['environment']!r}"
+    return Conflict(f"{going}: try again once it is gone.")
 
 
 def _instance(fields, blueprint, profile):
@@ -289,27 +302,22 @@ def withdraw(id_text, user, if_match=None, purge=False):
     for _ in range(MAX_ATTEMPTS):
         doc = instances.checked(id_text, user, if_match)
         profile = profiles.with_usage(object_id(doc["profile"]))
-        if profile is None:  # deleted under it (it cannot be while this is counted)
-            _delete(doc)
-            holds.let_go(doc)
-            _taken_down(doc, user, purge)
-            return
         try:
-            with holds.reservation(profile, doc["_id"], usage.change(None, doc["requirements"]), {"op": "delete"}):
-                if not _delete(doc):
-                    raise Moved("upgraded meanwhile")
+            with delivery.taken_down(doc, user, purge):
+                if profile is None:  # deleted under it (it cannot be while this is counted)
+                    if not _delete(doc):
+                        raise Moved("upgraded meanwhile")
+                else:
+                    with holds.reservation(
+                        profile, doc["_id"], usage.change(None, doc["requirements"]), {"op": "delete"}
+                    ):
+                        if not _delete(doc):
+                            raise Moved("upgraded meanwhile")
             holds.let_go(doc)
-            _taken_down(doc, user, purge)
             return
         except Moved:
             continue
     raise Conflict("Another change of this instance kept going on: try again.")
-
-
-def _taken_down(doc, user, purge):
-    """A deleted instance's project taken down where it was delivered."""
-    if doc.get("environment"):
-        delivery.withdraw(doc, user, purge)
 
 
 def _delete(doc):

@@ -7,6 +7,8 @@ project down. Which environment an instance may use, and what its engine would r
 decided at admission (`destination`, `refuse_what_the_engine_would`: the host ports an instance
 publishes are held per environment, as hosts are)."""
 
+from contextlib import contextmanager
+
 from bson import ObjectId
 from flask import current_app
 
@@ -16,6 +18,7 @@ from app.environments import docker, engine
 from app.environments.storage import store as environments
 from app.errors import Invalid
 from app.instances import hosts
+from app.instances.removals import store as removals
 from app.instances.schemas import DeliveryReportSchema
 from app.instances.storage import project
 from app.instances.storage import store as instances
@@ -97,10 +100,33 @@ def again(doc, user, recreate=False):
     _run(doc, user, job_id, recreate)
 
 
-def withdraw(doc, user, purge=False):
-    """Take the deleted instance `doc`'s project down by a job (`purge`: its named volumes too)."""
-    work = lambda progress: _take_down(doc["environment"], doc["name"], str(doc["_id"]), purge)  # noqa: E731
-    runner.start("deliver", user, doc["owner"], work, DeliveryReportSchema())
+@contextmanager
+def taken_down(doc, user, purge):
+    """The block deletes the instance `doc`: where it was delivered, its project stays held
+    meanwhile (`removals`), then a job takes it down (`purge`: its named volumes too); a block that
+    fails lets the project go."""
+    if not doc.get("environment"):
+        yield
+        return
+    removal = removals.take(doc, purge)
+    try:
+        yield
+    except BaseException:
+        removals.let_go(removal)
+        raise
+    withdraw(removal, user)
+
+
+def withdraw(removal, user):
+    """Take the project of `removal` down by a job; the project is let go once it is down."""
+    work = lambda progress: _take_down(removal)  # noqa: E731
+    runner.start("deliver", user, removal["owner"], work, DeliveryReportSchema())
+
+
+def withdraw_again(removal, user):
+    """Take the project of `removal` down again (an observation's)."""
+    removals.again(removal)
+    withdraw(removal, user)
 
 
 def _run(doc, user, job_id, recreate):
@@ -139,12 +165,16 @@ def without_secrets(text, doc):
     return text
 
 
-def _take_down(environment_name, project, instance_id, purge):
+def _take_down(removal):
+    report = {"instance": removal["instance"], "release": None, "state": "removed", "error": None}
     try:
-        docker.down(_environment(environment_name), project, current_app.config["DELIVERY_SECONDS"], purge)
+        environment = _environment(removal["environment"])
+        docker.down(environment, removal["name"], current_app.config["DELIVERY_SECONDS"], removal["purge"])
     except docker.Failed as exc:
-        return {"instance": instance_id, "release": None, "state": "failed", "error": str(exc)}
-    return {"instance": instance_id, "release": None, "state": "removed", "error": None}
+        removals.failed(removal, str(exc))
+        return {**report, "state": "failed", "error": str(exc)}
+    removals.let_go(removal)
+    return report
 
 
 def _environment(name):

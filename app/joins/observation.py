@@ -7,7 +7,8 @@ against the containers its delivered release declares); the environment gets `st
 engine, its instances by state, the projects it runs that the service did not deliver); each
 profile with instances there gets their observed usage beside what it admitted. Then what needs
 delivering again is delivered: a delivery a stopped process left under way, a failed one once its
-backoff has passed, and, where the environment heals, a drifted or missing instance."""
+backoff has passed, and, where the environment heals, a drifted or missing instance; and a deleted
+instance's project whose take-down failed or was left under way is taken down again."""
 
 import logging
 from datetime import timedelta
@@ -16,6 +17,7 @@ from flask import current_app
 
 from app.environments import engine
 from app.environments.storage import store as environments
+from app.instances.removals import store as removals
 from app.instances.storage import store as instances
 from app.jobs.storage import lease
 from app.joins import delivery
@@ -43,23 +45,26 @@ def observe(environment):
     """Observe `environment` once: its instances, its state, its profiles' observed usage; then
     deliver again what needs it."""
     moment, docs = now(), instances.of_environment(environment["name"])
+    going = removals.of_environment(environment["name"])
     try:
         seen = engine.listing(environment)
     except engine.Unreachable as exc:
         state = {"at": moment, "reachable": False, "error": str(exc), "engine": None, "unmanaged": []}
-        environments.observed(environment["_id"], {**state, "instances": _by_state(docs, {})})
-        _deliver_again(environment, docs, {}, moment)
+        environments.observed(environment["_id"], {**state, "instances": _by_state(docs, {}, going)})
+        _deliver_again(environment, docs, {}, going, moment)
         return
     projects = {}
     for container in seen["containers"]:
         projects.setdefault(container["project"], []).append(container)
     found = {doc["_id"]: of_instance(doc, projects.pop(doc["name"], []), seen["engine"], moment) for doc in docs}
+    for removal in going:  # coming down: not unmanaged
+        projects.pop(removal["name"], None)
     instances.observed(found)
     profiles.observed(environment["name"], _by_profile(docs, found))
     unmanaged = [{"project": name, "containers": sorted(held, key=_named)} for name, held in sorted(projects.items())]
     state = {"at": moment, "reachable": True, "error": None, "engine": seen["engine"], "unmanaged": unmanaged}
-    environments.observed(environment["_id"], {**state, "instances": _by_state(docs, found)})
-    _deliver_again(environment, docs, found, moment)
+    environments.observed(environment["_id"], {**state, "instances": _by_state(docs, found, going)})
+    _deliver_again(environment, docs, found, going, moment)
 
 
 def of_instance(doc, containers, engine_size, moment):
@@ -127,9 +132,10 @@ def _state(doc, admitted, services, drift, containers):
     return "running"
 
 
-def _by_state(docs, found):
-    """{state: count} of the environment's instances: a delivery not applied, else what was observed."""
-    counts = {}
+def _by_state(docs, found, going):
+    """{state: count} of the environment's instances: a delivery not applied, else what was
+    observed; and the deleted ones still being taken down (`removing`)."""
+    counts = {"removing": len(going)} if going else {}
     for doc in docs:
         state = doc["delivery"]["state"]
         if state == "applied":
@@ -148,23 +154,39 @@ def _by_profile(docs, found):
     return sums
 
 
-def _deliver_again(environment, docs, found, moment):
+def _deliver_again(environment, docs, found, going, moment):
     """Deliver again each instance whose delivery a stopped process left under way, whose failed
-    delivery's backoff has passed, or (where the environment heals) that drifted or went missing."""
+    delivery's backoff has passed, or (where the environment heals) that drifted or went missing;
+    take down again each deleted one whose take-down did so."""
+    due = _due(environment, moment)
+    for doc in docs:
+        observed = found.get(doc["_id"], {}).get("state")
+        healed = (
+            doc["delivery"]["state"] == "applied" and environment.get("heal") and observed in ("drifted", "missing")
+        )
+        if healed or due(doc["delivery"]):
+            log.info("environment %s: delivering %s again (%s)", environment["name"], doc["name"], observed)
+            delivery.again(doc, {"username": doc["owner"]}, recreate=observed == "drifted")
+    for removal in going:
+        if due(removal):
+            log.info("environment %s: taking %s down again", environment["name"], removal["name"])
+            delivery.withdraw_again(removal, {"username": removal["owner"]})
+
+
+def _due(environment, moment):
+    """Whether a delivery or a take-down (`state`, `at`, `failures`) is to run again: one a stopped
+    process left under way, or a failed one once its backoff (interval x 1, 2, 4, then 8) passed."""
     interval = timedelta(seconds=environment["interval"])
     stale = timedelta(seconds=current_app.config["DELIVERY_SECONDS"]) + lease()
-    for doc in docs:
-        state, at = doc["delivery"]["state"], doc["delivery"]["at"]
-        failures = doc["delivery"].get("failures", 0)
-        observed = found.get(doc["_id"], {}).get("state")
-        again = (
-            (state in UNDER_WAY and moment - at > stale)
-            or (state == "failed" and moment - at >= interval * min(2 ** max(failures - 1, 0), BACKOFF_MOST))
-            or (state == "applied" and environment.get("heal") and observed in ("drifted", "missing"))
-        )
-        if again:
-            log.info("environment %s: delivering %s again (%s)", environment["name"], doc["name"], observed or state)
-            delivery.again(doc, {"username": doc["owner"]}, recreate=observed == "drifted")
+
+    def due(attempt):
+        state, failures = attempt["state"], attempt.get("failures", 0)
+        if state in (*UNDER_WAY, "removing"):
+            return moment - attempt["at"] > stale
+        backoff = interval * min(2 ** max(failures - 1, 0), BACKOFF_MOST)
+        return state == "failed" and moment - attempt["at"] >= backoff
+
+    return due
 
 
 def _named(container):

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from app.environments.storage import store as environments
+from app.instances.removals import store as removals
 from app.instances.storage import store as instances
 from app.joins import delivery, observation
 from app.storage.resource_store import object_id
@@ -181,4 +182,29 @@ def test_an_environment_an_instance_runs_in_stays(api, deployable):
     assert "instance 'shop'" in assert_problem(refused, 409)["detail"]
     assert api.delete(f"/instances/{made['id']}", user="alice").status == 204
     assert api.delete(f"/environments/{environment['id']}", user="admin").status == 204
+    all_ended()
+
+
+def test_a_project_being_taken_down_is_not_delivered_into_until_it_is_gone(api, deployable, allowed):
+    """No engine listens: the take-down fails and the project stays held (a 409 for its name), is
+    counted `removing` and tried again after its backoff; once down, the name is free."""
+    made = api.post("/instances", json=admission(deployable), user="alice").json
+    ended(api, made["delivery"]["job"])
+    assert api.delete(f"/instances/{made['id']}", user="alice").status == 204
+    all_ended()
+    for query in ("?dryRun=true", ""):
+        again = api.post(f"/instances{query}", json=admission(deployable), user="alice")
+        assert "still being taken down" in assert_problem(again, 409)["detail"]
+    assert observe(allowed)["instances"] == {"removing": 1}
+    with allowed.app_context():
+        [removal] = removals.of_environment("shared-docker")
+        assert removal["state"] == "failed" and "docker compose down exited" in removal["error"]
+        removals.coll().update_one({"_id": removal["_id"]}, {"$set": {"at": removal["at"] - timedelta(seconds=61)}})
+    observe(allowed)  # its backoff passed: taken down again, failing again
+    all_ended()
+    with allowed.app_context():
+        [removal] = removals.of_environment("shared-docker")
+        assert removal["failures"] == 2
+        removals.let_go(removal)  # as a take-down that succeeded does
+    assert api.post("/instances", json=admission(deployable), user="alice").status == 201
     all_ended()
