@@ -69,6 +69,7 @@ class StateSchema(Schema):
     reachable = ma.fields.Boolean()
     error = ma.fields.String(allow_none=True)
     engine = ma.fields.Nested(EngineSchema, allow_none=True)
+    commit = ma.fields.String(allow_none=True, metadata={"description": "git: the branch's head observed."})
     instances = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer())
     unmanaged = ma.fields.List(ma.fields.Dict())
 

@@ -19,6 +19,7 @@ class Removals:
         """Hold the project of the instance `doc`, about to be deleted (`purge`: its volumes too);
         the removal."""
         fields = {"instance": str(doc["_id"]), "environment": doc["environment"], "name": doc["name"]}
+        fields["namespace"] = doc.get("namespace")
         fields |= {"owner": doc["owner"], "purge": purge, "state": "removing", "at": now(), "error": None}
         return self.coll().find_one_and_update(
             {"_id": doc["project"]}, {"$set": fields}, upsert=True, return_document=ReturnDocument.AFTER

@@ -53,7 +53,10 @@ class ObservedSchema(Schema):
         }
     )
     services = ma.fields.List(ma.fields.Nested(ObservedServiceSchema))
-    usage = ma.fields.Nested(ObservedUsageSchema)
+    usage = ma.fields.Nested(
+        ObservedUsageSchema, allow_none=True, metadata={"description": "null in a git environment: nothing runs there."}
+    )
+    commit = ma.fields.String(metadata={"description": "git: the commit of the branch observed."})
     drift = ma.fields.List(
         ma.fields.Nested(DriftSchema),
         metadata={

@@ -82,10 +82,12 @@ class Instances(Documents):
         found = self.coll().find_one(where, {"name": 1})
         return found and found["name"]
 
-    def of_environment(self, environment):
-        """Every instance delivered to `environment` (`one_project_per_environment` serves the range)."""
+    def of_environment(self, environment, definitions=False):
+        """Every instance delivered to `environment` (`one_project_per_environment` serves the
+        range), with its rendered definition where `definitions`."""
         where = {"project": {"$gte": project(environment, ""), "$lt": f"{environment}0"}}  # "0" follows "/"
-        return list(self.coll().find(where, {"yml": 0, "kept": 0, "releases": 0, "observed": 0}))
+        left_out = {"kept": 0, "releases": 0, "observed": 0, **({} if definitions else {"yml": 0})}
+        return list(self.coll().find(where, left_out))
 
     def observed(self, found):
         """Write each instance's `observed` ({_id: observed}); not a new version."""

@@ -174,14 +174,14 @@ def _instance(fields, blueprint, profile):
         "profile": str(profile["_id"]),
         "profileOwner": profile["owner"],
         **target,
-        **_rendered(answer, environment and environment["name"]),
+        **_rendered(answer, environment),
         **(delivery.admitted(environment, fields["name"]) if environment else {}),
     }
 
 
 def _rendered(answer, environment=None):
     """What an instance keeps of its render, and the hosts its routes hold (delivered to an
-    `environment`: once its engine would run it, with the host ports it publishes there)."""
+    `environment`, a document: once its engine would run it, with the host ports it publishes there)."""
     published = delivery.refuse_what_the_engine_would(answer, environment) if environment else []
     return {
         "values": answer["values"],
@@ -232,7 +232,7 @@ def _upgrade(doc, user, version, values, namespace, restoring):
     answer = _admitted(version, kept, profile, doc["name"], doc["requirements"], cluster, secrets, namespaced)
     changes = {
         "blueprintRev": version["rev"],
-        **_rendered(answer, doc.get("environment")),
+        **_rendered(answer, doc.get("environment") and delivery.environment_of(doc)),
         "namespace": held or namespace,
         "updatedBy": user["username"],
         "updatedAt": now(),

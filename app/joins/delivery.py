@@ -16,13 +16,14 @@ from app import definitions
 from app.definitions import compose, compose_load
 from app.environments import docker, engine
 from app.environments.storage import store as environments
-from app.errors import Invalid
+from app.errors import Conflict, Invalid
 from app.instances import hosts
 from app.instances.removals import store as removals
 from app.instances.schemas import DeliveryReportSchema
 from app.instances.storage import project
 from app.instances.storage import store as instances
 from app.jobs import runner
+from app.joins import gitops
 from app.storage import ids
 from app.storage.database import now
 
@@ -38,8 +39,6 @@ def destination(name, profile, target):
     environment = environments.named(name)
     if environment is None:
         raise Invalid({"environment": [f"No environment is named {name!r}."]})
-    if environment["kind"] == "git":
-        raise Invalid({"environment": ["This version delivers to Docker Engines only; git environments come next."]})
     wanted = TARGETS[environment["kind"]]
     if target not in (None, wanted):
         raise Invalid({"target": [f"A {environment['kind']} environment runs `{wanted}`."]})
@@ -48,9 +47,13 @@ def destination(name, profile, target):
 
 def refuse_what_the_engine_would(answer, environment):
     """The keys of the host ports the render publishes in `environment` (held there as hosts are),
-    once nothing in it is what the engine would refuse: a 422 for a service that builds (the service
-    builds nothing on an engine) or that publishes more than MOST_PUBLISHED host ports. (A host path
-    mounted is a finding of pod security, which refuses it unless the profile is `privileged`.)"""
+    once nothing in it is what a Docker Engine would refuse: a 422 for a service that builds (the
+    service builds nothing on an engine) or that publishes more than MOST_PUBLISHED host ports. (A
+    host path mounted is a finding of pod security, which refuses it unless the profile is
+    `privileged`.) A git environment's cluster is held by the namespace the instance holds: none."""
+    if environment["kind"] != "docker":
+        return []
+    environment = environment["name"]
     services = definitions.read(compose, answer["yml"])[0].get("services") or {}
     refused, published = {}, []
     for name, service in services.items():
@@ -62,6 +65,14 @@ def refuse_what_the_engine_would(answer, environment):
     if refused:
         raise Invalid(refused)
     return hosts.ports_held(environment, published)
+
+
+def environment_of(doc):
+    """The environment the instance `doc` is delivered to (a 409 where it is gone meanwhile)."""
+    found = environments.named(doc["environment"])
+    if found is None:
+        raise Conflict(f"The environment {doc['environment']!r} is gone: the instance can no longer change.")
+    return found
 
 
 def admitted(environment, name):
@@ -140,20 +151,35 @@ def _deliver(instance_id, environment_name, project, recreate):
     doc = instances.stored(instance_id)
     if doc is None:  # deleted meanwhile: its delete's job takes the project down
         return {"instance": str(instance_id), "release": None, "state": "gone", "error": None}
-    release, declared = doc["release"], definitions.measure(compose, doc["yml"])["perContainer"]
-    admitted = [{key: entry.get(key) for key in ("name", "count", "memory", "cpu")} for entry in declared]
-    instances.delivered(instance_id, release, {"state": "applying", "at": now(), "error": None, "admitted": admitted})
-    state, error, failures = "applied", None, 0
-    seconds = current_app.config["DELIVERY_SECONDS"]
+    release, state, error, failures, commit = doc["release"], "applied", None, 0, None
     try:
         environment = _environment(environment_name)
-        docker.up(environment, project, doc["yml"], seconds, recreate)
-        if recreate:
-            engine.remove_strays(environment, project, {entry["name"] for entry in admitted})
-    except (docker.Failed, engine.Unreachable) as exc:
+        if environment["kind"] == "git":
+            instances.delivered(instance_id, release, {"state": "applying", "at": now(), "error": None})
+            by = doc.get("updatedBy") or doc["owner"]
+            commit = gitops.deliver(
+                environment, doc["namespace"], doc["yml"], f"{doc['name']} release {release} by {by}"
+            )
+        else:
+            _up(doc, environment, project, recreate)
+    except (docker.Failed, engine.Unreachable, gitops.Refused) as exc:
         state, error, failures = "failed", without_secrets(str(exc), doc), doc["delivery"].get("failures", 0) + 1
-    instances.delivered(instance_id, release, {"state": state, "at": now(), "error": error, "failures": failures})
+    done = {"state": state, "at": now(), "error": error, "failures": failures, "commit": commit}
+    instances.delivered(instance_id, release, done)
     return {"instance": str(instance_id), "release": release, "state": state, "error": error}
+
+
+def _up(doc, environment, project, recreate):
+    """Compose's `up` of the instance on a Docker Engine, the containers its release declares
+    recorded first (what an observation holds the engine's against)."""
+    declared = definitions.measure(compose, doc["yml"])["perContainer"]
+    admitted = [{key: entry.get(key) for key in ("name", "count", "memory", "cpu")} for entry in declared]
+    instances.delivered(
+        doc["_id"], doc["release"], {"state": "applying", "at": now(), "error": None, "admitted": admitted}
+    )
+    docker.up(environment, project, doc["yml"], current_app.config["DELIVERY_SECONDS"], recreate)
+    if recreate:
+        engine.remove_strays(environment, project, {entry["name"] for entry in admitted})
 
 
 def without_secrets(text, doc):
@@ -169,8 +195,11 @@ def _take_down(removal):
     report = {"instance": removal["instance"], "release": None, "state": "removed", "error": None}
     try:
         environment = _environment(removal["environment"])
-        docker.down(environment, removal["name"], current_app.config["DELIVERY_SECONDS"], removal["purge"])
-    except docker.Failed as exc:
+        if environment["kind"] == "git":
+            gitops.remove(environment, removal["namespace"], f"{removal['name']} removed")
+        else:
+            docker.down(environment, removal["name"], current_app.config["DELIVERY_SECONDS"], removal["purge"])
+    except (docker.Failed, gitops.Refused) as exc:
         removals.failed(removal, str(exc))
         return {**report, "state": "failed", "error": str(exc)}
     removals.let_go(removal)

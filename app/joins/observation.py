@@ -20,7 +20,7 @@ from app.environments.storage import store as environments
 from app.instances.removals import store as removals
 from app.instances.storage import store as instances
 from app.jobs.storage import lease
-from app.joins import delivery
+from app.joins import delivery, gitops
 from app.profiles.storage import store as profiles
 from app.storage.database import now
 
@@ -35,7 +35,7 @@ def run_due():
     """Observe each due environment this worker moves on; how many it observed."""
     observed, moment = 0, now()
     for doc in environments.due(moment, MOST_AT_ONCE):
-        if doc["kind"] == "docker" and environments.scheduled(doc, moment):
+        if environments.scheduled(doc, moment):
             observe(doc)
             observed += 1
     return observed
@@ -44,6 +44,9 @@ def run_due():
 def observe(environment):
     """Observe `environment` once: its instances, its state, its profiles' observed usage; then
     deliver again what needs it."""
+    if environment["kind"] == "git":
+        _observe_repository(environment)
+        return
     moment, docs = now(), instances.of_environment(environment["name"])
     going = removals.of_environment(environment["name"])
     try:
@@ -65,6 +68,56 @@ def observe(environment):
     state = {"at": moment, "reachable": True, "error": None, "engine": seen["engine"], "unmanaged": unmanaged}
     environments.observed(environment["_id"], {**state, "instances": _by_state(docs, found, going)})
     _deliver_again(environment, docs, found, going, moment)
+
+
+def _observe_repository(environment):
+    """Observe a git environment once: each instance's folder held against the files its release
+    writes (drift: a file changed, removed or added by hand), the folders no instance holds; then
+    deliver again what needs it."""
+    moment, docs = now(), instances.of_environment(environment["name"], definitions=True)
+    going = removals.of_environment(environment["name"])
+    try:
+        head, folders = gitops.read(environment)
+    except gitops.Refused as exc:
+        state = {"at": moment, "reachable": False, "error": str(exc), "engine": None, "commit": None, "unmanaged": []}
+        environments.observed(environment["_id"], {**state, "instances": _by_state(docs, {}, going)})
+        _deliver_again(environment, docs, {}, going, moment)
+        return
+    found = {}
+    for doc in docs:
+        there = folders.pop(doc["namespace"], None)
+        drift = [] if there is None else _changed_files(doc["namespace"], gitops.files_of(doc["yml"]), there)
+        state = "running" if there is not None and not drift else "drifted" if drift else "missing"
+        if there is None and doc["delivery"]["state"] in UNDER_WAY:
+            state = "starting"
+        found[doc["_id"]] = {
+            "at": moment,
+            "state": state,
+            "services": [],
+            "usage": None,
+            "drift": drift,
+            "commit": head,
+        }
+    instances.observed(found)
+    for removal in going:
+        folders.pop(removal.get("namespace"), None)
+    unmanaged = [{"folder": name, "files": sorted(files)} for name, files in sorted(folders.items())]
+    state = {"at": moment, "reachable": True, "error": None, "engine": None, "commit": head, "unmanaged": unmanaged}
+    environments.observed(environment["_id"], {**state, "instances": _by_state(docs, found, going)})
+    _deliver_again(environment, docs, found, going, moment)
+
+
+def _changed_files(namespace, admitted, there):
+    """The files of an instance's folder that differ from what its release writes (`sha256:` digests)."""
+    return [
+        {"path": f"{namespace}/{name}", "admitted": _digest(admitted.get(name)), "observed": _digest(there.get(name))}
+        for name in sorted(admitted.keys() | there.keys())
+        if admitted.get(name) != there.get(name)
+    ]
+
+
+def _digest(text):
+    return None if text is None else gitops.digest(text)
 
 
 def of_instance(doc, containers, engine_size, moment):

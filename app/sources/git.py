@@ -62,7 +62,7 @@ class Tree:
         self.names = sorted(self.blobs)
 
     def _git(self, *arguments, data=None):
-        return _git(self.environment, "-C", self.repository, *arguments, data=data)
+        return run(self.environment, "-C", self.repository, *arguments, data=data)
 
     def read(self, names):
         """{name: text} of `names` (those that are UTF-8 text), within an import's bounds."""
@@ -91,16 +91,17 @@ def fetched(remote, ref, path, token=None, deploy_key=None):
     checked `remote`; everything fetched goes on exit."""
     with tempfile.TemporaryDirectory(prefix="source-") as folder:
         repository = os.path.join(folder, "repository.git")
-        environment = _environment(folder, remote, token, deploy_key)
-        _git(environment, "init", "--bare", "--quiet", repository)
+        environment = environment_for(folder, remote, token, deploy_key)
+        run(environment, "init", "--bare", "--quiet", repository)
         wanted = f"+{ref or 'HEAD'}:refs/sync/fetched"
-        _git(environment, "-C", repository, "fetch", "--depth=1", "--no-tags", "--quiet", "--", remote.url, wanted)
-        commit = _git(environment, "-C", repository, "rev-parse", "--verify", "refs/sync/fetched^{commit}").strip()
+        run(environment, "-C", repository, "fetch", "--depth=1", "--no-tags", "--quiet", "--", remote.url, wanted)
+        commit = run(environment, "-C", repository, "rev-parse", "--verify", "refs/sync/fetched^{commit}").strip()
         yield Tree(environment, repository, commit, path)
 
 
-def _environment(folder, remote, token, deploy_key):
-    """git's environment: none of the machine's configuration, ours given as GIT_CONFIG_*."""
+def environment_for(folder, remote, token, deploy_key, known_hosts=None, more=None):
+    """git's environment: none of the machine's configuration, ours given as GIT_CONFIG_* (with
+    `more` settings); over ssh, `known_hosts` trusted (else SOURCE_KNOWN_HOSTS)."""
     settings = {
         "protocol.allow": "never",
         "protocol.https.allow": "always",
@@ -111,6 +112,7 @@ def _environment(folder, remote, token, deploy_key):
         "fetch.recurseSubmodules": "false",
         "core.hooksPath": os.devnull,
         "transfer.fsckObjects": "true",
+        **(more or {}),
     }
     host = f"[{remote.address}]" if ":" in remote.address else remote.address
     if remote.scheme == "https":
@@ -132,12 +134,12 @@ def _environment(folder, remote, token, deploy_key):
     for index, (key, value) in enumerate(settings.items()):
         environment[f"GIT_CONFIG_KEY_{index}"], environment[f"GIT_CONFIG_VALUE_{index}"] = key, value
     if remote.scheme == "ssh":
-        environment["GIT_SSH_COMMAND"] = shlex.join(ssh.command(remote, folder, deploy_key))
+        environment["GIT_SSH_COMMAND"] = shlex.join(ssh.command(remote, folder, deploy_key, known_hosts))
         environment["GIT_SSH_VARIANT"] = "ssh"
     return environment
 
 
-def _git(environment, *arguments, data=None):
+def run(environment, *arguments, data=None):
     """git's standard output (bytes where `data` is given, else text); FetchFailed when it fails."""
     seconds, program = current_app.config["SOURCE_FETCH_SECONDS"], shutil.which("git")
     if program is None:

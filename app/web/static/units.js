@@ -118,6 +118,11 @@ export function driftInWords(drift) {
     return `${at.slice(1).join('.')}: not in what was admitted, ${containers(drift.observed.containers)} running beside it`;
   }
   const resource = HELD[at[at.length - 1]];
+  if (!resource) {
+    // a file of a git environment's folder: admitted and observed are its contents' digests
+    const how = drift.admitted === null ? 'added' : drift.observed === null ? 'removed' : 'changed';
+    return `${drift.path}: ${how} in the repository`;
+  }
   const amount = (value) => (value === null ? 'no limit' : AMOUNT[resource](value));
   const where = drift.container ? ` (${drift.container})` : '';
   return `${at.slice(1).join('.')}: admitted ${amount(drift.admitted)}, runs with ${amount(drift.observed)}${where}`;

@@ -141,6 +141,26 @@ test("a drift says what was admitted and what runs, in the page's units", () => 
   );
 });
 
+test("a git environment's drift names the file changed, removed or added", () => {
+  const changed = {
+    path: "shop/deployment-web.yaml",
+    admitted: "sha256:0a",
+    observed: "sha256:1b",
+  };
+  assert.equal(
+    driftInWords(changed),
+    "shop/deployment-web.yaml: changed in the repository",
+  );
+  assert.equal(
+    driftInWords({ ...changed, observed: null }),
+    "shop/deployment-web.yaml: removed in the repository",
+  );
+  assert.equal(
+    driftInWords({ ...changed, admitted: null }),
+    "shop/deployment-web.yaml: added in the repository",
+  );
+});
+
 test("an environment's observation and counts in words", () => {
   assert.equal(observedInWords(null), "Not observed yet");
   const away = {
