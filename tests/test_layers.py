@@ -121,6 +121,7 @@ OWNERS = {
     "settings": "app.storage.database",
     "namespaces": "app.instances.namespaces",
     "hosts": "app.instances.hosts",
+    "removals": "app.instances.removals",
     "jobs": "app.jobs.storage",
     "environments": "app.environments.storage",
 }
