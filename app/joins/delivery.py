@@ -2,10 +2,12 @@
 of an instance with an `environment` are written first, as every admission is; the delivery is
 then a job (`deliver`): it reads the instance as it is when it runs, so a delivery that starts
 late delivers the newest release, never an older one over it, and records its state on the
-instance only while the instance is still at the release it delivered. A delete's job takes the
-project down. Which environment an instance may use, and what its engine would refuse, is
-decided at admission (`destination`, `refuse_what_the_engine_would`: the host ports an instance
-publishes are held per environment, as hosts are)."""
+instance only while the instance is still at the release it delivered. On a Docker Engine the
+job runs Compose (environments/docker.py); in a git environment it commits the instance's folder
+(gitops.py). A delete's job takes the project down, the project held until it is (`removals`).
+Which environment an instance may use, and what its engine would refuse, is decided at admission
+(`destination`, `refuse_what_the_engine_would`: the host ports an instance publishes are held per
+environment, as hosts are)."""
 
 from contextlib import contextmanager
 

@@ -11,6 +11,7 @@ the address checked, the environment's token or deploy key and host keys)."""
 
 import hashlib
 import re
+import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +20,7 @@ from flask import current_app
 
 from app.access import addresses, sealing
 from app.environments.storage import store as environments
+from app.imports.formats import MAX_IMPORT_BYTES
 from app.model import yamlguard
 from app.sources import git
 
@@ -65,13 +67,18 @@ def remove(environment, namespace, message):
 def read(environment):
     """(the branch's head commit, {namespace folder: {file name: text}}) under the environment's path."""
     with _clone(environment) as (work, root, environ):
-        head = _head(work, environ)
-        folders = {}
-        for folder in sorted(root.iterdir()) if root.is_dir() else ():
-            if folder.is_dir() and not folder.name.startswith("."):
-                folders[folder.name] = {
-                    file.name: file.read_text(errors="replace") for file in folder.iterdir() if file.is_file()
-                }
+        head, folders, files, size = _head(work, environ), {}, 0, 0
+        for folder in sorted(root.iterdir()) if root.is_dir() and not root.is_symlink() else ():
+            if not folder.is_dir() or folder.is_symlink() or folder.name.startswith("."):
+                continue
+            held = folders[folder.name] = {}
+            for file in sorted(folder.iterdir()):
+                if file.is_symlink() or not file.is_file():
+                    continue
+                files, size = files + 1, size + file.stat().st_size
+                if files > git.MAX_FILES or size > MAX_IMPORT_BYTES:  # bounded as a source's sync is
+                    raise Refused(f"The environment's folder holds more than {git.MAX_FILES} files or 16 MiB.")
+                held[file.name] = file.read_text(errors="replace")
         return head, folders
 
 
@@ -101,10 +108,10 @@ def _write(root, namespace, files):
     """Replace the folder `namespace` under `root` with `files` (None: remove it), and the root's
     kustomization with every namespace folder holding one."""
     folder = root / namespace
-    if folder.exists():
-        for old in folder.iterdir():
-            old.unlink()
-        folder.rmdir()
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)  # what was added there by hand goes too: the folder is the instance's
+    elif folder.exists() or folder.is_symlink():
+        folder.unlink()
     if files is not None:
         folder.mkdir(parents=True)
         for name, text in files.items():
