@@ -1,8 +1,8 @@
 """A git environment (a repository Argo CD or Flux follows), on a real git server over ssh
-(Debian's sshd, support/git_servers.py): each delivery one commit of the instance's folder that
-`kubectl kustomize` builds, concurrent deliveries both committed on a linear history, a file
-changed by hand seen as drift and healed, a folder nobody delivered listed, a delete removing the
-folder."""
+(Debian's sshd, support/git_servers.py): each delivery one commit of the instance's folder, which
+`kubectl kustomize` builds into objects Kubernetes' strict schemas accept; concurrent deliveries
+both committed on a linear history; a file changed by hand seen as drift and healed; a folder
+nobody delivered listed; a delete removing the folder."""
 
 import shutil
 import subprocess
@@ -10,8 +10,11 @@ import threading
 
 import pytest
 
+from app import definitions
+from app.definitions import kubernetes
 from app.environments.storage import store as environments
 from app.joins import observation
+from support import on_kubernetes
 from support.apps import serving
 from support.git_servers import Repository, SshGit
 from support.http import SocketClient
@@ -88,6 +91,9 @@ def test_instances_are_committed_as_argo_cd_and_flux_read_them(api, socket_app, 
     ]
     built = kustomized(work)
     assert "kind: Deployment" in built and "namespace: shop" in built and "kind: ResourceQuota" in built
+    assert on_kubernetes.decoded_by_kubectl(built)  # with Kubernetes' own types
+    with socket_app.app_context():
+        assert definitions.measure(kubernetes, built)["containers"] == 1  # by the strict schemas (else Invalid)
     assert (work / PATH / "kustomization.yaml").read_text().endswith("resources:\n- shop\n")
 
     both = [None, None]  # two deliveries at once: both commits land, one after the other, never forced
