@@ -6,15 +6,22 @@ embedded database:
 - the time from an admission to its delivery `applied` (Docker Compose's `up --wait` of one
   container, one admission at a time);
 - one observation of an engine running 100 instances (and the engine's reading alone): its time,
-  and per instance."""
+  and per instance;
+- the git delivery of 100 admissions to one repository (over ssh, Debian's sshd), ten admitted at
+  once: how long until every commit landed, how many deliveries a moved branch failed, the commits."""
 
+import shutil
 import statistics
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 from app.environments.storage import store as environments
 from app.joins import observation
 from support.apps import make_app
 from support.docker_engine import IMAGE, Engine, why_not
+from support.git_servers import Repository, SshGit
 from support.http import FlaskClient
 from support.jobs import all_ended, ended
 
@@ -100,5 +107,42 @@ def run(mongo_uri):
             f" {statistics.median(readings):.3f} s"
         )
         all_ended()
+        _git_deliveries(mongo_uri)
     finally:
         engine.stop()
+
+
+def _git_deliveries(mongo_uri):
+    with tempfile.TemporaryDirectory(prefix="bench-git-") as folder, SshGit(Path(folder) / "sshd") as sshd:
+        repository = Repository(Path(folder), "gitops")
+        repository.commit("start", {"README.md": "desired state\n"})
+        app = make_app("socket", mongo_uri, ENVIRONMENT_HOSTS=(f"127.0.0.1:{sshd.port}",), ENVIRONMENT_PRIVATE=True)
+        client = FlaskClient(app)
+        environment = {"name": "gitops", "kind": "git", "url": sshd.url(repository), "ref": "main", "interval": 3600}
+        environment |= {"deployKey": sshd.deploy_key, "knownHosts": sshd.known_hosts.read_text()}
+        assert client.post("/environments", json=environment, user="admin").status == 201
+        room = {"name": "gitops", "memoryCap": "64Gi", "cpuCap": "64", "containerCap": "1000"}
+        room["containerDefaults"] = {"memory": "16Mi", "cpu": "50m"}
+        profile = client.post("/profiles", json=room, user="alice").json
+        assert client.patch(f"/profiles/{profile['id']}", json={"environments": ["gitops"]}, user="admin").status == 200
+        made = client.post("/blueprints", json={"name": "web", "blueprintType": "compose", "yml": WEB}, user="alice")
+        base = {"blueprint": made.json["id"], "profile": profile["id"], "environment": "gitops"}
+        started, states = time.monotonic(), []
+        for start in range(0, OBSERVED, AT_ONCE):
+            jobs = [
+                _admitted(client, {**base, "name": f"app-{index}"})[0]["delivery"]["job"]
+                for index in range(start, start + AT_ONCE)
+            ]
+            states += [ended(client, job)["report"]["state"] for job in jobs]
+        took = time.monotonic() - started
+        counted = [shutil.which("git"), "-C", str(repository.bare), "rev-list", "--count", "main"]
+        commits = int(subprocess.run(counted, capture_output=True, text=True, check=True).stdout) - 1
+        failed = states.count("failed")
+        print(
+            f"  git: {OBSERVED} admissions, {AT_ONCE} at once, delivered in {took:.1f} s"
+            f" ({took / OBSERVED:.2f} s each);"
+        )
+        print(
+            f"    {commits} commits, {failed} deliveries failed for a branch that kept moving (the observation retries)"
+        )
+        all_ended()

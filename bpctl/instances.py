@@ -303,20 +303,28 @@ def upgrade(session, instance, settings, files, rev, dry_run, behind, output, **
 @cli.command(short_help="Delete an instance, freeing its profile's room.")
 @click.argument("instance")
 @click.option("--purge", is_flag=True, help="Delivered: remove its named volumes too (its data).")
+@click.option("--wait", is_flag=True, help="Delivered: follow its take-down until it ends (exit 1 if it fails).")
 @pass_session
-def undeploy(session, instance, purge):
+def undeploy(session, instance, purge, wait):
     """Delete INSTANCE (its name or id); its profile's usage is freed. Delivered to an environment,
     the service takes it down there (`docker compose down`; --purge: its named volumes too);
     otherwise stop what runs yourself: `docker compose -p NAME down`, or `kubectl delete namespace
     NAME` on a cluster."""
     found = session.instance(instance)
-    if purge and not found.get("environment"):
-        raise Misused("--purge removes what the service delivered: this instance is delivered nowhere.")
-    session.send("DELETE", f"/instances/{found['id']}", params={"purge": "true"} if purge else None)
+    if (purge or wait) and not found.get("environment"):
+        raise Misused("--purge and --wait follow what the service delivered: this instance is delivered nowhere.")
+    answer = session.request("DELETE", f"/instances/{found['id']}", params={"purge": "true"} if purge else None)
     note(f"{found['name']}: deleted; its usage is freed")
     if found.get("environment"):
         volumes = "with its named volumes" if purge else "its named volumes kept"
         note(f"It is being taken down in {found['environment']}, {volumes}.")
+        monitor = answer.links.get("monitor", {}).get("url", "")
+        if wait and monitor:
+            job = jobs.followed(session, session.get(f"/jobs/{monitor.rsplit('/', 1)[-1]}"), "taking down")
+            if job["report"]["state"] != "removed":
+                note(job["report"]["error"])
+                sys.exit(1)
+            note(f"{found['name']}: taken down in {found['environment']}.")
     elif found.get("namespace"):
         namespace = found["namespace"]
         note(

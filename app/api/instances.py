@@ -1,9 +1,7 @@
 """/instances and its sub-resources: list, admit (create), read, delete; the rendered definition;
 an upgrade to another revision of the blueprint; its releases, and a rollback to one."""
 
-from functools import partial
-
-from flask import Response
+from flask import Response, url_for
 from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
@@ -97,8 +95,11 @@ class InstanceItem(MethodView):
     )
     @blp.arguments(WithdrawArgs(), location="query", as_kwargs=True)
     def delete(self, id, purge):
-        """Delete an instance, freeing its usage"""
-        crud.answer_delete(partial(admission.withdraw, purge=purge), id)
+        """Delete an instance, freeing its usage (delivered: `Link` names the job taking it down, rel="monitor")"""
+        job = admission.withdraw(id, current_user(), preconditions.if_match(), purge)
+        if job is not None:
+            return None, 204, {"Link": f'<{url_for("jobs.JobItem", id=str(job["_id"]))}>; rel="monitor"'}
+        return None
 
 
 @blp.route("/<instance_id:id>/yml")

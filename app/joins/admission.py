@@ -298,12 +298,12 @@ def _secret_values(answer):
 def withdraw(id_text, user, if_match=None, purge=False):
     """Free its usage and go, on the condition that it is still the version whose requirements
     are given back (decided again when it is not); where it was delivered, its project taken down
-    (`purge`: with its named volumes)."""
+    (`purge`: with its named volumes) by a job, which it answers (else None)."""
     for _ in range(MAX_ATTEMPTS):
         doc = instances.checked(id_text, user, if_match)
         profile = profiles.with_usage(object_id(doc["profile"]))
         try:
-            with delivery.taken_down(doc, user, purge):
+            with delivery.taken_down(doc, user, purge) as started:
                 if profile is None:  # deleted under it (it cannot be while this is counted)
                     if not _delete(doc):
                         raise Moved("upgraded meanwhile")
@@ -314,7 +314,7 @@ def withdraw(id_text, user, if_match=None, purge=False):
                         if not _delete(doc):
                             raise Moved("upgraded meanwhile")
             holds.let_go(doc)
-            return
+            return started[0] if started else None
         except Moved:
             continue
     raise Conflict("Another change of this instance kept going on: try again.")

@@ -116,24 +116,25 @@ def again(doc, user, recreate=False):
 @contextmanager
 def taken_down(doc, user, purge):
     """The block deletes the instance `doc`: where it was delivered, its project stays held
-    meanwhile (`removals`), then a job takes it down (`purge`: its named volumes too); a block that
-    fails lets the project go."""
+    meanwhile (`removals`), then a job takes it down (`purge`: its named volumes too), which the
+    list it gives holds after the block; a block that fails lets the project go."""
     if not doc.get("environment"):
-        yield
+        yield []
         return
-    removal = removals.take(doc, purge)
+    removal, started = removals.take(doc, purge), []
     try:
-        yield
+        yield started
     except BaseException:
         removals.let_go(removal)
         raise
-    withdraw(removal, user)
+    started.append(withdraw(removal, user))
 
 
 def withdraw(removal, user):
-    """Take the project of `removal` down by a job; the project is let go once it is down."""
+    """Take the project of `removal` down by a job, which it answers; the project is let go once
+    it is down."""
     work = lambda progress: _take_down(removal)  # noqa: E731
-    runner.start("deliver", user, removal["owner"], work, DeliveryReportSchema())
+    return runner.start("deliver", user, removal["owner"], work, DeliveryReportSchema())
 
 
 def withdraw_again(removal, user):

@@ -53,7 +53,8 @@ def test_a_team_deploys_sees_drift_and_undeploys_with_bpctl(bpctl, socket_app, e
     listed = bpctl.run("env", "ls", **ADMIN)
     assert b"reachable; 1 drifted" in listed.stdout
 
-    gone = bpctl.run("undeploy", "shop", "--purge", **ALICE)
+    gone = bpctl.run("undeploy", "shop", "--purge", "--wait", **ALICE)
     assert gone.returncode == 0 and b"with its named volumes" in gone.stderr
+    assert b"shop: taken down in engine." in gone.stderr
+    assert engine.containers("shop") == {} and engine.docker(*VOLUMES).stdout.split() == []  # already, once it says so
     all_ended()
-    assert engine.containers("shop") == {} and engine.docker(*VOLUMES).stdout.split() == []
