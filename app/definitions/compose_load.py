@@ -266,20 +266,22 @@ def _port_of_text(spec):
 
 
 def published(service):
-    """The host ports a service of a file Compose accepts publishes, as (port, protocol) pairs:
+    """The host ports a service of a file Compose accepts publishes, as (port, protocol) pairs, one
+    after the other (a range may hold thousands):
     the short syntax's host part (`8080:80`, `127.0.0.1:8000-8001:80-81/udp`) and the long one's
-    `published`; a port without one is given an ephemeral port, which nobody holds."""
-    found = []
+    `published`; a port without one is given an ephemeral port, which nobody holds, and one a
+    variable still stands in (a template not yet rendered) is not known yet."""
     for entry in service.get("ports") or ():
         if isinstance(entry, dict):
             host, protocol = str(entry.get("published") or ""), str(entry.get("protocol") or "tcp")
         else:
             parts = str(entry).split(":")
             host, protocol = (parts[-2] if len(parts) > 1 else ""), (parts[-1].partition("/")[2] or "tcp")
-        if host:
-            first, last = _port_range(host, "hostPort", host)
-            found += [(port, protocol.lower()) for port in range(first, last + 1)]
-    return found
+        try:
+            first, last = _port_range(host, "hostPort", host) if host else (1, 0)
+        except LoadError:
+            continue
+        yield from ((port, protocol.lower()) for port in range(first, last + 1))
 
 
 def _port_range(text, part, spec):

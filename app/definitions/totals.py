@@ -34,6 +34,8 @@ class Totals:
         self.security = {}  # target -> pod security findings (app/definitions/pod_security.py)
         self.routes = []  # which service answers where (app/definitions/routes.py)
         self.claims = []  # a Compose file's named volumes, claims on a cluster (on_kubernetes/mounts.py)
+        self.builds = []  # the Compose services `up` would build
+        self.published = []  # the host ports Compose's `up` would bind: (port, protocol)
 
     def add_surplus(self, resource, amount):
         """What a pod's largest init container needs beyond its containers (kubernetes._initialized)."""
@@ -76,7 +78,8 @@ class Totals:
 
     def as_dict(self):
         """The requirements; `perContainer`, `unknownResources`, `podSecurity` and `claims` are
-        kept for fits, not shown; `routes` are the blueprint's."""
+        kept for fits, `builds` and `published` for a delivery to an engine, not shown; `routes`
+        are the blueprint's."""
         return {
             "memoryBytes": self.memory,
             "cpuMillis": self.cpu,
@@ -89,6 +92,8 @@ class Totals:
             "podSecurity": self.security,
             "routes": self.routes,
             "claims": self.claims,
+            "builds": self.builds,
+            "published": self.published,
         }
 
 

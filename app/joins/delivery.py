@@ -15,7 +15,7 @@ from bson import ObjectId
 from flask import current_app
 
 from app import definitions
-from app.definitions import compose, compose_load
+from app.definitions import compose
 from app.environments import docker, engine
 from app.environments.storage import store as environments
 from app.errors import Conflict, Invalid
@@ -30,7 +30,6 @@ from app.storage import ids
 from app.storage.database import now
 
 TARGETS = {"docker": "compose", "git": "kubernetes"}
-MOST_PUBLISHED = 256
 
 
 def destination(name, profile, target):
@@ -55,18 +54,17 @@ def refuse_what_the_engine_would(answer, environment):
     `privileged`.) A git environment's cluster is held by the namespace the instance holds: none."""
     if environment["kind"] != "docker":
         return []
-    environment = environment["name"]
-    services = definitions.read(compose, answer["yml"])[0].get("services") or {}
-    refused, published = {}, []
-    for name, service in services.items():
-        if "build" in service:
-            refused[f"yml.services.{name}.build"] = ["The service builds nothing on an engine: give an `image`."]
-        published += compose_load.published(service)
-    if len(published) > MOST_PUBLISHED:
-        refused["ports"] = [f"At most {MOST_PUBLISHED} host ports are published by an instance."]
+    measured = answer["requirements"]  # what the render's own measure found: no second reading
+    refused = {
+        f"yml.services.{name}.build": ["The service builds nothing on an engine: give an `image`."]
+        for name in measured.get("builds", ())
+    }
+    published = measured.get("published", [])
+    if len(published) > compose.MOST_PUBLISHED:
+        refused["ports"] = [f"At most {compose.MOST_PUBLISHED} host ports are published by an instance."]
     if refused:
         raise Invalid(refused)
-    return hosts.ports_held(environment, published)
+    return hosts.ports_held(environment["name"], published)
 
 
 def environment_of(doc):

@@ -208,3 +208,11 @@ def test_a_project_being_taken_down_is_not_delivered_into_until_it_is_gone(api, 
         removals.let_go(removal)  # as a take-down that succeeded does
     assert api.post("/instances", json=admission(deployable), user="alice").status == 201
     all_ended()
+
+
+def test_more_host_ports_than_an_instance_may_bind_are_refused(api, deployable):
+    _, blueprint = deployable
+    wide = WEB + "    ports: ['20000-20300:80']\n"
+    assert api.patch(f"/blueprints/{blueprint}", json={"yml": wide}, user="alice").status == 200
+    refused = api.post("/instances", json=admission(deployable), user="alice")
+    assert assert_problem(refused, 422)["errors"]["ports"] == ["At most 256 host ports are published by an instance."]
