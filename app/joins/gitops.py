@@ -13,6 +13,7 @@ import hashlib
 import re
 import shutil
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from app.model import yamlguard
 from app.sources import git
 
 PUSH_TRIES = 5
+_TURNS, _TURNS_LOCK = {}, threading.Lock()  # a lock per branch written, made once
 UNSAFE = re.compile(r"[^a-z0-9.-]")  # in a file's name, what a Kubernetes name and kind would not hold
 AUTHOR = {"user.name": "Blueprint catalog", "user.email": "blueprints@localhost"}
 KUSTOMIZATION = "kustomization.yaml"
@@ -124,7 +126,20 @@ def _write(root, namespace, files):
 def _committed(environment, message, change):
     """Clone, `change(root)`, commit `message` and push; again on the new head where the branch
     moved meanwhile (the remote's head is no longer the one cloned). The commit (the head where
-    nothing changed)."""
+    nothing changed). The deliveries of one process to one branch take turns (they would only
+    move the branch under each other); other processes' are met by the retries."""
+    with _turn(environment):
+        return _pushed(environment, message, change)
+
+
+def _turn(environment):
+    """This process's lock of the environment's branch."""
+    key = (environment["url"], environment.get("ref"))
+    with _TURNS_LOCK:
+        return _TURNS.setdefault(key, threading.Lock())
+
+
+def _pushed(environment, message, change):
     for _ in range(PUSH_TRIES):
         with _clone(environment) as (work, root, environ):
             run = lambda *arguments: git.run(environ, "-C", str(work), *arguments)  # noqa: E731

@@ -11,9 +11,10 @@ import threading
 import pytest
 
 from app import definitions
+from app.access import sealing
 from app.definitions import kubernetes
 from app.environments.storage import store as environments
-from app.joins import observation
+from app.joins import gitops, observation
 from support import on_kubernetes
 from support.apps import serving
 from support.git_servers import Repository, SshGit
@@ -147,3 +148,30 @@ def test_instances_are_committed_as_argo_cd_and_flux_read_them(api, socket_app, 
     assert git("log", "-1", "--format=%s", cwd=work) == "shop removed\n"
     assert "- shop" not in (work / PATH / "kustomization.yaml").read_text()
     kustomized(work)
+
+
+def test_a_push_refused_because_the_branch_moved_is_made_again_on_its_new_head(
+    socket_app, sshd, repository, tmp_path, monkeypatch
+):
+    """Another writer (another worker, a person) pushes between the clone and the push: the push is
+    refused, and the commit is made again on the new head, both kept, never forced."""
+    socket_app.config.update(ENVIRONMENT_HOSTS=(f"127.0.0.1:{sshd.port}",), ENVIRONMENT_PRIVATE=True)
+    environment = {"url": sshd.url(repository), "ref": "main", "path": PATH, "knownHosts": sshd.known_hosts.read_text()}
+    with socket_app.app_context():
+        environment |= sealing.sealed({"deployKey": sshd.deploy_key}, "environments")
+    written, moved = gitops._write, []
+
+    def racing(root, namespace, files):  # the first time: someone else's commit lands first
+        if not moved:
+            moved.append(repository.commit("someone else's", {"NOTES.md": "by hand\n"}))
+        written(root, namespace, files)
+
+    monkeypatch.setattr(gitops, "_write", racing)
+    with socket_app.app_context():
+        commit = gitops.deliver(environment, "shop", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", "shop 1")
+    work = cloned(repository, tmp_path / "look")
+    assert git("log", "--format=%H %s", "-2", cwd=work).splitlines() == [
+        f"{commit} shop 1",
+        f"{moved[0]} someone else's",
+    ]
+    assert (work / "NOTES.md").exists() and (work / PATH / "shop" / "configmap-c.yaml").exists()
