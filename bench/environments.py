@@ -32,13 +32,15 @@ AT_ONCE = 10  # deliveries running together while the 100 are made
 ROUNDS = 5
 
 
-def _setup(client, engine):
-    environment = {"name": "engine", "kind": "docker", "endpoint": f"unix://{engine.socket}", "interval": 3600}
-    assert client.post("/environments", json=environment, user="admin").status == 201
+def _setup(client, environment):
+    """The environment registered, a roomy profile naming it and a blueprint: an admission's body
+    but its name (and its environment, given where wanted)."""
+    assert client.post("/environments", json={**environment, "interval": 3600}, user="admin").status == 201
     room = {"name": "bench", "memoryCap": "64Gi", "cpuCap": "64", "containerCap": "1000"}
     room["containerDefaults"] = {"memory": "16Mi", "cpu": "50m"}
     profile = client.post("/profiles", json=room, user="alice").json
-    assert client.patch(f"/profiles/{profile['id']}", json={"environments": ["engine"]}, user="admin").status == 200
+    named = {"environments": [environment["name"]]}
+    assert client.patch(f"/profiles/{profile['id']}", json=named, user="admin").status == 200
     blueprint = client.post("/blueprints", json={"name": "web", "blueprintType": "compose", "yml": WEB}, user="alice")
     return {"blueprint": blueprint.json["id"], "profile": profile["id"]}
 
@@ -61,7 +63,7 @@ def run(mongo_uri):
         engine.build_image()
         app = make_app("socket", mongo_uri, ENVIRONMENT_SOCKETS=(str(engine.socket),), DELIVERY_SECONDS=120)
         client = FlaskClient(app)
-        base = _setup(client, engine)
+        base = _setup(client, {"name": "engine", "kind": "docker", "endpoint": f"unix://{engine.socket}"})
         cpu = {"with an environment": [], "without": []}
         to_applied = []
         for index in range(ADMISSIONS):  # interleaved: one of each, then the next pair
@@ -118,15 +120,9 @@ def _git_deliveries(mongo_uri):
         repository.commit("start", {"README.md": "desired state\n"})
         app = make_app("socket", mongo_uri, ENVIRONMENT_HOSTS=(f"127.0.0.1:{sshd.port}",), ENVIRONMENT_PRIVATE=True)
         client = FlaskClient(app)
-        environment = {"name": "gitops", "kind": "git", "url": sshd.url(repository), "ref": "main", "interval": 3600}
+        environment = {"name": "gitops", "kind": "git", "url": sshd.url(repository), "ref": "main"}
         environment |= {"deployKey": sshd.deploy_key, "knownHosts": sshd.known_hosts.read_text()}
-        assert client.post("/environments", json=environment, user="admin").status == 201
-        room = {"name": "gitops", "memoryCap": "64Gi", "cpuCap": "64", "containerCap": "1000"}
-        room["containerDefaults"] = {"memory": "16Mi", "cpu": "50m"}
-        profile = client.post("/profiles", json=room, user="alice").json
-        assert client.patch(f"/profiles/{profile['id']}", json={"environments": ["gitops"]}, user="admin").status == 200
-        made = client.post("/blueprints", json={"name": "web", "blueprintType": "compose", "yml": WEB}, user="alice")
-        base = {"blueprint": made.json["id"], "profile": profile["id"], "environment": "gitops"}
+        base = {**_setup(client, environment), "environment": "gitops"}
         started, states = time.monotonic(), []
         for start in range(0, OBSERVED, AT_ONCE):
             jobs = [

@@ -160,19 +160,25 @@ def api(socket_app, engine):
 
 
 def deployed(api, engine, name, yml, defaults):
-    """An environment `engine` on the engine, a profile naming it with `defaults` for containers, a
-    blueprint of `yml` and its instance `name` admitted there: the instance once its delivery
-    applied."""
-    endpoint = f"unix://{engine.socket}"
-    environment = {"name": "engine", "kind": "docker", "endpoint": endpoint}
+    """An environment `engine` on the engine, and alice's instance `name` delivered there
+    (`delivered_into`), its delivery applied."""
+    environment = {"name": "engine", "kind": "docker", "endpoint": f"unix://{engine.socket}"}
     assert api.post("/environments", json=environment, user="admin").status in (201, 409)
+    made = delivered_into(api, "engine", name, yml, defaults)
+    assert made["delivery"]["state"] == "applied", made["delivery"]
+    return made
+
+
+def delivered_into(api, environment, name, yml, defaults):
+    """alice's instance `name` of a blueprint of `yml`, admitted into `environment` against a profile
+    naming it with `defaults` for containers: the instance once its delivery ended."""
     profile = api.post("/profiles", json={"name": f"for-{name}", "containerDefaults": defaults}, user="alice").json
-    assert api.patch(f"/profiles/{profile['id']}", json={"environments": ["engine"]}, user="admin").status == 200
+    assert api.patch(f"/profiles/{profile['id']}", json={"environments": [environment]}, user="admin").status == 200
     blueprint = api.post("/blueprints", json={"name": name, "blueprintType": "compose", "yml": yml}, user="alice").json
-    body = {"name": name, "blueprint": blueprint["id"], "profile": profile["id"], "environment": "engine"}
+    body = {"name": name, "blueprint": blueprint["id"], "profile": profile["id"], "environment": environment}
     made = api.post("/instances", json=body, user="alice")
     assert made.status == 201, made.json
-    assert ended(api, made.json["delivery"]["job"])["report"]["state"] == "applied"
+    ended(api, made.json["delivery"]["job"])
     return api.get(f"/instances/{made.json['id']}", user="alice").json
 
 

@@ -7,10 +7,9 @@ import pytest
 from app.environments.storage import store as environments
 from app.joins import observation
 from support.apps import serving
-from support.docker_engine import IMAGE, engine  # noqa: F401 (a fixture)
+from support.docker_engine import IMAGE, delivered_into, engine  # noqa: F401 (a fixture)
 from support.git_servers import SshGit
 from support.http import SocketClient
-from support.jobs import ended
 
 pytestmark = pytest.mark.slow
 WEB = f"services:\n  web:\n    image: {IMAGE}\n    command: [sleep, '3600']\n    init: true\n"
@@ -30,24 +29,13 @@ def api(socket_app, sshd):
         yield SocketClient(port)
 
 
-def admitted(api, environment, name):
-    """alice's instance `name` in `environment`, once its delivery ended."""
-    profile = api.post("/profiles", json={"name": name, "containerDefaults": {"memory": "40Mi"}}, user="alice").json
-    assert api.patch(f"/profiles/{profile['id']}", json={"environments": [environment]}, user="admin").status == 200
-    blueprint = api.post("/blueprints", json={"name": name, "blueprintType": "compose", "yml": WEB}, user="alice")
-    body = {"name": name, "blueprint": blueprint.json["id"], "profile": profile["id"], "environment": environment}
-    made = api.post("/instances", json=body, user="alice").json
-    ended(api, made["delivery"]["job"])
-    return api.get(f"/instances/{made['id']}", user="alice").json
-
-
 def test_an_engine_over_ssh_is_reached_through_its_forwarded_socket(api, socket_app, sshd, engine):  # noqa: F811
     endpoint = f"ssh://root@127.0.0.1:{sshd.port}{engine.socket}"
     known = sshd.known_hosts.read_text()
     body = {"name": "remote", "kind": "docker", "endpoint": endpoint, "deployKey": sshd.deploy_key, "knownHosts": known}
     made = api.post("/environments", json=body, user="admin")
     assert made.status == 201, made.json
-    shop = admitted(api, "remote", "shop")
+    shop = delivered_into(api, "remote", "shop", WEB, {"memory": "40Mi"})
     assert shop["delivery"]["state"] == "applied", shop["delivery"]
     assert engine.containers("shop") == {"shop-web-1": (True, 40 * 2**20)}
     with socket_app.app_context():
@@ -57,7 +45,7 @@ def test_an_engine_over_ssh_is_reached_through_its_forwarded_socket(api, socket_
 
     refused = {**body, "name": "refused", "deployKey": sshd.other_key}
     assert api.post("/environments", json=refused, user="admin").status == 201
-    other = admitted(api, "refused", "other")
+    other = delivered_into(api, "refused", "other", WEB, {"memory": "40Mi"})
     assert other["delivery"]["state"] == "failed" and "Permission denied" in other["delivery"]["error"]
     assert engine.containers("other") == {}
     engine.docker("rm", "-f", *engine.containers("shop"))

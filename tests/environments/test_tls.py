@@ -8,9 +8,8 @@ from app.environments.storage import store as environments
 from app.joins import observation
 from support.apps import serving
 from support.certificates import authority
-from support.docker_engine import IMAGE, tls_engine  # noqa: F401 (a fixture)
+from support.docker_engine import IMAGE, delivered_into, tls_engine  # noqa: F401 (a fixture)
 from support.http import SocketClient
-from support.jobs import ended
 
 pytestmark = pytest.mark.slow
 WEB = f"services:\n  web:\n    image: {IMAGE}\n    command: [sleep, '3600']\n    init: true\n"
@@ -24,21 +23,10 @@ def api(socket_app, tls_engine):  # noqa: F811
         yield SocketClient(port)
 
 
-def admitted(api, environment, name):
-    """alice's instance `name` in `environment`, once its delivery ended."""
-    profile = api.post("/profiles", json={"name": name, "containerDefaults": {"memory": "32Mi"}}, user="alice").json
-    assert api.patch(f"/profiles/{profile['id']}", json={"environments": [environment]}, user="admin").status == 200
-    blueprint = api.post("/blueprints", json={"name": name, "blueprintType": "compose", "yml": WEB}, user="alice")
-    body = {"name": name, "blueprint": blueprint.json["id"], "profile": profile["id"], "environment": environment}
-    made = api.post("/instances", json=body, user="alice").json
-    ended(api, made["delivery"]["job"])
-    return api.get(f"/instances/{made['id']}", user="alice").json
-
-
 def test_an_engine_over_tcp_is_reached_with_tls_alone(api, socket_app, tls_engine):  # noqa: F811
     body = {"name": "remote", "kind": "docker", "endpoint": tls_engine.tcp, "tls": tls_engine.client_tls}
     assert api.post("/environments", json=body, user="admin").status == 201
-    shop = admitted(api, "remote", "shop")
+    shop = delivered_into(api, "remote", "shop", WEB, {"memory": "32Mi"})
     assert shop["delivery"]["state"] == "applied", shop["delivery"]
     assert tls_engine.containers("shop") == {"shop-web-1": (True, 32 * 2**20)}
     with socket_app.app_context():
@@ -56,7 +44,7 @@ def test_an_engine_over_tcp_is_reached_with_tls_alone(api, socket_app, tls_engin
         "tls": {"ca": stranger, "cert": cert, "key": key},
     }
     assert api.post("/environments", json=body, user="admin").status == 201
-    refused = admitted(api, "spoofed", "other")
+    refused = delivered_into(api, "spoofed", "other", WEB, {"memory": "32Mi"})
     assert refused["delivery"]["state"] == "failed" and "certificate" in refused["delivery"]["error"]
     assert tls_engine.containers("other") == {}
     with socket_app.app_context():
