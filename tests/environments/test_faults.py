@@ -1,11 +1,12 @@
 """The service killed with SIGKILL in the middle of a delivery, as operators run it (gunicorn on
 the embedded database, a real Docker Engine): once restarted, the schedule's observation takes the
 delivery up again, and the engine runs the instance once, as admitted, its profile's usage the
-sum of its instances."""
+sum of its instances; killed as an observation begins, nothing is delivered twice."""
 
 import time
 
 import pytest
+from pymongo import MongoClient
 
 from app.storage import embedded
 from support.docker_engine import IMAGE, engine  # noqa: F401 (a fixture)
@@ -68,5 +69,60 @@ def test_a_delivery_killed_with_the_service_is_taken_up_again_once(tmp_path, eng
     finally:
         service.stop()
         engine.docker("rm", "-f", *engine.containers("shop"), check=False)
+        database.terminate()
+        database.wait()
+
+
+def test_an_observation_killed_with_the_service_delivers_nothing_twice(tmp_path, engine):  # noqa: F811
+    """The service is killed with SIGKILL as soon as an observation has begun (its environment moved
+    on): once restarted, the next observation writes what runs; no delivery is started again, the
+    engine runs each instance once, usage is the sum."""
+    database, uri = embedded.launch(str(tmp_path / "data"), embedded.free_port())
+    settings = {"MONGO_URI": uri, "MONGO_DB": "faults", "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1]}
+    settings |= {"ENVIRONMENT_SOCKETS": str(engine.socket), "DELIVERY_SECONDS": 30}
+    service = Gunicorn(**settings, WEB_CONCURRENCY=1).start()
+    names = ("one", "two", "three")
+    try:
+        client = SocketClient(service.port)
+        environment = {"name": "engine", "kind": "docker", "endpoint": f"unix://{engine.socket}", "interval": 15}
+        assert client.post("/environments", json=environment, headers=AUTH).status == 201
+        room = {"name": "team", "containerDefaults": {"memory": "24Mi", "cpu": "50m"}, "environments": ["engine"]}
+        profile = client.post("/profiles", json=room, headers=AUTH).json
+        quick = WEB.split("    healthcheck")[0]
+        blueprint = client.post(
+            "/blueprints", json={"name": "web", "blueprintType": "compose", "yml": quick}, headers=AUTH
+        )
+        made = []
+        for name in names:
+            body = {"name": name, "blueprint": blueprint.json["id"], "profile": profile["id"], "environment": "engine"}
+            made.append(client.post("/instances", json=body, headers=AUTH).json)
+        for one in made:
+            waited(
+                lambda one=one: client.get(f"/jobs/{one['delivery']['job']}", headers=AUTH).json["state"] == "done",
+                60,
+                "a delivery",
+            )
+        environments = MongoClient(uri).faults.environments
+        before = environments.find_one()["observeAt"]
+        waited(lambda: environments.find_one()["observeAt"] != before, 60, "no observation began")
+        service.kill()  # as soon as it moved the environment on: during, or just after, its observation
+        jobs = MongoClient(uri).faults.jobs.count_documents({"kind": "deliver"})
+        service = Gunicorn(**settings, WEB_CONCURRENCY=1).start()
+        client = SocketClient(service.port)
+        moved = environments.find_one()["observeAt"]
+        waited(lambda: environments.find_one()["observeAt"] != moved, 60, "the schedule did not observe again")
+        waited(
+            lambda: (environments.find_one().get("state") or {}).get("instances") == {"running": 3}, 30, "not observed"
+        )
+        assert MongoClient(uri).faults.jobs.count_documents({"kind": "deliver"}) == jobs  # nothing delivered again
+        assert {name: list(engine.containers(name).values()) for name in names} == {
+            name: [(True, 24 * 2**20)] for name in names
+        }
+        used = client.get(f"/profiles/{profile['id']}", headers=AUTH).json["usage"]
+        assert (used["instances"], used["memoryBytes"]) == (3, 3 * 24 * 2**20)
+        assert used["observed"] == {"containers": 3, "memoryBytes": 3 * 24 * 2**20, "cpuMillis": 150}
+    finally:
+        service.stop()
+        engine.docker("rm", "-f", *(c for name in names for c in engine.containers(name)), check=False)
         database.terminate()
         database.wait()
