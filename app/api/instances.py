@@ -8,7 +8,7 @@ from app.access.auth import current_user, login_required
 from app.api.jobs import accepted
 from app.errors import NotFound
 from app.http import crud, paging, preconditions
-from app.http.openapi import Blueprint, headers, problems
+from app.http.openapi import Blueprint, header, headers, problems
 from app.http.preconditions import IF_MATCH, etag
 from app.instances import releases
 from app.instances.schemas import (
@@ -81,6 +81,9 @@ class FleetUpgrade(MethodView):
         return accepted(runner.start("upgrade", user, user["username"], work, FleetUpgradeSchema()))
 
 
+MONITOR = {"Link": header('Delivered: the job taking its project down, as `</jobs/ID>; rel="monitor"` (RFC 5989).')}
+
+
 @blp.route("/<instance_id:id>")
 class InstanceItem(MethodView):
     @login_required(role="viewer")
@@ -90,9 +93,7 @@ class InstanceItem(MethodView):
         return crud.answer_seen(store, id)
 
     @login_required(role="member")
-    @crud.deletes(
-        blp, "The instance is gone; its profile's usage is freed; where it was delivered, a job takes it down."
-    )
+    @crud.deletes(blp, "The instance is gone; its profile's usage is freed; delivered, a job takes it down.", MONITOR)
     @blp.arguments(WithdrawArgs(), location="query", as_kwargs=True)
     def delete(self, id, purge):
         """Delete an instance, freeing its usage (delivered: `Link` names the job taking it down, rel="monitor")"""

@@ -96,11 +96,11 @@ def downloads(blp, description, header):
     return _conditional_get(blp, yaml)
 
 
-def deletes(blp, description):
-    """A DELETE, If-Match honoured."""
+def deletes(blp, description, headers=None):
+    """A DELETE, If-Match honoured (`headers`: those its 204 may carry, documented)."""
     return lambda view: _stacked(
         view,
-        blp.response(204, description=description),
+        blp.response(204, description=description, headers=headers),
         blp.doc(parameters=[IF_MATCH]),
         problems(blp, *DELETE),
     )

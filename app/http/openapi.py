@@ -32,26 +32,27 @@ SETTINGS = {
 }
 
 
-def _header(description, schema=None):
+def header(description, schema=None):
+    """A response header's documentation."""
     return {"description": description, "schema": schema or {"type": "string"}}
 
 
 HEADERS = {
-    "ETag": _header("The version of the resource, for If-Match and If-None-Match."),
-    "Location": _header("The path of the new resource."),
-    "Link": _header('The next page, as `<...>; rel="next"`, when there is one.'),
-    "Content-Disposition": _header("`attachment` with a file name made of the blueprint's name."),
-    "Cache-Control": _header("`no-store`: the answer may hold secrets."),
-    "Idempotent-Replayed": _header(
+    "ETag": header("The version of the resource, for If-Match and If-None-Match."),
+    "Location": header("The path of the new resource."),
+    "Link": header('The next page, as `<...>; rel="next"`, when there is one.'),
+    "Content-Disposition": header("`attachment` with a file name made of the blueprint's name."),
+    "Cache-Control": header("`no-store`: the answer may hold secrets."),
+    "Idempotent-Replayed": header(
         "`true` when this is the stored response of an earlier request with the same Idempotency-Key."
     ),
 }
 ERROR_HEADERS = {
-    401: {"WWW-Authenticate": _header("The schemes accepted: Basic and Bearer.")},
-    409: {"Retry-After": _header("Seconds to wait before retrying (a request in flight).", {"type": "integer"})},
-    412: {"ETag": _header("The current version: retry with it in If-Match once the change is seen.")},
-    429: {"Retry-After": _header("Seconds until attempts are accepted again.", {"type": "integer"})},
-    503: {"Retry-After": _header("Seconds to wait before retrying.", {"type": "integer"})},
+    401: {"WWW-Authenticate": header("The schemes accepted: Basic and Bearer.")},
+    409: {"Retry-After": header("Seconds to wait before retrying (a request in flight).", {"type": "integer"})},
+    412: {"ETag": header("The current version: retry with it in If-Match once the change is seen.")},
+    429: {"Retry-After": header("Seconds until attempts are accepted again.", {"type": "integer"})},
+    503: {"Retry-After": header("Seconds to wait before retrying.", {"type": "integer"})},
 }
 UNEXPECTED = "UnexpectedError"
 
