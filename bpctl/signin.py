@@ -1,7 +1,11 @@
 """Signing in and out (a token kept, never the password), and shell completion."""
 
+import contextlib
+import getpass
+import io
 import os
 import sys
+import warnings
 
 import click
 from click.shell_completion import get_completion_class
@@ -39,8 +43,12 @@ def login(service, username, password_stdin, sso):
         password = os.environ["BPCTL_PASSWORD"]
     else:
         try:
-            password = click.prompt("Password", hide_input=True)
-        except click.Abort:  # no terminal, and nothing on standard input: a script
+            # without a terminal, Python's getpass writes a warning that the input may echo to
+            # standard error, then reads standard input: a script gets the reason alone
+            with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+                warnings.simplefilter("ignore", getpass.GetPassWarning)
+                password = click.prompt("Password", hide_input=True)
+        except click.Abort:
             raise Misused("no password: set BPCTL_PASSWORD, or pipe it in with --password-stdin.") from None
     signed_in = Session(url, basic(username, password)).send("POST", "/tokens")
     _keep(url, signed_in, username)

@@ -80,7 +80,8 @@ def spend(session, name, output):
     if output == "json":
         show.as_json({**page, "profiles": lines, "next": None})
         return
-    show.table(lines, {"PROFILE": "name", "MONTHLY": "monthly", "CAPS WOULD": "capMonthly"})
+    cents = lambda key: lambda line: None if line[key] is None else f"{line[key]:.2f}"  # noqa: E731 (as the total)
+    show.table(lines, {"PROFILE": "name", "MONTHLY": cents("monthly"), "CAPS WOULD": cents("capMonthly")})
     total = (
         "not priced (the operator set no PRICES)"
         if page["monthly"] is None

@@ -161,6 +161,7 @@ def test_login_refused_and_misused(bpctl):
     assert bpctl("login", "--no-such-option").code == 2
     scripted = bpctl.run("login", "-u", "alice", input=b"")  # no terminal, no BPCTL_PASSWORD: a usage error
     assert scripted.returncode == 2 and b"set BPCTL_PASSWORD, or pipe it in with --password-stdin" in scripted.stderr
+    assert b"Warning" not in scripted.stderr  # nothing but the reason (Python's prompt warned that it may echo)
 
 
 def test_a_token_file_others_may_read_is_not_used(bpctl):
@@ -731,7 +732,7 @@ def test_a_team_is_made_managed_and_its_spend_shown(bpctl, socket_app):
     made = bpctl.api.post("/profiles", json={"name": "shared", "owner": "team:pay", "memoryCap": "1Gi"}, user="bob")
     assert made.status == 201
     spent = bpctl("team", "spend", "pay", **BOB).out.splitlines()
-    assert spent[0].split() == ["PROFILE", "MONTHLY", "CAPS", "WOULD"] and spent[1].split() == ["shared", "0.0", "-"]
+    assert spent[0].split() == ["PROFILE", "MONTHLY", "CAPS", "WOULD"] and spent[1].split() == ["shared", "0.00", "-"]
     assert spent[-1] == "pay: 0.00 EUR a month"
     assert bpctl("team", "remove", "pay", "bob", **BOB).code == 0  # leaving
     assert bpctl("team", "spend", "pay", **BOB).code == 3  # no longer his to read
