@@ -6,7 +6,7 @@ from flask.views import MethodView
 
 from app.access.auth import current_user, login_required
 from app.api.jobs import accepted
-from app.errors import Forbidden
+from app.errors import NotFound
 from app.http import crud, paging, preconditions
 from app.http.openapi import Blueprint, header, headers, problems
 from app.http.preconditions import IF_MATCH, etag
@@ -107,13 +107,12 @@ class InstanceItem(MethodView):
 class InstanceDefinition(MethodView):
     @login_required(role="viewer")
     @crud.downloads(blp, "The rendered definition, the same bytes every time.", "Cache-Control")
-    @problems(blp, 403)
     def get(self, id):
         """Download an instance's rendered definition (its owner and admins)"""
         user = current_user()
-        doc = store.readable(id, user)  # who may not read the instance learns nothing of it: a 404
-        if not store.can_read_definition(doc, user):  # who may, is told why not
-            raise Forbidden("Only the instance's owner and admins read its definition: it holds its secrets.")
+        doc = store.readable(id, user)
+        if not store.can_read_definition(doc, user):  # it is not there for them: its secrets are its owner's
+            raise NotFound("No definition of this instance is yours to read: only its owner and admins read it.")
         return crud.answer_read(doc, Response(doc["yml"], mimetype="application/yaml"), NO_STORE)
 
 
