@@ -43,46 +43,48 @@ def run_due():
 
 def observe(environment):
     """Observe `environment` once: its instances, its state, its profiles' observed usage; then
-    deliver again what needs it."""
-    if environment["kind"] == "git":
-        _observe_repository(environment)
-        return
-    moment, docs = now(), instances.of_environment(environment["name"])
+    deliver again what needs it. The engine or the repository away: the environment says why,
+    and what failed is still tried again."""
+    moment, git = now(), environment["kind"] == "git"
+    docs = instances.of_environment(environment["name"], definitions=git)
     going = removals.of_environment(environment["name"])
     try:
-        seen = engine.listing(environment)
-    except engine.Unreachable as exc:
-        state = {"at": moment, "reachable": False, "error": str(exc), "engine": None, "unmanaged": []}
-        environments.observed(environment["_id"], {**state, "instances": _by_state(docs, {}, going)})
-        _deliver_again(environment, docs, {}, going, moment)
-        return
+        found, state = (_read_repository if git else _read_engine)(environment, docs, going, moment)
+    except (engine.Unreachable, gitops.Refused) as exc:
+        found = {}
+        state = {
+            "reachable": False,
+            "error": str(exc),
+            "engine": None,
+            "unmanaged": [],
+            **({"commit": None} if git else {}),
+        }
+    else:
+        instances.observed(found)
+    environments.observed(environment["_id"], {"at": moment, **state, "instances": _by_state(docs, found, going)})
+    _deliver_again(environment, docs, found, going, moment)
+
+
+def _read_engine(environment, docs, going, moment):
+    """({instance id: observed}, the environment's state) of one reading of a Docker Engine; the
+    profiles' observed usage written."""
+    seen = engine.listing(environment)
     projects = {}
     for container in seen["containers"]:
         projects.setdefault(container["project"], []).append(container)
     found = {doc["_id"]: of_instance(doc, projects.pop(doc["name"], []), seen["engine"], moment) for doc in docs}
     for removal in going:  # coming down: not unmanaged
         projects.pop(removal["name"], None)
-    instances.observed(found)
     profiles.observed(environment["name"], _by_profile(docs, found))
     unmanaged = [{"project": name, "containers": sorted(held, key=_named)} for name, held in sorted(projects.items())]
-    state = {"at": moment, "reachable": True, "error": None, "engine": seen["engine"], "unmanaged": unmanaged}
-    environments.observed(environment["_id"], {**state, "instances": _by_state(docs, found, going)})
-    _deliver_again(environment, docs, found, going, moment)
+    return found, {"reachable": True, "error": None, "engine": seen["engine"], "unmanaged": unmanaged}
 
 
-def _observe_repository(environment):
-    """Observe a git environment once: each instance's folder held against the files its release
-    writes (drift: a file changed, removed or added by hand), the folders no instance holds; then
-    deliver again what needs it."""
-    moment, docs = now(), instances.of_environment(environment["name"], definitions=True)
-    going = removals.of_environment(environment["name"])
-    try:
-        head, folders = gitops.read(environment)
-    except gitops.Refused as exc:
-        state = {"at": moment, "reachable": False, "error": str(exc), "engine": None, "commit": None, "unmanaged": []}
-        environments.observed(environment["_id"], {**state, "instances": _by_state(docs, {}, going)})
-        _deliver_again(environment, docs, {}, going, moment)
-        return
+def _read_repository(environment, docs, going, moment):
+    """({instance id: observed}, the environment's state) of one reading of a git environment's
+    branch: each instance's folder held against the files its release writes (drift: a file
+    changed, removed or added by hand), the folders no instance holds."""
+    head, folders = gitops.read(environment)
     found = {}
     for doc in docs:
         there = folders.pop(doc["namespace"], None)
@@ -98,13 +100,10 @@ def _observe_repository(environment):
             "drift": drift,
             "commit": head,
         }
-    instances.observed(found)
     for removal in going:
         folders.pop(removal.get("namespace"), None)
     unmanaged = [{"folder": name, "files": sorted(files)} for name, files in sorted(folders.items())]
-    state = {"at": moment, "reachable": True, "error": None, "engine": None, "commit": head, "unmanaged": unmanaged}
-    environments.observed(environment["_id"], {**state, "instances": _by_state(docs, found, going)})
-    _deliver_again(environment, docs, found, going, moment)
+    return found, {"reachable": True, "error": None, "engine": None, "commit": head, "unmanaged": unmanaged}
 
 
 def _changed_files(namespace, admitted, there):
