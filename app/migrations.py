@@ -177,6 +177,7 @@ MIGRATIONS = (
     Migration(
         11, "routes read whole; the hosts instances on Kubernetes route", (blueprints, instances), _routes_read_whole
     ),
+    Migration(12, "blueprints found by the source and key an import gave them", (blueprints,), _keys),
 )
 LATEST = MIGRATIONS[-1].number
 

@@ -8,8 +8,9 @@ import click
 import yaml
 
 from bpctl import fetch, show
-from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, given, list_filters, note, pass_session, query
+from bpctl.common import ENTITLEMENTS, FOR_TEAM, OUTPUT, OWNER, cli, given, list_filters, note, pass_session, query
 from bpctl.errors import Misused, Refused
+from bpctl.names import named, source_of
 from bpctl.session import if_match
 
 BLUEPRINT_COLUMNS = {
@@ -18,6 +19,7 @@ BLUEPRINT_COLUMNS = {
     "VERSION": "version",
     "TYPE": "blueprintType",
     "OWNER": "owner",
+    "SOURCE": source_of,
     "REV": "rev",
     "STARS": lambda item: f"{item['stars']}{'*' if item.get('starred') else ''}",
     "TAGS": "tags",
@@ -37,7 +39,7 @@ def list_blueprints(session, limit, everything, output, **filters):
 
 
 @cli.command()
-@click.argument("blueprint")
+@named("blueprint", "blueprint")
 @OWNER
 @OUTPUT
 @pass_session
@@ -57,7 +59,7 @@ def get(session, blueprint, owner, output):
             ("version", found.get("version")),
             ("type", found.get("blueprintType")),
             ("owner", found["owner"]),
-            ("entitlement", " ".join([found["entitlementType"], *found.get("entitledUsers", [])])),
+            ("entitlement", _entitlement(found)),
             ("tags", found.get("tags")),
             ("revision", f"{found['rev']}, {found['updatedAt']} by {found.get('updatedBy') or found['owner']}"),
             ("stars", found["stars"]),
@@ -66,13 +68,19 @@ def get(session, blueprint, owner, output):
             ("unbounded", needs and needs["unbounded"]),
             ("parameters", [f"{name} ({schema.get('type')})" for name, schema in parameters.items()]),
             ("routes", [show.route(route) for route in found.get("routes", [])]),
-            ("source", found.get("source") and "{format} {name} {key}".format(**found["source"])),
+            ("source", found.get("source") and f"{source_of(found)} ({found['source']['format']})"),
         ]
     )
 
 
+def _entitlement(found):
+    """`CUSTOM bob team:pay`: who reads it, besides its owner."""
+    teams = [f"team:{team}" for team in found.get("entitledTeams") or ()]
+    return " ".join([found["entitlementType"], *(found.get("entitledUsers") or ()), *teams])
+
+
 @cli.command(short_help="Write a definition, byte for byte.")
-@click.argument("blueprint")
+@named("blueprint", "blueprint")
 @OWNER
 @click.option("--rev", type=click.IntRange(1), help="A kept revision instead of the current one.")
 @pass_session
@@ -97,38 +105,40 @@ def pull(session, blueprint, owner, rev):
 @click.option("--description", help="What it is.")
 @click.option("--entitlement", type=ENTITLEMENTS, help="Who may read it.")
 @click.option("--entitled-user", multiple=True, help="A user who may read a CUSTOM blueprint (repeat).")
+@click.option("--entitled-team", multiple=True, help="A team whose members use a TEAM or CUSTOM blueprint (repeat).")
 @click.option("--tag", multiple=True, help="A tag (repeat).")
 @click.option("--parameters", type=click.File("rb"), help="Its parameters: a JSON Schema, in JSON or YAML.")
 @click.option("--inactive/--active", default=None, help="Mark it inactive, or active.")
+@FOR_TEAM
 @click.option("--dry-run", is_flag=True, help="Check everything, store nothing.")
 @OUTPUT
 @pass_session
-def push(
-    session, file, name, blueprint_type, entitlement, entitled_user, tag, parameters, inactive, dry_run, output, **text
-):
-    """Create a blueprint from FILE ("-": standard input), or, when you have one of that name, make
-    FILE its new revision (only what differs is sent; nothing when nothing differs)."""
+def push(session, file, name, blueprint_type, tag, parameters, inactive, owner, dry_run, output, **fields):
+    """Create a blueprint from FILE ("-": standard input), or, when its owner (you, or the team
+    --owner names) has one of that name, make FILE its new revision (only what differs is sent;
+    nothing when nothing differs)."""
     if name is None and _named(file) == "-":
         raise click.BadParameter("needed when the file is standard input.", param_hint="--name")
     fields = given(
         yml=_text(file),
         blueprintType=blueprint_type,
-        entitlementType=entitlement,
-        entitledUsers=list(entitled_user) or None,
+        entitlementType=fields.pop("entitlement"),
+        entitledUsers=list(fields.pop("entitled_user")) or None,
+        entitledTeams=list(fields.pop("entitled_team")) or None,
         tags=[t.lower() for t in tag] or None,
         parameters=parameters and _document(parameters),
         inactive=inactive,
-        **text,
+        **fields,
     )
     name = name or Path(_named(file)).stem
-    me = session.get("/users/me")["username"]
-    mine = [item for item in session.items("/blueprints", {"name": name}) if item["owner"] == me]
+    owner = owner or session.get("/users/me")["username"]
+    mine = list(session.items("/blueprints", {"name": name, "owner": owner}))
     dry = {"dryRun": True} if dry_run else None
     if len(mine) > 1:
-        raise Misused(f"you have {len(mine)} blueprints named {name!r}: rename all but one, then push again.")
+        raise Misused(f"{owner} has {len(mine)} blueprints named {name!r}: rename all but one, then push again.")
     if not mine:
         fields.setdefault("blueprintType", _type_of(fields["yml"]))
-        saved, what = session.send("POST", "/blueprints", {"name": name, **fields}, dry), "created"
+        saved, what = session.send("POST", "/blueprints", {"name": name, "owner": owner, **fields}, dry), "created"
         if fields["blueprintType"] is None:  # said once the service took it, never before a refusal
             note(f"{name}: neither a Compose file nor Kubernetes manifests: kept unchecked (--type checks it as one).")
     elif changes := {key: value for key, value in fields.items() if mine[0].get(key) != value}:
@@ -183,7 +193,7 @@ def _type_of(text):
 
 
 @cli.command()
-@click.argument("blueprint")
+@named("blueprint", "blueprint")
 @OWNER
 @click.option("--limit", type=click.IntRange(1), default=20, show_default=True, help="At most this many.")
 @OUTPUT
@@ -200,7 +210,7 @@ def history(session, blueprint, owner, limit, output):
 
 
 @cli.command(short_help="What changed between two revisions.")
-@click.argument("blueprint")
+@named("blueprint", "blueprint")
 @OWNER
 @click.option("--from", "from_rev", type=click.IntRange(1), help="The older revision (default: the previous).")
 @click.option("--to", "to_rev", type=click.IntRange(1), help="The newer revision (default: the current).")
@@ -228,8 +238,8 @@ def _brief(value):
 
 
 @cli.command(short_help="Make a kept revision current again.")
-@click.argument("blueprint")
-@click.argument("rev", type=click.IntRange(1))
+@named("blueprint", "blueprint", then="rev")
+@click.argument("rev", type=click.IntRange(1), required=False)
 @OWNER
 @OUTPUT
 @pass_session
@@ -244,7 +254,7 @@ def restore(session, blueprint, rev, owner, output):
 
 
 @cli.command()
-@click.argument("blueprint")
+@named("blueprint", "blueprint")
 @OWNER
 @click.option("--off", is_flag=True, help="Unstar it.")
 @pass_session

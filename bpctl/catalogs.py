@@ -9,7 +9,7 @@ import click
 import yaml
 
 from bpctl import fetch, jobs, show
-from bpctl.common import ENTITLEMENTS, OUTPUT, OWNER, cli, given, list_filters, note, pass_session, query
+from bpctl.common import ENTITLEMENTS, FOR_TEAM, OUTPUT, OWNER, cli, given, list_filters, note, pass_session, query
 from bpctl.errors import Misused
 
 # The formats, and where a platform's repository keeps its templates, are the service's (GET /formats)
@@ -31,18 +31,26 @@ FORMAT_HELP = "An import format the service reads (an unknown one lists them)."
 @click.option("--name", help="The name of the blueprint a Compose file makes (default: the file's name).")
 @click.option("--entitlement", type=ENTITLEMENTS, help="Who may read what is made.")
 @click.option("--entitled-user", multiple=True, help="A user who may read it, with CUSTOM (repeat).")
+@click.option("--entitled-team", multiple=True, help="A team whose members use it, with TEAM or CUSTOM (repeat).")
 @click.option("--tag", multiple=True, help="A tag for everything made (repeat).")
 @click.option("--inactive", is_flag=True, default=None, help="Mark everything made inactive.")
+@FOR_TEAM
 @click.option("--dry-run", is_flag=True, help="Report what would happen, store nothing.")
 @OUTPUT
 @pass_session
-def import_(session, source, kind, source_name, files_from, raw_base, env_file, name, dry_run, output, **defaults):
+def import_(
+    session, source, kind, source_name, files_from, raw_base, env_file, name, owner, dry_run, output, **defaults
+):
     """Import a catalog from a file, a URL or "-" (standard input); exit 3 when a template is refused.
 
     A Portainer catalog's stacks are read from --files-from, else fetched from --raw-base, else
     from their GitHub repositories. A Dokploy, Coolify or CapRover catalog is read from a folder:
     a checkout of the platform's repository, its templates' folder, or one template. Importing
     the same --source again updates what it made.
+
+    What it makes is yours (--owner team:NAME: the team's) and read by its owner alone
+    (entitlement OWNER) unless --entitlement says otherwise: PUBLIC for everyone, TEAM with
+    --entitled-team, CUSTOM with --entitled-user. Each is then also named SOURCE:KEY.
     """
     if name and kind != "compose":
         raise click.BadParameter("names the blueprint of a Compose import only.", param_hint="--name")
@@ -60,8 +68,22 @@ def import_(session, source, kind, source_name, files_from, raw_base, env_file, 
             defaults["name"] = name or (Path(source).stem if not fetch.is_url(source) and source != "-" else None)
     defaults = _import_defaults(**defaults)
     body = {"format": kind, "source": source_name, "document": document, "files": files, "defaults": defaults}
-    started = session.send("POST", "/imports", body, {"dryRun": dry_run, "async": True})
-    reported(jobs.followed(session, started, "importing")["report"], output, dry_run)
+    started = session.send("POST", "/imports", {**body, **given(owner=owner)}, {"dryRun": dry_run, "async": True})
+    report = jobs.followed(session, started, "importing")["report"]
+    note(_whose(owner or session.get("/users/me")["username"], defaults, source_name))
+    reported(report, output, dry_run)
+
+
+def _whose(owner, defaults, source_name):
+    """Whose the import's blueprints are and who reads them, in a line."""
+    entitlement = defaults.get("entitlementType", "OWNER").upper()
+    readers = {
+        "OWNER": f"{owner} and admins alone read them (--entitlement PUBLIC shares them)",
+        "PUBLIC": "everyone reads them",
+        "TEAM": f"the teams {', '.join(defaults.get('entitledTeams', [])) or '(none given)'} use them",
+        "CUSTOM": "the users and teams given use them",
+    }[entitlement]
+    return f"owner {owner}, entitlement {entitlement}: {readers}; each is also named {source_name}:KEY."
 
 
 def reported(report, output, dry_run=False):
@@ -162,10 +184,11 @@ def _parsed(text, source):
         raise Misused(f"{source} is neither JSON nor YAML.") from None
 
 
-def _import_defaults(entitlement, entitled_user, tag, inactive, name=None):
+def _import_defaults(entitlement, entitled_user, entitled_team, tag, inactive, name=None):
     return given(
-        entitlementType=entitlement,
+        entitlementType=entitlement and entitlement.upper(),
         entitledUsers=list(entitled_user) or None,
+        entitledTeams=list(entitled_team) or None,
         tags=list(tag) or None,
         inactive=inactive,
         name=name,

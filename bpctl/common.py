@@ -10,9 +10,12 @@ import click
 from bpctl.errors import Misused
 from bpctl.session import DEFAULT_URL, Session, service_url
 
-ENTITLEMENTS = click.Choice(["OWNER", "PUBLIC", "CUSTOM"], case_sensitive=False)  # `public` gives PUBLIC
+ENTITLEMENTS = click.Choice(["OWNER", "PUBLIC", "TEAM", "CUSTOM"], case_sensitive=False)  # `public` gives PUBLIC
 OUTPUT = click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", help="Table or JSON.")
 OWNER = click.option("--owner", help="Whose blueprint, where others share its name.")
+FOR_TEAM = click.option(
+    "--owner", metavar="team:NAME", help="Make it the team's (you are a member or maintainer of it), not yours."
+)
 
 
 def TARGET(command):  # noqa: N802 (a decorator, named as the options it adds)

@@ -9,6 +9,7 @@ import click
 from bpctl import jobs, show
 from bpctl.common import OUTPUT, cli, note, pass_session
 from bpctl.errors import Refused
+from bpctl.names import named
 
 
 def upgrade_many(session, selection, behind, rev, dry_run, output):
@@ -68,7 +69,7 @@ def _shown(results, dry_run):
 
 
 @cli.command(short_help="An instance's releases, newest first.")
-@click.argument("instance")
+@named("instance", "instance")
 @OUTPUT
 @pass_session
 def releases(session, instance, output):
@@ -90,7 +91,7 @@ def releases(session, instance, output):
 
 
 @cli.command(short_help="Restore a release of an instance (revision and values).")
-@click.argument("instance")
+@named("instance", "instance", then="release", then_required=False)
 @click.argument("release", type=click.IntRange(1), required=False)
 @pass_session
 def rollback(session, instance, release):

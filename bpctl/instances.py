@@ -9,8 +9,9 @@ import click
 import whatthepatch
 
 from bpctl import fleet, jobs, show, values
-from bpctl.common import OUTPUT, OWNER, TARGET, cli, note, pass_session
+from bpctl.common import FOR_TEAM, OUTPUT, TARGET, cli, given, note, pass_session
 from bpctl.errors import Misused, Refused
+from bpctl.names import named, source_of
 
 SETTINGS = (
     click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="A value (repeat; the last wins)."),
@@ -72,11 +73,11 @@ def _patched(kept, diff):
 
 
 @cli.command(short_help="Admit an instance; write its definition, nothing else.")
-@click.argument("blueprint")
-@click.argument("name")
+@named("blueprint", "blueprint", then="name")
+@click.argument("name", required=False)
 @click.option("--profile", required=True, help="The profile it spends from (id or name).")
 @with_settings
-@OWNER
+@FOR_TEAM
 @TARGET
 @click.option("--namespace", help="With --target kubernetes: the namespace it holds (default: NAME).")
 @click.option("--env", "environment", help="Where the service delivers it: one of the profile's environments.")
@@ -87,8 +88,9 @@ def deploy(session, blueprint, name, profile, settings, files, rev, owner, targe
     definition to standard output: `bpctl deploy web shop --profile team | docker compose -p shop
     -f - up -d`. With --env the service delivers it, and standard output says how its delivery
     stands instead. No room: exit 1, the shortfall on standard error, nothing written."""
-    found = session.blueprint(blueprint, owner)
+    found = session.blueprint(blueprint)
     body = {
+        **given(owner=owner),
         "name": name,
         "blueprint": found["id"],
         "profile": session.profile(profile)["id"],
@@ -114,7 +116,7 @@ def deploy(session, blueprint, name, profile, settings, files, rev, owner, targe
 
 
 @cli.command(short_help="How your delivered instances stand (exit 1 where one failed or drifted).")
-@click.argument("instance", required=False)
+@named("instance", "instance", optional=True)
 @OUTPUT
 @pass_session
 def status(session, instance, output):
@@ -185,35 +187,37 @@ def list_instances(session, profile, blueprint, behind, output):
     if output == "json":
         show.as_json(items)
         return
-    names = _names(session, items)
+    read = _named(session, items)
     show.table(
         items,
         {
             "NAME": "name",
             "REV": "rev",
             "TARGET": "target",
-            "BLUEPRINT": lambda i: names[i["blueprint"]],
-            "PROFILE": lambda i: names[i["profile"]],
+            "BLUEPRINT": lambda i: read[i["blueprint"]]["name"],
+            "PROFILE": lambda i: read[i["profile"]]["name"],
             "MEMORY": lambda i: show.amount("memory", i["requirements"]["memoryBytes"]),
             "CPU": lambda i: show.amount("cpu", i["requirements"]["cpuMillis"]),
             "CONTAINERS": lambda i: i["requirements"]["containers"],
             "STORAGE": lambda i: show.amount("storage", i["requirements"]["storageBytes"]),
             "OWNER": "owner",
+            "SOURCE": lambda i: source_of(read[i["blueprint"]]),
         },
     )
 
 
-def _names(session, items):
-    """{id: name} of the blueprints and profiles instances name, each read once; the id where the
-    caller may no longer read it."""
-    names = {}
+def _named(session, items):
+    """{id: the blueprint or profile} of those instances name, each read once ({"id"} alone where
+    the caller may no longer read it), with its `name` (else its id)."""
+    found = {}
     for field, collection in (("blueprint", "blueprints"), ("profile", "profiles")):
         for id_text in {item[field] for item in items}:
             try:
-                names[id_text] = session.get(f"/{collection}/{id_text}").get("name") or id_text
+                found[id_text] = session.get(f"/{collection}/{id_text}")
             except Refused:
-                names[id_text] = id_text
-    return names
+                found[id_text] = {}
+            found[id_text]["name"] = found[id_text].get("name") or id_text
+    return found
 
 
 @cli.group()
@@ -222,7 +226,7 @@ def instance():
 
 
 @instance.command("get")
-@click.argument("name")
+@named("name", "instance")
 @OUTPUT
 @pass_session
 def get_instance(session, name, output):
@@ -231,7 +235,7 @@ def get_instance(session, name, output):
     if output == "json":
         show.as_json(found)
         return
-    names = _names(session, [found])
+    names = {id_text: read["name"] for id_text, read in _named(session, [found]).items()}
     needs = found["requirements"]
     show.fields(
         [
@@ -249,7 +253,7 @@ def get_instance(session, name, output):
 
 
 @instance.command("yml")
-@click.argument("name")
+@named("name", "instance")
 @pass_session
 def instance_yml(session, name):
     """Write an instance's rendered definition as kept, byte for byte (the same one every time,
@@ -258,7 +262,7 @@ def instance_yml(session, name):
 
 
 @cli.command(short_help="Render an instance (or every one of a selection) again.")
-@click.argument("instance", required=False)
+@named("instance", "instance", optional=True)
 @with_settings
 @click.option("--dry-run", is_flag=True, help="Show the diff and the definition; change nothing.")
 @click.option("--behind", is_flag=True, help="Every instance behind its blueprint (with the selection below).")
@@ -301,7 +305,7 @@ def upgrade(session, instance, settings, files, rev, dry_run, behind, output, **
 
 
 @cli.command(short_help="Delete an instance, freeing its profile's room.")
-@click.argument("instance")
+@named("instance", "instance")
 @click.option("--purge", is_flag=True, help="Delivered: remove its named volumes too (its data).")
 @click.option("--wait", is_flag=True, help="Delivered: follow its take-down until it ends (exit 1 if it fails).")
 @pass_session

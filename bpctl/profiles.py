@@ -3,8 +3,9 @@
 import click
 
 from bpctl import show
-from bpctl.common import OUTPUT, cli, given, note, pass_session
+from bpctl.common import FOR_TEAM, OUTPUT, cli, given, note, pass_session
 from bpctl.errors import Refused
+from bpctl.names import named, source_of
 
 
 @cli.group()
@@ -29,6 +30,7 @@ def list_profiles(session, name, output):
             "CONTAINER DEFAULT": _per_container("containerDefaults"),
             "CONTAINER MAX": _per_container("containerMax"),
             "OWNER": "owner",
+            "SOURCE": source_of,
         },
         output,
     )
@@ -71,9 +73,32 @@ PROFILE_OPTIONS = (
         metavar="GROUP/KIND",
         help="A kind the service cannot measure its instances may hold (admins; repeat).",
     ),
+    click.option("--share-team", "shared_teams", multiple=True, metavar="TEAM", help="A team whose members use it."),
+    click.option(
+        "--environment", "environments", multiple=True, metavar="ENV", help="Where its instances go (repeat)."
+    ),
+    click.option("--domain", help="Its cluster's domain: a route without a host answers on <instance>.<domain>."),
+    click.option("--ingress-class", help="The IngressClass of its instances' Ingresses."),
+    click.option("--tls-issuer", help="The cert-manager ClusterIssuer that certifies their hosts."),
+    click.option("--storage-class", help="The StorageClass of every claim."),
+    click.option("--gateway", metavar="NAMESPACE/NAME", help="The Gateway an HTTPRoute attaches to."),
+    click.option("--image-pull-secret", "pull_secrets", multiple=True, metavar="SECRET", help="Repeat for several."),
+    click.option("--price-cpu", type=click.FloatRange(0), help="A CPU a month (instead of the operator's PRICES)."),
+    click.option("--price-memory", type=click.FloatRange(0), help="A GiB of memory a month."),
+    click.option("--price-storage", type=click.FloatRange(0), help="A GiB of storage a month."),
     click.option("--default", "default", is_flag=True, default=None, help="Make it your default profile."),
     OUTPUT,
 )
+# what `profile get` shows of its cluster conventions and prices, and the options that set them
+CLUSTER = {
+    "domain": "domain",
+    "ingress class": "ingressClass",
+    "tls issuer": "tlsIssuer",
+    "storage class": "storageClass",
+    "gateway": "gateway",
+    "pull secrets": "imagePullSecrets",
+}
+PRICES = {"cpu": "cpu", "memory": "memoryGiB", "storage": "storageGiB"}
 
 
 def profile_options(command):
@@ -82,40 +107,38 @@ def profile_options(command):
     return command
 
 
-def _profile_body(
-    memory,
-    cpu,
-    containers,
-    storage,
-    default_memory,
-    default_cpu,
-    max_memory,
-    max_cpu,
-    shared,
-    pod_security,
-    allow_kinds,
-    default,
-):
+def _profile_body(options):
     """The fields the options give (a change sends only those; a member of the container defaults
-    or maximum not given keeps its value)."""
+    or maximum, the cluster conventions or the prices not given keeps its value)."""
     body = given(
-        memoryCap=memory,
-        cpuCap=cpu,
-        containerCap=containers,
-        storageCap=storage,
-        podSecurity=pod_security,
-        defaultProfile=default,
+        memoryCap=options["memory"],
+        cpuCap=options["cpu"],
+        containerCap=options["containers"],
+        storageCap=options["storage"],
+        podSecurity=options["pod_security"],
+        defaultProfile=options["default"],
+        containerDefaults=given(memory=options["default_memory"], cpu=options["default_cpu"]) or None,
+        containerMax=given(memory=options["max_memory"], cpu=options["max_cpu"]) or None,
+        cluster=given(
+            domain=options["domain"],
+            ingressClass=options["ingress_class"],
+            tlsIssuer=options["tls_issuer"],
+            storageClass=options["storage_class"],
+            gateway=options["gateway"],
+            imagePullSecrets=list(options["pull_secrets"]) or None,
+        )
+        or None,
+        prices=given(cpu=options["price_cpu"], memoryGiB=options["price_memory"], storageGiB=options["price_storage"])
+        or None,
     )
-    if allow_kinds:
-        body["allowKinds"] = list(allow_kinds)
-    for field, amounts in (
-        ("containerDefaults", given(memory=default_memory, cpu=default_cpu)),
-        ("containerMax", given(memory=max_memory, cpu=max_cpu)),
+    for field, option in (
+        ("allowKinds", "allow_kinds"),
+        ("entitledUsers", "shared"),
+        ("entitledTeams", "shared_teams"),
+        ("environments", "environments"),
     ):
-        if amounts:
-            body[field] = amounts
-    if shared:
-        body["entitledUsers"] = list(shared)
+        if options[option]:
+            body[field] = list(options[option])
     return body
 
 
@@ -129,23 +152,26 @@ def _shown(found, output, words):
 @profile.command("create")
 @click.argument("name")
 @profile_options
-@click.option("--duplicate", is_flag=True, help="Create it even though you have a profile of that name.")
+@FOR_TEAM
+@click.option("--duplicate", is_flag=True, help="Create it even though its owner has a profile of that name.")
 @pass_session
-def create_profile(session, name, output, duplicate, **options):
-    """Create a profile; refused (exit 3) when you have one of that name already, since every
-    command naming it would then ask which one."""
-    if not duplicate:
-        me = session.get("/users/me")["username"]
-        if same := [found["id"] for found in session.items("/profiles", {"name": name, "owner": me})]:
-            raise Refused(
-                f"you have a profile named {name!r} already ({', '.join(same)}): change it with "
-                "`bpctl profile change`, or give --duplicate for a second."
-            )
-    _shown(session.send("POST", "/profiles", {"name": name, **_profile_body(**options)}), output, "created")
+def create_profile(session, name, output, owner, duplicate, **options):
+    """Create a profile (yours, or with --owner a team's); refused (exit 3) when its owner has one
+    of that name already, since every command naming it would then ask which one."""
+    owner = owner or session.get("/users/me")["username"]
+    if not duplicate and (
+        same := [found["id"] for found in session.items("/profiles", {"name": name, "owner": owner})]
+    ):
+        raise Refused(
+            f"{owner} has a profile named {name!r} already ({', '.join(same)}): change it with "
+            "`bpctl profile change`, or give --duplicate for a second."
+        )
+    body = {"name": name, "owner": owner, **_profile_body(options)}
+    _shown(session.send("POST", "/profiles", body), output, "created")
 
 
 @profile.command("get")
-@click.argument("name")
+@named("name", "profile")
 @OUTPUT
 @pass_session
 def get_profile(session, name, output):
@@ -164,31 +190,43 @@ def get_profile(session, name, output):
             *((resource, show.amount(resource, limits[key])) for resource, key in show.RESOURCES.items()),
             ("container default", _per_container("containerDefaults")(found)),
             ("container max", _per_container("containerMax")(found)),
+            ("pod security", found.get("podSecurity")),
+            ("allowed kinds", found.get("allowKinds")),
             ("shared with", found["entitledUsers"]),
+            ("shared with teams", found.get("entitledTeams")),
+            ("environments", found.get("environments")),
+            *((name, (found.get("cluster") or {}).get(key)) for name, key in CLUSTER.items()),
+            *((f"price {name}", (found.get("prices") or {}).get(key)) for name, key in PRICES.items()),
             ("instances", found["usage"]["instances"]),
+            ("monthly", _monthly(found["usage"])),
         ]
     )
 
 
+def _monthly(usage):
+    """What the profile's instances cost a month (`-` where nothing is priced)."""
+    return None if usage.get("monthly") is None else f"{usage['monthly']:.2f} {usage['currency']}"
+
+
 @profile.command("change")
-@click.argument("name")
+@named("name", "profile")
 @profile_options
 @pass_session
 def change_profile(session, name, output, **options):
     """Change the fields the options give of a profile (its id or name), on the version read."""
     found = session.profile(name)
-    body = _profile_body(**options)
+    body = _profile_body(options)
     if not body:
         raise click.UsageError("nothing to change: give at least one option.")
-    for field in ("containerDefaults", "containerMax"):  # the service replaces the object whole
+    for field in ("containerDefaults", "containerMax", "cluster", "prices"):  # the service replaces them whole
         if field in body:
-            body[field] = {**(found[field] or {}), **body[field]}
+            body[field] = {**(found.get(field) or {}), **body[field]}
     current = session.request("GET", f"/profiles/{found['id']}").headers["ETag"]
     _shown(session.send("PATCH", f"/profiles/{found['id']}", body, headers={"If-Match": current}), output, "changed")
 
 
 @profile.command("delete")
-@click.argument("name")
+@named("name", "profile")
 @pass_session
 def delete_profile(session, name):
     """Delete a profile (its id or name); refused while instances spend from it."""
@@ -198,7 +236,7 @@ def delete_profile(session, name):
 
 
 @profile.command("export")
-@click.argument("name")
+@named("name", "profile")
 @click.option("--namespace", help="The namespace the objects name (default: none, the one they are applied in).")
 @pass_session
 def export_profile(session, name, namespace):

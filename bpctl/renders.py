@@ -7,10 +7,11 @@ import click
 
 from bpctl import show, values
 from bpctl.common import OUTPUT, OWNER, TARGET, cli, note, pass_session
+from bpctl.names import named
 
 
 @cli.command(short_help="Whether it fits a profile (exit 1 if not).")
-@click.argument("blueprint")
+@named("blueprint", "blueprint")
 @OWNER
 @click.option("--profile", help="A profile's id or name (default: your default profile).")
 @click.option(
@@ -38,7 +39,7 @@ def fit(session, blueprint, owner, profile, target, output):
 
 
 @cli.command(short_help="Write the definition filled in, nothing else.")
-@click.argument("blueprint")
+@named("blueprint", "blueprint")
 @OWNER
 @click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="A value (repeat; the last wins).")
 @click.option("-f", "--values", "files", type=click.File("r"), multiple=True, help="A YAML file of values (repeat).")

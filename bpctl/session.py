@@ -5,12 +5,11 @@ the exit code (3: the service refused, its problem printed; 4: it could not be r
 import base64
 import contextlib
 import os
-import re
 from datetime import UTC, datetime
 
 import httpx
 
-from bpctl import tokens
+from bpctl import names, tokens
 from bpctl.errors import Misused, Refused, Unreachable, problem_lines
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -143,55 +142,25 @@ class Session:
         return served[name]
 
     def blueprint(self, ref, owner=None):
-        """The blueprint `ref` names: its id, else its exact name (`owner`'s where names repeat)."""
-        return self._named("blueprints", "blueprint", ref, owner)
+        """The blueprint `ref` names (bpctl/names.py; `owner`'s alone, where given)."""
+        return names.resolved(self, "blueprints", "blueprint", ref, owner)
 
     def profile(self, ref):
-        """The profile `ref` names: its id, else its exact name among the caller's."""
-        return self._named("profiles", "profile", ref, None)
+        """The profile `ref` names (bpctl/names.py)."""
+        return names.resolved(self, "profiles", "profile", ref)
+
+    def instance(self, ref):
+        """The instance `ref` names (bpctl/names.py)."""
+        return names.resolved(self, "instances", "instance", ref)
+
+    def source(self, ref):
+        """The source `ref` names: its id, else its URL (bpctl/names.py)."""
+        return names.resolved(self, "sources", "source", ref)
 
     def default_profile(self):
         """The caller's default profile, None when they have none."""
         me = self.get("/users/me")["username"]
         return next(iter(self.items("/profiles", {"defaultProfile": True, "owner": me}, limit=1)), None)
-
-    def instance(self, ref):
-        """The instance `ref` names: its id, else its name among the caller's own."""
-        if ID.fullmatch(ref):
-            with contextlib.suppress(Refused):
-                return self.get(f"/instances/{ref}")
-        me = self.get("/users/me")["username"]
-        found = list(self.items("/instances", {"name": ref, "owner": me}, limit=1))
-        if not found:
-            raise Refused(f"you have no instance named {ref!r}.")
-        return found[0]
-
-    def _named(self, collection, kind, ref, owner):
-        if ID.fullmatch(ref):
-            try:
-                return self.get(f"/{collection}/{ref}")
-            except Refused as exc:
-                if exc.status != 404:
-                    raise
-        found = [item for item in self.items(f"/{collection}", {"name": ref}) if owner in (None, item["owner"])]
-        if len(found) == 1:
-            return found[0]
-        if not found:
-            whose = f" of {owner}" if owner else ""
-            raise Refused(f"no {kind}{whose} named {ref!r} that you may read.")
-        lines = [f"{item['id']}  owner {item['owner']}{_source(item.get('source'))}" for item in found]
-        owners = {item["owner"] for item in found}
-        hint = "give --owner, or name it by its id" if len(owners) > 1 and not owner else "name it by its id"
-        raise Misused(f"{len(found)} {kind}s are named {ref!r}: {hint}.", lines)
-
-
-ID = re.compile(r"[0-9a-f]{24}")
-
-
-def _source(source):
-    """Where an import found it, to tell apart what shares a name: `  source portainer
-    templates.json 57`; nothing for what no import made."""
-    return f"  source {source['format']} {source['name']} {source['key']}" if source else ""
 
 
 def _query(params):

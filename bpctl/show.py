@@ -19,12 +19,20 @@ def listed(items, columns, output):
 
 def table(rows, columns, err=False):
     """`rows` (dicts) as aligned columns; `columns` maps each heading to a key or a function."""
+    for line in lines(rows, columns):
+        click.echo(line, err=err)
+
+
+def lines(rows, columns):
+    """The lines of `table`: the headings, then a line per row."""
     cells = [
         [_cell(column(row) if callable(column) else row.get(column)) for column in columns.values()] for row in rows
     ]
     widths = [max([len(heading)] + [len(line[i]) for line in cells]) for i, heading in enumerate(columns)]
-    for line in [list(columns), *cells]:
-        click.echo("  ".join(text.ljust(width) for text, width in zip(line, widths, strict=True)).rstrip(), err=err)
+    return [
+        "  ".join(text.ljust(width) for text, width in zip(line, widths, strict=True)).rstrip()
+        for line in [list(columns), *cells]
+    ]
 
 
 def fields(pairs, err=False):

@@ -5,7 +5,8 @@ import click
 
 from bpctl import jobs, show
 from bpctl.catalogs import FORMAT_HELP, reported
-from bpctl.common import OUTPUT, cli, from_environment, given, note, pass_session
+from bpctl.common import FOR_TEAM, OUTPUT, cli, from_environment, given, note, pass_session
+from bpctl.names import named
 
 
 @cli.group()
@@ -19,7 +20,7 @@ def source():
 @click.option("--ref", help="A branch, tag or commit (default: the remote's HEAD).")
 @click.option("--path", default="", help="The folder (or file) `bpctl import` would read (default: the root).")
 @click.option("--interval", type=click.IntRange(60), help="Sync every this many seconds.")
-@click.option("--owner", help="team:NAME to follow it for a team you are a member of.")
+@FOR_TEAM
 @click.option("--token-env", metavar="VAR", help="An https token, read from the environment variable VAR.")
 @click.option("--secret-env", metavar="VAR", help="The webhook's secret, read from the environment variable VAR.")
 @click.option("--deploy-key", type=click.File(), help="An ssh private key file for the repository.")
@@ -70,22 +71,24 @@ def list_sources(session, output):
 
 
 @source.command("sync")
-@click.argument("id")
+@named("source", "source")
 @click.option("--force", is_flag=True, help="Overwrite what was changed here since it was imported.")
 @OUTPUT
 @pass_session
-def sync(session, id, force, output):  # noqa: A002 (the source's id)
-    """Import what changed at the source's ref now; exit 3 when a template is refused or in conflict."""
-    _sync(session, id, force, output)
+def sync(session, source, force, output):
+    """Import what changed at SOURCE's ref now (its id or URL); exit 3 when a template is refused
+    or in conflict."""
+    _sync(session, session.source(source)["id"], force, output)
 
 
 @source.command("rm")
-@click.argument("id")
+@named("source", "source")
 @pass_session
-def remove(session, id):  # noqa: A002 (the source's id)
-    """Stop following a source (what it imported stays)."""
-    session.send("DELETE", f"/sources/{id}")
-    note(f"Source {id} removed; the blueprints it made stay.")
+def remove(session, source):
+    """Stop following SOURCE (its id or URL); what it imported stays."""
+    found = session.source(source)
+    session.send("DELETE", f"/sources/{found['id']}")
+    note(f"Source {found['id']} ({found['url']}) removed; the blueprints it made stay.")
 
 
 def _sync(session, source_id, force, output):

@@ -32,6 +32,43 @@ def list_teams(session, output):
     )
 
 
+@team.command("show")
+@click.argument("name")
+@OUTPUT
+@pass_session
+def show_team(session, name, output):
+    """Show the team NAME: its members and their roles, its profiles with what each costs a month
+    and what their caps would, and its instances."""
+    found = session.get(f"/teams/{quote(name, safe='')}")
+    owner = f"team:{name}"
+    spent = _spend(session, name)
+    profiles = {line["id"]: line for line in spent["profiles"]}
+    instances = list(session.items("/instances", {"owner": owner}))
+    if output == "json":
+        show.as_json({**found, "spend": spent, "instances": instances})
+        return
+    show.fields([("team", found["name"]), ("description", found.get("description")), ("your role", found["role"])])
+    click.echo()
+    show.table(found["members"], {"MEMBER": "username", "ROLE": "role", "FROM": "origin"})
+    click.echo()
+    show.table(
+        list(profiles.values()),
+        {"PROFILE": "name", "ID": "id", "MONTHLY": _cents("monthly"), "CAPS WOULD": _cents("capMonthly")},
+    )
+    click.echo()
+    show.table(
+        instances,
+        {
+            "INSTANCE": "name",
+            "ID": "id",
+            "PROFILE": lambda one: (profiles.get(one["profile"]) or {}).get("name", one["profile"]),
+            "REV": "rev",
+            "DELIVERY": lambda one: (one.get("delivery") or {}).get("state"),
+        },
+    )
+    click.echo(f"\n{name}: {_total(spent)}")
+
+
 @team.command("create")
 @click.argument("name")
 @click.option("--description", help="What the team is.")
@@ -69,22 +106,31 @@ def remove(session, name, username):
 @pass_session
 def spend(session, name, output):
     """What the team's profiles cost a month, and what their caps would."""
-    path, lines = f"/teams/{quote(name, safe='')}/spend", []
-    params = {"limit": 200}
+    spent = _spend(session, name)
+    if output == "json":
+        show.as_json(spent)
+        return
+    show.table(spent["profiles"], {"PROFILE": "name", "MONTHLY": _cents("monthly"), "CAPS WOULD": _cents("capMonthly")})
+    click.echo(f"{name}: {_total(spent)}")
+
+
+def _spend(session, name):
+    """The team's spend with every profile's line, page after page (`next` null)."""
+    path, lines, params = f"/teams/{quote(name, safe='')}/spend", [], {"limit": 200}
     while True:
         page = session.get(path, params)
         lines += page["profiles"]
         if page["next"] is None:
-            break
+            return {**page, "profiles": lines}
         params["cursor"] = page["next"]
-    if output == "json":
-        show.as_json({**page, "profiles": lines, "next": None})
-        return
-    cents = lambda key: lambda line: None if line[key] is None else f"{line[key]:.2f}"  # noqa: E731 (as the total)
-    show.table(lines, {"PROFILE": "name", "MONTHLY": cents("monthly"), "CAPS WOULD": cents("capMonthly")})
-    total = (
-        "not priced (the operator set no PRICES)"
-        if page["monthly"] is None
-        else f"{page['monthly']:.2f} {page['currency']}"
-    )
-    click.echo(f"{name}: {total} a month")
+
+
+def _cents(key):
+    """A column of amounts at `key`, in cents as the total is written."""
+    return lambda line: None if line[key] is None else f"{line[key]:.2f}"
+
+
+def _total(spent):
+    if spent["monthly"] is None:
+        return "not priced (the operator set no PRICES)"
+    return f"{spent['monthly']:.2f} {spent['currency']} a month"

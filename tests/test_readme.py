@@ -117,7 +117,7 @@ def test_the_curl_tour_runs_as_written(served, tmp_path):
     parts, rendered = _json_values(done.stdout.decode())
     requirements, fits, names, render_fits, maximized, rev, fields, imported_fits, defaulted = map(json.loads, parts)
     assert (requirements["containers"], requirements["memoryBytes"], requirements["cpuMillis"]) == (2, 512 * 2**20, 500)
-    assert (fits, names, render_fits, maximized, rev) == (True, "web", True, {"REPLICAS": 8}, 2)
+    assert (fits, names, render_fits, maximized, rev) == (True, "curl-web", True, {"REPLICAS": 8}, 2)
     assert fields == {"version": {"from": None, "to": "1.1"}}
     assert (imported_fits, defaulted) == (True, ["db", "wordpress"])
     rendered, notes = rendered.rstrip().rsplit("\n", 1)

@@ -3,7 +3,7 @@ password, a bearer token."""
 
 import marshmallow as ma
 
-from app.model.accounts import PASSWORD, ROLES, Username
+from app.model.accounts import PASSWORD, ROLES, Can, Username
 from app.model.fields import Id, QueryBoolean, Timestamp
 from app.model.schemas import Schema
 
@@ -15,6 +15,7 @@ class UserSchema(Schema):
     role = ma.fields.String(required=True, validate=ma.validate.OneOf(ROLES))
     disabled = ma.fields.Boolean(dump_only=True)
     createdAt = Timestamp()
+    can = Can("create", "createTeams", "manageUsers")  # /users/me alone
 
 
 class TokenSchema(Schema):

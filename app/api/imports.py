@@ -25,6 +25,7 @@ from app.imports.schemas import (
 from app.jobs import runner
 from app.jobs.schemas import JobSchema
 from app.joins.to_profile import blueprints_fitting
+from app.model.accounts import owner_given
 from app.model.yamlguard import YamlError
 from app.profiles.storage import store as profiles
 
@@ -54,10 +55,11 @@ class Imports(MethodView):
     def post(self, body, dryRun, run_async):
         """Import a catalog: Portainer, OpenShift, a Compose file with its .env, or an export"""
         user = current_user()
+        owner = owner_given(user, body.pop("owner"))  # a team's import: a member or maintainer of it
         found = workflow.found(body)  # a document not of its format is the request's 422, not its job's
         if not run_async:
-            return workflow.run(body, found, user, dryRun)
-        work = lambda progress: workflow.run(body, found, user, dryRun, workflow.Run(progress=progress))  # noqa: E731
+            return workflow.run(body, found, user, dryRun, workflow.Run(owner=owner))
+        work = lambda progress: workflow.run(body, found, user, dryRun, workflow.Run(owner, progress=progress))  # noqa: E731
         return accepted(runner.start("import", user, user["username"], work, ImportReportSchema()))
 
 

@@ -10,7 +10,7 @@ from app.http import crud, paging, preconditions
 from app.http.openapi import CHANGE, CREATE, DELETE, Blueprint, headers, problems
 from app.http.preconditions import IF_MATCH, etag
 from app.joins import across, spend
-from app.model.accounts import is_admin
+from app.model.accounts import creates_teams
 from app.teams.schemas import MemberSchema, SpendSchema, TeamChangeSchema, TeamSchema
 from app.teams.storage import store
 
@@ -34,7 +34,7 @@ class TeamCollection(MethodView):
     def post(self, fields):
         """Create a team (admins; members too where TEAMS_BY_MEMBERS is on)"""
         user = current_user()
-        if not (is_admin(user) or current_app.config["TEAMS_BY_MEMBERS"]):
+        if not creates_teams(user, current_app.config["TEAMS_BY_MEMBERS"]):
             raise Forbidden("Only admins create teams here (the operator has not set TEAMS_BY_MEMBERS).")
         doc = store.create(fields, user)
         location = url_for("teams.TeamItem", name=doc["name"])

@@ -1,5 +1,6 @@
 """/users, /users/me and /tokens: accounts (admins manage them) and bearer tokens."""
 
+from flask import current_app
 from flask.views import MethodView
 
 from app.access import login_throttle
@@ -12,6 +13,7 @@ from app.errors import Conflict, Forbidden, Invalid, Unauthorized
 from app.http import paging
 from app.http.openapi import Blueprint, headers, problems
 from app.http.parser import bodiless
+from app.model.accounts import creates_teams, holds, is_admin
 
 blp = Blueprint("users", __name__, description="Accounts and their roles; bearer tokens.")
 
@@ -43,8 +45,10 @@ class Me(MethodView):
     @blp.response(200, UserSchema, description="The caller.")
     @problems(blp)
     def get(self):
-        """Who am I"""
-        return current_user()
+        """Who am I, and what I may create (`can`)"""
+        user = current_user()
+        made = {"create": holds(user, "member"), "manageUsers": is_admin(user)}
+        return {**user, "can": {**made, "createTeams": creates_teams(user, current_app.config["TEAMS_BY_MEMBERS"])}}
 
 
 @blp.route("/users/me/password", endpoint="MyPassword")

@@ -150,6 +150,18 @@ class BlueprintQuery(ListArgs):
     starred = QueryBoolean(
         metadata={"description": "true: only what the caller starred; false: only what they did not."}
     )
+    source = Text(
+        allow_none=False,
+        load_default=ma.missing,
+        validate=Trimmed(1, 200),
+        metadata={"description": "Made by the import (or the source followed) of this name: `source.name`, exact."},
+    )
+    sourceKey = Text(
+        allow_none=False,
+        load_default=ma.missing,
+        validate=Trimmed(1, 1000),
+        metadata={"description": "Made from the template of this key in its import: `source.key`, exact."},
+    )
 
 
 VERDICTS = ("fits", "exceeds", "uncapped", "unbounded", "unknown")

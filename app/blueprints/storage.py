@@ -38,6 +38,8 @@ class Blueprints(ResourceStore):
         "entitlementType": "entitlementType",
         "inactive": "inactive",
         "tag": "tags",
+        "source": "source.name",
+        "sourceKey": "source.key",
     }
     public = True
     # Readings of other resources, given by app/joins/across.py `connect` (no resource imports another)

@@ -4,7 +4,7 @@ import marshmallow as ma
 
 from app.blueprints.schemas import BlueprintDraftSchema, BlueprintQuery, Entitlement, Tags
 from app.imports.formats import FORMATS
-from app.model.accounts import EntitledUsers
+from app.model.accounts import EntitledTeams, EntitledUsers, Owner
 from app.model.fields import Pattern, QueryBoolean, StrictBoolean, Text, Trimmed
 from app.model.schemas import Schema, WriteArgs
 
@@ -30,6 +30,7 @@ def _at_most_files(files):
 class ImportDefaults(Schema):
     entitlementType = Entitlement(load_default=ma.missing)
     entitledUsers = EntitledUsers(allow_none=False)
+    entitledTeams = EntitledTeams(allow_none=False)
     tags = Tags(load_default=ma.missing)
     inactive = StrictBoolean()
     name = Text(
@@ -67,6 +68,7 @@ class ImportSchema(Schema):
         },
     )
     defaults = ma.fields.Nested(ImportDefaults, load_default=dict)
+    owner = Owner(load_default=None)
 
 
 class ImportResultSchema(Schema):

@@ -57,7 +57,10 @@ class Run:
 
 TARGETS = {  # what each format's `makes` names
     "blueprints": Target(
-        blueprints, BlueprintSchema(), ("entitlementType", "entitledUsers", "inactive", "tags"), versioned=True
+        blueprints,
+        BlueprintSchema(),
+        ("entitlementType", "entitledUsers", "entitledTeams", "inactive", "tags"),
+        versioned=True,
     ),
     "profiles": Target(profiles, ProfileSchema(), ("entitledUsers",), kept=("defaultProfile", "entitledUsers")),
 }

@@ -1,6 +1,8 @@
 """What a team spends: each profile it owns, what its usage costs a month and what its caps would,
 and the sum over all of them (the usages priced, summed, then rounded once)."""
 
+from decimal import Decimal
+
 from flask import current_app
 
 from app.model import prices, quantities
@@ -24,7 +26,7 @@ def spend(name, user, args):
     sheet = prices.sheet(setting)
     body = {
         "profiles": [_line(profile, setting) for profile in page],
-        "monthly": None if sheet is None else prices.rounded(sum(total)),
+        "monthly": None if sheet is None else prices.rounded(sum(total, Decimal(0))),
         "currency": None if sheet is None else sheet["currency"],
     }
     return body, position

@@ -47,6 +47,9 @@ ACTIONS = {
     "deploy": "deploy from it (a blueprint), or against it (a profile)",
     "readYml": "read its rendered definition, which holds its secrets",
     "manage": "change its description, members and roles, and delete it",
+    "create": "create blueprints, profiles, instances, imports and sources",
+    "createTeams": "create teams",
+    "manageUsers": "create, change and disable users; register environments",
 }
 
 
@@ -76,6 +79,17 @@ def EntitledTeams(**kwargs):
 
 def is_admin(user):
     return user["role"] == "admin"
+
+
+def holds(user, role):
+    """Whether `user`'s global role is `role` or one above it, as every endpoint's gate decides."""
+    return role in IMPLIED_ROLES[user["role"]]
+
+
+def creates_teams(user, by_members):
+    """Whether `user` creates teams: admins, and members where the operator lets them (`by_members`,
+    TEAMS_BY_MEMBERS)."""
+    return is_admin(user) or (by_members and holds(user, "member"))
 
 
 def team_scope(name):

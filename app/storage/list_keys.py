@@ -26,10 +26,12 @@ CODES = {
     "tags": "g",
     "blueprint": "b",
     "profile": "p",
+    "source.name": "s",
+    "source.key": "k",
 }
 # The key a list reads: the first kind of these among its filters, rarest first (names are nearly
 # unique, defaults one per owner; a true `inactive` is rarer than a false one).
-RAREST_FIRST = ("n", "d", "starred", "w", "g", "b", "p", "o", "i:1", "t", "e", "i:0")
+RAREST_FIRST = ("n", "k", "d", "starred", "w", "g", "b", "p", "s", "o", "i:1", "t", "e", "i:0")
 PREFIXES = (3, 5)
 MAX_WORD_KEYS = 4_000  # a description of 10,000 characters holds at most 3,334 (2 per 6 characters)
 MAX_KEYS = 4_096
@@ -44,6 +46,13 @@ def words(text):
 def without_keys(doc):
     """`doc` as a resource: what it is found by is derived, never part of a version or a reply."""
     return {field: value for field, value in doc.items() if field != FIELD}
+
+
+def _field(doc, path):
+    """The value at `path` in `doc`, a field or a dotted path into a nested one (`source.key`)."""
+    for part in path.split("."):
+        doc = doc.get(part) if isinstance(doc, dict) else None
+    return doc
 
 
 def _value(value):
@@ -64,7 +73,7 @@ def terms(doc, fields):
     """The plain term ("") and a term per value of each of `fields`, then the word terms."""
     found = [""]
     for field in fields:
-        value = doc.get(field)
+        value = _field(doc, field)
         for one in value if isinstance(value, list) else [value]:
             if one is not None:
                 found.append(f"{CODES[field]}:{_value(one)}")
@@ -88,7 +97,7 @@ def document_keys(scopes, named, doc_terms, starred_by=()):
 def _holds(doc, field, value):
     """Whether `doc` has `value` in `field`, as MongoDB compares them (an array field matches a
     value it contains)."""
-    held = doc.get(field)
+    held = _field(doc, field)
     return held == value or (isinstance(held, list) and value in held)
 
 

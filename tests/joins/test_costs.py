@@ -121,6 +121,8 @@ def test_an_instance_and_its_profile_cost_what_they_use_at_the_prices_now(api, a
 
 def test_a_teams_spend_sums_the_profiles_it_owns_and_pages_them(api, priced):
     assert api.post("/teams", json={"name": "pay"}, user="admin").status == 201
+    nothing = api.get("/teams/pay/spend", user="admin")  # a team that owns no profile yet
+    assert nothing.status == 200 and (nothing.json["monthly"], nothing.json["profiles"]) == (0.0, [])
     assert api.put("/teams/pay/members/alice", json={"role": "member"}, user="admin").status == 200
     assert api.put("/teams/pay/members/carol", json={"role": "viewer"}, user="admin").status == 200
     web = create(api, "blueprints", name="web", blueprintType="compose", yml=WEB).json

@@ -48,7 +48,16 @@ def test_a_team_is_made_by_an_admin_who_maintains_it_and_is_read_by_its_members_
     assert_problem(api.post("/teams", json={"name": "pay"}, user="admin"), 409)
     assert_problem(api.post("/teams", json={"name": "Pay Team"}, user="admin"), 422)
     assert_problem(api.post("/teams", json={"name": "ops"}, user="alice"), 403)  # TEAMS_BY_MEMBERS off
+    me = api.get("/users/me", user="alice").json["can"]  # what she may create, as the service decides it
+    assert me == {"create": True, "createTeams": False, "manageUsers": False}
     app.config["TEAMS_BY_MEMBERS"] = True
+    assert api.get("/users/me", user="alice").json["can"]["createTeams"]
+    assert api.get("/users/me", user="victor").json["can"] == {
+        "create": False,
+        "createTeams": False,
+        "manageUsers": False,
+    }
+    assert api.get("/users/me", user="admin").json["can"] == {"create": True, "createTeams": True, "manageUsers": True}
     ops = api.post("/teams", json={"name": "ops"}, user="alice")
     assert ops.status == 201 and ops.json["members"][0]["username"] == "alice"
     assert_problem(api.post("/teams", json={"name": "viewers"}, user="victor"), 403)  # the global role is a ceiling
@@ -109,6 +118,26 @@ def test_only_a_member_or_maintainer_creates_as_the_team(api, team):
     assert_problem(api.post("/profiles", json={"name": "x", "owner": "bob"}, user="alice"), 403)  # another user
     assert_problem(api.post("/profiles", json={"name": "x", "owner": "team:Pay!"}, user="alice"), 422)
     assert api.post("/profiles", json={"name": "x", "owner": "alice"}, user="alice").status == 201
+
+
+def test_an_import_for_a_team_is_the_teams_shared_as_it_says_and_found_by_its_source_and_key(api, team):
+    catalog = {"version": "3", "templates": [{"id": 7, "type": 1, "title": "Cache", "image": "redis:7"}]}
+    body = {"format": "portainer", "source": "ops-catalog", "document": catalog, "owner": "team:pay"}
+    assert_problem(api.post("/imports", json=body, user="carol"), 403)  # a viewer of the team
+    assert_problem(api.post("/imports", json={**body, "owner": "team:ops"}, user="alice"), 403)
+    shared = {**body, "defaults": {"entitlementType": "TEAM", "entitledTeams": ["pay"]}}
+    report = api.post("/imports", json=shared, user="alice").json
+    assert [result["outcome"] for result in report["results"]] == ["created"]
+    made = api.get(f"/blueprints/{report['results'][0]['id']}", user="bob").json  # a member acts on it
+    assert (made["owner"], made["entitlementType"], made["entitledTeams"]) == ("team:pay", "TEAM", ["pay"])
+    assert made["can"]["change"] and not api.get(f"/blueprints/{made['id']}", user="carol").json["can"]["change"]
+    again = api.post("/imports", json=shared, user="bob").json  # the team's import, whoever runs it again
+    assert [result["outcome"] for result in again["results"]] == ["unchanged"]
+    found = api.get("/blueprints?source=ops-catalog&sourceKey=7", user="carol").json["items"]
+    assert [item["id"] for item in found] == [made["id"]]
+    assert api.get("/blueprints?source=ops-catalog&sourceKey=8", user="alice").json["items"] == []
+    assert api.get("/blueprints?sourceKey=7", user="dave").json["items"] == []  # not dave's to read
+    assert_problem(api.get("/blueprints?source=", user="alice"), 422)
 
 
 def test_leaving_a_team_takes_its_rights_at_the_next_request(api, team):

@@ -11,6 +11,8 @@ import { importPage } from './import.js';
 import { profilesPage, usersPage } from './accounts.js';
 import { sourcesPage } from './sources.js';
 import { environmentsPage } from './environments.js';
+import { instancesPage } from './instances.js';
+import { teamsPage } from './teams.js';
 
 const ROUTES = [
   [/^\/$/, catalog, 'Catalog'],
@@ -19,7 +21,9 @@ const ROUTES = [
   [/^\/blueprints\/([0-9a-f]{24})\/edit$/, editor, 'Edit blueprint'],
   [/^\/blueprints\/([0-9a-f]{24})\/parameters$/, parametersPage, 'Render'],
   [/^\/import$/, importPage, 'Import'],
+  [/^\/instances$/, instancesPage, 'Instances'],
   [/^\/profiles$/, profilesPage, 'Profiles'],
+  [/^\/teams$/, teamsPage, 'Teams'],
   [/^\/sources$/, sourcesPage, 'Sources'],
   [/^\/environments$/, environmentsPage, 'Environments'],
   [/^\/users$/, usersPage, 'Users'],

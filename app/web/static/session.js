@@ -107,13 +107,19 @@ export function signIn(reason = '') {
   return pendingSignIn;
 }
 
+/** What the signed-in user may create, as the service says (`can` of `/users/me`): nothing
+    where it does not say. */
+export function may(action) {
+  return Boolean(session && session.user.can && session.user.can[action]);
+}
+
 export function showNav() {
   const user = session.user;
   document.getElementById('nav').hidden = false;
   document.getElementById('whoami').textContent = `${user.username} (${user.role})`;
-  document.getElementById('nav-users').hidden = user.role !== 'admin';
-  document.getElementById('nav-new').hidden = user.role === 'viewer';
-  document.getElementById('nav-import').hidden = user.role === 'viewer';
+  document.getElementById('nav-users').hidden = !may('manageUsers');
+  document.getElementById('nav-new').hidden = !may('create');
+  document.getElementById('nav-import').hidden = !may('create');
 }
 
 export async function signOut() {

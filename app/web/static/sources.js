@@ -3,7 +3,7 @@
 import { api, everything, followed, formats } from './api.js';
 import { button, el, field, problemList, refresh, select } from './dom.js';
 import { progressOf } from './http.js';
-import { session } from './session.js';
+import { may } from './session.js';
 import { when } from './units.js';
 import { importReport } from './import.js';
 
@@ -136,6 +136,6 @@ export async function sourcesPage() {
   const shown = sources.length
     ? el('ul', { class: 'cards', 'aria-label': 'Sources' }, sources.map(sourceRow))
     : el('p', { class: 'note' }, 'No source yet.');
-  const form = session.user.role === 'viewer' ? null : await followForm();
+  const form = may('create') ? await followForm() : null;
   return el('section', {}, el('h1', {}, 'Sources'), el('p', { class: 'note' }, ABOUT), shown, form);
 }
