@@ -10,7 +10,7 @@ import yaml
 from bpctl import fetch, show
 from bpctl.common import ENTITLEMENTS, FOR_TEAM, OUTPUT, OWNER, cli, given, list_filters, note, pass_session, query
 from bpctl.errors import Misused, Refused
-from bpctl.names import named, source_of
+from bpctl.names import CANDIDATES, ById, named, source_of
 from bpctl.session import if_match
 
 BLUEPRINT_COLUMNS = {
@@ -110,13 +110,15 @@ def pull(session, blueprint, owner, rev):
 @click.option("--parameters", type=click.File("rb"), help="Its parameters: a JSON Schema, in JSON or YAML.")
 @click.option("--inactive/--active", default=None, help="Mark it inactive, or active.")
 @FOR_TEAM
+@click.option("--id", "by_id", metavar="ID", help="Make FILE a new revision of this blueprint, whatever its name.")
 @click.option("--dry-run", is_flag=True, help="Check everything, store nothing.")
 @OUTPUT
 @pass_session
-def push(session, file, name, blueprint_type, tag, parameters, inactive, owner, dry_run, output, **fields):
+def push(session, file, name, blueprint_type, tag, parameters, inactive, owner, by_id, dry_run, output, **fields):
     """Create a blueprint from FILE ("-": standard input), or, when its owner (you, or the team
     --owner names) has one of that name, make FILE its new revision (only what differs is sent;
-    nothing when nothing differs)."""
+    nothing when nothing differs). Where an import made others of that name, the one no import
+    made is the one pushed to; --id names it otherwise."""
     if name is None and _named(file) == "-":
         raise click.BadParameter("needed when the file is standard input.", param_hint="--name")
     fields = given(
@@ -132,10 +134,8 @@ def push(session, file, name, blueprint_type, tag, parameters, inactive, owner, 
     )
     name = name or Path(_named(file)).stem
     owner = owner or session.get("/users/me")["username"]
-    mine = list(session.items("/blueprints", {"name": name, "owner": owner}))
+    mine = [session.blueprint(ById(by_id))] if by_id else _pushed_to(session, name, owner)
     dry = {"dryRun": True} if dry_run else None
-    if len(mine) > 1:
-        raise Misused(f"{owner} has {len(mine)} blueprints named {name!r}: rename all but one, then push again.")
     if not mine:
         fields.setdefault("blueprintType", _type_of(fields["yml"]))
         saved, what = session.send("POST", "/blueprints", {"name": name, "owner": owner, **fields}, dry), "created"
@@ -151,6 +151,21 @@ def push(session, file, name, blueprint_type, tag, parameters, inactive, owner, 
     else:
         would = "would be " if dry_run else ""
         click.echo(f"{saved.get('name')}: {would}{what}, revision {saved['rev']} ({saved['id'] or 'new'})")
+
+
+def _pushed_to(session, name, owner):
+    """[the blueprint of `owner` named `name` that a push makes a new revision of], or [] for none:
+    where several share the name, the one no import made (a push to an imported one is a change an
+    import's next run reports as a conflict)."""
+    found = list(session.items("/blueprints", {"name": name, "owner": owner}))
+    if len(found) > 1:
+        found = [item for item in found if not item.get("source")] or found
+    if len(found) > 1:
+        raise Misused(
+            f"{owner} has {len(found)} blueprints named {name!r}: push to one with --id ID.",
+            show.lines(found, CANDIDATES),
+        )
+    return found
 
 
 def _named(file):

@@ -58,8 +58,15 @@ def candidates(document, files, defaults):
     return compose_parts.candidates(document, _candidate, "services: ...")
 
 
+def title_of(key):
+    """A template's title as Coolify shows it, from its file's stem: `plausible-analytics` ->
+    `Plausible Analytics` (Laravel's `Str::headline`)."""
+    words = re.split(r"[-_\s]+|(?<=[a-z0-9])(?=[A-Z])", key)
+    return " ".join(word[:1].upper() + word[1:] for word in words if word) or key
+
+
 def _candidate(key, text):
-    found = Candidate(key, key)
+    found = Candidate(key, title_of(key))
     header = _header(text)
     if header.get("ignore", "").lower() == "true":
         found.skipped = "marked `# ignore: true`: Coolify does not offer it either."
@@ -87,7 +94,7 @@ def _candidate(key, text):
     for name in required:
         checked_with(name, properties, inferred_required, found.notes, examples[name])
     found.fields = {
-        "name": key[:200],
+        "name": found.title[:200],
         "description": _description(header),
         "blueprintType": "compose",
         "yml": text,

@@ -229,3 +229,16 @@ def test_sources_are_named_by_their_url_and_a_name_or_an_id_is_asked_for_once(bp
     assert bpctl("source", "rm", "https://git.example.com/none.git", **AS["alice"]).code == 3
     done = bpctl("deploy", "--id", "0" * 24, **AS["alice"])  # --id, but no NAME for the instance
     assert done.code == 2 and "NAME" in done.err
+
+
+def test_a_push_to_a_name_two_imports_made_asks_which_and_takes_an_id(bpctl, tmp_path):
+    catalog = {"version": "3", "templates": [{"id": 1, "type": 1, "title": "Ackee", "image": "electerious/ackee"}]}
+    for source in ("one", "two"):
+        (tmp_path / f"{source}.json").write_text(json.dumps(catalog))
+        ok(bpctl("import", str(tmp_path / f"{source}.json"), "--format", "portainer", **AS["alice"]))
+    (tmp_path / "ackee.yml").write_text("services:\n  ackee:\n    image: electerious/ackee:3\n")
+    asked = bpctl("push", str(tmp_path / "ackee.yml"), "--name", "Ackee", **AS["alice"])
+    assert asked.code == 2 and "--id ID" in asked.err and "one.json:1" in asked.err and "two.json:1" in asked.err
+    chosen = json.loads(ok(bpctl("get", "two.json:1", "-o", "json", **AS["alice"])).out)
+    pushed = ok(bpctl("push", str(tmp_path / "ackee.yml"), "--id", chosen["id"], **AS["alice"]))
+    assert pushed.out == f"Ackee: updated, revision 2 ({chosen['id']})\n"

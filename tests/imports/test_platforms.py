@@ -106,6 +106,14 @@ def test_a_coolify_template_marked_ignore_is_skipped_saying_so(api):
     assert result["outcome"] == "skipped" and "ignore: true" in " ".join(result["notes"])
 
 
+def test_a_coolify_template_is_titled_as_coolify_shows_it_and_keyed_by_its_file(api):
+    catalog = corpus.platform_catalog("coolify")
+    report = by_key(imported(api, "coolify", {name: catalog[name] for name in ("apprise-api", "chaskiq")}))
+    assert [report[key]["title"] for key in ("apprise-api", "chaskiq")] == ["Apprise Api", "Chaskiq"]
+    made = blueprint(api, report["apprise-api"])
+    assert (made["name"], made["source"]["key"]) == ("Apprise Api", "apprise-api")
+
+
 def test_caprover_variables_are_parameters_and_names_are_placed_at_import(api):
     catalog = corpus.platform_catalog("caprover")
     report = by_key(imported(api, "caprover", {name: catalog[name] for name in ("activepieces", "appwrite")}))

@@ -73,10 +73,10 @@ def test_catalogs_and_compose_files_are_previewed_then_imported(person, seeded):
     w.button("Preview").click()
     w.wait(lambda: w.one("main form div[aria-live] p").text == "Nothing is stored yet: 1 created.")
     # pasted, it has no file name: named by its first service, as Coolify names its file, its tags kept
-    assert w.one("table[aria-label='What the import would do'] tbody td").text == "activepieces"
+    assert w.one("table[aria-label='What the import would do'] tbody td").text == "Activepieces"
     w.button("Import").click()
     w.wait(lambda: w.all("table[aria-label='What the import did'] a"))
-    [pasted] = client.get("/blueprints?name=activepieces", user="admin").json["items"]
+    [pasted] = client.get("/blueprints?name=Activepieces", user="admin").json["items"]
     assert pasted["source"]["key"] == "activepieces" and pasted["tags"] == [
         "workflow",
         "automation",
