@@ -131,12 +131,20 @@ def acts_as_owner(user, owner):
     return team is not None and team_roles(user).get(team) in ACTING_ROLES
 
 
+def creates_as(user, owner):
+    """Whether `user` creates what `owner` will own: themselves, or a team they are a member or
+    maintainer of (an admin too: only as its member); never a global viewer."""
+    if not holds(user, "member"):
+        return False
+    team = team_of(owner)
+    return owner == user["username"] or (team is not None and team_roles(user).get(team) in ACTING_ROLES)
+
+
 def owner_given(user, owner):
     """The owner a create by `user` gives its resource: themselves unless `owner` names a team
     they act for (a 403 for any other)."""
     if owner is None or owner == user["username"]:
         return user["username"]
-    team = team_of(owner)
-    if team is None or team_roles(user).get(team) not in ACTING_ROLES:
+    if not creates_as(user, owner):
         raise Forbidden("You create as yourself, or as team:NAME for a team you are a member or maintainer of.")
     return owner

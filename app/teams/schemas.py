@@ -33,7 +33,7 @@ class TeamSchema(Schema):
         metadata={"description": "The caller's role in it (null: an admin outside it)."},
     )
     members = ma.fields.List(ma.fields.Nested(MemberSchema), dump_only=True)
-    can = Can("manage")
+    can = Can("manage", "create")
     createdAt = Timestamp()
     updatedAt = Timestamp()
 

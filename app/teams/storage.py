@@ -14,7 +14,7 @@ from pymongo import ASCENDING, DESCENDING
 from pymongo.errors import DuplicateKeyError
 
 from app.errors import Conflict, Forbidden, Invalid, NotFound, PreconditionFailed
-from app.model.accounts import is_admin
+from app.model.accounts import creates_as, is_admin, team_scope
 from app.storage import database, ids, pages
 from app.storage.database import now
 from app.storage.list_keys import ListQuery
@@ -72,10 +72,12 @@ class Teams:
         return doc
 
     def seen_by(self, doc, user):
-        """`doc` with the caller's role in it (null for an admin outside it), and whether they
-        manage it (its description, members and roles; its deletion): `_write`'s rule."""
+        """`doc` with the caller's role in it (null for an admin outside it), whether they manage it
+        (its description, members and roles; its deletion: `_write`'s rule) and whether they create
+        as it (`owner_given`'s rule)."""
         role = _role(doc, user["username"])
-        return {**doc, "role": role, "can": {"manage": _manages(user, role)}}
+        can = {"manage": _manages(user, role), "create": creates_as(user, team_scope(doc["name"]))}
+        return {**doc, "role": role, "can": can}
 
     def page(self, user, limit, position=None):
         """A page of the teams `user` is in (an admin's: every team), newest first."""

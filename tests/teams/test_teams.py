@@ -118,6 +118,13 @@ def test_only_a_member_or_maintainer_creates_as_the_team(api, team):
     assert_problem(api.post("/profiles", json={"name": "x", "owner": "bob"}, user="alice"), 403)  # another user
     assert_problem(api.post("/profiles", json={"name": "x", "owner": "team:Pay!"}, user="alice"), 422)
     assert api.post("/profiles", json={"name": "x", "owner": "alice"}, user="alice").status == 201
+    # what the team answers says the same (`can.create`), for clients to offer no other owner
+    creates = {user: api.get("/teams/pay", user=user).json["can"]["create"] for user in ("alice", "carol", "victor")}
+    assert creates == {"alice": True, "carol": False, "victor": False}
+    assert api.put("/teams/pay/members/alice", json={"role": "maintainer"}, user="admin").status == 200
+    assert api.put("/teams/pay/members/admin", json={"role": "viewer"}, user="admin").status == 200
+    assert not api.get("/teams/pay", user="admin").json["can"]["create"]  # an admin creates for a team as its member
+    assert_problem(api.post("/profiles", json={"name": "y", "owner": "team:pay"}, user="admin"), 403)
 
 
 def test_an_import_for_a_team_is_the_teams_shared_as_it_says_and_found_by_its_source_and_key(api, team):

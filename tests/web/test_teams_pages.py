@@ -5,6 +5,7 @@ only where the service's `can` allows it, holding no rule of its own.
 `pay` owns a profile, a blueprint (at revision 2) and an instance at revision 1, `pay-web`."""
 
 import pytest
+from selenium.webdriver.support.ui import Select
 
 from app.instances.storage import Instances
 from support.http import PASSWORD, FlaskClient
@@ -136,3 +137,27 @@ def test_the_page_shows_what_can_allows_and_no_rule_of_its_own(person, team, mon
     w.go("#/instances")
     w.wait(lambda: w.all("button[aria-label='Delete pay-web']"))
     assert w.button("Upgrade to revision 2") and "Definition as kept" in w.one("li[aria-label=pay-web]").text
+
+
+def test_a_member_deploys_for_the_team_and_upgrades_what_the_team_owns_from_the_render_page(person, team):
+    [blueprint] = team.get("/blueprints?name=web", user="bob").json["items"]
+    w = person
+    w.go(f"#/blueprints/{blueprint['id']}/parameters")
+    switch_to(w, "bob")
+    w.wait(lambda: w.all("form[aria-label=Deploy]"))
+    Select(w.control("Whose it is")).select_by_visible_text("the team pay")
+    Select(w.control("Profile to fit")).select_by_visible_text("budget")  # the team's, which he spends from
+    w.fill("Instance name", "pay-two")
+    w.button("Deploy").click()
+    w.wait(lambda: "pay-two admitted at revision 2" in w.one("form[aria-label=Deploy]").text)
+    [made] = team.get("/instances?name=pay-two", user="alice").json["items"]
+    budget = team.get("/profiles?name=budget", user="bob").json["items"][0]
+    assert (made["owner"], made["profile"]) == ("team:pay", budget["id"])
+    choices = lambda: [o.text for o in Select(w.control("Instance")).options]  # noqa: E731
+    w.wait(lambda: "pay-web (revision 1)" in choices() and "pay-two (revision 2)" in choices())  # the team's
+    w.check_page("deploy-for-a-team")
+    switch_to(w, "carol")  # a viewer of the team: nothing to deploy as it, nothing to upgrade
+    w.go(f"#/blueprints/{blueprint['id']}/parameters")
+    w.wait(lambda: w.all("form[aria-label=Deploy]"))
+    assert "Whose it is" not in w.one("form[aria-label=Deploy]").text
+    assert w.one("form[aria-label='Upgrade an instance']").get_attribute("hidden") is not None

@@ -59,6 +59,21 @@ export async function followed(job, progress = () => {}) {
   return current;
 }
 
+/** Whether `type` names a Compose blueprint, by the aliases the service serves (`GET /formats`). */
+export async function isCompose(type) {
+  const compose = (await formats()).blueprintTypes.find((t) => t.type === 'compose');
+  return Boolean(type && compose && compose.aliases.includes(type.toLowerCase()));
+}
+
+/** The profiles the caller spends from: their own and their teams' (not every team's, which an
+    admin reads too), those the service says they may deploy against (`can.deploy`). */
+export async function ourProfiles() {
+  const teams = (await everything('/teams')).filter((t) => t.role !== null);
+  const owners = [session.user.username, ...teams.map((t) => `team:${t.name}`)];
+  const lists = await Promise.all(owners.map((o) => everything(`/profiles?owner=${encodeURIComponent(o)}`)));
+  return lists.flat().filter((p) => p.can.deploy);
+}
+
 let formatsServed = null;
 
 /** What the service reads, as it serves it (`GET /formats`): the import formats with the folders

@@ -1,6 +1,6 @@
 /* A blueprint's page (`#/blueprints/ID`): what it needs, its fit to each of the caller's profiles,
    its definition, its history with the changes between any two versions, and restore. */
-import { api, everything } from './api.js';
+import { api, everything, isCompose, ourProfiles } from './api.js';
 import {
   button,
   codeView,
@@ -17,7 +17,7 @@ import {
   tagList,
 } from './dom.js';
 import { served } from './http.js';
-import { myProfiles, session } from './session.js';
+import { session } from './session.js';
 import { AMOUNT, caps, monthly, needs, RESOURCES, when } from './units.js';
 import { fitBadge, starButton } from './catalog.js';
 
@@ -108,13 +108,13 @@ function podSecurity(judged) {
     named, which the service answers with the caller's default. A Compose blueprint is fitted as
     deployed on a Docker host or on a cluster, where its named volumes are claims of 1 GiB. */
 async function fitsView(bp) {
-  const all = await everything(myProfiles());
+  const all = await ourProfiles();
   if (!all.length) {
     const create = el('a', { href: '#/profiles' }, 'create one');
     return el('p', { class: 'note' }, 'You have no profile yet: ', create, ' to see whether this fits.');
   }
   const profiles = [...all.filter((p) => p.defaultProfile), ...all.filter((p) => !p.defaultProfile)];
-  if (!/^(docker[-_])?compose$/i.test(bp.blueprintType || '')) return el('div', {}, await fitsOn(bp, profiles, ''));
+  if (!(await isCompose(bp.blueprintType))) return el('div', {}, await fitsOn(bp, profiles, ''));
   const shown = el('div', { 'aria-live': 'polite' }, await fitsOn(bp, profiles, ''));
   const target = select(TARGETS, '', { name: 'fitTarget' });
   target.addEventListener('change', async () => shown.replaceChildren(...(await fitsOn(bp, profiles, target.value))));

@@ -1,9 +1,8 @@
 /* The catalog (`#/`): blueprints newest first, search and filters kept in the URL, a fit badge on
    each entry, and "More". */
-import { api, everything, FIT_FETCHES, formats, PAGE } from './api.js';
+import { api, FIT_FETCHES, formats, ourProfiles, PAGE } from './api.js';
 import { checkbox, el, field, linkButton, refresh, say, select, tagList } from './dom.js';
 import { list } from './drafts.js';
-import { myProfiles } from './session.js';
 import { defaultsApplied, needs } from './units.js';
 
 /** A fit as a badge; where containers took the profile's defaults (`limits`), it says so. */
@@ -175,7 +174,7 @@ function listQuery(params, chosenProfile) {
 }
 
 export async function catalog(_, params) {
-  const profiles = await everything(myProfiles());
+  const profiles = await ourProfiles();
   const controls = filterControls(params, profiles);
   const form = await filterForm(controls);
   const { chosenProfile } = controls;

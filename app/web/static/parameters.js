@@ -1,8 +1,8 @@
 /* A template's render form (`#/blueprints/ID/parameters`): a control per parameter; the rendered
    definition measured and fitted, and the most of an integer parameter that fits. */
-import { api, everything } from './api.js';
+import { api, everything, isCompose, ourProfiles } from './api.js';
 import { button, codeView, DEBOUNCE_MS, diffView, el, field, problemList, say, select } from './dom.js';
-import { myProfiles, session } from './session.js';
+import { session } from './session.js';
 import { needs } from './units.js';
 import { fitBadge } from './catalog.js';
 import { fitTable, requirementsView } from './blueprint.js';
@@ -97,13 +97,12 @@ function parameterNotes(name, schema, required) {
 
 /** The form's controls and what they send: `values()` (the parameters set), `cluster()` (the
     target and claim size of a Compose blueprint rendered for Kubernetes). */
-function renderControls(bp, profiles) {
-  const page = { bp, profiles, controls: {}, output: el('div', { 'aria-live': 'polite' }) };
+function renderControls(bp, profiles, compose) {
+  const page = { bp, profiles, compose, controls: {}, output: el('div', { 'aria-live': 'polite' }) };
   page.properties = (bp.parameters && bp.parameters.properties) || {};
   const choices = [['', 'No profile'], ...profiles.map((p) => [p.id, p.name || '(unnamed)'])];
   page.profile = select(choices, (profiles.find((p) => p.defaultProfile) || {}).id || '');
   // A Compose blueprint renders for Docker Compose or for a Kubernetes cluster; the same choice deploys.
-  page.compose = /^(docker[-_])?compose$/i.test(bp.blueprintType || '');
   page.target = select(TARGETS, 'compose', { name: 'target' });
   page.volumeSize = el('input', { name: 'volumeSize', placeholder: '1Gi', autocomplete: 'off', maxlength: '40' });
   page.values = () =>
@@ -215,8 +214,13 @@ function keeping(page, render) {
     change renders again (the latest answer wins); Deploy sends the form's values, and an upgrade
     the instance's kept values with only what the person changed since choosing it. */
 export async function parametersPage([id]) {
-  const [{ data: bp }, profiles] = await Promise.all([api('GET', `/blueprints/${id}`), everything(myProfiles())]);
-  const page = renderControls(bp, profiles);
+  const [{ data: bp }, profiles, teams] = await Promise.all([
+    api('GET', `/blueprints/${id}`),
+    ourProfiles(),
+    everything('/teams'),
+  ]);
+  const page = renderControls(bp, profiles, await isCompose(bp.blueprintType));
+  page.owners = [session.user.username, ...teams.filter((t) => t.can.create).map((t) => `team:${t.name}`)];
   const { render, again } = renderer(page);
   const required = new Set((bp.parameters && bp.parameters.required) || []);
   const rows = Object.entries(page.properties).map(([name, schema]) =>
@@ -285,14 +289,26 @@ async function deployView(page, keep) {
 }
 
 /** Deploy: the form's values as an instance named here, in the chosen profile. */
+/** Whose an instance is: the caller's, or a team's they may create for (`can.create`). */
+function ownerChoice(owners) {
+  const named = (o) => (o.startsWith('team:') ? `the team ${o.slice(5)}` : 'you');
+  return select(
+    owners.map((o) => [o, named(o)]),
+    owners[0],
+    { name: 'owner' },
+  );
+}
+
 function deployForm(page, reload) {
   const deployed = el('div', { class: 'wide', 'aria-live': 'polite' });
   const name = el('input', { name: 'instance', placeholder: 'shop', autocomplete: 'off', maxlength: '63' });
+  const owner = ownerChoice(page.owners);
   const form = el(
     'form',
     { class: 'grid2', 'aria-label': 'Deploy' },
     el('h2', { class: 'wide' }, 'Deploy'),
     field('Instance name', name, 'Lowercase letters, digits and -: the Compose project or namespace.'),
+    page.owners.length > 1 ? field('Whose it is', owner, "A team's: its members upgrade and delete it too.") : null,
     el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Deploy')),
     deployed,
   );
@@ -304,6 +320,7 @@ function deployForm(page, reload) {
     }
     const body = {
       name: name.value.trim(),
+      owner: owner.value,
       blueprint: page.bp.id,
       profile: page.profile.value,
       values: page.values(),
@@ -321,8 +338,8 @@ function deployForm(page, reload) {
   return form;
 }
 
-/** Upgrade an instance: choose one of yours (its kept values fill the form), show the changes,
-    then upgrade it as it was when they were shown. */
+/** Upgrade an instance: choose one you may change (yours, your teams'; its kept values fill the
+    form), show the changes, then upgrade it as it was when they were shown. */
 function upgradeForm(bp, keep) {
   const parts = { bp, keep, mine: [], changes: null, etag: null };
   parts.upgraded = el('div', { class: 'wide', 'aria-live': 'polite' });
@@ -356,9 +373,9 @@ function upgradeForm(bp, keep) {
 /** The caller's instances of the blueprint, read again after each deploy and upgrade: the list
     offers what is there now, each at its revision. */
 async function reloadChoices(parts) {
-  const owner = encodeURIComponent(session.user.username);
-  parts.mine = await everything(`/instances?blueprint=${parts.bp.id}&owner=${owner}`);
-  const options = [['', 'Choose one of yours'], ...parts.mine.map((i) => [i.id, `${i.name} (revision ${i.rev})`])];
+  const all = await everything(`/instances?blueprint=${parts.bp.id}`);
+  parts.mine = all.filter((i) => i.can.change);
+  const options = [['', 'Choose one'], ...parts.mine.map((i) => [i.id, `${i.name} (revision ${i.rev})`])];
   parts.chosen.replaceChildren(...options.map(([value, text]) => el('option', { value }, text)));
   parts.form.hidden = !parts.mine.length;
 }

@@ -136,8 +136,3 @@ export async function signOut() {
     refresh();
   }
 }
-
-/** The caller's own profiles (an admin lists everyone's otherwise): what a fit is chosen among. */
-export function myProfiles() {
-  return `/profiles?owner=${encodeURIComponent(session.user.username)}`;
-}
