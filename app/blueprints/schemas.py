@@ -7,7 +7,7 @@ from app import definitions
 from app.definitions import pod_security
 from app.definitions.parameters import Parameters
 from app.http.crud import EchoedId
-from app.http.paging import ListArgs
+from app.http.paging import Exact, ListArgs
 from app.model.accounts import Can, EntitledTeams, EntitledUsers, Owner
 from app.model.fields import (
     Id,
@@ -150,18 +150,8 @@ class BlueprintQuery(ListArgs):
     starred = QueryBoolean(
         metadata={"description": "true: only what the caller starred; false: only what they did not."}
     )
-    source = Text(
-        allow_none=False,
-        load_default=ma.missing,
-        validate=Trimmed(1, 200),
-        metadata={"description": "Made by the import (or the source followed) of this name: `source.name`, exact."},
-    )
-    sourceKey = Text(
-        allow_none=False,
-        load_default=ma.missing,
-        validate=Trimmed(1, 1000),
-        metadata={"description": "Made from the template of this key in its import: `source.key`, exact."},
-    )
+    source = Exact(200, "Made by the import (or the source followed) of this name: `source.name`.")
+    sourceKey = Exact(1000, "Made from the template of this key in its import: `source.key`.")
 
 
 VERDICTS = ("fits", "exceeds", "uncapped", "unbounded", "unknown")

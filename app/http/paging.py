@@ -87,15 +87,17 @@ class Words(Text):
         """The validators check the text, in `_deserialize`: what it gives is its words."""
 
 
+def Exact(most, description):  # noqa: N802 (a field, named as marshmallow's are)
+    """A list filter that one field matches exactly: 1 to `most` characters, trimmed."""
+    return Text(
+        allow_none=False, load_default=ma.missing, validate=Trimmed(1, most), metadata={"description": description}
+    )
+
+
 class ListArgs(PageArgs):
     """The filters both resource lists take; each resource adds its own."""
 
-    name = Text(
-        allow_none=False,
-        load_default=ma.missing,
-        validate=Trimmed(1, 200),
-        metadata={"description": "Exact name."},
-    )
+    name = Exact(200, "Exact name.")
     q = Words(
         metadata={
             "description": "Words (runs of letters and digits, at most 10): each must start a word of the "
