@@ -46,6 +46,7 @@ NEEDLE = {
     "owner": "needle-owner",
     "description": "the only zyxwvut",
     "entitlementType": "PUBLIC",
+    "source": {"format": "dokploy", "name": "needle-catalog", "key": "needle-key"},  # bpctl's SOURCE:KEY
 }
 # filter -> (its value at 1 % of blueprints, at 30 %): `tier` below gives each blueprint its values
 TIERS = {
@@ -241,6 +242,7 @@ def measure(ports, admin_headers, profile, body, repeats, clear):
         "GET /profiles?limit=50 (6 profiles)": ("/profiles?limit=50", member),
         "admin: plain first page": (page, admin_headers),
         "admin: name: 1 blueprint": (f"{page}&name=needle", admin_headers),
+        "source&sourceKey: 1 blueprint": (f"{page}&source=needle-catalog&sourceKey=needle-key", member),
         "admin: q: 1 %": (f"{page}&q=quasar", admin_headers),
     }
     for path, headers in operations.values():  # warm the workers' caches
