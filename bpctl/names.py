@@ -13,7 +13,16 @@ from bpctl import show
 from bpctl.errors import Misused, Refused
 
 ID = re.compile(r"[0-9a-f]{24}")
-CANDIDATES = {"ID": "id", "NAME": "name", "OWNER": "owner", "SOURCE": lambda item: source_of(item)}
+
+
+def source_of(item):
+    """How an imported blueprint is also named, SOURCE:KEY (an imported profile's too); None for
+    what no import made."""
+    source = item.get("source")
+    return f"{source['name']}:{source['key']}" if source else None
+
+
+CANDIDATES = {"ID": "id", "NAME": "name", "OWNER": "owner", "SOURCE": source_of}  # the table of a name several share
 
 
 class ById(str):
@@ -31,7 +40,7 @@ def named(param, noun, then=None, then_required=True, optional=False):
             name, by_id = kwargs.pop(param), kwargs.pop("by_id")
             if by_id is not None and then is not None and kwargs[then] is None:
                 kwargs[then], name = name, None
-            if name is not None and by_id is not None or (name is None and by_id is None and not optional):
+            if (name is not None and by_id is not None) or (name is None and by_id is None and not optional):
                 raise click.UsageError(f"name the {noun}: {param.upper()}, or --id ID; one of them.")
             if then is not None and then_required and kwargs[then] is None:
                 raise click.MissingParameter(param_hint=then.upper(), param_type="argument")
@@ -55,8 +64,8 @@ def resolved(session, collection, noun, ref, owner=None):
             if exc.status != 404:
                 raise
     found = _found(session, collection, {"name": ref, "owner": owner})
-    if not found and collection == "blueprints" and ":" in ref:
-        source, key = ref.rsplit(":", 1)
+    source, _, key = ref.rpartition(":")
+    if not found and collection == "blueprints" and source and key:
         found = _found(session, collection, {"source": source, "sourceKey": key, "owner": owner})
     if len(found) > 1:
         theirs = [item for item in found if item["can"]["change"]]
@@ -76,13 +85,6 @@ def _found(session, collection, params):
     if collection == "sources":  # named by their URL, which no list filters by: the caller's few, read whole
         return [item for item in session.items("/sources", {"owner": params["owner"]}) if item["url"] == params["name"]]
     return list(session.items(f"/{collection}", {key: value for key, value in params.items() if value}))
-
-
-def source_of(item):
-    """How an imported blueprint is also named, SOURCE:KEY (an imported profile's too); None for
-    what no import made."""
-    source = item.get("source")
-    return f"{source['name']}:{source['key']}" if source else None
 
 
 def _or_source(found):
