@@ -187,7 +187,7 @@ def list_instances(session, profile, blueprint, behind, output):
     if output == "json":
         show.as_json(items)
         return
-    read = _named(session, items)
+    read = _referenced(session, items)
     show.table(
         items,
         {
@@ -206,9 +206,9 @@ def list_instances(session, profile, blueprint, behind, output):
     )
 
 
-def _named(session, items):
-    """{id: the blueprint or profile} of those instances name, each read once ({"id"} alone where
-    the caller may no longer read it), with its `name` (else its id)."""
+def _referenced(session, items):
+    """{id: the blueprint or profile} of those instances name, each read once ({} where the caller
+    may no longer read it), with its `name` (else its id)."""
     found = {}
     for field, collection in (("blueprint", "blueprints"), ("profile", "profiles")):
         for id_text in {item[field] for item in items}:
@@ -235,7 +235,7 @@ def get_instance(session, name, output):
     if output == "json":
         show.as_json(found)
         return
-    names = {id_text: read["name"] for id_text, read in _named(session, [found]).items()}
+    names = {id_text: read["name"] for id_text, read in _referenced(session, [found]).items()}
     needs = found["requirements"]
     show.fields(
         [

@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 
+from app.blueprints.storage import Blueprints
 from support import compose_oracle
 from support.apps import serving
 from support.bpctl import Bpctl
@@ -242,3 +243,16 @@ def test_a_push_to_a_name_two_imports_made_asks_which_and_takes_an_id(bpctl, tmp
     chosen = json.loads(ok(bpctl("get", "two.json:1", "-o", "json", **AS["alice"])).out)
     pushed = ok(bpctl("push", str(tmp_path / "ackee.yml"), "--id", chosen["id"], **AS["alice"]))
     assert pushed.out == f"Ackee: updated, revision 2 ({chosen['id']})\n"
+
+
+def test_which_of_a_shared_name_bpctl_takes_is_the_services_can_not_a_rule_of_its_own(bpctl, tmp_path, monkeypatch):
+    """`can` turned around (bob's blueprint is everyone's to change, alice's nobody's): alice's
+    `get web` takes bob's, as the service says, where a rule of bpctl's would take her own."""
+    api = bpctl.api
+    mine = api.post("/blueprints", json={"name": "web", "yml": WEB, "blueprintType": "compose"}, user="alice").json
+    bobs = api.post("/blueprints", json={"name": "web", "entitlementType": "PUBLIC"}, user="bob").json
+    assert json.loads(ok(bpctl("get", "web", "-o", "json", **AS["alice"])).out)["id"] == mine["id"]
+    monkeypatch.setattr(
+        Blueprints, "can", lambda self, doc, user: dict.fromkeys(("change", "delete", "deploy"), doc["owner"] == "bob")
+    )
+    assert json.loads(ok(bpctl("get", "web", "-o", "json", **AS["alice"])).out)["id"] == bobs["id"]

@@ -117,6 +117,8 @@ def test_the_instances_page_as_each_role(person, team):
     w.wait(lambda: w.heading() == "Instances" and "No instance you may read" in w.one("main").text)
     w.go("#/teams")
     w.wait(lambda: w.heading() == "Teams" and "You are in no team" in w.one("main").text)
+    w.go("#/environments")
+    w.wait(lambda: w.heading() == "Environments" and "No environment you may read" in w.one("main").text)
     w.console()
 
 
