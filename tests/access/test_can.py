@@ -82,12 +82,24 @@ def test_an_instances_can_says_which_upgrade_and_definition_read_succeed(api, ow
     assert instance["can"] == {"change": True, "delete": True, "readYml": True}  # the create's answer carries it
 
 
-def test_a_teams_can_says_who_manages_it(api, owned):
+def test_a_teams_can_says_who_manages_it_and_who_creates_as_it(api, owned):
     for user in CALLERS:
         read = api.get("/teams/pay", user=user)
         if read.status != 200:
             assert user == "dave"
             continue
         changed = api.patch("/teams/pay", json={"description": "Payments"}, user=user)
-        assert read.json["can"] == {"manage": succeeds(changed)}, (user, changed.json)
-    assert [team["can"] for team in api.get("/teams", user="bob").json["items"]] == [{"manage": False}]
+        made = api.post("/profiles?dryRun=true", json={"name": "x", "owner": "team:pay"}, user=user)
+        assert read.json["can"] == {"manage": succeeds(changed), "create": succeeds(made)}, (user, made.json)
+    assert [team["can"] for team in api.get("/teams", user="bob").json["items"]] == [{"manage": False, "create": True}]
+
+
+def test_what_a_user_may_create_is_what_their_creates_get(api, owned, app):
+    for by_members in (False, True):
+        app.config["TEAMS_BY_MEMBERS"] = by_members
+        for user in CALLERS:
+            flags = api.get("/users/me", user=user).json["can"]
+            made = api.post("/profiles?dryRun=true", json={"name": "x"}, user=user)
+            team = api.post("/teams", json={"name": f"t-{user}-{int(by_members)}"}, user=user)
+            assert flags["create"] == succeeds(made) and flags["createTeams"] == succeeds(team), (user, by_members)
+            assert flags["manageUsers"] == succeeds(api.get("/users", user=user)), user
