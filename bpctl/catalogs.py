@@ -58,6 +58,8 @@ def import_(
     layout = {"folder": None} if fetch.is_url(source) or source == "-" else session.import_format(kind)
     if layout["folder"]:
         document, files = _platform_catalog(layout, Path(source)), {}
+        if not document:
+            raise Misused(f"{source} holds no {kind} template ({_where(layout)}){_looks_like(session, Path(source))}.")
         source_name = source_name or _catalog_name(layout, Path(source))
     else:
         if source_name is None and source == "-":
@@ -147,6 +149,25 @@ def _platform_catalog(layout, path):
         }
     files = [path] if path.is_file() else sorted(p for p in path.iterdir() if p.suffix in (".yml", ".yaml"))
     return {file.stem: file.read_text() for file in files}
+
+
+def _where(layout):
+    """Where a platform's templates are, in words: `blueprints/*/docker-compose.yml`."""
+    return f"{layout['folder']}/*/{layout['marker']}" if layout["marker"] else f"{layout['folder']}/*.yml"
+
+
+def _looks_like(session, path):
+    """`: it is laid out as a dokploy catalog: --format dokploy` where `path` holds another
+    platform's folder (its templates' folder, or a folder its marker file makes one template of);
+    nothing where no layout says."""
+    for layout in session.get("/formats")["imports"]:
+        below, marker = layout["folder"], layout["marker"]
+        if below is None or not path.is_dir():
+            continue
+        folders = [path, *(p for p in path.iterdir() if p.is_dir())]
+        if (path / below).is_dir() or (marker and any((folder / marker).is_file() for folder in folders)):
+            return f": it is laid out as a {layout['format']} catalog: --format {layout['format']}"
+    return ""
 
 
 def _catalog_name(layout, path):

@@ -47,6 +47,7 @@ def _candidate(key, text):
     about = definition.get("caproverOneClickApp") if isinstance(definition.get("caproverOneClickApp"), dict) else {}
     for own in OWN_KEYS:
         definition.pop(own, None)
+    _as_caprover_reads(definition, found)
     properties, ids = _variables(about.get("variables"), app_name, found)
     _unlisted(definition, text, properties, ids, found)
     text = compose_parts.written(_written_in(definition, properties, ids, found))
@@ -66,6 +67,36 @@ def _candidate(key, text):
         "parameters": parameters(inferred, required),
     }
     return found
+
+
+def _as_caprover_reads(definition, found):
+    """What CapRover ignores, left out with a note, where Compose would refuse it: a `version` that
+    is no string (CapRover reads none), and a service's network that no `networks` declares
+    (CapRover joins every app to its own overlay network)."""
+    version = definition.get("version")
+    if version is not None and not isinstance(version, str):
+        del definition["version"]
+        found.notes.append(f"version: {version!r} is no string, which Compose refuses and CapRover ignores: left out.")
+    declared = (
+        {"default", *(definition.get("networks") or {})}
+        if isinstance(definition.get("networks"), dict | None)
+        else None
+    )
+    for name, service in definition["services"].items():
+        joined = service.get("networks") if isinstance(service, dict) else None
+        if declared is None or not isinstance(joined, list | dict):
+            continue
+        undeclared = [one for one in joined if isinstance(one, str) and one not in declared]
+        if not undeclared:
+            continue
+        kept = [one for one in joined if one not in undeclared]
+        if kept:
+            service["networks"] = {one: joined[one] for one in kept} if isinstance(joined, dict) else kept
+        else:
+            del service["networks"]
+        found.notes.append(
+            f"services.{name}.networks: {', '.join(undeclared)} declared nowhere, which CapRover ignores: left out."
+        )
 
 
 def _unlisted(definition, text, properties, ids, found):

@@ -553,6 +553,25 @@ def test_import_a_platforms_catalog_from_a_checkout_a_folder_or_one_template(
     assert len(bpctl.api.get("/blueprints", user="alice").json["items"]) == len(names) - bool(skipped)
 
 
+@pytest.mark.parametrize(
+    ("platform", "below", "names", "given", "said"),
+    [
+        ("dokploy", "blueprints", ["ackee"], "coolify", "templates/compose/*.yml"),
+        ("coolify", "templates/compose", ["activepieces.yaml"], "dokploy", "blueprints/*/docker-compose.yml"),
+    ],
+)
+def test_a_catalog_imported_as_another_platforms_says_which_it_looks_like(
+    bpctl, tmp_path, platform, below, names, given, said
+):
+    root = checkout(tmp_path, platform, below, names)
+    for part in (root, root / below):
+        refused = bpctl("import", str(part), "--format", given, **ALICE)
+        assert refused.code == 2 and refused.out == ""
+        assert f"holds no {given} template ({said})" in refused.err
+        assert f"laid out as a {platform} catalog: --format {platform}." in refused.err or part != root
+    assert bpctl.api.get("/blueprints", user="alice").json["items"] == []  # nothing was sent
+
+
 def test_import_reads_the_formats_from_the_service(bpctl, tmp_path):
     """bpctl keeps no list of formats: an unknown one is a usage error naming those the service
     serves, read from it, before anything is read or sent."""

@@ -24,7 +24,6 @@ NOT_CREATED = {
         "affine": ("refused", "depends on undefined service 'affine-migration'"),
         "airflow": ("refused", "user: null is not of type"),
         "invoiceninja": ("refused", "user: null is not of type"),
-        "logzio-collector": ("refused", "version: 3.3 is not of type"),
         "audiobookshelf": ("refused", 'audiobooks-volume-placeholder" does not match'),
         "bitwardenrs": ("refused", '"True" does not match'),
         "rallly": ("refused", '"False" does not match'),
@@ -112,6 +111,27 @@ def test_a_coolify_template_is_titled_as_coolify_shows_it_and_keyed_by_its_file(
     assert [report[key]["title"] for key in ("apprise-api", "chaskiq")] == ["Apprise Api", "Chaskiq"]
     made = blueprint(api, report["apprise-api"])
     assert (made["name"], made["source"]["key"]) == ("Apprise Api", "apprise-api")
+
+
+def test_what_caprover_ignores_and_compose_refuses_is_left_out_with_a_note(api):
+    """Published apps, each changed at one node as CapRover's catalog has them: `version` written as
+    a number, a network named that nothing declares."""
+    text = corpus.platform_catalog("caprover")["activepieces"]
+    numbered = text.replace("captainVersion: 4\n", "captainVersion: 4\nversion: 3.3\n")
+    networked = text.replace(
+        "        restart: always\n", "        restart: always\n        networks: [captain-overlay]\n"
+    )
+    report = by_key(imported(api, "caprover", {"numbered": numbered, "networked": networked}))
+    assert [report[key]["outcome"] for key in ("numbered", "networked")] == ["created", "created"]
+    assert (
+        "version: 3.3 is no string, which Compose refuses and CapRover ignores: left out."
+        in report["numbered"]["notes"]
+    )
+    said = "services.$$cap_appname.networks: captain-overlay declared nowhere, which CapRover ignores: left out."
+    assert said in report["networked"]["notes"]
+    for key in ("numbered", "networked"):
+        yml = blueprint(api, report[key])["yml"]
+        assert "version:" not in yml and "networks" not in yml and "captain-overlay" not in yml
 
 
 def test_caprover_variables_are_parameters_and_names_are_placed_at_import(api):
