@@ -125,7 +125,16 @@ def _definition(compose_text, config, scope, found):
         found.skipped = "uses " + "; ".join(sorted(scope.unsupported)) + "."
     if found.skipped or found.problems:
         return None
-    return compose_parts.written(definition)
+    text = compose_parts.written(definition)
+    if len(text.encode()) > yamlguard.MAX_BYTES:
+        mounts = config.get("mounts") if isinstance(config.get("mounts"), list) else []
+        found.problems.append(
+            f"{COMPOSE_FILE} ({len(compose_text.encode()):,} bytes) is {len(text.encode()) // 1024} KiB with the "
+            f"{len(mounts)} files {TEMPLATE_FILE} mounts written into it as configs; a definition holds at most "
+            f"{yamlguard.MAX_BYTES // 1024} KiB: mount fewer or smaller files."
+        )
+        return None
+    return text
 
 
 def _read(text, parse, name, found):

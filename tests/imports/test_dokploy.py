@@ -190,6 +190,26 @@ def test_a_jwt_payload_nested_past_the_parser_signs_no_payload(api):
     assert [one["x-generate"]["jwt"]["claims"] for one in signed] == [{"iss": "dokploy", "exp": DOKPLOY_EXPIRY}]
 
 
+def test_files_mounted_past_what_a_definition_holds_are_refused_saying_which_file_grew_and_why(api):
+    """Chirpstack's shape: a Compose file of a few hundred bytes mounting large configuration files
+    from its template.toml: the refusal names both and what to do, not the small file's size."""
+    catalog = corpus.dokploy_catalog()["ackee"]
+    part = (
+        '[[config.mounts]]\nfilePath = "part{0}.toml"\ncontent = """\n' + "# a line of configuration\n" * 1500 + '"""\n'
+    )
+    toml = catalog["template.toml"].replace("[config]\n", "[config]\n" + "".join(part.format(i) for i in range(8)), 1)
+    mounted = "".join(f"\n      - ../files/part{i}.toml:/etc/part{i}.toml:ro" for i in range(8))
+    compose = catalog["docker-compose.yml"].replace(
+        "      - mongo-data:/data/db", "      - mongo-data:/data/db" + mounted
+    )
+    result = imported(api, "dokploy", ackee(**{"template.toml": toml, "docker-compose.yml": compose}))["results"][0]
+    assert result["outcome"] == "refused"
+    [problem] = result["problems"]
+    assert problem.startswith(f"docker-compose.yml ({len(compose):,} bytes) is ")
+    assert "with the 8 files template.toml mounts written into it as configs" in problem
+    assert problem.endswith("a definition holds at most 256 KiB: mount fewer or smaller files.")
+
+
 def test_a_mounted_file_reads_a_generated_value_as_the_platform_generates_it(api):
     """Supabase's shape: `logflare_api_key = "${password:32}"`, `LOGFLARE_API_KEY` in the env, and
     a mounted file that reads `${LOGFLARE_API_KEY?...}`: it was a value a person had to give."""
