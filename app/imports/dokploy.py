@@ -25,6 +25,17 @@ from app.model import yamlguard
 from app.model.yamlguard import YamlError
 
 COMPOSE_FILE, TEMPLATE_FILE, META_FILE = "docker-compose.yml", "template.toml", "meta.json"
+# what TOML 1.0 refuses that Dokploy's templates are found to hold (tomllib's words), and how to write it
+TOML_HINTS = {
+    "Cannot mutate immutable namespace": (
+        "a key given a value (`mounts = []`) is written again as a table (`[[config.mounts]]`);"
+        " TOML takes one of the two: remove the value"
+    ),
+    "Unescaped '\\'": (
+        "a backslash between double quotes starts an escape: write it twice (`\\\\`),"
+        " or put the text between single quotes (a literal string, `'''...'''`)"
+    ),
+}
 REFERENCE = re.compile(r"\$\{([^}]*)\}")
 HELPER = re.compile(r"(password|base64|hash|jwt|uuid|username|email|domain|randomPort|timestamp[sm]*)(?::(.*))?")
 MAX_DEPTH = 10  # variables naming variables
@@ -144,7 +155,9 @@ def _read(text, parse, name, found):
     try:
         value = parse(text)
     except ValueError as exc:  # json and tomllib errors are ValueErrors
-        found.problems.append(f"{name}: {str(exc)[:300]}")
+        said = str(exc)[:300]
+        hints = [hint for known, hint in TOML_HINTS.items() if name == TEMPLATE_FILE and known in said]
+        found.problems.append(f"{name}: {said}" + "".join(f": {hint}." for hint in hints))
         return {}
     except RecursionError:  # the parsers recurse: Python stops them at its limit
         value = None

@@ -255,3 +255,13 @@ def test_config_env_reaches_the_service_whose_env_file_is_dokploys_env(api):
     environment = project["services"]["plausible"]["environment"]
     assert environment["BASE_URL"] == "http://stats.example.com"
     assert len(environment["SECRET_KEY_BASE"]) >= 32 and environment["TOTP_VAULT_KEY"]
+
+
+def test_a_template_file_toml_refuses_says_where_and_how_to_write_it(api):
+    catalog = corpus.dokploy_catalog()
+    report = by_key(imported(api, "dokploy", {key: catalog[key] for key in ("timescaledb", "signoz")}))
+    [twice] = report["timescaledb"]["problems"]
+    assert "(at line 16, column 16): a key given a value (`mounts = []`) is written again as a table" in twice
+    assert twice.endswith("TOML takes one of the two: remove the value.")
+    [backslash] = report["signoz"]["problems"]
+    assert "(at line 475, column 39): a backslash between double quotes starts an escape: write it twice" in backslash
