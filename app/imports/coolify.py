@@ -49,6 +49,7 @@ GIVEN = {  # what a team gives, and the example a template is checked with meanw
     "FQDN": ({"type": "string", "title": "Domain", "format": "hostname"}, "app.example.com"),
 }
 ROUTED = re.compile(r"SERVICE_(?:FQDN|URL)_([A-Za-z0-9_]+?)_([0-9]{1,5})\b")
+PORTLESS = re.compile(r"SERVICE_(?:FQDN|URL)_([A-Za-z0-9_]+)(?:=.*)?", re.DOTALL)  # a domain declared
 COOLIFY_VOLUME = re.compile(r"\$\{COOLIFY_VOLUME_([A-Za-z0-9_]+)\}")
 OWN_KEYS = ("exclude_from_hc",)  # Coolify's own service keys, which Compose does not know
 
@@ -80,7 +81,7 @@ def _candidate(key, text):
             _given_their_values(service)
             _contents_as_configs(definition, name, service, found)
     _volumes_declared(definition, found)
-    text = _one_domain_per_route(definition, compose_parts.written(_routed(definition)))
+    text = _one_domain_per_route(definition, compose_parts.written(_routed(definition, found)))
     named = compose_parts.used(text, key, found)
     if named is None:
         return found
@@ -106,19 +107,33 @@ def _candidate(key, text):
     return found
 
 
-def _routed(definition):
+def _routed(definition, found):
     """The definition with a route (`x-routes`) for each service whose environment names a domain
     Coolify's proxy routes to one of its ports (`SERVICE_URL_APP_3000`, `SERVICE_FQDN_APP_3000`),
-    its host the domain `SERVICE_FQDN_APP_3000` the team gives."""
+    its host the domain `SERVICE_FQDN_APP_3000` the team gives; one that declares a domain with no
+    port (`- SERVICE_URL_APP`) is routed to port 80, as Coolify's proxy routes it (a note)."""
     routes = {}
     for name, service in definition["services"].items():
         environment = service.get("environment") if isinstance(service, dict) else None
         for match in ROUTED.finditer(json.dumps(environment)):
             host = f"${{SERVICE_FQDN_{match[1]}_{match[2]}}}"
             routes.setdefault((name, int(match[2])), {"service": name, "port": int(match[2]), "host": host})
+        declared = [PORTLESS.fullmatch(str(entry)) for entry in _entries(environment)]
+        portless = [match[1] for match in declared if match and not ROUTED.fullmatch(match[0].partition("=")[0])]
+        if portless and not any(service_name == name for service_name, _ in routes):
+            routes[name, 80] = {"service": name, "port": 80, "host": f"${{SERVICE_FQDN_{portless[0]}}}"}
+            said = f"services.{name}: SERVICE_*_{portless[0]} names no port"
+            found.notes.append(f"{said}: routed to port 80, as Coolify's proxy routes it.")
     if routes:
         definition[ROUTES] = list(routes.values())
     return definition
+
+
+def _entries(environment):
+    """The names an `environment` declares (with their `=value`, in a list): its keys, or its items."""
+    if isinstance(environment, dict):
+        return list(environment)
+    return environment if isinstance(environment, list) else []
 
 
 def _one_domain_per_route(definition, text):
@@ -127,8 +142,8 @@ def _one_domain_per_route(definition, text):
     `SERVICE_FQDN_APP_3000`), so that a team gives each domain once; `${NAME}` and `$NAME` alike,
     `$$NAME` being text."""
     for route in definition.get(ROUTES, ()):
-        name = route["host"][len("${SERVICE_FQDN_") : -1]  # APP_3000
-        short = name.rpartition("_")[0]
+        name = route["host"][len("${SERVICE_FQDN_") : -1]  # APP_3000, or APP where no port is named
+        short = name.rpartition("_")[0] if name.endswith(f"_{route['port']}") else name
         for written, value in (
             (f"SERVICE_URL_{name}", f"https://{route['host']}"),
             (f"SERVICE_URL_{short}", f"https://{route['host']}"),

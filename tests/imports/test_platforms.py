@@ -77,10 +77,18 @@ def test_coolify_magic_variables_are_generated_or_given_and_a_bare_one_gets_its_
         "x-generate": "[A-Za-z0-9]{64}",
     }
     assert properties["SERVICE_USER_POSTGRES"]["x-generate"] == "[A-Za-z0-9]{16}"
-    assert properties["SERVICE_URL_ACTIVEPIECES"]["format"] == "uri"
-    assert "SERVICE_URL_ACTIVEPIECES" in made["parameters"]["required"]
+    # its URL, declared with no port: routed to port 80 as Coolify's proxy routes it, its domain given once
+    assert (
+        properties["SERVICE_FQDN_ACTIVEPIECES"]["format"] == "hostname" and "SERVICE_URL_ACTIVEPIECES" not in properties
+    )
+    assert "SERVICE_FQDN_ACTIVEPIECES" in made["parameters"]["required"]
     environment = yaml.safe_load(made["yml"])["services"]["activepieces"]["environment"]
-    assert "SERVICE_URL_ACTIVEPIECES=${SERVICE_URL_ACTIVEPIECES}" in environment
+    assert "SERVICE_URL_ACTIVEPIECES=https://${SERVICE_FQDN_ACTIVEPIECES}" in environment
+    assert [(route["service"], route["port"]) for route in made["routes"]] == [("activepieces", 80)]
+    assert (
+        "services.activepieces: SERVICE_*_ACTIVEPIECES names no port: routed to port 80, as Coolify's proxy routes it."
+        in result["notes"]
+    )
     assert made["description"].startswith("Open source no-code business automation.")
     assert {"workflow", "automation"} <= set(made["tags"])
 

@@ -1,5 +1,6 @@
 """Every catalog template that says where it answers comes in with a route: Dokploy's
-`[[config.domains]]`, Coolify's `SERVICE_URL_<SVC>_<PORT>` and `SERVICE_FQDN_<SVC>_<PORT>`,
+`[[config.domains]]`, Coolify's `SERVICE_URL_<SVC>_<PORT>` and `SERVICE_FQDN_<SVC>_<PORT>` (and
+`- SERVICE_URL_<SVC>`, to port 80),
 and CapRover's `containerHttpPort` (no Portainer template of the corpus has a Traefik router with a
 Host rule). Both of its renders route it: the catalogs' whole-render tests (`refused_by_the_tools`)
 check each route."""
@@ -14,7 +15,8 @@ from support import corpus
 from support.http import create
 from support.imports import by_key, imported
 
-COOLIFY_ROUTED = re.compile(r"SERVICE_(?:URL|FQDN)_[A-Za-z0-9_]+?_[0-9]{1,5}\b")
+# a domain Coolify's proxy routes: to the port named, else (a declaration `- SERVICE_URL_APP`) to 80
+COOLIFY_ROUTED = re.compile(r"SERVICE_(?:URL|FQDN)_[A-Za-z0-9_]+?_[0-9]{1,5}\b|^ +- SERVICE_(?:URL|FQDN)_\w+$", re.M)
 
 
 def dokploy_declares(files):
