@@ -486,6 +486,16 @@ def test_render_and_deploy_for_kubernetes_pipe_into_kubectl(bpctl, web):
     kinds = [one["kind"] for one in yaml.safe_load_all(done.stdout) if one]
     assert kinds == ["Service", "Deployment", "NetworkPolicy"] and b"namespace: shop" in done.stdout
     assert decoded_by_kubectl(done.stdout.decode())
+    # the offline check docs/on-kubernetes.md gives: silent and 0 on the render, 1 naming the place on one changed
+    validator = [str(PROGRAM.parent / "kubernetes-validate"), "--strict", "--quiet", "-"]
+    checked = subprocess.run(validator, input=done.stdout, capture_output=True, timeout=120)
+    assert (checked.returncode, checked.stdout, checked.stderr) == (0, b"", b"")
+    broken = done.stdout.replace(b"replicas: 2", b"replicas: two", 1)
+    assert broken != done.stdout
+    refused = subprocess.run(validator, input=broken, capture_output=True, timeout=120)
+    assert (
+        refused.returncode == 1 and b"spec.replicas: 'two' is not of type 'integer'" in refused.stdout + refused.stderr
+    )
     deployed = bpctl("deploy", "web", "shop", "--profile", "team", "--target", "kubernetes", **ALICE)
     assert deployed.code == 0, deployed.err
     objects = [one for one in yaml.safe_load_all(deployed.out) if one]
