@@ -133,7 +133,7 @@ def push(session, file, name, blueprint_type, tag, parameters, inactive, owner, 
         **fields,
     )
     name = name or Path(_named(file)).stem
-    owner = owner or session.get("/users/me")["username"]
+    owner = owner or session.username
     mine = [session.blueprint(ById(by_id))] if by_id else _pushed_to(session, name, owner)
     dry = {"dryRun": True} if dry_run else None
     if not mine:

@@ -72,7 +72,7 @@ def import_(
     body = {"format": kind, "source": source_name, "document": document, "files": files, "defaults": defaults}
     started = session.send("POST", "/imports", {**body, **given(owner=owner)}, {"dryRun": dry_run, "async": True})
     report = jobs.followed(session, started, "importing")["report"]
-    note(_whose(owner or session.get("/users/me")["username"], defaults, source_name))
+    note(_whose(owner or session.username, defaults, source_name))
     reported(report, output, dry_run)
 
 

@@ -89,7 +89,7 @@ PROFILE_OPTIONS = (
     click.option("--default", "default", is_flag=True, default=None, help="Make it your default profile."),
     OUTPUT,
 )
-# what `profile get` shows of its cluster conventions and prices, and the options that set them
+# what `profile get` shows of its cluster conventions and prices; `_members` reads the options that set them
 CLUSTER = {
     "domain": "domain",
     "ingress class": "ingressClass",
@@ -119,17 +119,8 @@ def _profile_body(options):
         defaultProfile=options["default"],
         containerDefaults=given(memory=options["default_memory"], cpu=options["default_cpu"]) or None,
         containerMax=given(memory=options["max_memory"], cpu=options["max_cpu"]) or None,
-        cluster=given(
-            domain=options["domain"],
-            ingressClass=options["ingress_class"],
-            tlsIssuer=options["tls_issuer"],
-            storageClass=options["storage_class"],
-            gateway=options["gateway"],
-            imagePullSecrets=list(options["pull_secrets"]) or None,
-        )
-        or None,
-        prices=given(cpu=options["price_cpu"], memoryGiB=options["price_memory"], storageGiB=options["price_storage"])
-        or None,
+        cluster=_members(CLUSTER, options) or None,
+        prices=_members(PRICES, options, "price_") or None,
     )
     for field, option in (
         ("allowKinds", "allow_kinds"),
@@ -140,6 +131,14 @@ def _profile_body(options):
         if options[option]:
             body[field] = list(options[option])
     return body
+
+
+def _members(shown, options, prefix=""):
+    """The members of an object (the cluster conventions, the prices) that the options give: each
+    read from the option's parameter named with `prefix` and the member's words in `profile get`
+    (`tls issuer`: `tls_issuer`; `pull secrets`: `pull_secrets`, which --image-pull-secret gives)."""
+    values = {key: options[prefix + label.replace(" ", "_")] for label, key in shown.items()}
+    return given(**{key: (list(value) or None) if isinstance(value, tuple) else value for key, value in values.items()})
 
 
 def _shown(found, output, words):
@@ -158,7 +157,7 @@ def _shown(found, output, words):
 def create_profile(session, name, output, owner, duplicate, **options):
     """Create a profile (yours, or with --owner a team's); refused (exit 3) when its owner has one
     of that name already, since every command naming it would then ask which one."""
-    owner = owner or session.get("/users/me")["username"]
+    owner = owner or session.username
     if not duplicate and (
         same := [found["id"] for found in session.items("/profiles", {"name": name, "owner": owner})]
     ):

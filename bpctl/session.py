@@ -4,6 +4,7 @@ the exit code (3: the service refused, its problem printed; 4: it could not be r
 
 import base64
 import contextlib
+import functools
 import os
 from datetime import UTC, datetime
 
@@ -157,10 +158,15 @@ class Session:
         """The source `ref` names: its id, else its URL (bpctl/names.py)."""
         return names.resolved(self, "sources", "source", ref)
 
+    @functools.cached_property
+    def username(self):
+        """Who the caller is (`GET /users/me`), asked once."""
+        return self.get("/users/me")["username"]
+
     def default_profile(self):
         """The caller's default profile, None when they have none."""
-        me = self.get("/users/me")["username"]
-        return next(iter(self.items("/profiles", {"defaultProfile": True, "owner": me}, limit=1)), None)
+        mine = {"defaultProfile": True, "owner": self.username}
+        return next(iter(self.items("/profiles", mine, limit=1)), None)
 
 
 def _query(params):

@@ -125,19 +125,19 @@ def acts_as_owner(user, owner):
     viewer acts as no one's owner, whatever its team role or its name."""
     if user["role"] == "viewer":
         return False
-    if is_admin(user) or owner == user["username"]:
-        return True
-    team = team_of(owner)
-    return team is not None and team_roles(user).get(team) in ACTING_ROLES
+    return is_admin(user) or owner == user["username"] or _acts_for_team(user, owner)
 
 
 def creates_as(user, owner):
     """Whether `user` creates what `owner` will own: themselves, or a team they are a member or
     maintainer of (an admin too: only as its member); never a global viewer."""
-    if not holds(user, "member"):
-        return False
+    return holds(user, "member") and (owner == user["username"] or _acts_for_team(user, owner))
+
+
+def _acts_for_team(user, owner):
+    """Whether `owner` is a team `user` is a member or maintainer of (never its viewer)."""
     team = team_of(owner)
-    return owner == user["username"] or (team is not None and team_roles(user).get(team) in ACTING_ROLES)
+    return team is not None and team_roles(user).get(team) in ACTING_ROLES
 
 
 def owner_given(user, owner):
