@@ -83,6 +83,9 @@ PROFILE_OPTIONS = (
     click.option("--storage-class", help="The StorageClass of every claim."),
     click.option("--gateway", metavar="NAMESPACE/NAME", help="The Gateway an HTTPRoute attaches to."),
     click.option("--image-pull-secret", "pull_secrets", multiple=True, metavar="SECRET", help="Repeat for several."),
+    click.option("--headroom-pods", type=click.IntRange(0, 100), help="Pods the cluster runs beside an instance's."),
+    click.option("--headroom-memory", metavar="QUANTITY", help="Memory for them, added to each instance's quota."),
+    click.option("--headroom-cpu", metavar="QUANTITY", help="CPU for them, added to each instance's quota."),
     click.option("--price-cpu", type=click.FloatRange(0), help="A CPU a month (instead of the operator's PRICES)."),
     click.option("--price-memory", type=click.FloatRange(0), help="A GiB of memory a month."),
     click.option("--price-storage", type=click.FloatRange(0), help="A GiB of storage a month."),
@@ -99,6 +102,7 @@ CLUSTER = {
     "pull secrets": "imagePullSecrets",
 }
 PRICES = {"cpu": "cpu", "memory": "memoryGiB", "storage": "storageGiB"}
+HEADROOM = {"pods": "pods", "memory": "memory", "cpu": "cpu"}
 
 
 def profile_options(command):
@@ -119,7 +123,7 @@ def _profile_body(options):
         defaultProfile=options["default"],
         containerDefaults=given(memory=options["default_memory"], cpu=options["default_cpu"]) or None,
         containerMax=given(memory=options["max_memory"], cpu=options["max_cpu"]) or None,
-        cluster=_members(CLUSTER, options) or None,
+        cluster=given(**_members(CLUSTER, options), headroom=_members(HEADROOM, options, "headroom_") or None) or None,
         prices=_members(PRICES, options, "price_") or None,
     )
     for field, option in (
@@ -195,10 +199,20 @@ def get_profile(session, name, output):
             ("shared with teams", found.get("entitledTeams")),
             ("environments", found.get("environments")),
             *((name, (found.get("cluster") or {}).get(key)) for name, key in CLUSTER.items()),
+            ("headroom", _headroom((found.get("cluster") or {}).get("headroom"))),
             *((f"price {name}", (found.get("prices") or {}).get(key)) for name, key in PRICES.items()),
             ("instances", found["usage"]["instances"]),
             ("monthly", _monthly(found["usage"])),
         ]
+    )
+
+
+def _headroom(headroom):
+    """A profile's headroom as `profile get` shows it: `2 pods, 128Mi, 200m`."""
+    if not headroom:
+        return None
+    return ", ".join(
+        f"{headroom.get('pods') or 0} pods" if key == "pods" else str(headroom.get(key) or 0) for key in HEADROOM
     )
 
 
@@ -220,6 +234,11 @@ def change_profile(session, name, output, **options):
     for field in ("containerDefaults", "containerMax", "cluster", "prices"):  # the service replaces them whole
         if field in body:
             body[field] = {**(found.get(field) or {}), **body[field]}
+    if "headroom" in body.get("cluster", {}):
+        body["cluster"]["headroom"] = {
+            **((found.get("cluster") or {}).get("headroom") or {}),
+            **body["cluster"]["headroom"],
+        }
     current = session.request("GET", f"/profiles/{found['id']}").headers["ETag"]
     _shown(session.send("PATCH", f"/profiles/{found['id']}", body, headers={"If-Match": current}), output, "changed")
 

@@ -26,7 +26,7 @@ from app.definitions import (
     tenancy,
     totals,
 )
-from app.definitions.on_kubernetes import isolation
+from app.definitions.on_kubernetes import budget, isolation
 from app.definitions.on_kubernetes.model import Cluster
 from app.definitions.on_kubernetes.names import label
 from app.definitions.on_kubernetes.notes import Notes
@@ -58,9 +58,12 @@ def render(
     except Invalid as exc:
         raise Invalid(_without_values(exc.errors, secret, used)) from None
     fmt = definitions.format_of(version.get("blueprintType"))
+    headroom = budget.headroom_of((limits or {}).get("cluster", {})) if fmt is kubernetes else None
+    requirements = budget.with_headroom(requirements, headroom)
     fitted = None if limits is None else fit.fit(requirements, limits, usage)
     if fitted is not None:
         text, requirements = _defaults_written(text, fmt, requirements, limits, converted=cluster is not None)
+        requirements = budget.with_headroom(requirements, headroom)  # measured again where anchors share
     answer = dict(yml=text, values=parameters.shown(secret, used), requirements=requirements, fit=fitted, used=used)
     domain = (limits or {}).get("cluster", {}).get("domain")
     if fmt is kubernetes:
@@ -163,6 +166,7 @@ def _on_kubernetes(document, answer, secret, cluster, limits, usage):
     )
     objects, notes = on_kubernetes.convert(document, answer["requirements"], cluster)
     requirements = definitions.measure_documents(kubernetes, yamlguard.Documents(objects))
+    requirements = budget.with_headroom(requirements, budget.headroom_of(conventions))
     held_by = (cluster.namespace, cluster.team)
     holding = namespace_objects(held_by, requirements, limits) if cluster.holds_namespace else []
     yml = _within_bounds(on_kubernetes.written(holding + objects))

@@ -7,7 +7,8 @@ defaults and maximum included, is app/definitions/fit.py."""
 from flask import current_app
 
 from app.definitions import fit
-from app.definitions.render import cluster_of, render, storage_on
+from app.definitions.on_kubernetes import budget
+from app.definitions.render import cluster_of, own_target, render, storage_on
 from app.errors import Conflict
 from app.instances import namespaces
 from app.model import prices, quantities
@@ -35,10 +36,14 @@ def limits_of(profile):
 def fit_of(blueprint, args, user):
     """The fit of a stored blueprint to a profile (`GET /blueprints/{id}/fit`) on `target`: its
     pod security judged there, and a Compose blueprint's storage on a cluster its claims'."""
-    cluster = cluster_for(blueprint.get("blueprintType"), args, str(blueprint["_id"]))  # else a 422
+    blueprint_type = blueprint.get("blueprintType")
+    cluster = cluster_for(blueprint_type, args, str(blueprint["_id"]))  # else a 422
     requirements = blueprint["requirements"] if cluster is None else storage_on(cluster, blueprint["requirements"])
     profile = profile_of(args.get("profile"), user)
-    return fit.fit(requirements, limits_of(profile), profile["usage"], args.get("target"))
+    limits = limits_of(profile)
+    if requirements is not None and (args.get("target") or own_target(blueprint_type)) == "kubernetes":
+        requirements = budget.with_headroom(requirements, budget.headroom_of(limits["cluster"]))
+    return fit.fit(requirements, limits, profile["usage"], args.get("target"))
 
 
 def cluster_for(blueprint_type, target, instance, held=None):

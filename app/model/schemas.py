@@ -69,6 +69,14 @@ def Source():
     )
 
 
+class HeadroomAmountsSchema(Schema):
+    """A profile's `cluster.headroom` as counted: pods, bytes and millicores."""
+
+    pods = ma.fields.Integer()
+    memoryBytes = ma.fields.Integer()
+    cpuMillis = ma.fields.Integer()
+
+
 class RequirementsSchema(Schema):
     """What a definition's containers need, summed; null for a type with no known format."""
 
@@ -84,6 +92,12 @@ class RequirementsSchema(Schema):
         ma.fields.String(),
         dump_default=list,
         metadata={"description": "Sorted: undeclared variables without a default that stand in an amount."},
+    )
+    headroom = ma.fields.Nested(
+        HeadroomAmountsSchema,
+        metadata={
+            "description": "On a cluster: the profile's headroom, counted in the amounts above (each pod a container)."
+        },
     )
 
 

@@ -41,6 +41,18 @@ def _object_name(description):
     )
 
 
+class HeadroomSchema(Schema):
+    """Room in an instance's namespace for the pods the cluster runs there itself."""
+
+    pods = ma.fields.Integer(
+        strict=True,
+        validate=ma.validate.Range(0, 100),
+        metadata={"description": "Pods beside the instance's own (cert-manager's HTTP-01 solver, a debugging pod)."},
+    )
+    memory = Cap(quantities.MEMORY, "64Mi")
+    cpu = Cap(quantities.CPU, "100m")
+
+
 class ClusterSchema(Schema):
     """A team's cluster conventions, each optional, written into what renders for its cluster."""
 
@@ -59,6 +71,10 @@ class ClusterSchema(Schema):
     domain = ma.fields.String(
         validate=ma.validate.Regexp(SUBDOMAIN, error="Must be a DNS name."),
         metadata={"description": "A route without a host answers on `<instance>.<domain>`."},
+    )
+    headroom = ma.fields.Nested(
+        HeadroomSchema,
+        metadata={"description": "Added to each instance's namespace quota and counted in its requirements."},
     )
 
 

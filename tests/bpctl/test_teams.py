@@ -180,6 +180,10 @@ def test_every_writable_field_of_a_profile_is_set_by_options_and_shown(bpctl, so
         "pay",
         "--environment",
         "shared-docker",
+        "--headroom-pods",
+        "1",
+        "--headroom-memory",
+        "64Mi",
     )
     made = json.loads(ok(bpctl("profile", "create", "edge", "--cpu", "2", *options, "-o", "json", **AS["admin"])).out)
     assert made["cluster"] == {
@@ -189,6 +193,7 @@ def test_every_writable_field_of_a_profile_is_set_by_options_and_shown(bpctl, so
         "storageClass": "fast",
         "gateway": "infra/edge",
         "imagePullSecrets": ["registry"],
+        "headroom": {"pods": 1, "memory": "64Mi", "cpu": None},
     }
     assert made["prices"] == {"cpu": 25.0, "memoryGiB": 4.5} and made["entitledTeams"] == ["pay"]
     assert made["environments"] == ["shared-docker"]
@@ -202,19 +207,23 @@ def test_every_writable_field_of_a_profile_is_set_by_options_and_shown(bpctl, so
                 "pay.example.com",
                 "--price-storage",
                 "1",
+                "--headroom-cpu",
+                "50m",
                 "-o",
                 "json",
                 **AS["admin"],
             )
         ).out
     )
-    assert changed["cluster"] == {**made["cluster"], "domain": "pay.example.com"}  # the rest kept
+    headroom = {"pods": 1, "memory": "64Mi", "cpu": "50m"}
+    assert changed["cluster"] == {**made["cluster"], "domain": "pay.example.com", "headroom": headroom}  # the rest kept
     assert changed["prices"] == {"cpu": 25.0, "memoryGiB": 4.5, "storageGiB": 1.0}
     shown = ok(bpctl("profile", "get", "edge", **AS["bob"])).out  # shared with his team
     for line in (
         "domain:            pay.example.com",
         "gateway:           infra/edge",
         "pull secrets:      registry",
+        "headroom:          1 pods, 64Mi, 50m",
         "price cpu:         25.0",
         "shared with teams: pay",
         "environments:      shared-docker",

@@ -10,10 +10,12 @@ import yaml
 
 from app import definitions
 from app.definitions import render
+from app.definitions.on_kubernetes.model import Cluster
 from app.errors import Invalid
+from app.model import quantities
 from support import compose_oracle as oracle
 from support import corpus
-from support.on_kubernetes import COUNTED, PLAIN, converted, decoded_by_kubectl, kinds, unfaithful
+from support.on_kubernetes import COUNTED, LIMITS, PLAIN, converted, decoded_by_kubectl, kinds, unfaithful
 
 
 @pytest.mark.slow
@@ -38,6 +40,40 @@ def test_every_corpus_compose_file_converts_valid_and_faithful_to_what_compose_s
     accepted, project = oracle.config(compose_render["yml"], oracle.values_for(text), oracle.env_files(text))
     assert accepted, project
     assert unfaithful(project, yaml.safe_load(compose_render["yml"])["services"], answer["yml"]) == []
+    held_with_headroom(text, answer["requirements"])
+
+
+HEADROOM = {"pods": 2, "memory": "128Mi", "cpu": "100m"}
+ROOMY = {**LIMITS, "cluster": {"headroom": HEADROOM}}
+
+
+def held_with_headroom(text, requirements):
+    """An instance of `text` in a namespace of its own under a profile with a headroom: its
+    requirements and quota are what it runs and the headroom, its pods counted, the stream strict."""
+    version = {"yml": text, "blueprintType": "compose", "_id": "shop"}
+    answer = render.render(version, {}, ROOMY, cluster=Cluster("shop", "shop", holds_namespace=True))
+    counted = answer["requirements"]
+    assert counted["memoryBytes"] == requirements["memoryBytes"] + 128 * 2**20
+    assert counted["cpuMillis"] == requirements["cpuMillis"] + 100
+    assert counted["containers"] == requirements["containers"] + 2
+    assert definitions.measure(definitions.format_of("kubernetes"), answer["yml"])  # strictly valid, as read
+    found = [one for one in yaml.safe_load_all(answer["yml"]) if one]
+    quota = kinds(found, "ResourceQuota")["shop"]["spec"]["hard"]
+    assert quantities.kubernetes_bytes(quota["limits.memory"]) == counted["memoryBytes"]
+    assert quantities.kubernetes_millis(quota["limits.cpu"]) == counted["cpuMillis"]
+    pods = sum(workload_pods(one) for one in found)
+    assert int(quota["pods"]) == pods + 2
+
+
+def workload_pods(manifest):
+    """The pods a converted workload runs, as Kubernetes reads its kind: replicas, a Job's
+    parallelism, a CronJob's one run at a time; 0 for what runs nothing."""
+    spec = manifest.get("spec") or {}
+    if manifest["kind"] in ("Deployment", "StatefulSet"):
+        return spec.get("replicas", 1)
+    if manifest["kind"] == "Job":
+        return spec.get("parallelism", 1)
+    return 1 if manifest["kind"] in ("CronJob", "Pod") else 0
 
 
 SHOP = """services:

@@ -83,3 +83,52 @@ def test_a_target_the_blueprint_has_no_conversion_to_is_named(api, web):
     assert plain.json["target"] == "compose"
     sized = {"name": "s", "blueprint": web["id"], "profile": team["id"], "volumeSize": "1Gi"}
     assert "volumeSize" in assert_problem(api.post("/instances", json=sized, user="alice"), 422)["errors"]
+
+
+ROOM = {"pods": 1, "memory": "64Mi", "cpu": "50m"}  # cert-manager's HTTP-01 solver asks 64Mi and 10m
+
+
+def test_a_profiles_headroom_is_in_each_namespaces_quota_and_counted_in_its_budget(api, web):
+    team = create(api, "profiles", **{**TEAM, "storageCap": "10Gi", "cluster": {"headroom": ROOM}}).json
+    assert team["cluster"]["headroom"] == ROOM
+    fitted = api.get(f"/blueprints/{web['id']}/fit?profile={team['id']}&target=kubernetes", user="alice").json
+    assert fitted["resources"]["memory"]["required"] == (256 + 64) * Mi  # the headroom counted before deploying
+    assert fitted["resources"]["containers"]["required"] == 2
+    on_engine = api.get(f"/blueprints/{web['id']}/fit?profile={team['id']}", user="alice").json
+    assert on_engine["resources"]["memory"]["required"] == 256 * Mi  # no namespace, no headroom
+    r = admit(api, web, team, "shop", values={"REPLICAS": 2})
+    assert r.status == 201, r.json
+    counted = {"memoryBytes": (512 + 64) * Mi, "cpuMillis": 250, "containers": 3}
+    assert {key: r.json["requirements"][key] for key in counted} == counted
+    assert r.json["requirements"]["headroom"] == {"pods": 1, "memoryBytes": 64 * Mi, "cpuMillis": 50}
+    used = api.get(f"/profiles/{team['id']}", user="alice").json["usage"]
+    assert {key: used[key] for key in counted} == counted
+    text = api.get(f"/instances/{r.json['id']}/yml", user="alice").body.decode()
+    quota = [one for one in yaml.safe_load_all(text) if one and one["kind"] == "ResourceQuota"][0]
+    assert quota["spec"]["hard"] == {
+        "limits.memory": "576Mi",
+        "limits.cpu": "250m",
+        "requests.storage": "1Gi",
+        "pods": "3",  # its two replicas and the solver
+    }
+    assert decoded_by_kubectl(text)
+    # 576 MiB of 1 GiB used: a second like it fits without the headroom (512), not with it (576)
+    refused = admit(api, web, team, "shop2", values={"REPLICAS": 2})
+    assert "memory" in assert_problem(refused, 409)["quota"]
+
+
+def test_a_kubernetes_blueprints_instance_counts_the_headroom_too(api):
+    team = create(api, "profiles", **{**TEAM, "cluster": {"headroom": {"pods": 2, "memory": "128Mi"}}}).json
+    pod = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app}\nspec:\n  replicas: 3\n"
+        "  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n"
+        "    spec:\n      containers:\n      - {name: a, image: nginx:1.27}\n"
+    )
+    made = create(api, "blueprints", name="app", blueprintType="kubernetes", yml=pod).json
+    r = admit(api, made, team, "app", target="kubernetes")
+    assert r.status == 201, r.json
+    assert r.json["requirements"]["memoryBytes"] == 3 * 256 * Mi + 128 * Mi
+    assert r.json["requirements"]["cpuMillis"] == 300  # no CPU in the headroom: none added
+    text = api.get(f"/instances/{r.json['id']}/yml", user="alice").body.decode()
+    quota = [one for one in yaml.safe_load_all(text) if one and one["kind"] == "ResourceQuota"][0]
+    assert quota["spec"]["hard"]["pods"] == "5" and quota["spec"]["hard"]["limits.memory"] == "896Mi"
