@@ -93,7 +93,7 @@ def _scalar(value, indent):
     if isinstance(value, str):
         if _plain(value):
             return value
-        if "\n" in value and value[0] not in " \n" and _SHOWN_LINES.fullmatch(value):
+        if "\n" in value and value[0] not in " \t\n" and _SHOWN_LINES.fullmatch(value):
             return _literal(value, " " * indent)
         return _quoted(value)
     if value is None or isinstance(value, bool):

@@ -21,7 +21,7 @@ TRICKY = [
     *("'q'", '"dq"', "it's", "back\\slash", "%x", "@x", "`x", "{a}", "[a]", "!x", "&x", "*x", "|", ">", ",x"),
     *("multi\nline", "ends\n", "keeps\n\n\n", " lead\nline", "\nfirst empty", "tab\there", "\tfirst", "cr\r\nlf"),
     *("nel\x85x", "ls\u2028x", "bom\ufeffx", "ctrl\x01\x7f", "zero\0", "😀 café", "lines\n  indented\n\n  again"),
-    *("trailing spaces  \nkept  ", "a\n---\nb", "a\n...\nb", "# not a comment\n", "x" * 1100),
+    *("trailing spaces  \nkept  ", "a\n---\nb", "a\n...\nb", "# not a comment\n", "x" * 1100, "\ttab first\nline"),
 ]
 TEXT = st.one_of(st.sampled_from(TRICKY), st.text(st.characters(exclude_categories=["Cs"]), max_size=30))
 SCALAR = st.one_of(TEXT, st.integers(-(2**63), 2**63 - 1), st.booleans(), st.none(), st.floats(allow_nan=False))
