@@ -78,6 +78,8 @@ def render(session, blueprint, owner, settings, files, profile, maximize, rev, o
         rendered["maximized"] = maximized
     show.warn_unresolved(rendered["requirements"])
     show.notes(rendered.get("notes") or [])
+    for route in rendered.get("routes") or []:  # the address, before anything is deployed
+        click.echo(f"answers on {show.route(route)}", err=True)
     fits = rendered["fit"] is None or rendered["fit"]["fits"] is True
     if output == "json":
         show.as_json(rendered)

@@ -28,8 +28,10 @@ def refused_by_the_tools(api, report, profile=None, left_over=None, files=None):
     platform's syntax) finds; Docker Compose must accept it (in a folder holding `files`); and its
     render for Kubernetes must carry over each service Compose starts, in a stream kubectl decodes
     (one run for the catalog), or be refused for a reason the contract gives (`allowed_refusal`);
-    both renders route what the blueprint's routes say (`unrouted`)."""
+    both renders route what the blueprint's routes say (`unrouted`), and where the profile has a
+    domain, no domain is given: each host is the profile's (`outside`)."""
     refused, streams = [], []
+    domain = profile and (api.get(f"/profiles/{profile}", user="alice").json["cluster"] or {}).get("domain")
     for result in [result for result in report["results"] if result["outcome"] == "created"]:
         name = result.get("key") or result["title"]
         blueprint = api.get(f"/blueprints/{result['id']}", user="alice").json
@@ -38,6 +40,7 @@ def refused_by_the_tools(api, report, profile=None, left_over=None, files=None):
         values = {
             key: "example" if "x-generate" in properties[key] else properties[key].get("examples", ["x"])[0]
             for key in declared.get("required", [])
+            if not (domain and properties[key].get("x-role") == "domain")
         }
         body = {"values": values, **({"profile": profile} if profile else {})}
         path = f"/blueprints/{result['id']}/render"
@@ -54,6 +57,8 @@ def refused_by_the_tools(api, report, profile=None, left_over=None, files=None):
         if cluster.status != 200:
             continue
         refused += [(name, problem) for problem in unrouted(blueprint["routes"], project, cluster.json["yml"])]
+        if domain:
+            refused += [(name, problem) for problem in outside(domain, render.json, cluster.json)]
         written = yaml.safe_load(render.json["yml"])["services"]
         refused += [(name, problem) for problem in on_kubernetes.unfaithful(project, written, cluster.json["yml"])]
         streams.append(cluster.json["yml"])
@@ -77,6 +82,24 @@ def unrouted(routes, project, stream):
     expected = [route for route in written if label(route["service"]) in started]
     if len(rules) != len(expected):
         missing.append(f"{len(rules)} Ingress rules for {len(expected)} routes")
+    return missing
+
+
+def outside(domain, compose, kubernetes):
+    """What does not answer on the team's `domain` of a render for Compose and one for Kubernetes:
+    a route whose host lies outside it, or that neither a Traefik rule nor an Ingress rule names;
+    a blueprint with routes whose render has no host at all."""
+    missing = []
+    for target, answer in (("compose", compose), ("kubernetes", kubernetes)):
+        hosts = {route["host"] for route in answer["routes"] if route["host"]}  # not a label's HostRegexp
+        missing += [f"{target}: no host" for _ in answer["routes"][:1] if not hosts]
+        missing += [f"{target}: {host!r} outside {domain}" for host in hosts if not host.endswith("." + domain)]
+        if target == "compose":  # a rule's Host() stands in a label alone
+            missing += [f"compose: no rule for {host}" for host in hosts if f"Host(`{host}`)" not in answer["yml"]]
+        else:
+            found = [one for one in yaml.safe_load_all(answer["yml"]) if one]
+            ingress = {rule.get("host") for one in found if one["kind"] == "Ingress" for rule in one["spec"]["rules"]}
+            missing += [f"kubernetes: no Ingress rule for {host}" for host in hosts if host not in ingress]
     return missing
 
 

@@ -270,6 +270,12 @@ class RenderSchema(Schema):
         },
     )
     requirements = ma.fields.Nested(RequirementsSchema, allow_none=True)
+    routes = ma.fields.List(
+        ma.fields.Nested(RouteSchema),
+        attribute="requirements.routes",
+        dump_default=list,
+        metadata={"description": "Where it answers once deployed: the hosts it ends with, a profile's domain's too."},
+    )
     fit = ma.fields.Nested(FitSchema, allow_none=True)
     cost = ma.fields.Nested(
         CostSchema,

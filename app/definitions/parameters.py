@@ -20,6 +20,7 @@ import jsonschema_rs
 import jwt
 import marshmallow as ma
 
+from app.definitions import domains
 from app.errors import Invalid
 from app.model.fields import StrictBoolean
 from app.model.schemas import Schema
@@ -49,7 +50,7 @@ FORMATS = (
     "regex",
 )
 NUMERIC = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
-TEXTUAL = ("minLength", "maxLength", "pattern", "format", "x-generate")
+TEXTUAL = ("minLength", "maxLength", "pattern", "format", "x-generate", "x-role")
 PATTERN_ENGINE = jsonschema_rs.RegexOptions(size_limit=1 << 20, dfa_size_limit=1 << 20)
 # A generator pattern's classes, as OpenShift's expression generator spells them
 CLASSES = {
@@ -267,6 +268,13 @@ _ParameterFields = Schema.from_dict(
         "pattern": ma.fields.String(validate=ma.validate.Length(1, 1000)),
         "format": ma.fields.String(validate=ma.validate.OneOf(FORMATS)),
         "writeOnly": StrictBoolean(metadata={"description": "A secret: never stored with a render, never echoed."}),
+        "x-role": ma.fields.String(
+            validate=ma.validate.OneOf(domains.ROLES),
+            metadata={
+                "description": "`domain`: a route's host (or, with `format: uri`, a URL on it); left empty, a render "
+                "with a profile that has a `cluster.domain` fills it."
+            },
+        ),
         "x-generate": Generator(
             metadata={
                 "description": "Character classes with counts ([A-Za-z0-9]{24}), or a JWT signed with another "

@@ -17,6 +17,7 @@ from app import definitions
 from app.definitions import (
     compose,
     defaults,
+    domains,
     fit,
     kubernetes,
     on_kubernetes,
@@ -48,11 +49,15 @@ def render(
     `secrets` names parameters that
     stay secret whatever the schema says now (an instance's). A Compose render writes its routes
     as Traefik labels, its routers named after `project` (an instance's name; default the
-    blueprint's); for a cluster, what routes is named after the cluster's instance."""
+    blueprint's); for a cluster, what routes is named after the cluster's instance. Domain
+    parameters left empty take the profile's domain (app/definitions/domains.py)."""
     declared = version.get("parameters") or {}
+    domain = (limits or {}).get("cluster", {}).get("domain")
+    template = templates.read(version["yml"], definitions.dialect_of(version.get("blueprintType")))
+    project = cluster.instance if cluster is not None else label(project or version.get("name") or "app")
+    given = domains.filled(declared, given, template.services, project, domain)
     used = parameters.values(declared, given)
     secret = parameters.secret_names(declared) | set(secrets)
-    template = templates.read(version["yml"], definitions.dialect_of(version.get("blueprintType")))
     try:
         text, documents, requirements = _rendered(template, version, used)
     except Invalid as exc:
@@ -65,11 +70,9 @@ def render(
         text, requirements = _defaults_written(text, fmt, requirements, limits, converted=cluster is not None)
         requirements = budget.with_headroom(requirements, headroom)  # measured again where anchors share
     answer = dict(yml=text, values=parameters.shown(secret, used), requirements=requirements, fit=fitted, used=used)
-    domain = (limits or {}).get("cluster", {}).get("domain")
     if fmt is kubernetes:
         requirements["routes"] = routes.hosted(requirements["routes"], None, domain)
     if fmt is compose:
-        project = cluster.instance if cluster is not None else label(project or version.get("name") or "app")
         requirements["routes"] = routes.hosted(requirements["routes"], project, domain)
         if cluster is None:
             answer["yml"] = routes.labelled(text, requirements["routes"], project)

@@ -9,6 +9,7 @@ import yaml
 
 from app.definitions import traefik_rules
 from app.definitions.defaults import node_at, put_first
+from app.definitions.on_kubernetes.names import label
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import listed, mapping
 from app.errors import Invalid
@@ -18,6 +19,11 @@ EXTENSION = "x-routes"
 KEYS = ("service", "port", "host", "path", "tls")
 MOST = 100  # routes a file declares
 HOST = re.compile(r"(\*\.)?[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*")
+# a host only to be replaced: under a domain kept for documentation (RFC 2606, RFC 6761) or the
+# placeholders templates write for one
+PLACEHOLDER_HOST = re.compile(
+    r"(.+\.)?((your|my)-?domain\.(com|tld)|domain\.tld|example\.(com|net|org)|[^.]+\.(example|test|invalid|localhost))"
+)
 # RFC 3986's unreserved characters: what ingress controllers validating paths take (ingress-nginx's
 # path validation refuses the rest, which once let a path write its configuration)
 PATH = re.compile(r"/[A-Za-z0-9._~/-]{0,1023}")
@@ -178,10 +184,9 @@ def place(route, index, field):
 
 
 def hosted(routes, instance, domain):
-    """`routes` with a host where `x-routes` gives none and a `domain` gives one:
-    `<instance>.<domain>`; a 422 naming each route whose host lies outside the domain (a team's
-    routes stay in it). Routes read from labels or objects are written as they are, so they keep
-    the host they name."""
+    """`routes` with a host where `x-routes` gives none and a `domain` gives one (`_given`); a 422
+    naming each route whose host lies outside the domain (a team's routes stay in it). Routes
+    read from labels or objects are written as they are, so they keep the host they name."""
     if not domain:
         return routes
     outside = [
@@ -191,10 +196,23 @@ def hosted(routes, instance, domain):
     ]
     if outside:
         raise Invalid({"routes": outside[:MOST]})
+    hostless = [route for route in routes if not route["host"] and route["router"] is None]
+    given = _given(hostless, instance, domain, {route["host"] for route in routes if route["host"]})
     return [
-        route if route["host"] or route["router"] is not None else {**route, "host": f"{instance}.{domain}"}
-        for route in routes
+        {**route, "host": given[route["service"], route["port"]]} if route in hostless else route for route in routes
     ]
+
+
+def _given(hostless, instance, domain, taken):
+    """{(service, port): host} for the `hostless` routes: the first service and port
+    `<instance>.<domain>`, each further one `<service>-<instance>.<domain>` (and its port, where
+    the service has two), none `taken` already, no two alike."""
+    given = {}
+    for service, port in dict.fromkeys((route["service"], route["port"]) for route in hostless):
+        taken = taken | set(given.values())
+        named = (instance, f"{service}-{instance}", f"{service}-{port}-{instance}", f"{len(given)}-{instance}")
+        given[service, port] = next(host for name in named if (host := f"{label(name)}.{domain}") not in taken)
+    return given
 
 
 def admissible(routes):

@@ -11,6 +11,7 @@ from functools import lru_cache
 import yaml
 
 from app.definitions import placeholders
+from app.definitions.defaults import node_at
 from app.definitions.placeholders import TemplateError, Unresolved
 from app.definitions.schemas import MAX_PROBLEMS, place
 from app.errors import Invalid
@@ -100,12 +101,16 @@ class Template:
 
     def __init__(self, text, dialect):
         self.text, self.dialect, self.slots = text, dialect, []
+        self.services = {}  # a variable's first Compose service: where it stands, or the route its host is
         problems, counter = [], _Counter()
         for document in yamlguard.compose(text):
-            for node, _, in_flow, parts in _templated_scalars(document, dialect, counter, problems):
+            for node, path, in_flow, parts in _templated_scalars(document, dialect, counter, problems):
                 end = node.end_mark.index
                 start = _PROPERTIES.match(text, node.start_mark.index, end).end()  # the anchor and tag stay
                 self.slots.append((start, end, parts, node.value, node.style, in_flow))
+                if (service := _service_at(document, path)) is not None:
+                    for placeholder in placeholders.placeholders(parts):
+                        self.services.setdefault(placeholder.name, service)
         _refuse(problems)
         self.slots.sort(key=lambda slot: slot[0])
         self.size = yamlguard.utf8_size(text)
@@ -130,6 +135,17 @@ class Template:
             out += [self.text[at:start], written]
             at = end
         return "".join(out) + self.text[at:]
+
+
+def _service_at(document, path):
+    """The Compose service a value at `path` belongs to: `services.S...`, or the service of the
+    `x-routes` entry it is in; None elsewhere."""
+    if len(path) > 1 and path[0] == "services":
+        return str(path[1])
+    if len(path) > 1 and path[0] == "x-routes":
+        named = node_at(node_at(node_at(document, "x-routes"), path[1]), "service")
+        return named.value if isinstance(named, yaml.ScalarNode) else None
+    return None
 
 
 def read(text, dialect):

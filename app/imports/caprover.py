@@ -139,7 +139,13 @@ def _variables(listed, app_name, found):
     pattern accepts). CapRover replaces an id wherever its text stands, whatever it is."""
     properties = {
         APP_NAME: {"type": "string", "title": "App name", "default": app_name, "pattern": "^[a-z0-9-]+$"},
-        ROOT_DOMAIN: {"type": "string", "title": "Root domain", "format": "hostname", "examples": ["example.com"]},
+        ROOT_DOMAIN: {
+            "type": "string",
+            "title": "Root domain",
+            "format": "hostname",
+            "x-role": "domain",
+            "examples": ["example.com"],
+        },
     }
     ids = {f"$${APP_NAME}": APP_NAME, f"$${ROOT_DOMAIN}": ROOT_DOMAIN}
     for index, entry in enumerate(listed if isinstance(listed, list) else []):

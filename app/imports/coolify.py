@@ -45,8 +45,8 @@ GENERATED = {  # Coolify's kind -> x-generate pattern (BASE64 is a random string
 SUPABASE_SECRET = "SERVICE_PASSWORD_JWT"  # noqa: S105 (the parameter Coolify signs Supabase's keys with)
 SUPABASE_ROLES = {"SUPABASEANON": "anon", "SUPABASESERVICE": "service_role"}
 GIVEN = {  # what a team gives, and the example a template is checked with meanwhile
-    "URL": ({"type": "string", "title": "URL", "format": "uri"}, "https://app.example.com"),
-    "FQDN": ({"type": "string", "title": "Domain", "format": "hostname"}, "app.example.com"),
+    "URL": ({"type": "string", "title": "URL", "format": "uri", "x-role": "domain"}, "https://app.example.com"),
+    "FQDN": ({"type": "string", "title": "Domain", "format": "hostname", "x-role": "domain"}, "app.example.com"),
 }
 ROUTED = re.compile(r"SERVICE_(?:FQDN|URL)_([A-Za-z0-9_]+?)_([0-9]{1,5})\b")
 PORTLESS = re.compile(r"SERVICE_(?:FQDN|URL)_([A-Za-z0-9_]+)(?:=.*)?", re.DOTALL)  # a domain declared

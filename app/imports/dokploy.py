@@ -46,7 +46,7 @@ FILES_DIRECTORY = "files"  # where Dokploy writes a template's mounts, beside it
 DOKPLOY_JWT_EXPIRY = 1_893_456_000  # 2030-01-01, the expiry Dokploy's own JWTs carry
 UUID_PATTERN = "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
 GIVEN = {  # what a team gives, and the example a template is checked with meanwhile
-    "domain": ({"type": "string", "title": "Domain", "format": "hostname"}, "app.example.com"),
+    "domain": ({"type": "string", "title": "Domain", "format": "hostname", "x-role": "domain"}, "app.example.com"),
     "email": ({"type": "string", "title": "Email address", "format": "email"}, "admin@example.com"),
     "randomPort": ({"type": "string", "title": "Port", "pattern": "^[0-9]{1,5}$"}, "8080"),
 }
@@ -528,7 +528,9 @@ def _routed(definition, domains, scope, found):
             continue
         route = {"service": service, "port": port}
         host = scope.expanded(domain["host"], "config.domains") if isinstance(domain.get("host"), str) else ""
-        if "$" in host or routes_rule.HOST.fullmatch(host):
+        if routes_rule.PLACEHOLDER_HOST.fullmatch(host):  # `emqx.yourdomain.com`
+            found.notes.append(f"{where}: {host[:60]!r} stands for a domain to give; routed on the team's domain.")
+        elif "$" in host or routes_rule.HOST.fullmatch(host):
             route["host"] = host
         elif host:  # a template's slip: `host = "minio_domain"`, a variable's name without `${}`
             found.notes.append(f"{where}: {host[:60]!r} is no host name; routed on the team's domain instead.")

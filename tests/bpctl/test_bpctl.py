@@ -452,6 +452,18 @@ def test_render_to_a_profile_and_the_most_that_fits(bpctl, web):
     assert bpctl("render", "web", "--maximize", "REPLICAS", **ALICE).code == 2  # the most that fits what?
 
 
+def test_a_render_says_where_it_answers_before_anything_is_deployed(bpctl, tmp_path):
+    (tmp_path / "site.yml").write_text(WEB + "x-routes:\n  - {service: web, port: 80}\n")
+    (tmp_path / "parameters.json").write_text(json.dumps(PARAMETERS))
+    assert (
+        bpctl("push", str(tmp_path / "site.yml"), "--parameters", str(tmp_path / "parameters.json"), **ALICE).code == 0
+    )
+    assert bpctl("profile", "create", "apps", "--domain", "apps.example.com", **ALICE).code == 0
+    done = bpctl("render", "site", "--profile", "apps", **ALICE)
+    assert done.code == 0 and "answers on https://site.apps.example.com -> web:80\n" in done.err
+    assert "Host(`site.apps.example.com`)" in done.out
+
+
 def test_render_pipes_into_docker_compose(bpctl, web):
     done = bpctl.run("render", "web", "--set", "REPLICAS=3", "--set", "TAG=1.28", **ALICE)
     assert done.returncode == 0 and done.stderr == b""

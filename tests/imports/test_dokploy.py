@@ -50,7 +50,8 @@ def test_the_catalog_is_created_but_for_the_templates_whose_own_problem_each_res
 @pytest.mark.parametrize("app", ["mongomock"], indirect=True)
 def test_every_created_blueprint_renders_with_a_profiles_defaults_to_a_file_docker_compose_accepts(api):
     report = imported(api, "dokploy", corpus.dokploy_catalog())
-    team = create(api, "profiles", name="team", containerDefaults={"memory": "256Mi", "cpu": "250m"}).json
+    defaults, conventions = {"memory": "256Mi", "cpu": "250m"}, {"domain": "apps.example.com"}  # no domain typed
+    team = create(api, "profiles", name="team", containerDefaults=defaults, cluster=conventions).json
     assert refused_by_the_tools(api, report, team["id"], PLATFORM_SYNTAX, {".env": ""}) == []
 
 

@@ -139,3 +139,47 @@ def test_a_template_renders_deploys_and_upgrades_from_its_form(person, seeded):
     # the fit says what the profile's instances use of each cap, so that its headroom reads
     rows = [row.text for row in w.all("section[aria-label='Fit to your profiles'] table.fit tbody tr")]
     assert "memory 1.75 GiB 3.75 GiB of 8 GiB 2.5 GiB fits" in rows, rows  # roomy's
+
+
+DOMAINED = {
+    "name": "wiki",
+    "blueprintType": "compose",
+    "yml": "services:\n  wiki:\n    image: requarks/wiki:2\n    environment:\n      URL: ${WIKI_URL}\n"
+    "x-routes:\n  - {service: wiki, port: 3000, host: '${WIKI_HOST}'}\n",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "WIKI_HOST": {"type": "string", "format": "hostname", "x-role": "domain", "examples": ["wiki.example.com"]},
+            "WIKI_URL": {
+                "type": "string",
+                "format": "uri",
+                "x-role": "domain",
+                "examples": ["https://wiki.example.com"],
+            },
+        },
+    },
+}
+
+
+def test_a_domain_left_empty_is_the_profiles_and_the_address_is_shown_before_deploying(person, seeded):
+    """alice leaves the wiki's domains empty: her team's profile gives them, and the render says where it answers."""
+    w, (client, *_) = person, seeded
+    made = client.post("/blueprints", json=DOMAINED, user="alice").json
+    conventions = {"name": "apps", "memoryCap": "4Gi", "cluster": {"domain": "apps.example.com"}}
+    assert client.post("/profiles", json=conventions, user="alice").status == 201
+    w.go(f"#/blueprints/{made['id']}/parameters")
+    w.sign_in("alice")
+    w.wait(lambda: w.heading() == "Render wiki")
+    host = w.control("WIKI_HOST")
+    assert (
+        host.get_attribute("value") == ""
+        and host.get_attribute("placeholder") == "the profile's domain when left empty"
+    )
+    Select(w.control("Profile to fit")).select_by_visible_text("apps")
+    w.wait(lambda: "URL: https://wiki-wiki.apps.example.com" in w.one("ol[aria-label='Rendered definition']").text)
+    assert "https://wiki.apps.example.com → wiki:3000" in w.one("ul.routes").text
+    w.console(422)  # at first, her default profile: it has no domain, so the service asked for one
+    w.check_page("render-domains")
+    w.fill("WIKI_HOST", "docs.apps.example.com")  # a domain typed is the one used
+    w.wait(lambda: "https://docs.apps.example.com → wiki:3000" in w.one("ul.routes").text)
+    w.console()

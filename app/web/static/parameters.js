@@ -5,7 +5,7 @@ import { button, codeView, DEBOUNCE_MS, diffView, el, field, problemList, say, s
 import { session } from './session.js';
 import { needs } from './units.js';
 import { fitBadge } from './catalog.js';
-import { fitTable, requirementsView } from './blueprint.js';
+import { fitTable, requirementsView, routesView } from './blueprint.js';
 
 /** How a parameter's value is generated: its pattern, or the JWT it is, signed with another. */
 function generator(spec) {
@@ -49,7 +49,8 @@ function parameterControl(name, schema) {
     value the service keeps and never shows (a secret, a generated one): empty keeps it. */
 function setControl(control, schema, value, kept) {
   const hidden = value === null || (value !== undefined && schema.writeOnly);
-  const shown = hidden ? undefined : value !== undefined ? value : kept ? undefined : initialOf(schema);
+  const domain = schema['x-role'] === 'domain'; // empty, the profile's domain gives it
+  const shown = hidden ? undefined : value !== undefined ? value : kept || domain ? undefined : initialOf(schema);
   if (control.dataset.enum) control.value = JSON.stringify(shown !== undefined ? shown : initialOf(schema));
   else if (control.type === 'checkbox') control.checked = Boolean(shown);
   else control.value = shown === undefined || (schema.writeOnly && !kept) ? '' : String(shown);
@@ -59,9 +60,11 @@ function setControl(control, schema, value, kept) {
       ? 'kept when left empty'
       : schema['x-generate']
         ? 'generated when left empty'
-        : schema.writeOnly && initialOf(schema) !== undefined
-          ? 'its default when left empty'
-          : '';
+        : domain
+          ? "the profile's domain when left empty"
+          : schema.writeOnly && initialOf(schema) !== undefined
+            ? 'its default when left empty'
+            : '';
 }
 
 function valueOf(control) {
@@ -90,6 +93,7 @@ function parameterNotes(name, schema, required) {
     schema.maximum !== undefined ? `at most ${schema.maximum}` : null,
     schema['x-generate'] ? `generated (${generator(schema['x-generate'])}) when left empty` : null,
     schema.writeOnly ? 'secret: never shown again' : null,
+    schema['x-role'] === 'domain' ? `a domain: empty, <instance>.<the profile's domain>` : null,
   ]
     .filter(Boolean)
     .join(' · ');
@@ -173,6 +177,7 @@ function rendered(data, chosen, said) {
     said,
     el('h2', {}, 'Requirements of the render'),
     requirementsView(data.requirements),
+    data.routes && data.routes.length ? [el('h2', {}, 'Where it answers'), routesView(data.routes)] : null,
     fit,
     el('h2', {}, 'Rendered definition'),
     codeView(data.yml, new Set(), 'Rendered definition'),
