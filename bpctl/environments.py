@@ -33,6 +33,9 @@ def environment():
 @click.option("--known-hosts", type=click.File(), help="The ssh host keys to trust (else the service's).")
 @click.option("--interval", type=click.IntRange(15, 3600), help="Observe it every this many seconds (default 60).")
 @click.option("--heal", is_flag=True, default=None, help="Deliver a drifted or missing instance again.")
+@click.option("--proxy-network", metavar="NETWORK", help="docker: the external network its Traefik reaches apps on.")
+@click.option("--entrypoint", "entrypoints", multiple=True, help="docker: an entrypoint of its Traefik (repeat).")
+@click.option("--cert-resolver", metavar="NAME", help="docker: its Traefik's certificate resolver.")
 @OUTPUT
 @pass_session
 def add(session, name, endpoint, url, tls_dir, token_env, deploy_key, known_hosts, output, **more):
@@ -49,12 +52,22 @@ def add(session, name, endpoint, url, tls_dir, token_env, deploy_key, known_host
         token=from_environment(token_env, "--token-env"),
         deployKey=deploy_key.read() if deploy_key else None,
         knownHosts=known_hosts.read() if known_hosts else None,
+        proxy=_proxy(more.pop("proxy_network"), more.pop("entrypoints"), more.pop("cert_resolver")),
         **more,
     )
     made = session.send("POST", "/environments", body)
     note(f"Environment {name} ({made['kind']}) registered: {made['id']}")
     if output == "json":
         show.as_json(made)
+
+
+def _proxy(network, entrypoints, resolver):
+    """The Traefik in front of an engine (None: none said)."""
+    if network is None:
+        if entrypoints or resolver:
+            raise Misused("--entrypoint and --cert-resolver describe a proxy: give its --proxy-network too.")
+        return None
+    return given(network=network, entrypoints=list(entrypoints), certResolver=resolver)
 
 
 @environment.command("ls")

@@ -83,6 +83,11 @@ PROFILE_OPTIONS = (
     click.option("--storage-class", help="The StorageClass of every claim."),
     click.option("--gateway", metavar="NAMESPACE/NAME", help="The Gateway an HTTPRoute attaches to."),
     click.option("--image-pull-secret", "pull_secrets", multiple=True, metavar="SECRET", help="Repeat for several."),
+    click.option(
+        "--proxy-entrypoint", "proxy_entrypoints", multiple=True, help="Traefik's, on a Docker host (repeat)."
+    ),
+    click.option("--proxy-cert-resolver", help="The certificate resolver a route with TLS names there."),
+    click.option("--proxy-publish/--no-proxy-publish", default=None, help="Keep routed ports published on the host."),
     click.option("--headroom-pods", type=click.IntRange(0, 100), help="Pods the cluster runs beside an instance's."),
     click.option("--headroom-memory", metavar="QUANTITY", help="Memory for them, added to each instance's quota."),
     click.option("--headroom-cpu", metavar="QUANTITY", help="CPU for them, added to each instance's quota."),
@@ -103,6 +108,8 @@ CLUSTER = {
 }
 PRICES = {"cpu": "cpu", "memory": "memoryGiB", "storage": "storageGiB"}
 HEADROOM = {"pods": "pods", "memory": "memory", "cpu": "cpu"}
+PROXY = {"entrypoints": "entrypoints", "cert resolver": "certResolver", "publish": "publish"}
+PROXY_WORDS = (("network", "network"), ("resolver", "certResolver"))
 
 
 def profile_options(command):
@@ -123,7 +130,12 @@ def _profile_body(options):
         defaultProfile=options["default"],
         containerDefaults=given(memory=options["default_memory"], cpu=options["default_cpu"]) or None,
         containerMax=given(memory=options["max_memory"], cpu=options["max_cpu"]) or None,
-        cluster=given(**_members(CLUSTER, options), headroom=_members(HEADROOM, options, "headroom_") or None) or None,
+        cluster=given(
+            **_members(CLUSTER, options),
+            headroom=_members(HEADROOM, options, "headroom_") or None,
+            proxy=_members(PROXY, options, "proxy_") or None,
+        )
+        or None,
         prices=_members(PRICES, options, "price_") or None,
     )
     for field, option in (
@@ -200,6 +212,7 @@ def get_profile(session, name, output):
             ("environments", found.get("environments")),
             *((name, (found.get("cluster") or {}).get(key)) for name, key in CLUSTER.items()),
             ("headroom", _headroom((found.get("cluster") or {}).get("headroom"))),
+            ("proxy", _proxy((found.get("cluster") or {}).get("proxy"))),
             *((f"price {name}", (found.get("prices") or {}).get(key)) for name, key in PRICES.items()),
             ("instances", found["usage"]["instances"]),
             ("monthly", _monthly(found["usage"])),
@@ -214,6 +227,17 @@ def _headroom(headroom):
     return ", ".join(
         f"{headroom.get('pods') or 0} pods" if key == "pods" else str(headroom.get(key) or 0) for key in HEADROOM
     )
+
+
+def _proxy(proxy):
+    """A profile's proxy conventions as `profile get` shows them: `websecure, resolver le, unpublished`."""
+    if not proxy:
+        return None
+    said = [
+        *(proxy.get("entrypoints") or ()),
+        *(f"{words} {proxy[key]}" for words, key in PROXY_WORDS if proxy.get(key)),
+    ]
+    return ", ".join(said + (["routed ports unpublished"] if proxy.get("publish") is False else []))
 
 
 def _monthly(usage):
@@ -234,11 +258,10 @@ def change_profile(session, name, output, **options):
     for field in ("containerDefaults", "containerMax", "cluster", "prices"):  # the service replaces them whole
         if field in body:
             body[field] = {**(found.get(field) or {}), **body[field]}
-    if "headroom" in body.get("cluster", {}):
-        body["cluster"]["headroom"] = {
-            **((found.get("cluster") or {}).get("headroom") or {}),
-            **body["cluster"]["headroom"],
-        }
+    for member in ("headroom", "proxy"):  # objects of the cluster's, merged as the cluster is
+        if member in body.get("cluster", {}):
+            kept = (found.get("cluster") or {}).get(member) or {}
+            body["cluster"][member] = {**kept, **body["cluster"][member]}
     current = session.request("GET", f"/profiles/{found['id']}").headers["ETag"]
     _shown(session.send("PATCH", f"/profiles/{found['id']}", body, headers={"If-Match": current}), output, "changed")
 

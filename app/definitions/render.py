@@ -22,6 +22,7 @@ from app.definitions import (
     kubernetes,
     on_kubernetes,
     parameters,
+    proxy,
     routes,
     templates,
     tenancy,
@@ -75,7 +76,10 @@ def render(
     if fmt is compose:
         requirements["routes"] = routes.hosted(requirements["routes"], project, domain)
         if cluster is None:
-            answer["yml"] = routes.labelled(text, requirements["routes"], project)
+            conventions = proxy.conventions((limits or {}).get("cluster"))
+            answer["yml"] = routes.labelled(text, requirements["routes"], project, conventions)
+            if (conventions or {}).get("publish") is False:  # the host ports the engine binds, read again
+                requirements["published"] = definitions.measure(compose, answer["yml"])["published"]
         else:
             answer.update(_on_kubernetes(documents[0], answer, secret, cluster, limits, usage))
     _note_unset(answer, declared, given)

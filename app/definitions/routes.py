@@ -7,7 +7,7 @@ import re
 
 import yaml
 
-from app.definitions import traefik_rules
+from app.definitions import proxy, traefik_rules
 from app.definitions.defaults import node_at, put_first
 from app.definitions.on_kubernetes.names import label
 from app.definitions.placeholders import Unresolved
@@ -248,15 +248,16 @@ def traefik_rule(route):
     return " && ".join(parts)
 
 
-def labelled(text, routes, project):
+def labelled(text, routes, project, conventions=None):
     """A rendered Compose file with each `x-routes` route written as Traefik labels on its service
-    (routes read from labels are there already); every other byte as written."""
+    (routes read from labels are there already), and what the proxy's `conventions` ask of every
+    routed service (app/definitions/proxy.py); every other byte as written."""
     own = [(index, route) for index, route in enumerate(routes) if route["router"] is None]
-    if not own:
+    if not own and not (conventions and routes):
         return text
     document = next(doc for doc in yamlguard.compose(text) if isinstance(doc, yaml.MappingNode))
     services = node_at(document, "services")
-    edits = {}
+    labels, routed = {}, {}
     for index, route in own:
         router = router_name(project, route, index)
         pairs = {
@@ -267,9 +268,16 @@ def labelled(text, routes, project):
         }
         if route["tls"]:
             pairs[f"traefik.http.routers.{router}.tls"] = "true"
-        edits.setdefault(route["service"], {}).update(pairs)
+        pairs.update(proxy.router_labels(router, route["tls"], conventions or {}))
+        labels.setdefault(route["service"], {}).update(pairs)
+    for route in routes:
+        routed.setdefault(route["service"], set()).add(route["port"])
+        if conventions:
+            labels.setdefault(route["service"], {}).update(proxy.service_labels(conventions))
+    found = [_edit(text, node_at(services, name), pairs) for name, pairs in labels.items() if pairs]
+    found += proxy.edits(text, document, routed, conventions) if conventions else []
     out, at = [], 0
-    for start, end, inserted in sorted(_edit(text, node_at(services, name), pairs) for name, pairs in edits.items()):
+    for start, end, inserted in sorted(found):
         out += [text[at:start], inserted]
         at = end
     return "".join(out) + text[at:]

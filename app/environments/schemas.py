@@ -6,7 +6,7 @@ import marshmallow as ma
 from app.http.paging import PageArgs
 from app.model.accounts import Can
 from app.model.fields import DNS_LABEL, Id, Pattern, StrictBoolean, Timestamp
-from app.model.schemas import Schema
+from app.model.schemas import ProxySchema, Schema
 
 KINDS = ("docker", "git")
 REF = Pattern(
@@ -48,14 +48,6 @@ class TlsSchema(Schema):
     )
     cert = ma.fields.String(required=True, validate=PEM, metadata={"description": "The client certificate (PEM)."})
     key = ma.fields.String(required=True, validate=PEM, metadata={"description": "The client key (PEM)."})
-
-
-class ProxySchema(Schema):
-    network = ma.fields.String(required=True, validate=ma.validate.Length(1, 255))
-    entrypoints = ma.fields.List(
-        ma.fields.String(validate=ma.validate.Length(1, 64)), load_default=list, validate=ma.validate.Length(max=16)
-    )
-    certResolver = ma.fields.String(allow_none=True, load_default=None, validate=ma.validate.Length(1, 255))
 
 
 class EngineSchema(Schema):

@@ -164,7 +164,8 @@ def _instance(fields, blueprint, profile):
         to_profile.refuse_reserved(namespace)
     held = namespace, team_of(fields["owner"])
     cluster = to_profile.cluster_for(version.get("blueprintType"), target, fields["name"], held)
-    answer = _admitted(version, fields["values"], profile, fields["name"], cluster=cluster, namespace=held)
+    room = to_profile.delivered_to(profile, environment)
+    answer = _admitted(version, fields["values"], room, fields["name"], cluster=cluster, namespace=held)
     return {
         "owner": fields["owner"],
         "name": fields["name"],
@@ -229,10 +230,12 @@ def _upgrade(doc, user, version, values, namespace, restoring):
     declared = ((version.get("parameters") or {}).get("properties") or {}).keys()
     secrets = [name for name, value in doc["values"].items() if value is None and doc["kept"].get(name) is not None]
     kept = dict(values) if restoring else {**_still_declared(doc["kept"], declared), **values}
-    answer = _admitted(version, kept, profile, doc["name"], doc["requirements"], cluster, secrets, namespaced)
+    environment = doc.get("environment") and delivery.environment_of(doc)
+    room = to_profile.delivered_to(profile, environment)
+    answer = _admitted(version, kept, room, doc["name"], doc["requirements"], cluster, secrets, namespaced)
     changes = {
         "blueprintRev": version["rev"],
-        **_rendered(answer, doc.get("environment") and delivery.environment_of(doc)),
+        **_rendered(answer, environment),
         "namespace": held or namespace,
         "updatedBy": user["username"],
         "updatedAt": now(),

@@ -6,7 +6,7 @@ defaults and maximum included, is app/definitions/fit.py."""
 
 from flask import current_app
 
-from app.definitions import fit
+from app.definitions import fit, proxy
 from app.definitions.on_kubernetes import budget
 from app.definitions.render import cluster_of, own_target, render, storage_on
 from app.errors import Conflict
@@ -59,6 +59,15 @@ def cluster_for(blueprint_type, target, instance, held=None):
         namespace, team = held
         settings |= {"namespace": namespace, "holds_namespace": namespace is not None, "team": team}
     return cluster_of(blueprint_type, target, instance, **settings)
+
+
+def delivered_to(profile, environment):
+    """`profile` as a render delivered to `environment` (a document; None: none) meets it: the
+    proxy conventions of its cluster, each the environment's where it has one."""
+    if not (environment or {}).get("proxy"):
+        return profile
+    cluster = profile.get("cluster") or {}
+    return {**profile, "cluster": {**cluster, "proxy": proxy.conventions(cluster, environment)}}
 
 
 def render_fitted(version, values, profile, maximize=None, cluster=None, secrets=(), project=None):

@@ -3,7 +3,7 @@ parameter every write takes, and the fields blueprints, instances and profiles s
 
 import marshmallow as ma
 
-from app.model.fields import KubernetesSize, QueryBoolean
+from app.model.fields import KubernetesSize, Pattern, QueryBoolean, StrictBoolean
 
 
 class Schema(ma.Schema):
@@ -161,3 +161,41 @@ class TargetSchema(Schema):
         for option in ("volumeSize", "volumeSizes", "routes"):
             if option in data and data.get("target") != "kubernetes":
                 raise ma.ValidationError("Needs `target: kubernetes`.", option)
+
+
+NETWORK = Pattern(r"[a-zA-Z0-9][a-zA-Z0-9_.-]{0,254}", error="Must be a Docker network's name.")
+TRAEFIK_NAME = Pattern(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", error="Must be a name as Traefik's configuration gives it.")
+
+
+class ProxySchema(Schema):
+    """The Traefik in front of a Docker Engine: what the Traefik labels of a render delivered there name."""
+
+    network = ma.fields.String(
+        required=True,
+        validate=NETWORK,
+        metadata={"description": "The external network Traefik reaches the routed services on."},
+    )
+    entrypoints = ma.fields.List(
+        ma.fields.String(validate=TRAEFIK_NAME),
+        load_default=list,
+        validate=ma.validate.Length(max=16),
+        metadata={"description": "The entrypoints every router names (`websecure`)."},
+    )
+    certResolver = ma.fields.String(
+        allow_none=True,
+        load_default=None,
+        validate=TRAEFIK_NAME,
+        metadata={"description": "The certificate resolver a router with TLS names (`letsencrypt`)."},
+    )
+
+
+class ProxyConventionsSchema(ProxySchema):
+    """A team's: as an environment's (which wins where both say), and whether routed ports stay published."""
+
+    network = ma.fields.String(
+        validate=NETWORK,
+        metadata={"description": "The external network Traefik reaches the routed services on (admins set it)."},
+    )
+    publish = StrictBoolean(
+        metadata={"description": "false: a routed service's routed ports are not published on the host."}
+    )

@@ -9,7 +9,7 @@ from app.http.paging import ListArgs
 from app.model import prices, quantities
 from app.model.accounts import Can, EntitledTeams, EntitledUsers, Owner
 from app.model.fields import DNS_LABEL, Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
-from app.model.schemas import ObservedUsageSchema, Schema, Source
+from app.model.schemas import ObservedUsageSchema, ProxyConventionsSchema, Schema, Source
 from app.profiles import usage
 
 KIND = r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/[A-Za-z][A-Za-z0-9]{0,62}"
@@ -71,6 +71,10 @@ class ClusterSchema(Schema):
     domain = ma.fields.String(
         validate=ma.validate.Regexp(SUBDOMAIN, error="Must be a DNS name."),
         metadata={"description": "A route without a host answers on `<instance>.<domain>`."},
+    )
+    proxy = ma.fields.Nested(
+        ProxyConventionsSchema,
+        metadata={"description": "The Traefik of a Docker host: what a render for Docker Compose's labels name."},
     )
     headroom = ma.fields.Nested(
         HeadroomSchema,

@@ -158,7 +158,8 @@ class Profiles(ResourceStore):
         """`entitledUsers` and `entitledTeams` kept once each, in order, and existing; no default over the maximum (a
         LimitRange with one is refused too); only admins loosen what a cluster holds its
         instances to (`podSecurity: privileged`, `allowKinds` more than it has) or set what is the
-        operator's (`prices`, `cluster.gateway`, which enters every tenant's NetworkPolicies)."""
+        operator's (`prices`, `cluster.gateway`, which enters every tenant's NetworkPolicies, and
+        `cluster.proxy.network`, which Docker hosts share)."""
         if not is_admin(user):
             _admins_alone(changes, stored or {})
         for field in ("allowKinds", "entitledUsers", "entitledTeams", "environments"):
@@ -281,8 +282,10 @@ def _admins_alone(changes, stored):
         raise Forbidden("Only admins add to `allowKinds`.")
     if "prices" in changes and changes["prices"] != stored.get("prices"):
         raise Forbidden("Only admins set a profile's `prices`.")
-    gateway = (changes.get("cluster") or {}).get("gateway")
-    if "cluster" in changes and gateway != (stored.get("cluster") or {}).get("gateway"):
+    cluster, kept = changes.get("cluster") or {}, stored.get("cluster") or {}
+    if "cluster" in changes and cluster.get("gateway") != kept.get("gateway"):
         raise Forbidden("Only admins set a profile's `cluster.gateway`.")
+    if "cluster" in changes and (cluster.get("proxy") or {}).get("network") != (kept.get("proxy") or {}).get("network"):
+        raise Forbidden("Only admins set a profile's `cluster.proxy.network`: it joins other projects' networks.")
     if "environments" in changes and list(changes["environments"] or ()) != list(stored.get("environments") or ()):
         raise Forbidden("Only admins set a profile's `environments`.")

@@ -25,8 +25,11 @@ def bpctl(socket_app, tmp_path):
 
 
 def test_an_admin_adds_lists_and_removes_environments(bpctl, tmp_path):
-    docker = bpctl("env", "add", "shared-docker", "--docker", f"unix://{SOCKET}", "--interval", "30", **ADMIN)
+    proxy = ("--proxy-network", "edge", "--entrypoint", "websecure", "--cert-resolver", "le")
+    docker = bpctl("env", "add", "shared-docker", "--docker", f"unix://{SOCKET}", "--interval", "30", *proxy, **ADMIN)
     assert docker.code == 0 and "shared-docker (docker) registered" in docker.err, docker.err
+    made = bpctl.api.get("/environments?name=shared-docker", user="admin").json["items"][0]
+    assert made["proxy"] == {"network": "edge", "entrypoints": ["websecure"], "certResolver": "le"}
     tls = tmp_path / "tls"
     tls.mkdir()
     for name in ("ca.pem", "cert.pem"):
@@ -63,6 +66,8 @@ def test_an_admin_adds_lists_and_removes_environments(bpctl, tmp_path):
 def test_what_is_refused_says_why(bpctl):
     both = bpctl("env", "add", "x", "--docker", f"unix://{SOCKET}", "--git", "https://127.0.0.1/e.git", **ADMIN)
     assert both.code == 2 and "one of --docker ENDPOINT and --git URL" in both.err
+    half = bpctl("env", "add", "x", "--docker", f"unix://{SOCKET}", "--entrypoint", "websecure", **ADMIN)
+    assert half.code == 2 and "--proxy-network" in half.err
     unset = bpctl("env", "add", "x", "--git", "https://127.0.0.1/e.git", "--token-env", "NOT_SET_HERE", **ADMIN)
     assert unset.code == 2 and "NOT_SET_HERE is not set" in unset.err
     member = bpctl("env", "add", "mine", "--docker", f"unix://{SOCKET}", **ALICE)

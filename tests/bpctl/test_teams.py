@@ -184,6 +184,9 @@ def test_every_writable_field_of_a_profile_is_set_by_options_and_shown(bpctl, so
         "1",
         "--headroom-memory",
         "64Mi",
+        "--proxy-entrypoint",
+        "websecure",
+        "--no-proxy-publish",
     )
     made = json.loads(ok(bpctl("profile", "create", "edge", "--cpu", "2", *options, "-o", "json", **AS["admin"])).out)
     assert made["cluster"] == {
@@ -194,6 +197,7 @@ def test_every_writable_field_of_a_profile_is_set_by_options_and_shown(bpctl, so
         "gateway": "infra/edge",
         "imagePullSecrets": ["registry"],
         "headroom": {"pods": 1, "memory": "64Mi", "cpu": None},
+        "proxy": {"entrypoints": ["websecure"], "certResolver": None, "publish": False},
     }
     assert made["prices"] == {"cpu": 25.0, "memoryGiB": 4.5} and made["entitledTeams"] == ["pay"]
     assert made["environments"] == ["shared-docker"]
@@ -209,6 +213,8 @@ def test_every_writable_field_of_a_profile_is_set_by_options_and_shown(bpctl, so
                 "1",
                 "--headroom-cpu",
                 "50m",
+                "--proxy-cert-resolver",
+                "le",
                 "-o",
                 "json",
                 **AS["admin"],
@@ -216,7 +222,8 @@ def test_every_writable_field_of_a_profile_is_set_by_options_and_shown(bpctl, so
         ).out
     )
     headroom = {"pods": 1, "memory": "64Mi", "cpu": "50m"}
-    assert changed["cluster"] == {**made["cluster"], "domain": "pay.example.com", "headroom": headroom}  # the rest kept
+    proxy = {"entrypoints": ["websecure"], "certResolver": "le", "publish": False}
+    assert changed["cluster"] == {**made["cluster"], "domain": "pay.example.com", "headroom": headroom, "proxy": proxy}
     assert changed["prices"] == {"cpu": 25.0, "memoryGiB": 4.5, "storageGiB": 1.0}
     shown = ok(bpctl("profile", "get", "edge", **AS["bob"])).out  # shared with his team
     for line in (
@@ -224,6 +231,7 @@ def test_every_writable_field_of_a_profile_is_set_by_options_and_shown(bpctl, so
         "gateway:           infra/edge",
         "pull secrets:      registry",
         "headroom:          1 pods, 64Mi, 50m",
+        "proxy:             websecure, resolver le, routed ports unpublished",
         "price cpu:         25.0",
         "shared with teams: pay",
         "environments:      shared-docker",
