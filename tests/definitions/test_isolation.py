@@ -5,6 +5,9 @@ network, and each dependency Compose waits for is waited for; the services a rou
 the ingress controller's namespace and the Gateway's too; a pod counts its init containers as
 Kubernetes does."""
 
+import json
+import re
+
 import pytest
 
 from app import definitions
@@ -110,11 +113,11 @@ def test_each_dependency_compose_waits_for_is_waited_for_on_its_services_first_p
     services = {one["metadata"]["name"]: one for one in objects if one["kind"] == "Service"}
     workloads = {one["metadata"]["name"]: one for one in objects if one["kind"] in ("Deployment", "Job")}
     for service, spec in project["services"].items():
-        waited = [
-            label(other)
+        waited = {
+            label(other): other
             for other, entry in (spec.get("depends_on") or {}).items()
             if entry["condition"] in ("service_started", "service_healthy") and workloads[label(other)]["kind"] != "Job"
-        ]
+        }
         inits = {
             init["name"]: init
             for init in workloads[label(service)]["spec"]["template"]["spec"].get("initContainers", [])
@@ -123,7 +126,11 @@ def test_each_dependency_compose_waits_for_is_waited_for_on_its_services_first_p
         for other in waited:
             init = inits[f"wait-for-{other}"]
             ports = [port["port"] for port in services[other]["spec"].get("ports", []) if port["protocol"] == "TCP"]
-            check = f"nc -z -w 2 {other} {ports[0]}" if ports else f"nslookup {other}"
+            # headless: the port the service names it with, where it names one (as Compose normalized it)
+            said = json.dumps([spec.get("environment"), spec.get("command"), spec.get("entrypoint")])
+            named = re.search(rf"(?<![\w.-]){re.escape(waited[other])}:([0-9]+)", said)
+            port = ports[0] if ports else named and named[1]
+            check = f"nc -z -w 2 {other} {port}" if port else f"nslookup {other}"
             assert init["command"][-1].startswith(f"until {check};")
             assert init["securityContext"]["runAsUser"] == 65534 and init["resources"]["limits"]
     read_back = definitions.requirements("kubernetes", answer["yml"])

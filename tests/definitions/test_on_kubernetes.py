@@ -5,6 +5,8 @@ containers equal to the Compose render's, and each service faithful to the proje
 would start (image, replicas, environment, ports, mounts); secrets never plain in a workload;
 every field not carried over named."""
 
+import subprocess
+
 import pytest
 import yaml
 
@@ -287,3 +289,55 @@ def test_a_wait_container_over_what_its_pod_declares_is_counted_as_kubernetes_co
     assert waits_beyond(cluster["yml"]) == {"memoryBytes": 15 * 2**20, "cpuMillis": 9}
     for key, beyond in (("memoryBytes", 15 * 2**20), ("cpuMillis", 9), ("containers", 0)):
         assert cluster["requirements"][key] == compose_render["requirements"][key] + beyond, key
+
+
+# Redis and an app that waits for it, as the catalogs write them: its password a secret parameter,
+# the health checks naming it (the exec form and a shell script quoting it each way sh reads quotes)
+GUARDED = """services:
+  app:
+    image: example/app:1
+    environment:
+      REDIS_URL: redis://:${PW}@redis:6379/0
+    depends_on:
+      redis: {condition: service_healthy}
+    healthcheck:
+      test: ["CMD-SHELL", "printf '%s|' ${PW} '${PW}' \\"${PW}\\" x${PW}"]
+  redis:
+    image: redis:7
+    command: redis-server --requirepass ${PW}
+    healthcheck:
+      test: ["CMD", "printf", "%s|", "-a${PW}", "it's ${PW}"]
+"""
+GUARDED_PARAMETERS = {
+    "type": "object",
+    "properties": {"PW": {"type": "string", "writeOnly": True, "x-generate": "[A-Za-z0-9]{24}"}},
+}
+
+
+def test_a_health_check_that_names_a_secret_reads_it_from_the_containers_environment():
+    _, answer, objects = converted(GUARDED, parameters=GUARDED_PARAMETERS)
+    password = answer["used"]["PW"]
+    assert password not in yaml.safe_dump_all([one for one in objects if one["kind"] != "Secret"])
+    pods = {name: one["spec"]["template"]["spec"] for name, one in kinds(objects, "Deployment").items()}
+    said = {}
+    for name, original in (
+        ("app", f"printf '%s|' {password} '{password}' \"{password}\" x{password}"),
+        ("redis", f"printf '%s|' -a{password} \"it's {password}\""),
+    ):
+        (container,) = pods[name]["containers"]
+        command = container["readinessProbe"]["exec"]["command"]
+        assert command[:2] == ["/bin/sh", "-c"] and password not in command[2]
+        (variable,) = [one["name"] for one in container["env"] if one["name"].startswith("BLUEPRINT_SECRET_")]
+        # sh is the judge: the probe's script, with the variable the pod gets from the Secret, prints what the
+        # health check printed with the value written in
+        probed = subprocess.run(command, env={variable: password}, capture_output=True, text=True, check=True)
+        expected = subprocess.run(["/bin/sh", "-c", original], capture_output=True, text=True, check=True)
+        said[name] = probed.stdout
+        assert probed.stdout == expected.stdout
+    assert said["app"] == f"{password}|{password}|{password}|x{password}|"
+    notes = {note["path"]: note["outcome"] for note in answer["notes"]}
+    assert notes["services.redis.healthcheck"] == notes["services.app.healthcheck"] == "approximated"
+    # headless (redis declares no port), waited for on the port the app names it with
+    (wait,) = pods["app"]["initContainers"]
+    assert wait["command"][-1].startswith("until nc -z -w 2 redis 6379;")
+    assert decoded_by_kubectl(answer["yml"])

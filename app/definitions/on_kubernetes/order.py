@@ -1,11 +1,15 @@
 """Start order on a cluster: a service that waits for another to start (`service_started`, a
 list's entry) or to be healthy (`service_healthy`) gets an init container `wait-for-<it>` that
-waits until it answers on its Service's first TCP port, or, with no port (a headless Service),
-until its name resolves. A Service routes only to ready pods, and a healthcheck is a readiness
-probe, so both conditions read the same. What a cluster cannot carry stays a note."""
+waits until it answers on its Service's first TCP port; with no port (a headless Service), on the
+port the waiting service names it with (`db:5432` in its environment or command), else until its
+name resolves. A Service routes only to ready pods, and a headless name resolves to ready pods
+alone, and a healthcheck is a readiness probe, so each condition reads the same. What a cluster
+cannot carry stays a note."""
+
+import re
 
 from app.definitions.on_kubernetes.names import label
-from app.definitions.schemas import mapping
+from app.definitions.schemas import listed, mapping
 
 WAITED = ("service_started", "service_healthy")
 RESTRICTED = {  # what the restricted Pod Security Standard requires of a container
@@ -35,11 +39,27 @@ def awaited(spec, where, notes):
     return found
 
 
-def wait_container(service, cluster):
-    """The init container that waits for the Service `service` (an object, as written)."""
+def port_named(spec, other):
+    """The first port the Compose service `spec` names the service `other` with, as a host of its
+    environment's values or its command (`other:5432`, `postgres://u@other:5432/db`); None."""
+    environment = spec.get("environment")
+    values = environment.values() if isinstance(environment, dict) else listed(environment)
+    commands = [spec.get(key) for key in ("command", "entrypoint")]
+    words = [*values, *(word for command in commands for word in (command if isinstance(command, list) else [command]))]
+    for word in words:
+        found = re.search(rf"(?<![\w.-]){re.escape(other)}:([0-9]{{1,5}})\b", str(word or ""))
+        if found and 0 < int(found[1]) < 65536:
+            return int(found[1])
+    return None
+
+
+def wait_container(service, cluster, named_port=None):
+    """The init container that waits for the Service `service` (an object, as written), on
+    `named_port` where the Service has none (`port_named`)."""
     name = service["metadata"]["name"]
     ports = [port["port"] for port in service["spec"].get("ports", ()) if port["protocol"] == "TCP"]
-    check = f"nc -z -w 2 {name} {ports[0]}" if ports else f"nslookup {name}"
+    port = ports[0] if ports else named_port
+    check = f"nc -z -w 2 {name} {port}" if port else f"nslookup {name}"
     return {
         "name": label(f"wait-for-{name}"),
         "image": cluster.wait_image,

@@ -87,6 +87,7 @@ def container(name, service, where, entry, listened, secrets, notes, level=None)
     for key, field in (("entrypoint", "command"), ("command", "args")):
         if key in service and service[key] is not None:
             made[field] = _words(service[key], env, name, secrets)
+    probe = _probe(mapping(service.get("healthcheck")), [*where, "healthcheck"], (env, name, secrets), notes)
     if env:
         made["env"] = env
     if isinstance(service.get("working_dir"), str):
@@ -106,7 +107,6 @@ def container(name, service, where, entry, listened, secrets, notes, level=None)
     for key, field in (("tty", "tty"), ("stdin_open", "stdin")):
         if service.get(key) is True:
             made[field] = True
-    probe = _probe(mapping(service.get("healthcheck")), [*where, "healthcheck"], secrets, notes)
     if probe:
         made["readinessProbe"] = probe
     return made
@@ -206,12 +206,39 @@ def _words(value, env, name, secrets):
         word = _escaped(word)
         for index, text in enumerate(secrets.texts):
             if text in word:
-                variable = f"BLUEPRINT_SECRET_{index}"
-                if all(one["name"] != variable for one in env):
-                    env.append({"name": variable, "valueFrom": secrets.reference(f"{name}.{variable}", text)})
-                word = word.replace(_escaped(text), f"$({variable})")
+                word = word.replace(_escaped(text), f"$({_secret_variable(env, name, secrets, index)})")
         written.append(word)
     return written
+
+
+def _secret_variable(env, name, secrets, index):
+    """`BLUEPRINT_SECRET_<index>`, a variable of the container `name` read from the Secret."""
+    variable = f"BLUEPRINT_SECRET_{index}"
+    if all(one["name"] != variable for one in env):
+        env.append({"name": variable, "valueFrom": secrets.reference(f"{name}.{variable}", secrets.texts[index])})
+    return variable
+
+
+def _from_environment(command, container):
+    """A probe's command whose words hold a secret value, as a shell reading it from the
+    container's environment instead (a probe's command is shown wherever the pod is read, and
+    Kubernetes expands no variable in it): `sh -c` and its script, each secret `${VARIABLE}`
+    (a word of an exec form quoted around it)."""
+    env, name, secrets = container
+    variables = {
+        text: "${" + _secret_variable(env, name, secrets, index) + "}"
+        for index, text in enumerate(secrets.texts)
+        if any(text in word for word in command)
+    }
+    pattern = re.compile("(" + "|".join(map(re.escape, sorted(variables, key=len, reverse=True))) + ")")
+    if command[:2] == ["/bin/sh", "-c"]:  # a script: each secret where it stands, as its quotes read it
+        return ["/bin/sh", "-c", _substituted(command[2], pattern, variables)]
+    words = [pattern.split(word) for word in command]
+    script = " ".join(
+        "".join(f'"{variables[part]}"' if part in variables else shlex.quote(part) for part in parts if part) or "''"
+        for parts in words
+    )
+    return ["/bin/sh", "-c", script]
 
 
 def _split(text):
@@ -314,8 +341,38 @@ def _restricted(found, where, notes):
         notes.approximated([*where, "cap_drop"], f"every capability dropped {why}")
 
 
-def _probe(check, where, secrets, notes):
-    """The health check as a readiness probe (Docker restarts nothing for health)."""
+def _substituted(script, pattern, variables):
+    """`script` (POSIX shell) with each secret `pattern` finds replaced by its variable, written
+    for where it stands: between single quotes `'"${V}"'`, between double ones `${V}`, else `"${V}"`."""
+    out, at, quote = [], 0, None
+    for found in pattern.finditer(script):
+        quote = _quoted(script[at : found.start()], quote)
+        variable = variables[found[0]]
+        out += [script[at : found.start()], {"'": f"'\"{variable}\"'", '"': variable}.get(quote, f'"{variable}"')]
+        at = found.end()
+    return "".join(out) + script[at:]
+
+
+def _quoted(text, quote):
+    """The quote (`'`, `"` or None) open after `text`, read from `quote`, as sh reads quotes."""
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if quote == "'":
+            quote = None if char == "'" else quote
+        elif char == "\\":
+            index += 1  # the next character is taken as it is
+        elif char == '"':
+            quote = None if quote == '"' else '"'
+        elif char == "'" and quote is None:
+            quote = "'"
+        index += 1
+    return quote
+
+
+def _probe(check, where, container, notes):
+    """The health check as a readiness probe (Docker restarts nothing for health); `container`:
+    (its env, its name, the Secrets), where a secret the check names is read from."""
     test = check.get("test")
     if check.get("disable") is True or (isinstance(test, list) and test and test[0] == "NONE"):
         return None
@@ -331,9 +388,9 @@ def _probe(check, where, secrets, notes):
         command = [_text(word) for word in test[1:]]
     else:
         return None
-    if any(secrets.holds(word) for word in command):
-        notes.dropped(where, "its command holds a secret value, which a probe would show")
-        return None
+    if any(container[2].holds(word) for word in command):
+        command = _from_environment(command, container)
+        notes.approximated(where, "its command holds a secret value: a shell reads it from the container's environment")
     probe = {"exec": {"command": command}}
     for key, field, default in (("interval", "periodSeconds", 30), ("timeout", "timeoutSeconds", 30)):
         seconds = _seconds(check[key], least=1) if key in check else None
