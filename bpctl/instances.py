@@ -106,6 +106,8 @@ def deploy(session, blueprint, name, profile, settings, files, rev, owner, targe
     with room_or_exit():
         made = session.send("POST", "/instances", body)
     note(f"{made['name']}: admitted ({made['id']}), rev {made['rev']}")
+    for route in made.get("routes") or []:
+        note(f"{made['name']}: answers on {show.route(route)}")
     if not made.get("environment"):
         _definition(session, made)
         return

@@ -20,7 +20,7 @@ from app.model.fields import (
     Trimmed,
     Yaml,
 )
-from app.model.schemas import CostSchema, RequirementsSchema, Schema, Source, Target, TargetSchema
+from app.model.schemas import CostSchema, RequirementsSchema, RouteSchema, Schema, Source, Target, TargetSchema
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM", "TEAM")
 # A blueprint's writable fields: what a version keeps, a diff compares and an export carries
@@ -75,22 +75,6 @@ class Entitlement(ma.fields.String):
 
     def _deserialize(self, value, attr, data, **kwargs):
         return super()._deserialize(value, attr, data, **kwargs).strip().upper()
-
-
-class RouteSchema(Schema):
-    service = ma.fields.String(metadata={"description": "The Compose service that answers."})
-    port = ma.fields.Integer(metadata={"description": "Its container port."})
-    host = ma.fields.String(
-        allow_none=True, metadata={"description": "null: not known until rendered, or the profile's domain's."}
-    )
-    path = ma.fields.String(metadata={"description": "A path prefix."})
-    tls = ma.fields.Boolean()
-    unheld = ma.fields.String(
-        metadata={
-            "description": "Where a Traefik rule names what no hold keeps to one tenant (HostRegexp, HostSNI...): "
-            "why; an admission that writes it is refused."
-        }
-    )
 
 
 class BlueprintSchema(EchoedId):

@@ -77,6 +77,24 @@ class HeadroomAmountsSchema(Schema):
     cpuMillis = ma.fields.Integer()
 
 
+class RouteSchema(Schema):
+    """Which service answers where."""
+
+    service = ma.fields.String(metadata={"description": "The Compose service that answers."})
+    port = ma.fields.Integer(metadata={"description": "Its container port."})
+    host = ma.fields.String(
+        allow_none=True, metadata={"description": "null: not known until rendered, or the profile's domain's."}
+    )
+    path = ma.fields.String(metadata={"description": "A path prefix."})
+    tls = ma.fields.Boolean()
+    unheld = ma.fields.String(
+        metadata={
+            "description": "Where a Traefik rule names what no hold keeps to one tenant (HostRegexp, HostSNI...): "
+            "why; an admission that writes it is refused."
+        }
+    )
+
+
 class RequirementsSchema(Schema):
     """What a definition's containers need, summed; null for a type with no known format."""
 

@@ -1053,6 +1053,7 @@ def test_the_readme_tours_run_in_order_as_written(bpctl, socket_app, tmp_path):
     assert "-      replicas: 2\n+      replicas: 3\n" in err and "replicas: 3\n" in (tmp_path / "shop.yml").read_text()
     assert "kind: LimitRange" in (tmp_path / "quota.yaml").read_text()
     assert "stats: admitted" in err and {"ackee", "mongo"} <= set(out.splitlines())  # Dokploy's Ackee
+    assert "stats: answers on https://stats.pay.example.com -> ackee:3000\n" in err  # no domain typed
     assert "would be: 1 upgraded" in err and "+    image: nginx:1.28\n" in err and "\n1 upgraded\n" in err
     assert re.search(r"shop: release 4 restores release 2 \(revision \d+\)", err)  # deploy, upgrade x2, rollback
     assert "sources are off until SOURCE_HOSTS names hosts" in err  # the operator's to allow

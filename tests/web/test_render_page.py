@@ -165,7 +165,12 @@ def test_a_domain_left_empty_is_the_profiles_and_the_address_is_shown_before_dep
     """alice leaves the wiki's domains empty: her team's profile gives them, and the render says where it answers."""
     w, (client, *_) = person, seeded
     made = client.post("/blueprints", json=DOMAINED, user="alice").json
-    conventions = {"name": "apps", "memoryCap": "4Gi", "cluster": {"domain": "apps.example.com"}}
+    conventions = {
+        "name": "apps",
+        "memoryCap": "4Gi",
+        "containerDefaults": {"memory": "256Mi"},
+        "cluster": {"domain": "apps.example.com"},
+    }
     assert client.post("/profiles", json=conventions, user="alice").status == 201
     w.go(f"#/blueprints/{made['id']}/parameters")
     w.sign_in("alice")
@@ -182,4 +187,11 @@ def test_a_domain_left_empty_is_the_profiles_and_the_address_is_shown_before_dep
     w.check_page("render-domains")
     w.fill("WIKI_HOST", "docs.apps.example.com")  # a domain typed is the one used
     w.wait(lambda: "https://docs.apps.example.com → wiki:3000" in w.one("ul.routes").text)
+    w.fill("WIKI_HOST", "")
+    w.fill("Instance name", "team-wiki")
+    w.button("Deploy").click()
+    w.wait(lambda: "team-wiki admitted at revision" in w.one("form[aria-label=Deploy]").text)
+    w.view(lambda: w.go("#/instances"))
+    w.wait(lambda: w.all("li.card[aria-label=team-wiki] ul.routes"))
+    assert "https://team-wiki.apps.example.com → wiki:3000" in w.one("li.card[aria-label=team-wiki] ul.routes").text
     w.console()

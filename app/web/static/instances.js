@@ -3,6 +3,7 @@
    and the actions `can` allows: upgrade (the diff first), releases and rollback, the definition
    as kept, delete. */
 import { api, everything } from './api.js';
+import { routesView } from './blueprint.js';
 import { button, codeView, diffView, el, problemList, refresh, row, say, table } from './dom.js';
 import { driftInWords, monthly, needs, when } from './units.js';
 
@@ -155,6 +156,7 @@ function instanceCard(instance, blueprint, profiles) {
     el('div', { class: 'top' }, el('h3', {}, instance.name, ' ', badge)),
     origin(instance, blueprint, profiles[instance.profile]),
     el('p', { class: 'needs' }, needs(instance.requirements)),
+    instance.routes && instance.routes.length ? routesView(instance.routes) : null,
     monthly(instance.cost) ? el('p', { class: 'meta cost' }, `costs ${monthly(instance.cost)}`) : null,
     el('p', { class: 'meta' }, deliveryOf(instance)),
     el('div', { class: 'actions' }, actionsOf(instance, latest, out)),
