@@ -22,6 +22,8 @@ def candidates(document, files, defaults):
         return [found]
     try:
         properties, required, found.notes = variables.inferred(document, env)
+        for variable in variables.hosts_alone(document):  # a route's host alone: the team's domain fills it
+            properties[variable] = {**properties[variable], "x-role": "domain"}
     except (TemplateError, YamlError) as exc:
         found.problems.append(f"document: {exc}")
         return [found]

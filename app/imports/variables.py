@@ -8,7 +8,7 @@ import re
 
 import yaml
 
-from app.definitions import placeholders
+from app.definitions import placeholders, templates
 from app.imports.candidate import SECRET_PATTERN, checked_with
 from app.model import yamlguard
 
@@ -17,6 +17,8 @@ SECRET = re.compile(r"PASSWORD|SECRET|TOKEN|KEY", re.IGNORECASE)
 EXTERNAL = re.compile(r"API_?KEY|ACCESS_KEY|CLIENT_(?:ID|SECRET)|AUTH_TOKEN|LICENSE_KEY|DSN$", re.IGNORECASE)
 INTEGER = re.compile(r"[+-]?[0-9]{1,18}")
 NUMBER = re.compile(r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+TRAEFIK_RULE = re.compile(r"traefik\.http\.routers\.[^.=]+\.rule")
+HOST_RULE = re.compile(r"Host\(([^)]*)\)")  # its hosts, each between backquotes
 ENV_LINE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)")
 
 
@@ -78,6 +80,32 @@ def used(text):
                 for placeholder in placeholders.placeholders(parts):
                     uses.setdefault(placeholder.name, []).append((placeholder, placeholder is sole))
     return uses
+
+
+def hosts_alone(text):
+    """The variables a Compose file uses only as a route's host: an `x-routes` entry's `host`, or
+    inside `Host(...)` of a Traefik router's rule label; YamlError or TemplateError as `used`."""
+    hosts, others = set(), set()
+    for document in yamlguard.compose(text):
+        for node, path, _ in templates.value_scalars(document) if document is not None else ():
+            if "$" not in node.value or node.tag != "tag:yaml.org,2002:str":
+                continue
+            names = {one.name for one in placeholders.placeholders(placeholders.parse(node.value, strict=True))}
+            hosted = {name for name in names if _a_host(path, node.value, name)}
+            hosts |= hosted
+            others |= names - hosted
+    return hosts - others
+
+
+def _a_host(path, value, name):
+    """Whether `name` stands in the value at `path` as a route's host."""
+    if path[:1] == ("x-routes",) and path[-1:] == ("host",):
+        return True
+    if len(path) != 4 or path[0] != "services" or path[2] != "labels":
+        return False
+    key, _, rule = (f"{path[3]}={value}" if isinstance(path[3], str) else value).partition("=")
+    hosts = HOST_RULE.findall(rule) if TRAEFIK_RULE.fullmatch(key.strip()) else []
+    return any(re.search(rf"\$\{{?{name}\b", host) for host in hosts)
 
 
 def typed(text):

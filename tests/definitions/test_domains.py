@@ -104,3 +104,27 @@ def test_every_platforms_domain_is_marked_and_filled_with_the_templates_prefix_k
     rendered = api.post(f"/blueprints/{made['id']}/render", json={"profile": profile["id"]}, user="alice").json
     assert [route["host"] for route in rendered["routes"]] == ["babybuddy.apps.example.com"]  # `- SERVICE_URL_…`
     assert [(route["port"]) for route in rendered["routes"]] == [80]
+
+
+def test_a_compose_files_variable_that_only_a_routes_host_uses_is_a_domain(api):
+    """Gitea's file changed at one node: a Traefik router whose host is a variable, as people label
+    their services; `${DOMAIN}` stands nowhere else, `${ROOT}` also in the environment."""
+    labelled = corpus.text("compose/gitea-postgres").replace(
+        "    restart: always\n    volumes:\n      - git_data:/data\n",
+        "    restart: always\n    volumes:\n      - git_data:/data\n    labels:\n"
+        "      - traefik.http.routers.git.rule=Host(`${DOMAIN}`) || Host(`git.${ROOT}`)\n"
+        "      - traefik.http.services.git.loadbalancer.server.port=3000\n"
+        "      - ROOT_URL=${ROOT}\n",
+        1,
+    )
+    (result,) = imported(api, "compose", labelled, defaults={"name": "gitea"})["results"]
+    assert result["outcome"] == "created", result
+    properties = api.get(f"/blueprints/{result['id']}", user="alice").json["parameters"]["properties"]
+    assert properties["DOMAIN"].get("x-role") == "domain" and "x-role" not in properties["ROOT"], properties
+    rendered = api.post(
+        f"/blueprints/{result['id']}/render",
+        json={"profile": team(api)["id"], "values": {"ROOT": "apps.example.com"}},
+        user="alice",
+    )
+    assert rendered.status == 200, rendered.json
+    assert "Host(`gitea.apps.example.com`)" in rendered.json["yml"]
