@@ -37,6 +37,16 @@ def _listed(text, lower=False):
     return tuple((one.strip().lower() if lower else one.strip()) for one in text.split(",") if one.strip())
 
 
+def _hosts(text):
+    """Host names (patterns) as `_listed` reads them, in lower case: DNS names are."""
+    return _listed(text, lower=True)
+
+
+def _at_least(least):
+    """A whole number read, `least` where it is below."""
+    return lambda text: max(least, int(text))
+
+
 @dataclass(frozen=True)
 class Setting:
     """The app setting `key`, read from the environment variable `variable` (default: `key`) by
@@ -143,19 +153,19 @@ SETTINGS = (
     Setting(
         "REVISIONS_KEPT",
         "100",
-        lambda text: max(2, int(text)),
+        _at_least(2),
         meaning="versions of a blueprint kept, the current one included (at least 2)",
     ),
     Setting(
         "RELEASES_KEPT",
         "20",
-        lambda text: max(1, int(text)),
+        _at_least(1),
         meaning="releases of an instance kept, each pinning its revision",
     ),
     Setting(
         "SOURCE_HOSTS",
         "",
-        lambda text: _listed(text, lower=True),
+        _hosts,
         meaning="hosts a source's ``https://`` or ``ssh://`` URL may name (comma-separated; ``*.example.com``; "
         "``host:port`` for another port than the scheme's)",
         shown="unset: no sources",
@@ -174,7 +184,7 @@ SETTINGS = (
     Setting(
         "ENVIRONMENT_HOSTS",
         "",
-        lambda text: _listed(text, lower=True),
+        _hosts,
         meaning="hosts an environment's Docker endpoint (tcp, ssh) or git URL may name, as ``SOURCE_HOSTS`` "
         "(tcp's own port: 2376)",
         shown="unset: none",

@@ -106,7 +106,7 @@ def deploy(session, blueprint, name, profile, settings, files, rev, owner, targe
     with room_or_exit():
         made = session.send("POST", "/instances", body)
     note(f"{made['name']}: admitted ({made['id']}), rev {made['rev']}")
-    for route in made.get("routes") or []:
+    for route in made.get("addresses") or []:
         note(f"{made['name']}: answers on {show.route(route)}")
     if not made.get("environment"):
         _definition(session, made)

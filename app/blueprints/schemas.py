@@ -20,7 +20,7 @@ from app.model.fields import (
     Trimmed,
     Yaml,
 )
-from app.model.schemas import CostSchema, RequirementsSchema, RouteSchema, Schema, Source, Target, TargetSchema
+from app.model.schemas import CostSchema, RequirementsSchema, Routes, Schema, Source, Target, TargetSchema
 
 ENTITLEMENTS = ("OWNER", "PUBLIC", "CUSTOM", "TEAM")
 # A blueprint's writable fields: what a version keeps, a diff compares and an export carries
@@ -97,13 +97,7 @@ class BlueprintSchema(EchoedId):
         metadata={"description": "The template's variables, as a JSON Schema (2020-12) of an object."}
     )
     requirements = ma.fields.Nested(RequirementsSchema, dump_only=True, allow_none=True)
-    routes = ma.fields.List(
-        ma.fields.Nested(RouteSchema),
-        attribute="requirements.routes",
-        dump_only=True,
-        dump_default=list,
-        metadata={"description": "Which service answers where (`x-routes`, Traefik router labels), at the defaults."},
-    )
+    routes = Routes("Which service answers where (`x-routes`, Traefik router labels), at the defaults.")
     source = Source()
     stars = ma.fields.Integer(dump_only=True, metadata={"description": "How many users starred it."})
     starred = ma.fields.Boolean(dump_only=True, metadata={"description": "Whether the caller starred it."})
@@ -254,12 +248,7 @@ class RenderSchema(Schema):
         },
     )
     requirements = ma.fields.Nested(RequirementsSchema, allow_none=True)
-    routes = ma.fields.List(
-        ma.fields.Nested(RouteSchema),
-        attribute="requirements.routes",
-        dump_default=list,
-        metadata={"description": "Where it answers once deployed: the hosts it ends with, a profile's domain's too."},
-    )
+    routes = Routes("Where it answers once deployed: the hosts it ends with, a profile's domain's too.")
     fit = ma.fields.Nested(FitSchema, allow_none=True)
     cost = ma.fields.Nested(
         CostSchema,

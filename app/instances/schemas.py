@@ -5,7 +5,7 @@ import marshmallow as ma
 from app.http.paging import ListArgs, NumberCursor, PageArgs
 from app.model.accounts import Can, Owner, TeamName
 from app.model.fields import DNS_LABEL, Id, QueryBoolean, StrictBoolean, Timestamp
-from app.model.schemas import CostSchema, ObservedUsageSchema, RequirementsSchema, RouteSchema, Schema, TargetSchema
+from app.model.schemas import CostSchema, ObservedUsageSchema, RequirementsSchema, Routes, Schema, TargetSchema
 
 VALUES = {"keys": ma.fields.String(), "values": ma.fields.Raw(allow_none=True)}
 
@@ -108,13 +108,7 @@ class InstanceSchema(TargetSchema):
         dump_only=True, metadata={"description": "Its current release: 1 on create, +1 per upgrade and rollback."}
     )
     requirements = ma.fields.Nested(RequirementsSchema, dump_only=True)
-    routes = ma.fields.List(
-        ma.fields.Nested(RouteSchema),
-        attribute="requirements.routes",
-        dump_only=True,
-        dump_default=list,
-        metadata={"description": "Where it answers: the hosts its render ends with."},
-    )
+    addresses = Routes("Where it answers: its routes, each with the host its render ends with.")
     cost = ma.fields.Nested(
         CostSchema,
         dump_only=True,

@@ -95,6 +95,17 @@ class RouteSchema(Schema):
     )
 
 
+def Routes(description):
+    """A document's routes, read-only: those its requirements keep (`requirements.routes`)."""
+    return ma.fields.List(
+        ma.fields.Nested(RouteSchema),
+        attribute="requirements.routes",
+        dump_only=True,
+        dump_default=list,
+        metadata={"description": description},
+    )
+
+
 class RequirementsSchema(Schema):
     """What a definition's containers need, summed; null for a type with no known format."""
 

@@ -156,7 +156,7 @@ function instanceCard(instance, blueprint, profiles) {
     el('div', { class: 'top' }, el('h3', {}, instance.name, ' ', badge)),
     origin(instance, blueprint, profiles[instance.profile]),
     el('p', { class: 'needs' }, needs(instance.requirements)),
-    instance.routes && instance.routes.length ? routesView(instance.routes) : null,
+    instance.addresses && instance.addresses.length ? routesView(instance.addresses) : null,
     monthly(instance.cost) ? el('p', { class: 'meta cost' }, `costs ${monthly(instance.cost)}`) : null,
     el('p', { class: 'meta' }, deliveryOf(instance)),
     el('div', { class: 'actions' }, actionsOf(instance, latest, out)),
