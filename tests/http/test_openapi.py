@@ -27,6 +27,7 @@ def test_blueprint_definitions_are_described(api):
         "storageBytes",
         "unbounded",
         "unresolved",
+        "headroom",  # on a cluster, a profile's room for the cluster's own pods, counted
     }
     assert "requirements" in schemas["Blueprint"]["properties"]
     fit = paths["/blueprints/{id}/fit"]["get"]
@@ -65,7 +66,7 @@ def test_templates_are_described(api):
         assert body == {"$ref": "#/components/schemas/RenderArgs"}
         assert post["responses"]["200"]["headers"]["Cache-Control"]
         assert {"409", "422", "404"} <= set(post["responses"])
-    rendered = {"yml", "values", "requirements", "fit", "cost", "maximized", "notes"}
+    rendered = {"yml", "values", "requirements", "routes", "fit", "cost", "maximized", "notes"}
     assert set(schemas["Render"]["properties"]) == rendered
     assert paths["/blueprints/{id}/yaml"]["get"]["responses"] == paths["/blueprints/{id}/yml"]["get"]["responses"]
 
