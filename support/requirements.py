@@ -1,7 +1,7 @@
 """Requirements as the API answers them, for the tests that compare them."""
 
 # kept for fits, routes and deliveries, not shown
-HIDDEN = ("perContainer", "unknownResources", "podSecurity", "routes", "claims", "builds", "published")
+HIDDEN = ("perContainer", "unknownResources", "podSecurity", "routes", "claims", "builds", "published", "shared")
 
 
 def need(memory=0, cpu=0, containers=0, storage=0, unbounded=(), unresolved=()):

@@ -457,6 +457,31 @@ def _mounted_twice(where, tmpfs, mounted):
     return found
 
 
+def _beyond_the_project(doc, started):
+    """The places where a file reaches past its own project on an engine: a volume or network
+    named (`name`) or `external`, which Compose takes as it finds it (another project's
+    `shop_db-data`, `shop_default`), and another container's namespaces or volumes
+    (`network_mode`, `pid`, `ipc`, `volumes_from` with `container:`)."""
+    found = [
+        f"{kind}.{key}"
+        for kind in ("volumes", "networks")
+        for key, entry in mapping(doc.get(kind)).items()
+        if mapping(entry).get("external") or "name" in mapping(entry)
+    ]
+    for name, service in started:
+        found += [f"services.{name}.{key}" for key in ("network_mode", "pid", "ipc") if _container(service.get(key))]
+        found += [
+            f"services.{name}.volumes_from.{index}"
+            for index, entry in enumerate(listed(service.get("volumes_from")))
+            if _container(entry)
+        ]
+    return found
+
+
+def _container(value):
+    return isinstance(value, str) and value.startswith("container:")
+
+
 def judge(documents, totals):
     """Every problem of the file (at most what the caller keeps), in the order Compose meets them:
     text it cannot cast, the schema's findings (on the services with their bases merged in and
@@ -488,6 +513,7 @@ def judge(documents, totals):
         totals.builds = [name for name, service in started_ones if "build" in service]
         pairs = (pair for _, service in started_ones for pair in published(service))
         totals.published = list(itertools.islice(pairs, MOST_PUBLISHED + 1))  # one past: refused, saying so
+        totals.shared = _beyond_the_project(mapping(doc), started_ones)
     totals.security = {
         target: [
             finding

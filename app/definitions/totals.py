@@ -36,6 +36,7 @@ class Totals:
         self.claims = []  # a Compose file's named volumes, claims on a cluster (on_kubernetes/mounts.py)
         self.builds = []  # the Compose services `up` would build
         self.published = []  # the host ports Compose's `up` would bind: (port, protocol)
+        self.shared = []  # places naming an engine's volumes, networks or containers beyond the project
 
     def add_surplus(self, resource, amount):
         """What a pod's largest init container needs beyond its containers (kubernetes._initialized)."""
@@ -78,7 +79,7 @@ class Totals:
 
     def as_dict(self):
         """The requirements; `perContainer`, `unknownResources`, `podSecurity` and `claims` are
-        kept for fits, `builds` and `published` for a delivery to an engine, not shown; `routes`
+        kept for fits, `builds`, `published` and `shared` for a delivery to an engine, not shown; `routes`
         are the blueprint's."""
         return {
             "memoryBytes": self.memory,
@@ -94,6 +95,7 @@ class Totals:
             "claims": self.claims,
             "builds": self.builds,
             "published": self.published,
+            "shared": self.shared,
         }
 
 

@@ -30,6 +30,11 @@ from app.storage import ids
 from app.storage.database import now
 
 TARGETS = {"docker": "compose", "git": "kubernetes"}
+BEYOND = (
+    "On an engine that teams share an instance holds its own project's volumes, networks and containers alone; "
+    "this names one beyond it (another project's, as Compose finds it): leave it out (the proxy's network is "
+    "joined by the environment's conventions), or ask an admin for a privileged profile."
+)
 
 
 def destination(name, profile, target):
@@ -49,9 +54,11 @@ def destination(name, profile, target):
 def refuse_what_the_engine_would(answer, environment):
     """The keys of the host ports the render publishes in `environment` (held there as hosts are),
     once nothing in it is what a Docker Engine would refuse: a 422 for a service that builds (the
-    service builds nothing on an engine) or that publishes more than MOST_PUBLISHED host ports. (A
-    host path mounted is a finding of pod security, which refuses it unless the profile is
-    `privileged`.) A git environment's cluster is held by the namespace the instance holds: none."""
+    service builds nothing on an engine) or that publishes more than MOST_PUBLISHED host ports,
+    and, unless the profile is `privileged`, for what reaches beyond its project there (another
+    project's volumes, networks or containers: `compose`'s measure names them). (A host path
+    mounted is a finding of pod security, which refuses it unless the profile is `privileged`.) A
+    git environment's cluster is held by the namespace the instance holds: none."""
     if environment["kind"] != "docker":
         return []
     measured = answer["requirements"]  # what the render's own measure found: no second reading
@@ -62,6 +69,8 @@ def refuse_what_the_engine_would(answer, environment):
     published = measured.get("published", [])
     if len(published) > compose.MOST_PUBLISHED:
         refused["ports"] = [f"At most {compose.MOST_PUBLISHED} host ports are published by an instance."]
+    if ((answer["fit"] or {}).get("podSecurity") or {}).get("level") != "privileged":
+        refused |= {f"yml.{place}": [BEYOND] for place in measured.get("shared", ())}
     if refused:
         raise Invalid(refused)
     return hosts.ports_held(environment["name"], published)

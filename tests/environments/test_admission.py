@@ -28,6 +28,31 @@ def test_an_instance_uses_an_environment_its_profile_names_as_its_kind_runs(api,
     assert why in assert_problem(refused, 422)["errors"][field][0]
 
 
+# WEB changed at one node each: what would reach another team's project on the same engine
+BEYOND = {
+    "networks.shop": WEB + "    networks: [shop]\nnetworks:\n  shop: {external: true, name: shop_default}\n",
+    "volumes.data": WEB + "    volumes: [data:/data]\nvolumes:\n  data: {name: shop_db-data}\n",
+    "services.web.network_mode": WEB + "    network_mode: container:shop-db-1\n",
+    "services.web.pid": WEB + "    pid: container:shop-db-1\n",
+    "services.web.volumes_from.0": WEB + "    volumes_from: [container:shop-db-1]\n",
+}
+
+
+@pytest.mark.parametrize("place", BEYOND)
+def test_what_reaches_another_project_on_a_shared_engine_is_refused(api, deployable, place):
+    """Compose takes a named or external volume or network as it finds it, and `container:` joins
+    another container: on an engine teams share, only a privileged profile's instance may."""
+    profile, blueprint = deployable
+    assert api.patch(f"/blueprints/{blueprint}", json={"yml": BEYOND[place]}, user="alice").status == 200
+    refused = api.post("/instances", json=admission(deployable), user="alice")
+    assert "its own project's" in assert_problem(refused, 422)["errors"][f"yml.{place}"][0]
+    assert api.post("/instances", json={**admission(deployable), "environment": None}, user="alice").status == 201
+    privileged = {"podSecurity": "privileged"}
+    assert api.patch(f"/profiles/{profile}", json=privileged, user="admin").status == 200
+    assert api.post("/instances", json={**admission(deployable), "name": "ops"}, user="alice").status == 201
+    all_ended()  # its delivery (to no engine) records its end before the service stops under it
+
+
 def test_a_service_that_builds_is_refused_where_an_engine_would_run_it(api, deployable):
     """The service builds nothing on an engine; without an environment, the caller deploys it. (A
     host path mounted is pod security's finding, refused unless the profile is privileged.)"""
