@@ -196,11 +196,16 @@ def hosted(routes, instance, domain):
     ]
     if outside:
         raise Invalid({"routes": outside[:MOST]})
-    hostless = [route for route in routes if not route["host"] and route["router"] is None]
+    hostless = [route for route in routes if _hostless(route)]
     given = _given(hostless, instance, domain, {route["host"] for route in routes if route["host"]})
     return [
-        {**route, "host": given[route["service"], route["port"]]} if route in hostless else route for route in routes
+        {**route, "host": given[route["service"], route["port"]]} if _hostless(route) else route for route in routes
     ]
+
+
+def _hostless(route):
+    """Whether a route is an `x-routes` one that names no host (a label's keeps what it names)."""
+    return not route["host"] and route["router"] is None
 
 
 def _given(hostless, instance, domain, taken):

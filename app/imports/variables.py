@@ -8,7 +8,7 @@ import re
 
 import yaml
 
-from app.definitions import placeholders, templates
+from app.definitions import placeholders, routes, templates, traefik_rules
 from app.imports.candidate import SECRET_PATTERN, checked_with
 from app.model import yamlguard
 
@@ -17,8 +17,6 @@ SECRET = re.compile(r"PASSWORD|SECRET|TOKEN|KEY", re.IGNORECASE)
 EXTERNAL = re.compile(r"API_?KEY|ACCESS_KEY|CLIENT_(?:ID|SECRET)|AUTH_TOKEN|LICENSE_KEY|DSN$", re.IGNORECASE)
 INTEGER = re.compile(r"[+-]?[0-9]{1,18}")
 NUMBER = re.compile(r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-TRAEFIK_RULE = re.compile(r"traefik\.http\.routers\.[^.=]+\.rule")
-HOST_RULE = re.compile(r"Host\(([^)]*)\)")  # its hosts, each between backquotes
 ENV_LINE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)")
 
 
@@ -98,14 +96,20 @@ def hosts_alone(text):
 
 
 def _a_host(path, value, name):
-    """Whether `name` stands in the value at `path` as a route's host."""
+    """Whether `name` stands in the value at `path` as a route's host: an `x-routes` host, or a
+    host of a Traefik router's rule as routes.py reads the rule (traefik_rules)."""
     if path[:1] == ("x-routes",) and path[-1:] == ("host",):
         return True
     if len(path) != 4 or path[0] != "services" or path[2] != "labels":
         return False
     key, _, rule = (f"{path[3]}={value}" if isinstance(path[3], str) else value).partition("=")
-    hosts = HOST_RULE.findall(rule) if TRAEFIK_RULE.fullmatch(key.strip()) else []
-    return any(re.search(rf"\$\{{?{name}\b", host) for host in hosts)
+    if routes.TRAEFIK_RULE.fullmatch(key.strip()) is None:
+        return False
+    try:
+        hosts = [host for found, _ in traefik_rules.alternatives(rule) for host in found]
+    except traefik_rules.Unholdable:
+        return False
+    return any(re.search(rf"\$\{{?{name}\b", host, re.IGNORECASE) for host in hosts)  # a rule's hosts: lower case
 
 
 def typed(text):
