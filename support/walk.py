@@ -5,7 +5,12 @@ labelled and within the window, no `null` shown, a screenshot)."""
 import re
 
 import pytest
-from selenium.common.exceptions import NoAlertPresentException, NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import (
+    NoAlertPresentException,
+    NoSuchElementException,
+    StaleElementReferenceException,
+    TimeoutException,
+)
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -24,7 +29,18 @@ class Walk:
     def wait(self, condition, timeout=20):
         """Until `condition()` holds; elements a re-render replaced meanwhile are looked up again."""
         passing = (StaleElementReferenceException, NoSuchElementException)
-        return WebDriverWait(self.browser, timeout, ignored_exceptions=passing).until(lambda _: condition())
+        try:
+            return WebDriverWait(self.browser, timeout, ignored_exceptions=passing).until(lambda _: condition())
+        except TimeoutException as timed_out:
+            raise AssertionError(self.seen()) from timed_out
+
+    def seen(self):
+        """What the page showed when a wait ran out: its address, readiness, text and console; its
+        screenshot in test-output/web/timed-out.png."""
+        url, state, text = self.browser.execute_script(SEEN)
+        console = [e["message"] for e in self.browser.get_log("browser")]
+        screenshot(self.browser, OUTPUT / "web" / "timed-out.png")
+        return f"the wait ran out on {url} ({state}), showing {text!r}; the console said {console}"
 
     def all(self, css):
         return self.browser.find_elements(By.CSS_SELECTOR, css)
@@ -154,6 +170,7 @@ while (texts.nextNode()) {
 }
 return found;
 """
+SEEN = "return [location.href, document.readyState, document.body ? document.body.innerText.slice(0, 400) : null]"
 AT_TOP = "return [window.scrollY, document.getElementById('sign-out').getBoundingClientRect().top >= 0]"
 WIDER = "return [...document.querySelectorAll('table.fit')].some((t) => t.offsetWidth > t.parentNode.clientWidth)"
 UNLABELLED = """
