@@ -189,30 +189,30 @@ def free_port():
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def tls_engine():
-    """A running engine that also listens over tcp with TLS both ways, IMAGE built on it."""
+def _running(host_network, **options):
+    """An engine started with IMAGE built on it, stopped at the end; no browser runs meanwhile
+    (support/host_network.py)."""
     if reason := why_not():
         pytest.skip(f"no Docker Engine: {reason}")
-    running = Engine(tls=True)
-    try:
-        running.start().build_image()
-        yield running
-    finally:
-        running.stop()
+    with host_network.held():
+        running = Engine(**options)
+        try:
+            running.start().build_image()
+            yield running
+        finally:
+            running.stop()
 
 
 @pytest.fixture(scope="module")
-def engine():
-    """A running engine with IMAGE built on it, for the tests of one module."""
-    if reason := why_not():
-        pytest.skip(f"no Docker Engine: {reason}")
-    running = Engine()
-    try:
-        running.start().build_image()
-        yield running
-    finally:
-        running.stop()
+def tls_engine(host_network):
+    """A running engine that also listens over tcp with TLS both ways."""
+    yield from _running(host_network, tls=True)
+
+
+@pytest.fixture(scope="module")
+def engine(host_network):
+    """A running engine, for the tests of one module."""
+    yield from _running(host_network)
 
 
 def main(folder):

@@ -3,12 +3,14 @@ and over real sockets (HTTP to a threaded server, pymongo to an embedded Secantu
 run is marked `socket`. Every app is built from the defaults of app/config.py, never from the
 caller's environment, so exported settings cannot change what a test sees."""
 
+import os
 import socket
 
 import pytest
 
 from app import state
 from support.apps import make_app, serving
+from support.host_network import HostNetwork
 from support.http import FlaskClient, SocketClient
 
 
@@ -18,6 +20,23 @@ def pytest_collection_modifyitems(items):
         callspec = getattr(item, "callspec", None)
         if "mongo_server" in item.fixturenames or (callspec and callspec.params.get("app") == "socket"):
             item.add_marker(pytest.mark.socket)
+
+
+@pytest.fixture(scope="session")
+def host_network(tmp_path_factory):
+    """The run's lock on the host's network (support/host_network.py), in the folder its workers share."""
+    base = tmp_path_factory.getbasetemp()
+    return HostNetwork((base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "host-network.lock")
+
+
+@pytest.fixture(autouse=True)
+def _browser_alone(request, host_network):
+    """A test in a browser holds the host's network (no engine changes it meanwhile)."""
+    if request.node.get_closest_marker("browser") is None:
+        yield
+        return
+    with host_network.held():
+        yield
 
 
 @pytest.fixture(scope="session")
