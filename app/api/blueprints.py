@@ -78,19 +78,17 @@ def attachment(name, fallback):
 
 
 @blp.route("")
-class BlueprintCollection(MethodView):
+class BlueprintCollection(
+    crud.created(
+        blp, store, BlueprintSchema, BlueprintDraftSchema, "blueprint", "Create a blueprint", examples=EXAMPLES
+    )
+):
     @login_required(role="viewer")
     @paging.paginated(blp, BlueprintQuery(), BlueprintSchema, "A page of blueprints, newest first.")
     def get(self, args):
         """List the blueprints the caller may read"""
         user = current_user()
         return store.list(user, args, to_profile.blueprints_fitting(args, user))
-
-    @login_required(role="member")
-    @crud.creates(blp, BlueprintSchema, BlueprintDraftSchema, "blueprint", examples=EXAMPLES)
-    def post(self, fields, dryRun):
-        """Create a blueprint"""
-        return crud.answer_create(store, fields, dryRun, "blueprints.BlueprintItem")
 
 
 @blp.route("/<id>")

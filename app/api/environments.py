@@ -1,7 +1,5 @@
 """/environments and /environments/{id}: where instances run, registered by admins."""
 
-from flask.views import MethodView
-
 from app.access.auth import current_user, login_required
 from app.environments.schemas import EnvironmentDraftSchema, EnvironmentQuery, EnvironmentSchema
 from app.environments.storage import store
@@ -18,18 +16,23 @@ EXAMPLE = {"name": "shared-docker", "kind": "docker", "endpoint": "unix:///var/r
 
 
 @blp.route("")
-class EnvironmentCollection(MethodView):
+class EnvironmentCollection(
+    crud.created(
+        blp,
+        store,
+        EnvironmentSchema,
+        EnvironmentDraftSchema,
+        "environment",
+        "Register an environment (where it is reached is checked before any connection)",
+        role="admin",
+        example=EXAMPLE,
+    )
+):
     @login_required(role="viewer")
     @paging.paginated(blp, EnvironmentQuery(), EnvironmentSchema, "A page of environments, newest first.")
     def get(self, args):
         """List the environments (admins: all; others: those their profiles name, their name, kind and state)"""
         return store.list(current_user(), args)
-
-    @login_required(role="admin")
-    @crud.creates(blp, EnvironmentSchema, EnvironmentDraftSchema, "environment", example=EXAMPLE)
-    def post(self, fields, dryRun):
-        """Register an environment (where it is reached is checked before any connection)"""
-        return crud.answer_create(store, fields, dryRun, "environments.EnvironmentItem")
 
 
 @blp.route("/<id>")

@@ -47,18 +47,23 @@ NO_STORE = {"Cache-Control": "no-store"}  # the definition and an upgrade's diff
 
 
 @blp.route("")
-class InstanceCollection(MethodView):
+class InstanceCollection(
+    crud.created(
+        blp,
+        store,
+        InstanceSchema,
+        InstanceDraftSchema,
+        "instance",
+        "Admit an instance of a blueprint against a profile's room",
+        make=admission.admit,
+        example=EXAMPLE,
+    )
+):
     @login_required(role="viewer")
     @paging.paginated(blp, InstanceQuery(), InstanceSchema, "A page of instances, newest first.")
     def get(self, args):
         """List the instances the caller may read"""
         return store.list(current_user(), args, across.behind(args))
-
-    @login_required(role="member")
-    @crud.creates(blp, InstanceSchema, InstanceDraftSchema, "instance", example=EXAMPLE)
-    def post(self, fields, dryRun):
-        """Admit an instance of a blueprint against a profile's room"""
-        return crud.answer_create(store, fields, dryRun, "instances.InstanceItem", admission.admit)
 
 
 @blp.route("/upgrade")
@@ -85,13 +90,7 @@ MONITOR = {"Link": header('Delivered: the job taking its project down, as `</job
 
 
 @blp.route("/<instance_id:id>")
-class InstanceItem(MethodView):
-    @login_required(role="viewer")
-    @crud.reads(blp, InstanceSchema, "instance")
-    def get(self, id):
-        """Read one instance"""
-        return crud.answer_seen(store, id)
-
+class InstanceItem(crud.read(blp, store, InstanceSchema, "instance")):
     @login_required(role="member")
     @crud.deletes(blp, "The instance is gone; its profile's usage is freed; delivered, a job takes it down.", MONITOR)
     @blp.arguments(WithdrawArgs(), location="query", as_kwargs=True)

@@ -1,7 +1,5 @@
 """/profiles and /profiles/{id}: list, create, read, change, replace, delete."""
 
-from flask.views import MethodView
-
 from app.access.auth import current_user, login_required
 from app.blueprints.storage import store as blueprints
 from app.http import crud, paging
@@ -27,7 +25,9 @@ EXAMPLE = {
 
 
 @blp.route("")
-class ProfileCollection(MethodView):
+class ProfileCollection(
+    crud.created(blp, store, ProfileSchema, ProfileDraftSchema, "profile", "Create a profile", example=EXAMPLE)
+):
     @login_required(role="viewer")
     @paging.paginated(blp, ProfileQuery(), ProfileSchema, "A page of profiles, newest first.")
     def get(self, args):
@@ -36,12 +36,6 @@ class ProfileCollection(MethodView):
         if "fits" in args:  # the blueprint must be readable: 404 otherwise
             fitting = profiles_fitted_by(blueprints.readable(args["fits"], user))
         return store.list(user, args, fitting)
-
-    @login_required(role="member")
-    @crud.creates(blp, ProfileSchema, ProfileDraftSchema, "profile", example=EXAMPLE)
-    def post(self, fields, dryRun):
-        """Create a profile"""
-        return crud.answer_create(store, fields, dryRun, "profiles.ProfileItem")
 
 
 @blp.route("/<id>")

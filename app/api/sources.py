@@ -38,18 +38,22 @@ class CatalogSourceDraftSchema(CatalogSourceSchema):
 
 
 @blp.route("")
-class SourceCollection(MethodView):
+class SourceCollection(
+    crud.created(
+        blp,
+        store,
+        CatalogSourceSchema,
+        CatalogSourceDraftSchema,
+        "source",
+        "Follow a catalog in git (its URL is checked before any connection)",
+        example=EXAMPLE,
+    )
+):
     @login_required(role="viewer")
     @paging.paginated(blp, SourceQuery(), CatalogSourceSchema, "A page of sources, newest first.")
     def get(self, args):
         """List the sources the caller owns (admins: all)"""
         return store.list(current_user(), args)
-
-    @login_required(role="member")
-    @crud.creates(blp, CatalogSourceSchema, CatalogSourceDraftSchema, "source", example=EXAMPLE)
-    def post(self, fields, dryRun):
-        """Follow a catalog in git (its URL is checked before any connection)"""
-        return crud.answer_create(store, fields, dryRun, "sources.SourceItem")
 
 
 @blp.route("/<id>")

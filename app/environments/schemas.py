@@ -5,7 +5,7 @@ import marshmallow as ma
 
 from app.http.paging import PageArgs
 from app.model.accounts import Can
-from app.model.fields import DNS_LABEL, Id, Pattern, StrictBoolean, Timestamp
+from app.model.fields import DNS_LABEL, Id, Pattern, Reported, StrictBoolean, Timestamp
 from app.model.schemas import ProxySchema, Schema
 
 KINDS = ("docker", "git")
@@ -108,7 +108,7 @@ class EnvironmentSchema(Schema):
     hasTls = _kept("sealedTls")
     hasToken = _kept("sealedToken")
     hasDeployKey = _kept("sealedDeployKey")
-    state = ma.fields.Nested(StateSchema, dump_only=True, allow_none=True, dump_default=None)
+    state = Reported(StateSchema)
     owner = ma.fields.String(dump_only=True, metadata={"description": "The admin who registered it."})
     can = Can("change", "delete")
     createdAt = Timestamp()

@@ -127,17 +127,39 @@ def _summary(text):
     return named
 
 
-def edited(blp, store, schema, noun, example, partial_example):
-    """The GET, PATCH, PUT and DELETE of a `noun` that its `store` reads, changes and deletes as
-    sent: profiles, blueprints and sources are read and changed alike."""
+def created(blp, store, schema, draft_schema, noun, summary, role="member", make=None, **example):
+    """The POST of a collection that creates a `noun` as `role` (`make` writes it: default
+    `store.create`); its Location is the `noun`'s item view (`SourceItem` for "source")."""
+    item = f"{blp.name}.{noun.capitalize()}Item"
 
-    class Edited(MethodView):
+    class Created(MethodView):
+        @login_required(role=role)
+        @creates(blp, schema, draft_schema, noun, **example)
+        @_summary(summary)
+        def post(self, fields, dryRun):
+            return answer_create(store, fields, dryRun, item, make)
+
+    return Created
+
+
+def read(blp, store, schema, noun):
+    """The GET of one `noun` that its `store` reads, as the caller sees it."""
+
+    class Read(MethodView):
         @login_required(role="viewer")
         @reads(blp, schema, noun)
         @_summary(f"Read one {noun}")
         def get(self, id):
             return answer_seen(store, id)
 
+    return Read
+
+
+def edited(blp, store, schema, noun, example, partial_example):
+    """The GET, PATCH, PUT and DELETE of a `noun` that its `store` reads, changes and deletes as
+    sent: profiles, blueprints and sources are read and changed alike."""
+
+    class Edited(read(blp, store, schema, noun)):
         @login_required(role="member")
         @changes(blp, schema, noun, partial=True, example=partial_example)
         @_summary(f"Change the fields sent of a {noun}")

@@ -4,7 +4,7 @@ import marshmallow as ma
 
 from app.http.paging import ListArgs, NumberCursor, PageArgs
 from app.model.accounts import Can, Owner, TeamName
-from app.model.fields import DNS_LABEL, Id, QueryBoolean, StrictBoolean, Timestamp
+from app.model.fields import DNS_LABEL, Id, QueryBoolean, Reported, StrictBoolean, Timestamp
 from app.model.schemas import CostSchema, ObservedUsageSchema, RequirementsSchema, Routes, Schema, TargetSchema
 
 VALUES = {"keys": ma.fields.String(), "values": ma.fields.Raw(allow_none=True)}
@@ -118,14 +118,8 @@ class InstanceSchema(TargetSchema):
     environment = ma.fields.String(
         validate=DNS_LABEL, allow_none=True, load_default=None, dump_default=None, metadata=WHERE_DELIVERED
     )
-    delivery = ma.fields.Nested(DeliverySchema, dump_only=True, allow_none=True, dump_default=None)
-    observed = ma.fields.Nested(
-        ObservedSchema,
-        dump_only=True,
-        allow_none=True,
-        dump_default=None,
-        metadata={"description": "What its environment's last observation found (null: not observed yet)."},
-    )
+    delivery = Reported(DeliverySchema)
+    observed = Reported(ObservedSchema, "What its environment's last observation found (null: not observed yet).")
     owner = Owner()
     can = Can("change", "delete", "readYml")
     createdAt = Timestamp()

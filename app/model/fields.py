@@ -203,6 +203,13 @@ class Timestamp(ma.fields.Field):
         return rfc3339(value)
 
 
+def Reported(schema, description=None):
+    """What the service itself writes into a document (a sync, a delivery, an observation, an
+    engine's state): read-only, and null until it has."""
+    metadata = {"description": description} if description else {}
+    return ma.fields.Nested(schema, dump_only=True, allow_none=True, dump_default=None, metadata=metadata)
+
+
 class Id(ma.fields.Field):
     """The ObjectId as 24 hex digits; `draft`: null too, for what a dry run would create."""
 

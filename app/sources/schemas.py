@@ -7,7 +7,7 @@ from app.imports.formats import FORMATS
 from app.imports.schemas import ImportDefaults
 from app.jobs.schemas import JobSchema
 from app.model.accounts import OWNER, Can, Owner
-from app.model.fields import Id, Pattern, StrictBoolean, Timestamp
+from app.model.fields import Id, Pattern, Reported, StrictBoolean, Timestamp
 from app.model.schemas import Schema
 
 MIN_INTERVAL, MAX_INTERVAL = 60, 7 * 24 * 3600
@@ -72,7 +72,7 @@ class CatalogSourceSchema(Schema):
     hasToken = ma.fields.Function(lambda doc: doc.get("sealedToken") is not None, dump_only=True)
     hasDeployKey = ma.fields.Function(lambda doc: doc.get("sealedDeployKey") is not None, dump_only=True)
     webhook = ma.fields.String(dump_only=True, metadata={"description": "Where a push webhook posts (its path)."})
-    lastSync = ma.fields.Nested(LastSyncSchema, dump_only=True, allow_none=True, dump_default=None)
+    lastSync = Reported(LastSyncSchema)
     owner = Owner()
     can = Can("change", "delete")
     createdAt = Timestamp()
