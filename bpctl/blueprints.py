@@ -8,7 +8,7 @@ import click
 import yaml
 
 from bpctl import fetch, show
-from bpctl.common import ENTITLEMENTS, FOR_TEAM, OUTPUT, OWNER, cli, given, list_filters, note, pass_session, query
+from bpctl.common import FOR_TEAM, OUTPUT, OWNER, READERS, cli, given, list_filters, note, pass_session, query, readers
 from bpctl.errors import Misused, Refused
 from bpctl.names import CANDIDATES, ById, named, source_of
 from bpctl.session import if_match
@@ -103,10 +103,7 @@ def pull(session, blueprint, owner, rev):
 @click.option("--type", "blueprint_type", help="compose, kubernetes... (default: read from the file).")
 @click.option("--version", help="The blueprint's version.")
 @click.option("--description", help="What it is.")
-@click.option("--entitlement", type=ENTITLEMENTS, help="Who may read it.")
-@click.option("--entitled-user", multiple=True, help="A user who may read a CUSTOM blueprint (repeat).")
-@click.option("--entitled-team", multiple=True, help="A team whose members use a TEAM or CUSTOM blueprint (repeat).")
-@click.option("--tag", multiple=True, help="A tag (repeat).")
+@READERS
 @click.option("--parameters", type=click.File("rb"), help="Its parameters: a JSON Schema, in JSON or YAML.")
 @click.option("--inactive/--active", default=None, help="Mark it inactive, or active.")
 @FOR_TEAM
@@ -114,7 +111,7 @@ def pull(session, blueprint, owner, rev):
 @click.option("--dry-run", is_flag=True, help="Check everything, store nothing.")
 @OUTPUT
 @pass_session
-def push(session, file, name, blueprint_type, tag, parameters, inactive, owner, by_id, dry_run, output, **fields):
+def push(session, file, name, blueprint_type, parameters, inactive, owner, by_id, dry_run, output, **fields):
     """Create a blueprint from FILE ("-": standard input), or, when its owner (you, or the team
     --owner names) has one of that name, make FILE its new revision (only what differs is sent;
     nothing when nothing differs). Where an import made others of that name, the one no import
@@ -124,12 +121,9 @@ def push(session, file, name, blueprint_type, tag, parameters, inactive, owner, 
     fields = given(
         yml=_text(file),
         blueprintType=blueprint_type,
-        entitlementType=fields.pop("entitlement"),
-        entitledUsers=list(fields.pop("entitled_user")) or None,
-        entitledTeams=list(fields.pop("entitled_team")) or None,
-        tags=[t.lower() for t in tag] or None,
         parameters=parameters and _document(parameters),
         inactive=inactive,
+        **readers(*(fields.pop(key) for key in ("entitlement", "entitled_user", "entitled_team", "tag"))),
         **fields,
     )
     name = name or Path(_named(file)).stem

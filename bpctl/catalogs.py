@@ -9,7 +9,7 @@ import click
 import yaml
 
 from bpctl import fetch, jobs, show
-from bpctl.common import ENTITLEMENTS, FOR_TEAM, OUTPUT, OWNER, cli, given, list_filters, note, pass_session, query
+from bpctl.common import FOR_TEAM, OUTPUT, OWNER, READERS, cli, given, list_filters, note, pass_session, query, readers
 from bpctl.errors import Misused
 
 # The formats, and where a platform's repository keeps its templates, are the service's (GET /formats)
@@ -29,10 +29,7 @@ FORMAT_HELP = "An import format the service reads (an unknown one lists them)."
 @click.option("--raw-base", metavar="URL", help="Fetch a Portainer catalog's stack files from URL/<stackfile>.")
 @click.option("--env-file", help="A Compose file's .env (a path or a URL).")
 @click.option("--name", help="The name of the blueprint a Compose file makes (default: the file's name).")
-@click.option("--entitlement", type=ENTITLEMENTS, help="Who may read what is made.")
-@click.option("--entitled-user", multiple=True, help="A user who may read it, with CUSTOM (repeat).")
-@click.option("--entitled-team", multiple=True, help="A team whose members use it, with TEAM or CUSTOM (repeat).")
-@click.option("--tag", multiple=True, help="A tag for everything made (repeat).")
+@READERS
 @click.option("--inactive", is_flag=True, default=None, help="Mark everything made inactive.")
 @FOR_TEAM
 @click.option("--dry-run", is_flag=True, help="Report what would happen, store nothing.")
@@ -206,14 +203,7 @@ def _parsed(text, source):
 
 
 def _import_defaults(entitlement, entitled_user, entitled_team, tag, inactive, name=None):
-    return given(
-        entitlementType=entitlement and entitlement.upper(),
-        entitledUsers=list(entitled_user) or None,
-        entitledTeams=list(entitled_team) or None,
-        tags=list(tag) or None,
-        inactive=inactive,
-        name=name,
-    )
+    return given(inactive=inactive, name=name, **readers(entitlement, entitled_user, entitled_team, tag))
 
 
 @cli.command(short_help="Write an export (native, or OpenShift).")

@@ -7,6 +7,7 @@ import os
 
 import click
 
+from bpctl import show
 from bpctl.errors import Misused
 from bpctl.session import DEFAULT_URL, Session, service_url
 
@@ -16,6 +17,31 @@ OWNER = click.option("--owner", help="Whose blueprint, where others share its na
 FOR_TEAM = click.option(
     "--owner", metavar="team:NAME", help="Make it the team's (you are a member or maintainer of it), not yours."
 )
+
+
+def READERS(command):  # noqa: N802 (a decorator, named as the options it adds)
+    """--entitlement, --entitled-user, --entitled-team and --tag: who reads what a command makes,
+    and its tags (`readers` makes them the body's fields)."""
+    for option in reversed(
+        (
+            click.option("--entitlement", type=ENTITLEMENTS, help="Who may read it (default OWNER: its owner)."),
+            click.option("--entitled-user", multiple=True, help="A user who may read it, with CUSTOM (repeat)."),
+            click.option("--entitled-team", multiple=True, help="A team whose members use it, with TEAM or CUSTOM."),
+            click.option("--tag", multiple=True, help="A tag (repeat)."),
+        )
+    ):
+        command = option(command)
+    return command
+
+
+def readers(entitlement, entitled_user, entitled_team, tag):
+    """The fields READERS' options give (None where not given)."""
+    return {
+        "entitlementType": entitlement and entitlement.upper(),
+        "entitledUsers": list(entitled_user) or None,
+        "entitledTeams": list(entitled_team) or None,
+        "tags": [t.lower() for t in tag] or None,
+    }
 
 
 def TARGET(command):  # noqa: N802 (a decorator, named as the options it adds)
@@ -72,6 +98,18 @@ def pass_session(command):
         return command(click.get_current_context().find_object(Service).session, *args, **kwargs)
 
     return run
+
+
+def lists(group, path, summary, columns):
+    """The `ls` command of `group`: every item at `path`, as a table of `columns` or as JSON."""
+
+    @group.command("ls", help=summary)
+    @OUTPUT
+    @pass_session
+    def ls(session, output):
+        show.listed(list(session.items(path)), columns, output)
+
+    return ls
 
 
 def note(text):

@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from bpctl import show
-from bpctl.common import OUTPUT, cli, from_environment, given, note, pass_session
+from bpctl.common import OUTPUT, cli, from_environment, given, lists, note, pass_session
 from bpctl.errors import Misused, Refused
 
 TLS_FILES = {"ca": "ca.pem", "cert": "cert.pem", "key": "key.pem"}  # as Docker's DOCKER_CERT_PATH holds them
@@ -70,25 +70,6 @@ def _proxy(network, entrypoints, resolver):
     return given(network=network, entrypoints=list(entrypoints), certResolver=resolver)
 
 
-@environment.command("ls")
-@OUTPUT
-@pass_session
-def list_environments(session, output):
-    """List the environments with what was last observed there."""
-    items = list(session.items("/environments"))
-    show.listed(
-        items,
-        {
-            "NAME": "name",
-            "KIND": "kind",
-            "WHERE": lambda item: item["endpoint"] or item["url"],
-            "EVERY": lambda item: f"{item['interval']}s" + (", heals" if item["heal"] else ""),
-            "STATE": _state,
-        },
-        output,
-    )
-
-
 @environment.command("rm")
 @click.argument("name")
 @pass_session
@@ -122,3 +103,17 @@ def _state(item):
         + (f"; {counted}" if counted else "")
         + (f"; {len(state['unmanaged'])} unmanaged" if state.get("unmanaged") else "")
     )
+
+
+list_environments = lists(
+    environment,
+    "/environments",
+    "List the environments with what was last observed there.",
+    {
+        "NAME": "name",
+        "KIND": "kind",
+        "WHERE": lambda item: item["endpoint"] or item["url"],
+        "EVERY": lambda item: f"{item['interval']}s" + (", heals" if item["heal"] else ""),
+        "STATE": _state,
+    },
+)

@@ -5,7 +5,7 @@ import click
 
 from bpctl import jobs, show
 from bpctl.catalogs import FORMAT_HELP, reported
-from bpctl.common import FOR_TEAM, OUTPUT, cli, from_environment, given, note, pass_session
+from bpctl.common import FOR_TEAM, OUTPUT, cli, from_environment, given, lists, note, pass_session
 from bpctl.names import named
 
 
@@ -49,27 +49,6 @@ def add(session, url, kind, ref, path, interval, owner, token_env, secret_env, d
         show.as_json(made)
 
 
-@source.command("ls")
-@OUTPUT
-@pass_session
-def list_sources(session, output):
-    """List your sources (an admin: all) and their last sync."""
-    items = list(session.items("/sources"))
-    show.listed(
-        items,
-        {
-            "ID": "id",
-            "URL": "url",
-            "REF": lambda item: item["ref"] or "HEAD",
-            "PATH": lambda item: item["path"] or "/",
-            "FORMAT": "format",
-            "EVERY": lambda item: f"{item['interval']}s" if item["interval"] else None,
-            "LAST SYNC": _last_sync,
-        },
-        output,
-    )
-
-
 @source.command("sync")
 @named("source", "source")
 @click.option("--force", is_flag=True, help="Overwrite what was changed here since it was imported.")
@@ -107,3 +86,19 @@ def _last_sync(item):
         return f"{last['state']} {at}" + (f": {last['error']}" if last.get("error") else "")
     changed = ", ".join(f"{count} {outcome}" for outcome, count in last["counts"].items() if count)
     return f"{at} at {last['commit'][:12]} ({changed or 'nothing'})"
+
+
+list_sources = lists(
+    source,
+    "/sources",
+    "List your sources (an admin: all) and their last sync.",
+    {
+        "ID": "id",
+        "URL": "url",
+        "REF": lambda item: item["ref"] or "HEAD",
+        "PATH": lambda item: item["path"] or "/",
+        "FORMAT": "format",
+        "EVERY": lambda item: f"{item['interval']}s" if item["interval"] else None,
+        "LAST SYNC": _last_sync,
+    },
+)

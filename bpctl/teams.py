@@ -5,7 +5,7 @@ from urllib.parse import quote
 import click
 
 from bpctl import show
-from bpctl.common import OUTPUT, cli, note, pass_session
+from bpctl.common import OUTPUT, cli, lists, note, pass_session
 
 ROLES = click.Choice(["maintainer", "member", "viewer"])
 
@@ -15,21 +15,16 @@ def team():
     """Teams: list yours, create one, add and remove members, what a team spends."""
 
 
-@team.command("ls")
-@OUTPUT
-@pass_session
-def list_teams(session, output):
-    """List your teams (an admin: every team), newest first."""
-    items = list(session.items("/teams"))
-    show.listed(
-        items,
-        {
-            "NAME": "name",
-            "ROLE": "role",
-            "MEMBERS": lambda item: ", ".join(f"{m['username']} ({m['role']})" for m in item["members"]),
-        },
-        output,
-    )
+list_teams = lists(
+    team,
+    "/teams",
+    "List your teams (an admin: every team), newest first.",
+    {
+        "NAME": "name",
+        "ROLE": "role",
+        "MEMBERS": lambda item: ", ".join(f"{m['username']} ({m['role']})" for m in item["members"]),
+    },
+)
 
 
 @team.command("show")
