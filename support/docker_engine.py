@@ -190,16 +190,17 @@ def free_port():
 
 
 def _running(host_network, **options):
-    """An engine started with IMAGE built on it, stopped at the end; no browser runs meanwhile
-    (support/host_network.py)."""
+    """An engine started with IMAGE built on it, stopped at the end; no browser runs while it
+    starts or stops, nor during its tests (support/host_network.py, tests/conftest.py)."""
     if reason := why_not():
         pytest.skip(f"no Docker Engine: {reason}")
-    with host_network.held():
-        running = Engine(**options)
-        try:
+    running = Engine(**options)
+    try:
+        with host_network.held():
             running.start().build_image()
-            yield running
-        finally:
+        yield running
+    finally:
+        with host_network.held():
             running.stop()
 
 

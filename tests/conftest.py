@@ -30,12 +30,14 @@ def host_network(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
-def _browser_alone(request, host_network):
-    """A test in a browser holds the host's network (no engine changes it meanwhile)."""
-    if request.node.get_closest_marker("browser") is None:
+def _host_network_held(request, host_network):
+    """A test on a Docker Engine holds the host's network alone; a test in a browser shares it with
+    other browsers' (support/host_network.py)."""
+    on_engine = bool({"engine", "tls_engine"} & set(request.fixturenames))
+    if not on_engine and request.node.get_closest_marker("browser") is None:
         yield
         return
-    with host_network.held():
+    with host_network.held(shared=not on_engine):
         yield
 
 
