@@ -102,8 +102,7 @@ class Walk:
         return next(c for c in self.cards() if c.find_element(By.CSS_SELECTOR, "h3 a").text == name)
 
     def sign_in(self, user, password=PASSWORD):
-        # the first page a cold browser loads, on a machine the suite's other worker also loads
-        self.wait(lambda: self.one("#sign-in").get_attribute("open") is not None, timeout=60)
+        self.wait(lambda: self.one("#sign-in").get_attribute("open") is not None)
         for field, text in (("#sign-in-username", user), ("#sign-in-password", password)):
             self.one(field).clear()
             self.one(field).send_keys(text)
