@@ -1,10 +1,8 @@
 """POST /imports as the tests send it, its report by template key, and the judgement of what it
 created by Docker Compose and, rendered for a cluster, by kubectl."""
 
-import yaml
-
 from app.definitions.on_kubernetes.names import label
-from support import compose_oracle, on_kubernetes
+from support import compose_oracle, on_kubernetes, yamls
 
 
 def imported(api, fmt, document, source="catalog", user="alice", dry_run=False, **body):
@@ -59,7 +57,7 @@ def refused_by_the_tools(api, report, profile=None, left_over=None, files=None):
         refused += [(name, problem) for problem in unrouted(blueprint["routes"], project, cluster.json["yml"])]
         if domain:
             refused += [(name, problem) for problem in outside(domain, render.json, cluster.json)]
-        written = yaml.safe_load(render.json["yml"])["services"]
+        written = yamls.document(render.json["yml"])["services"]
         refused += [(name, problem) for problem in on_kubernetes.unfaithful(project, written, cluster.json["yml"])]
         streams.append(cluster.json["yml"])
     assert on_kubernetes.decoded_by_kubectl("---\n".join(streams))
@@ -75,7 +73,7 @@ def unrouted(routes, project, stream):
         labels = project["services"].get(route["service"], {}).get("labels") or {}
         if not any(key.startswith("traefik.http.routers.") and key.endswith(".rule") for key in labels):
             missing.append(f"no Traefik router on {route['service']}")
-    found = [one for one in yaml.safe_load_all(stream) if one]
+    found = yamls.documents(stream)
     rules = [rule for one in found if one["kind"] == "Ingress" for rule in one["spec"]["rules"]]
     started = {one["metadata"]["name"] for one in found if one["kind"] == "Service"}
     written = [route for route in routes if route["port"] is not None and "unheld" not in route]
@@ -97,7 +95,7 @@ def outside(domain, compose, kubernetes):
         if target == "compose":  # a rule's Host() stands in a label alone
             missing += [f"compose: no rule for {host}" for host in hosts if f"Host(`{host}`)" not in answer["yml"]]
         else:
-            found = [one for one in yaml.safe_load_all(answer["yml"]) if one]
+            found = yamls.documents(answer["yml"])
             ingress = {rule.get("host") for one in found if one["kind"] == "Ingress" for rule in one["spec"]["rules"]}
             missing += [f"kubernetes: no Ingress rule for {host}" for host in hosts if host not in ingress]
     return missing

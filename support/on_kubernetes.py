@@ -5,13 +5,12 @@ kubectl, where the machine has it, decodes the stream with Kubernetes' own types
 import shutil
 import subprocess
 
-import yaml
-
 from app.definitions import render
 from app.definitions.on_kubernetes.model import Cluster
 from app.definitions.on_kubernetes.names import label
 from app.errors import Invalid
 from app.model import quantities
+from support import yamls
 
 COUNTED = ("memoryBytes", "cpuMillis", "containers")
 # a team's profile as people write one: caps, and defaults for the containers that declare none
@@ -40,7 +39,7 @@ def rendered(text, limits=None):
 
 
 def objects(stream):
-    return [one for one in yaml.safe_load_all(stream) if one]
+    return yamls.documents(stream)
 
 
 def kinds(found, kind):
@@ -147,4 +146,4 @@ def converted(text, values=None, parameters=None, limits=LIMITS, **options):
     version = {"yml": text, "blueprintType": "compose", "parameters": parameters, "_id": "shop"}
     compose_render = render.render(version, values or {}, limits)
     answer = render.render(version, values or {}, limits, cluster=Cluster("shop", **options))
-    return compose_render, answer, [one for one in yaml.safe_load_all(answer["yml"]) if one]
+    return compose_render, answer, yamls.documents(answer["yml"])

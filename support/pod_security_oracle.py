@@ -16,7 +16,7 @@ from app.definitions import render as rendering
 from app.definitions.on_kubernetes.model import Cluster
 from app.errors import Invalid
 from app.model import quantities
-from support import corpus
+from support import corpus, yamls
 
 CHECKOV = os.environ.get("CHECKOV", str(Path(__file__).resolve().parent.parent / ".venv-checkov/bin/checkov"))
 # checkov's check -> (the Standards' control, the lowest level that refuses what it flags)
@@ -66,7 +66,7 @@ def streams():
 def ours(text):
     """{(kind, name): {control at level}} of the stream's workloads, as the service reads them."""
     read = {}
-    for manifest in yaml.safe_load_all(text):
+    for manifest in yaml.load_all(text, Loader=yamls.LOADER):  # noqa: S506 (a safe loader)
         if not isinstance(manifest, dict) or not isinstance(manifest.get("metadata"), dict):
             continue
         api_version = str(manifest.get("apiVersion", ""))
