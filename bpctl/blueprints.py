@@ -111,7 +111,23 @@ def pull(session, blueprint, owner, rev):
 @click.option("--dry-run", is_flag=True, help="Check everything, store nothing.")
 @OUTPUT
 @pass_session
-def push(session, file, name, blueprint_type, parameters, inactive, owner, by_id, dry_run, output, **fields):
+def push(
+    session,
+    file,
+    name,
+    blueprint_type,
+    entitlement,
+    entitled_user,
+    entitled_team,
+    tag,
+    parameters,
+    inactive,
+    owner,
+    by_id,
+    dry_run,
+    output,
+    **fields,
+):
     """Create a blueprint from FILE ("-": standard input), or, when its owner (you, or the team
     --owner names) has one of that name, make FILE its new revision (only what differs is sent;
     nothing when nothing differs). Where an import made others of that name, the one no import
@@ -123,7 +139,7 @@ def push(session, file, name, blueprint_type, parameters, inactive, owner, by_id
         blueprintType=blueprint_type,
         parameters=parameters and _document(parameters),
         inactive=inactive,
-        **readers(*(fields.pop(key) for key in ("entitlement", "entitled_user", "entitled_team", "tag"))),
+        **readers(entitlement, entitled_user, entitled_team, tag),
         **fields,
     )
     name = name or Path(_named(file)).stem

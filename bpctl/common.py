@@ -26,7 +26,9 @@ def READERS(command):  # noqa: N802 (a decorator, named as the options it adds)
         (
             click.option("--entitlement", type=ENTITLEMENTS, help="Who may read it (default OWNER: its owner)."),
             click.option("--entitled-user", multiple=True, help="A user who may read it, with CUSTOM (repeat)."),
-            click.option("--entitled-team", multiple=True, help="A team whose members use it, with TEAM or CUSTOM."),
+            click.option(
+                "--entitled-team", multiple=True, help="A team whose members use it, with TEAM or CUSTOM (repeat)."
+            ),
             click.option("--tag", multiple=True, help="A tag (repeat)."),
         )
     ):

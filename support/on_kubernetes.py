@@ -38,10 +38,6 @@ def rendered(text, limits=None):
         return compose_render, None, exc.errors
 
 
-def objects(stream):
-    return yamls.documents(stream)
-
-
 def kinds(found, kind):
     return {one["metadata"]["name"]: one for one in found if one["kind"] == kind}
 
@@ -67,7 +63,7 @@ def waits_beyond(stream):
     declare together: Kubernetes counts a pod at the larger of its largest init container and the
     sum of its containers, and so does the service."""
     beyond = {"memoryBytes": 0, "cpuMillis": 0}
-    for one in objects(stream):
+    for one in yamls.documents(stream):
         spec = one.get("spec") or {}
         pod = (spec.get("template") or {}).get("spec") or {}
         for key, resource, read in (
@@ -85,7 +81,7 @@ def waits_beyond(stream):
 def unfaithful(project, written, stream):
     """What differs between Compose's `project` (of the Compose file `written`, as YAML read it)
     and the workloads of `stream`, service by service: [] when each is carried over."""
-    found, problems = objects(stream), []
+    found, problems = yamls.documents(stream), []
     workloads = {**kinds(found, "Deployment"), **kinds(found, "Job")}
     services = kinds(found, "Service")
     if len(workloads) != len(project["services"]):

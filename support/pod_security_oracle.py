@@ -9,8 +9,6 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import yaml
-
 from app.definitions import kubernetes, pod_security
 from app.definitions import render as rendering
 from app.definitions.on_kubernetes.model import Cluster
@@ -66,7 +64,7 @@ def streams():
 def ours(text):
     """{(kind, name): {control at level}} of the stream's workloads, as the service reads them."""
     read = {}
-    for manifest in yaml.load_all(text, Loader=yamls.LOADER):  # noqa: S506 (a safe loader)
+    for manifest in yamls.documents(text):
         if not isinstance(manifest, dict) or not isinstance(manifest.get("metadata"), dict):
             continue
         api_version = str(manifest.get("apiVersion", ""))

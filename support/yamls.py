@@ -5,13 +5,13 @@ the service's own loader instead."""
 
 import yaml
 
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # PyPI's wheels are built with libyaml
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # PyPI's wheels are built with libyaml
 
 
 def document(text):
-    return yaml.load(text, Loader=LOADER)  # noqa: S506 (a safe loader)
+    return yaml.load(text, Loader=_LOADER)  # noqa: S506 (a safe loader)
 
 
 def documents(text):
     """The documents of a stream, the empty ones left out."""
-    return [one for one in yaml.load_all(text, Loader=LOADER) if one]  # noqa: S506 (a safe loader)
+    return [one for one in yaml.load_all(text, Loader=_LOADER) if one]  # noqa: S506 (a safe loader)

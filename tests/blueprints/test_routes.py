@@ -9,7 +9,8 @@ import yaml
 from support import compose_oracle as oracle
 from support import corpus, gateway_api
 from support.http import assert_problem, create
-from support.on_kubernetes import decoded_by_kubectl, kinds, objects
+from support.on_kubernetes import decoded_by_kubectl, kinds
+from support.yamls import documents
 
 
 def gitea():
@@ -106,7 +107,7 @@ def test_a_render_for_kubernetes_writes_an_ingress_with_the_teams_conventions(ap
     made = blueprint(api, routed(), parameters=DOMAIN)
     rendered = render(api, made, target="kubernetes", namespace="code", profile=team["id"])
     assert rendered.status == 200, rendered.json
-    found = objects(rendered.json["yml"])
+    found = documents(rendered.json["yml"])
     ingress = kinds(found, "Ingress")[made["id"]]  # named after the instance: a blueprint's render, its id
     assert ingress["metadata"]["annotations"] == {"cert-manager.io/cluster-issuer": "letsencrypt"}
     assert ingress["spec"]["ingressClassName"] == "nginx"
@@ -127,10 +128,10 @@ def test_a_route_without_a_host_answers_on_the_instance_under_the_teams_domain(a
     made = blueprint(api, gitea() + "x-routes:\n  - {service: gitea, port: 3000, path: /api}\n")
     assert made["routes"][0]["host"] is None
     rendered = render(api, made, target="kubernetes", profile=team["id"])
-    (rule,) = kinds(objects(rendered.json["yml"]), "Ingress")[made["id"]]["spec"]["rules"]
+    (rule,) = kinds(documents(rendered.json["yml"]), "Ingress")[made["id"]]["spec"]["rules"]
     assert rule["host"] == f"{made['id']}.apps.example.com" and rule["http"]["paths"][0]["path"] == "/api"
     plain = render(api, made, target="kubernetes")  # no profile, no domain: any host, and no certificate
-    ingress = kinds(objects(plain.json["yml"]), "Ingress")[made["id"]]
+    ingress = kinds(documents(plain.json["yml"]), "Ingress")[made["id"]]
     assert "host" not in ingress["spec"]["rules"][0] and "tls" not in ingress["spec"]
     assert any(note["path"] == "x-routes.0" for note in plain.json["notes"])
 
@@ -139,7 +140,7 @@ def test_routes_as_gateway_api_httproutes_attach_to_the_profiles_gateway(api, te
     made = blueprint(api, routed(), parameters=DOMAIN)
     rendered = render(api, made, target="kubernetes", routes="gateway", profile=team["id"])
     assert rendered.status == 200, rendered.json
-    found = objects(rendered.json["yml"])
+    found = documents(rendered.json["yml"])
     assert "Ingress" not in {one["kind"] for one in found}
     route = kinds(found, "HTTPRoute")[f"{made['id']}-gitea-0"]
     assert route["apiVersion"] == "gateway.networking.k8s.io/v1"
@@ -153,7 +154,7 @@ def test_routes_as_gateway_api_httproutes_attach_to_the_profiles_gateway(api, te
     refused = render(api, made, target="kubernetes", routes="gateway", profile=bare["id"])
     assert "routes" in assert_problem(refused, 422)["errors"]
     none = render(api, made, target="kubernetes", routes="none", profile=team["id"])
-    assert {"Ingress", "HTTPRoute"}.isdisjoint(one["kind"] for one in objects(none.json["yml"]))
+    assert {"Ingress", "HTTPRoute"}.isdisjoint(one["kind"] for one in documents(none.json["yml"]))
 
 
 @pytest.mark.parametrize(

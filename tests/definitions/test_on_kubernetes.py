@@ -278,13 +278,14 @@ def test_a_wait_container_over_what_its_pod_declares_is_counted_as_kubernetes_co
     """A service that declares less than its wait container's limits (no profile: 16Mi, 10m) is
     counted at the wait container's on a cluster, the larger of the two, as Kubernetes counts an
     init container; Compose has no wait container (found by the generated files)."""
-    from support.on_kubernetes import objects, rendered, waits_beyond
+    from support.on_kubernetes import rendered, waits_beyond
+    from support.yamls import documents
 
     text = "services:\n  web:\n    image: nginx\n    cpus: 0.001\n    mem_limit: 1m\n    depends_on: [db]\n"
     text += "  db:\n    image: postgres:16\n    ports: ['5432']\n    cpus: 1\n    mem_limit: 1g\n"
     compose_render, cluster, refused = rendered(text)
     assert refused is None
-    wait = kinds(objects(cluster["yml"]), "Deployment")["web"]["spec"]["template"]["spec"]["initContainers"][0]
+    wait = kinds(documents(cluster["yml"]), "Deployment")["web"]["spec"]["template"]["spec"]["initContainers"][0]
     assert wait["resources"]["limits"] == {"memory": "16Mi", "cpu": "10m"}
     assert waits_beyond(cluster["yml"]) == {"memoryBytes": 15 * 2**20, "cpuMillis": 9}
     for key, beyond in (("memoryBytes", 15 * 2**20), ("cpuMillis", 9), ("containers", 0)):
