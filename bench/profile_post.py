@@ -2,6 +2,7 @@
 times in-process (Flask's test client) to the service on an embedded database running as its own
 process, so that only the app's CPU is counted; cProfile with a CPU clock, grouped by part."""
 
+import contextlib
 import cProfile
 import pstats
 import sys
@@ -17,6 +18,7 @@ from support.apps import add_users, settings  # noqa: E402
 from support.http import basic  # noqa: E402
 
 BODY = (ROOT / "bench" / "bodies" / "blueprint.json").read_text()
+HEADERS = {"Authorization": basic("alice"), "Content-Type": "application/json"}
 # part -> the function whose time (with what it calls) is that part; a part nested in another
 # is subtracted from it (the schema's load includes the YAML check)
 PARTS = {
@@ -59,40 +61,52 @@ def shares(stats):
     return cumulative
 
 
-def main(requests=3000):
+@contextlib.contextmanager
+def serving(**extra):
+    """A test client of the service on an embedded database run as its own process (in this one,
+    a profiler would count the database's thread too), alice a user; `extra`: settings."""
     process, uri = embedded.launch(tempfile.mkdtemp(prefix="profile-") + "/data")
     try:
-        app = create_app(settings(MONGO_URI=uri, MONGO_DB="profile", LOG_LEVEL="warning"))
+        app = create_app(settings(MONGO_URI=uri, MONGO_DB="profile", LOG_LEVEL="warning", **extra))
         add_users(app)
-        client = app.test_client()
-        headers = {"Authorization": basic("alice"), "Content-Type": "application/json"}
-        for _ in range(300):
-            client.post("/blueprints", data=BODY, headers=headers)
-        started = time.process_time()
-        for _ in range(requests):
-            client.post("/blueprints", data=BODY, headers=headers)
-        total_ms = (time.process_time() - started) / requests * 1000
-        profile = cProfile.Profile(time.process_time)
-        profile.enable()
-        for _ in range(requests):
-            client.post("/blueprints", data=BODY, headers=headers)
-        profile.disable()
+        yield app.test_client()
     finally:
         process.kill()
+
+
+def profiled(client, requests):
+    """The cProfile stats (a CPU clock) of `requests` creates of the shared body."""
+    profile = cProfile.Profile(time.process_time)
+    profile.enable()
+    for _ in range(requests):
+        client.post("/blueprints", data=BODY, headers=HEADERS)
+    profile.disable()
+    return profile
+
+
+def main(requests=3000):
+    with serving() as client:
+        for _ in range(300):
+            client.post("/blueprints", data=BODY, headers=HEADERS)
+        started = time.process_time()
+        for _ in range(requests):
+            client.post("/blueprints", data=BODY, headers=HEADERS)
+        total_ms = (time.process_time() - started) / requests * 1000
+        profile = profiled(client, requests)
     stats = pstats.Stats(profile).stats
-    profiled = sum(tottime for _, _, tottime, _, _ in stats.values())
+    spent = sum(tottime for _, _, tottime, _, _ in stats.values())
     cumulative = shares(stats)
-    cumulative["the rest: Flask, flask-smorest, webargs, hooks"] = profiled - sum(cumulative.values())
+    cumulative["the rest: Flask, flask-smorest, webargs, hooks"] = spent - sum(cumulative.values())
     print(f"app CPU per request, unprofiled: {total_ms:.2f} ms; shares from the profile, in ms of that:")
     for part, seconds in sorted(cumulative.items(), key=lambda item: -item[1]):
-        print(f"  {part:48} {seconds / profiled * total_ms:5.2f} ms")
+        print(f"  {part:48} {seconds / spent * total_ms:5.2f} ms")
     by_package = {}
     for (file, _, name), (_, _, tottime, _, _) in stats.items():
         package = _package(file, name)
         by_package[package] = by_package.get(package, 0) + tottime
     print("the same CPU by the package whose own code spends it:")
     for package, seconds in sorted(by_package.items(), key=lambda item: -item[1])[:12]:
-        print(f"  {package:48} {seconds / profiled * total_ms:5.2f} ms")
+        print(f"  {package:48} {seconds / spent * total_ms:5.2f} ms")
     if "--top" in sys.argv:
         pstats.Stats(profile).sort_stats("tottime").print_stats(30)
 
@@ -102,24 +116,17 @@ def patch_with_and_without_history(rounds=5, patches=300):
     switched off (the same code otherwise), in alternating rounds; medians in ms."""
     from app.blueprints.history.storage import store as history
 
-    process, uri = embedded.launch(tempfile.mkdtemp(prefix="profile-") + "/data")
-    try:
-        app = create_app(settings(MONGO_URI=uri, MONGO_DB="profile", LOG_LEVEL="warning", REVISIONS_KEPT=10**9))
-        add_users(app)
-        client = app.test_client()
-        headers = {"Authorization": basic("alice"), "Content-Type": "application/json"}
-        path = "/blueprints/" + client.post("/blueprints", data=BODY, headers=headers).get_json()["id"]
+    with serving(REVISIONS_KEPT=10**9) as client:
+        path = "/blueprints/" + client.post("/blueprints", data=BODY, headers=HEADERS).get_json()["id"]
         keep, results = history.keep, {"kept": [], "not kept": []}
         for _ in range(rounds):
             for label in results:
                 history.keep = keep if label == "kept" else (lambda stored: None)
                 started = time.perf_counter()
                 for i in range(patches):
-                    client.patch(path, data=f'{{"description": "change {i}"}}', headers=headers)
+                    client.patch(path, data=f'{{"description": "change {i}"}}', headers=HEADERS)
                 results[label].append((time.perf_counter() - started) / patches * 1000)
         history.keep = keep
-    finally:
-        process.kill()
     kept, not_kept = (sorted(results[label])[rounds // 2] for label in ("kept", "not kept"))
     print(
         f"PATCH /blueprints/{{id}}: {kept:.2f} ms with history, {not_kept:.2f} ms without (ratio {kept / not_kept:.2f})"

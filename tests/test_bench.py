@@ -15,25 +15,18 @@ def test_the_bench_bodies_are_the_shared_ones(name):
     assert (BENCH / name).read_bytes() == (SHARED / name).read_bytes()
 
 
-def test_the_profile_finds_every_part_in_a_create(socket_app):
+@pytest.mark.slow
+def test_the_profile_finds_every_part_in_a_create():
     """`make profile` finds each part by its file and function: profiled, a create of the shared body
     spends time in every one (a move or a rename that the profile does not follow fails here)."""
-    import cProfile
     import pstats
-    import time
 
-    from bench.profile_post import BODY, PARTS, shares
-    from support.http import basic
+    from bench.profile_post import BODY, HEADERS, PARTS, profiled, serving, shares
 
-    client = socket_app.test_client()
-    headers = {"Authorization": basic("alice"), "Content-Type": "application/json"}
-    profile = cProfile.Profile(time.process_time)
-    profile.enable()
-    statuses = [client.post("/blueprints", data=BODY, headers=headers).status_code for _ in range(5)]
-    profile.disable()
-    assert statuses == [201] * 5
-    found = {part: seconds > 0 for part, seconds in shares(pstats.Stats(profile).stats).items()}
-    assert found == dict.fromkeys(PARTS, True)
+    with serving() as client:
+        assert client.post("/blueprints", data=BODY, headers=HEADERS).status_code == 201
+        stats = pstats.Stats(profiled(client, 5)).stats
+    assert {part: seconds > 0 for part, seconds in shares(stats).items()} == dict.fromkeys(PARTS, True)
 
 
 def test_the_counted_creates_run(mongo_server):
