@@ -190,11 +190,18 @@ def _holds_large(node):
     nodes = [node]
     while nodes:
         node = nodes.pop()
-        if isinstance(node, dict):
+        kind = type(node)  # the exact types first: the walk visits every node of every manifest
+        if kind is dict:
+            nodes.extend(node.values())
+        elif kind is list:
+            nodes.extend(node)
+        elif kind is str or kind is bool or node is None:
+            continue
+        elif isinstance(node, dict):
             nodes.extend(node.values())
         elif isinstance(node, list):
             nodes.extend(node)
-        elif isinstance(node, int) and not isinstance(node, bool) and not -INT32 <= node <= INT32:
+        elif isinstance(node, int) and not -INT32 <= node <= INT32:
             return True
     return False
 

@@ -61,7 +61,7 @@ def violations(findings, level):
 class _Found(list):
     def add(self, path, control, level=BASELINE):
         if len(self) < MOST_FINDINGS:
-            self.append({"path": ".".join(str(part) for part in path), "control": control, "level": level})
+            self.append({"path": ".".join(map(str, path)), "control": control, "level": level})
 
 
 def of_pod(spec, where, annotations=None):
@@ -146,13 +146,15 @@ def _capabilities(added, at, found):
 
 def _host_handlers(container, at, found):
     """Probes and lifecycle hooks may not name a host (the node's addresses), since v1.34."""
-    handlers = [([*at, probe], mapping(container.get(probe))) for probe in PROBES]
     lifecycle = mapping(container.get("lifecycle"))
-    handlers += [([*at, "lifecycle", hook], mapping(lifecycle.get(hook))) for hook in ("postStart", "preStop")]
+    handlers = [((probe,), container.get(probe)) for probe in PROBES]
+    handlers += [(("lifecycle", hook), lifecycle.get(hook)) for hook in ("postStart", "preStop")]
     for path, handler in handlers:
+        if not isinstance(handler, dict):  # most containers have no probe and no hook
+            continue
         for action in ("httpGet", "tcpSocket"):
             if mapping(handler.get(action)).get("host") not in (None, ""):
-                found.add([*path, action, "host"], "Host Probes / Lifecycle Hooks")
+                found.add([*at, *path, action, "host"], "Host Probes / Lifecycle Hooks")
 
 
 def _non_root(pod, containers, where, found):

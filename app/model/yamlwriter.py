@@ -8,7 +8,6 @@ is the integer 62, `2001-12-14` a date). Else it is single-quoted; a text of sev
 literal block (`|`), and one holding what YAML cannot show as it is, double-quoted with escapes.
 PyYAML's representer takes ten times as long for the same stream (docs/performance.md)."""
 
-import functools
 import math
 import re
 
@@ -23,7 +22,8 @@ _SHOWN_LINES = re.compile(f"[\n\t{_SHOWN}]*")
 _ESCAPED = re.compile(f'[^{_SHOWN}]|["\\\\]')
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
 _LONGEST_KEY = 1024  # longer, a key must be written explicitly (`? key`)
-_CACHED = 128  # the longest text whose verdict is kept (8192 of them at most)
+_CACHED, _MOST_CACHED = 128, 8192  # the longest text whose verdict is kept; how many are
+_KEYS, _VERDICTS = {}, {}  # a key -> as written; a text -> whether it is written plain
 _YAML11 = yaml.resolver.Resolver()
 
 
@@ -44,22 +44,21 @@ def _mapping(mapping, indent, out, first):
     """Each pair at `indent`, the first after `first` (a list item's dash) instead of indented."""
     pad = " " * indent
     for key, value in mapping.items():
-        written = _key(key) if type(key) is str else _quoted(key) + ":"
-        if len(written) > _LONGEST_KEY:
-            written = f"? {written[:-1]}\n{pad}:"
-        out.append((first or pad) + written)
-        first = ""
+        written = _KEYS.get(key) if type(key) is str else None
+        if written is None:
+            written = _key(key, pad)
+        lead, first = first or pad, ""
         kind = type(value)
-        if kind is str and _plain(value):
-            out.append(f" {value}\n")
+        if kind is str and (_VERDICTS.get(value) or _plain(value)):
+            out.append(f"{lead}{written} {value}\n")
         elif kind is dict and value:
-            out.append("\n")
+            out.append(f"{lead}{written}\n")
             _mapping(value, indent + 2, out, "")
         elif kind is list and value:
-            out.append("\n")
+            out.append(f"{lead}{written}\n")
             _sequence(value, indent, out)
         else:
-            out.append(f" {_scalar(value, indent + 2)}\n")
+            out.append(f"{lead}{written} {_scalar(value, indent + 2)}\n")
 
 
 def _sequence(items, indent, out):
@@ -75,16 +74,22 @@ def _sequence(items, indent, out):
             out.append(f"{pad}- {_scalar(item, indent + 2)}\n")
 
 
-def _key(key):
-    """A key as written, with its colon."""
-    return _short_key(key) if len(key) <= _CACHED else _written_key(key)
+def _key(key, pad):
+    """A key as written with its colon, explicit (`? key`, then `:` at `pad`) past _LONGEST_KEY."""
+    written = (key if type(key) is str and _plain(key) else _quoted(key)) + ":"
+    if len(written) > _LONGEST_KEY:
+        return f"? {written[:-1]}\n{pad}:"
+    if type(key) is str:
+        _kept(_KEYS, key, written)
+    return written
 
 
-def _written_key(key):
-    return (key if _plain(key) else _quoted(key)) + ":"
-
-
-_short_key = functools.lru_cache(maxsize=8192)(_written_key)
+def _kept(cache, text, value):
+    """`value` kept for a short `text` (`name`, `tcp-80` repeat), the cache emptied when full."""
+    if len(text) <= _CACHED:
+        if len(cache) >= _MOST_CACHED:
+            cache.clear()
+        cache[text] = value
 
 
 def _scalar(value, indent):
@@ -109,7 +114,11 @@ def _scalar(value, indent):
 
 def _plain(text):
     """Whether `text` reads back as itself written plain, by go-yaml v2 and by YAML 1.1."""
-    return _short_plain(text) if len(text) <= _CACHED else _reads_back_plain(text)
+    verdict = _VERDICTS.get(text)
+    if verdict is None:
+        verdict = _reads_back_plain(text)
+        _kept(_VERDICTS, text, verdict)
+    return verdict
 
 
 def _reads_back_plain(text):
@@ -126,9 +135,6 @@ def _reads_back_plain(text):
         and goyaml.kubernetes_tag(text) == goyaml.STR
         and _YAML11.resolve(yaml.ScalarNode, text, (True, False)) == goyaml.STR
     )
-
-
-_short_plain = functools.lru_cache(maxsize=8192)(_reads_back_plain)  # `name`, `tcp-80` repeat
 
 
 def _quoted(text):
