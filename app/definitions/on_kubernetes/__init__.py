@@ -132,7 +132,7 @@ class _Writer:
         if service.name not in made:
             return
         waits = [
-            order.wait_container(made[other][0], self.cluster, order.port_named(service.spec, other))
+            order.wait_container(made[other][0], self.cluster, service.spec, other)
             for other in order.awaited(service.spec, service.where, self.notes)
             if other in made and made[other][1]["kind"] != "Job"
         ]

@@ -53,12 +53,13 @@ def port_named(spec, other):
     return None
 
 
-def wait_container(service, cluster, named_port=None):
-    """The init container that waits for the Service `service` (an object, as written), on
-    `named_port` where the Service has none (`port_named`)."""
+def wait_container(service, cluster, waiting, other):
+    """The init container that waits for the Service `service` (an object, as written), on the
+    port the Compose service `waiting` names `other` (the awaited one's Compose name) with where
+    the Service has none (`port_named`)."""
     name = service["metadata"]["name"]
     ports = [port["port"] for port in service["spec"].get("ports", ()) if port["protocol"] == "TCP"]
-    port = ports[0] if ports else named_port
+    port = ports[0] if ports else port_named(waiting, other)
     check = f"nc -z -w 2 {name} {port}" if port else f"nslookup {name}"
     return {
         "name": label(f"wait-for-{name}"),
