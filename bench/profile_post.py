@@ -6,15 +6,12 @@ import contextlib
 import cProfile
 import pstats
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from app import create_app  # noqa: E402
-from app.storage import embedded  # noqa: E402
-from support.apps import add_users, settings  # noqa: E402
+from support.apps import embedded_database, make_app  # noqa: E402
 from support.http import basic  # noqa: E402
 
 BODY = (ROOT / "bench" / "bodies" / "blueprint.json").read_text()
@@ -62,30 +59,27 @@ def shares(stats):
 
 
 @contextlib.contextmanager
-def serving(**extra):
-    """A test client of the service on an embedded database run as its own process (in this one,
-    a profiler would count the database's thread too), alice a user; `extra`: settings."""
-    process, uri = embedded.launch(tempfile.mkdtemp(prefix="profile-") + "/data")
-    try:
-        app = create_app(settings(MONGO_URI=uri, MONGO_DB="profile", LOG_LEVEL="warning", **extra))
-        add_users(app)
-        yield app.test_client()
-    finally:
-        process.kill()
+def service_client(**extra):
+    """A test client of the service, alice a user, on an embedded database of its own process (in
+    this one, a profiler would count the database's thread too); `extra`: settings."""
+    with embedded_database() as uri:
+        yield make_app("socket", uri, LOG_LEVEL="warning", **extra).test_client()
 
 
 def profiled(client, requests):
-    """The cProfile stats (a CPU clock) of `requests` creates of the shared body."""
+    """A cProfile (a CPU clock) of `requests` creates of the shared body, each of which must be a 201:
+    a profile of refusals would say nothing of a create."""
     profile = cProfile.Profile(time.process_time)
     profile.enable()
-    for _ in range(requests):
-        client.post("/blueprints", data=BODY, headers=HEADERS)
+    statuses = [client.post("/blueprints", data=BODY, headers=HEADERS).status_code for _ in range(requests)]
     profile.disable()
+    if set(statuses) != {201}:
+        raise RuntimeError(f"the profiled creates answered {sorted(set(statuses))}, not 201")
     return profile
 
 
 def main(requests=3000):
-    with serving() as client:
+    with service_client() as client:
         for _ in range(300):
             client.post("/blueprints", data=BODY, headers=HEADERS)
         started = time.process_time()
@@ -116,7 +110,7 @@ def patch_with_and_without_history(rounds=5, patches=300):
     switched off (the same code otherwise), in alternating rounds; medians in ms."""
     from app.blueprints.history.storage import store as history
 
-    with serving(REVISIONS_KEPT=10**9) as client:
+    with service_client(REVISIONS_KEPT=10**9) as client:
         path = "/blueprints/" + client.post("/blueprints", data=BODY, headers=HEADERS).get_json()["id"]
         keep, results = history.keep, {"kept": [], "not kept": []}
         for _ in range(rounds):

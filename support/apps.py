@@ -5,6 +5,7 @@ users."""
 import contextlib
 import functools
 import itertools
+import tempfile
 import threading
 
 import mongomock
@@ -12,6 +13,7 @@ from werkzeug.serving import make_server
 
 from app import config, create_app
 from app.access.users import store as users
+from app.storage import embedded
 from support.http import PASSWORD
 
 FAST_HASH = "pbkdf2:sha256:1000"  # the same code path as scrypt, without 100 ms a request
@@ -78,6 +80,20 @@ def make_app(backend, mongo_uri=None, **extra):
     add_users(app)
     app.backend = backend
     return app
+
+
+@contextlib.contextmanager
+def embedded_database():
+    """The URI of an embedded database in a process of its own, on a folder that goes with it (in
+    this process, a profiler would count the database's thread, and mongomock scans a collection
+    for every read)."""
+    with tempfile.TemporaryDirectory(prefix="embedded-") as folder:
+        process, uri = embedded.launch(folder)
+        try:
+            yield uri
+        finally:
+            process.kill()
+            process.wait()
 
 
 @contextlib.contextmanager

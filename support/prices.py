@@ -5,12 +5,10 @@ writes docs/prices.md from it; tests/test_prices.py keeps that file what this co
 
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
-from app.storage import embedded
 from support import corpus
-from support.apps import make_app
+from support.apps import embedded_database, make_app
 from support.http import FlaskClient, create
 from support.imports import imported
 
@@ -36,14 +34,9 @@ def _files(kind):
 
 def priced():
     """{source: [(template, type, monthly on its own target, monthly on a cluster or None)]}, on an
-    embedded database of its own (mongomock scans a collection for every read: three times as long)."""
-    with tempfile.TemporaryDirectory(prefix="prices-") as folder:
-        process, uri = embedded.launch(folder)
-        try:
-            return _priced(FlaskClient(make_app("socket", uri, PRICES=SHEET, RATE_LIMIT="1000000 per minute")))
-        finally:
-            process.kill()
-            process.wait()
+    embedded database of its own (on mongomock it takes three times as long)."""
+    with embedded_database() as uri:
+        return _priced(FlaskClient(make_app("socket", uri, PRICES=SHEET, RATE_LIMIT="1000000 per minute")))
 
 
 def _priced(api):

@@ -21,9 +21,9 @@ def test_the_profile_finds_every_part_in_a_create():
     spends time in every one (a move or a rename that the profile does not follow fails here)."""
     import pstats
 
-    from bench.profile_post import BODY, HEADERS, PARTS, profiled, serving, shares
+    from bench.profile_post import BODY, HEADERS, PARTS, profiled, service_client, shares
 
-    with serving() as client:
+    with service_client() as client:
         assert client.post("/blueprints", data=BODY, headers=HEADERS).status_code == 201
         stats = pstats.Stats(profiled(client, 5)).stats
     assert {part: seconds > 0 for part, seconds in shares(stats).items()} == dict.fromkeys(PARTS, True)
