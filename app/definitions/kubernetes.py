@@ -348,7 +348,7 @@ ROUTING = {
 
 
 def _measure(documents, totals):
-    found, security = [], []
+    found, security, known = [], [], "kubernetes" in totals.security
     for index, manifest in enumerate(documents):
         if manifest is None:
             continue
@@ -362,18 +362,21 @@ def _measure(documents, totals):
         if (kind, group) == ("PersistentVolumeClaim", ""):
             totals.add_storage(_storage(mapping(manifest.get("spec")), f"{label}: spec", found, totals), label, found)
         if (kind, group) in WORKLOADS:
-            security += _workload(manifest, index, WORKLOADS[(kind, group)], label, found, totals)
-    totals.security = {"kubernetes": security[: pod_security.MOST_FINDINGS]}
+            security += _workload(manifest, index, WORKLOADS[(kind, group)], label, found, totals, not known)
+    if not known:
+        totals.security = {"kubernetes": security[: pod_security.MOST_FINDINGS]}
     return found
 
 
-def _workload(manifest, index, paths, label, found, totals):
-    """The pod security findings of the workload `manifest` (the `index`th document), its pods'
-    containers and a StatefulSet's claims counted in `totals` by its count of pods, its problems in
-    `found`; `paths`: where its count and its pod template are."""
+def _workload(manifest, index, paths, label, found, totals, secured=True):
+    """The pod security findings of the workload `manifest` (the `index`th document; `secured`:
+    looked for), its pods' containers and a StatefulSet's claims counted in `totals` by its count
+    of pods, its problems in `found`; `paths`: where its count and its pod template are."""
     count_path, pod_path = paths
-    annotations = _get(manifest, (*pod_path[:-1], "metadata", "annotations"))
-    security = pod_security.of_pod(_get(manifest, pod_path), [f"yml.{index}", *pod_path], annotations)
+    security = []
+    if secured:
+        annotations = _get(manifest, (*pod_path[:-1], "metadata", "annotations"))
+        security = pod_security.of_pod(_get(manifest, pod_path), [f"yml.{index}", *pod_path], annotations)
     count = 1 if count_path is None else _get(manifest, count_path)
     if isinstance(count, Unresolved):
         totals.unresolved |= count.names

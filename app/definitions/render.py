@@ -172,7 +172,8 @@ def _on_kubernetes(document, answer, secret, cluster, limits, usage):
         wait_limits=_wait_limits(cluster.wait_limits, (limits or {}).get("containerDefaults") or {}),
     )
     objects, notes = on_kubernetes.convert(document, answer["requirements"], cluster)
-    requirements = definitions.measure_documents(kubernetes, yamlguard.Documents(objects))
+    security = answer["requirements"]["podSecurity"]["kubernetes"]
+    requirements = definitions.measure_documents(kubernetes, yamlguard.Documents(objects), security)
     requirements = budget.with_headroom(requirements, budget.headroom_of(conventions))
     held_by = (cluster.namespace, cluster.team)
     holding = namespace_objects(held_by, requirements, limits) if cluster.holds_namespace else []
@@ -181,8 +182,6 @@ def _on_kubernetes(document, answer, secret, cluster, limits, usage):
     if fitted is not None:
         for resource, counted in answer["fit"]["resources"].items():
             fitted["resources"][resource]["defaulted"] = counted["defaulted"]
-        if level is not None:
-            fitted["podSecurity"] = fit.security(answer["requirements"], level, "kubernetes")
     return {"yml": yml, "requirements": requirements, "fit": fitted, "notes": notes}
 
 

@@ -25,13 +25,13 @@ class Totals:
     that form) and `at` (where a Kubernetes container stands: the document's index, then the
     path) where they apply."""
 
-    def __init__(self):
+    def __init__(self, security=None):
         self.memory = self.cpu = self.containers = self.storage = 0
         self.unbounded = set()
         self.unresolved = set()  # variables without a default standing in an amount
         self.unknown = set()  # resources an amount in them waits for such a variable
         self.entries = []
-        self.security = {}  # target -> pod security findings (app/definitions/pod_security.py)
+        self.security = security or {}  # target -> pod security findings (app/definitions/pod_security.py)
         self.routes = []  # which service answers where (app/definitions/routes.py)
         self.claims = []  # a Compose file's named volumes, claims on a cluster (on_kubernetes/mounts.py)
         self.builds = []  # the Compose services `up` would build

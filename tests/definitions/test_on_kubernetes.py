@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from app import definitions
-from app.definitions import render
+from app.definitions import pod_security, render
 from app.definitions.on_kubernetes.model import Cluster
 from app.errors import Invalid
 from app.model import quantities
@@ -38,11 +38,23 @@ def test_every_corpus_compose_file_converts_valid_and_faithful_to_what_compose_s
     if compose_render["requirements"]["storageBytes"]:
         assert any(note["path"].endswith(".storage_opt") for note in answer["notes"])
     assert decoded_by_kubectl(answer["yml"])
-    assert definitions.measure(definitions.format_of("kubernetes"), answer["yml"]) == answer["requirements"]  # as read
+    read = definitions.measure(definitions.format_of("kubernetes"), answer["yml"])
+    assert {**read, "podSecurity": None} == {**answer["requirements"], "podSecurity": None}  # as read
+    refused_alike(text)
     accepted, project = oracle.config(compose_render["yml"], oracle.values_for(text), oracle.env_files(text))
     assert accepted, project
     assert unfaithful(project, yaml.safe_load(compose_render["yml"])["services"], answer["yml"]) == []
     held_with_headroom(text, answer["requirements"])
+
+
+def refused_alike(text):
+    """For a profile at each level, the stream breaks the level exactly where the render's fit says
+    it does: the fit reads the Compose file's findings as the conversion runs its services."""
+    version = {"yml": text, "blueprintType": "compose", "_id": "shop"}
+    for level in ("baseline", "restricted"):
+        answer = render.render(version, {}, {**LIMITS, "podSecurity": level}, cluster=Cluster("shop"))
+        read = definitions.measure(definitions.format_of("kubernetes"), answer["yml"])["podSecurity"]["kubernetes"]
+        assert bool(pod_security.violations(read, level)) == bool(answer["fit"]["podSecurity"]["violations"]), level
 
 
 HEADROOM = {"pods": 2, "memory": "128Mi", "cpu": "100m"}
