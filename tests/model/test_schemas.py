@@ -4,6 +4,7 @@ import marshmallow as ma
 import pytest
 
 from app.blueprints.schemas import BlueprintSchema
+from app.model.schemas import Schema
 from app.profiles.schemas import ProfileSchema
 
 
@@ -111,3 +112,13 @@ def test_blueprint_fields_are_trimmed_and_normalized_on_load():
 )
 def test_blueprint_bad_values(field, value):
     assert field in errors_of(BlueprintSchema, {field: value})
+
+
+def test_a_missing_field_named_like_a_dicts_method_is_left_out_not_the_method():
+    class Kept(Schema):
+        values = ma.fields.Raw()
+        items = ma.fields.List(ma.fields.String())
+        routes = ma.fields.Raw(attribute="requirements.routes")
+
+    assert Kept().dump({}) == {}
+    assert Kept().dump({"values": {"a": 1}, "requirements": {"routes": []}}) == {"values": {"a": 1}, "routes": []}
