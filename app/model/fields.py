@@ -189,8 +189,8 @@ class Yaml(ma.fields.String):
 def rfc3339(value):
     """A datetime as RFC 3339 UTC with milliseconds, as MongoDB keeps them."""
     if value.tzinfo is not None:
-        value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    return value.isoformat(timespec="milliseconds") + "Z"
 
 
 class Timestamp(ma.fields.Field):
