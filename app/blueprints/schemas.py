@@ -92,7 +92,7 @@ class BlueprintSchema(EchoedId):
         metadata={"description": "With TEAM or CUSTOM: teams whose members and maintainers use it; viewers read it."},
     )
     inactive = StrictBoolean(load_default=False)
-    tags = Tags()
+    tags = Tags(dump_default=list)  # none where none are stored
     parameters = Parameters(
         metadata={"description": "The template's variables, as a JSON Schema (2020-12) of an object."}
     )
@@ -107,12 +107,6 @@ class BlueprintSchema(EchoedId):
     createdAt = Timestamp()
     updatedAt = Timestamp()
     updatedBy = ma.fields.String(dump_only=True, metadata={"description": "Who made this version."})
-
-    @ma.pre_dump
-    def _add_derived(self, doc, **kwargs):
-        """No tags where none are stored. The stars as the caller sees them are not derived here:
-        the route passes the caller to `Blueprints.seen_by`, which adds them."""
-        return {"tags": [], **doc}
 
 
 class BlueprintDraftSchema(BlueprintSchema):
