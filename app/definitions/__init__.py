@@ -71,9 +71,9 @@ def read(fmt, text):
 def measure_documents(fmt, documents, security=None):
     """The requirements of the documents of a definition of format `fmt` (yamlguard.Documents, as
     read, or as built: a conversion's objects, measured without writing and reading them again).
-    `security`: a conversion's pod security findings, those of the Compose file it converts as the
-    conversion runs its services (not looked for again in the objects)."""
-    totals = Totals({"kubernetes": security} if security is not None else None)
+    `security`: pod security findings already known ({target: findings}; a conversion's are those
+    of the Compose file it converts), not looked for again in the documents."""
+    totals = Totals(security)
     problems = fmt.judge(documents, totals)
     if problems:
         raise Invalid({"yml": problems[:MAX_PROBLEMS]})

@@ -172,7 +172,7 @@ def _on_kubernetes(document, answer, secret, cluster, limits, usage):
         wait_limits=_wait_limits(cluster.wait_limits, (limits or {}).get("containerDefaults") or {}),
     )
     objects, notes = on_kubernetes.convert(document, answer["requirements"], cluster)
-    security = answer["requirements"]["podSecurity"]["kubernetes"]
+    security = {"kubernetes": answer["requirements"]["podSecurity"]["kubernetes"]}
     requirements = definitions.measure_documents(kubernetes, yamlguard.Documents(objects), security)
     requirements = budget.with_headroom(requirements, budget.headroom_of(conventions))
     held_by = (cluster.namespace, cluster.team)

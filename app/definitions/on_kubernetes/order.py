@@ -54,9 +54,9 @@ def port_named(spec, other):
 
 
 def wait_container(service, cluster, waiting, other):
-    """The init container that waits for the Service `service` (an object, as written), on the
-    port the Compose service `waiting` names `other` (the awaited one's Compose name) with where
-    the Service has none (`port_named`)."""
+    """The init container that waits for the Service `service` (an object, as written): on its
+    first TCP port, else on the port the Compose service `waiting` names the awaited service
+    `other` with (`port_named`)."""
     name = service["metadata"]["name"]
     ports = [port["port"] for port in service["spec"].get("ports", ()) if port["protocol"] == "TCP"]
     port = ports[0] if ports else port_named(waiting, other)
