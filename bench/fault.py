@@ -24,8 +24,8 @@ from pymongo import MongoClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app.storage import embedded  # noqa: E402
-from app.storage.embedded import free_port  # noqa: E402
 from support.http import SocketClient, basic  # noqa: E402
+from support.ports import free_port  # noqa: E402
 from support.processes import Gunicorn  # noqa: E402
 
 ADMIN = ("fault-admin", "fault-password-1")

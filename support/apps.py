@@ -15,6 +15,7 @@ from app import config, create_app
 from app.access.users import store as users
 from app.storage import embedded
 from support.http import PASSWORD
+from support.ports import free_port
 
 FAST_HASH = "pbkdf2:sha256:1000"  # the same code path as scrypt, without 100 ms a request
 USERS = {"admin": "admin", "alice": "member", "bob": "member", "carol": "member", "victor": "viewer"}
@@ -88,7 +89,7 @@ def embedded_database():
     this process, a profiler would count the database's thread, and mongomock scans a collection
     for every read)."""
     with tempfile.TemporaryDirectory(prefix="embedded-") as folder:
-        process, uri = embedded.launch(folder)
+        process, uri = embedded.launch(folder, free_port())
         try:
             yield uri
         finally:

@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,7 @@ from support.apps import serving
 from support.certificates import authority
 from support.http import SocketClient
 from support.jobs import ended
+from support.ports import free_port
 
 DOCKERD = Path("/usr/sbin/dockerd")
 BUSYBOX = Path("/bin/busybox")
@@ -180,13 +180,6 @@ def delivered_into(api, environment, name, yml, defaults):
     assert made.status == 201, made.json
     ended(api, made.json["delivery"]["job"])
     return api.get(f"/instances/{made.json['id']}", user="alice").json
-
-
-def free_port():
-    """A loopback port free now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _running(host_network, **options):

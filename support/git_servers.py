@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from app.storage.embedded import free_port
 from support.nginx import Nginx, listening
+from support.ports import free_port
 
 PACKAGES = "Debian's git, nginx, fcgiwrap and openssh-server (make test installs them when run as root)"
 BACKEND = "/usr/lib/git-core/git-http-backend"

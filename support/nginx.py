@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from app.storage.embedded import free_port
+from support.ports import free_port
 
 PACKAGES = "Debian's nginx and openssl (make test installs them when run as root)"
 CONFIG = """

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urljoin, urlparse
 
 import httpx
 
-from app.storage.embedded import free_port
+from support.ports import free_port
 
 ORACLES = Path(__file__).resolve().parent / "oracles"
 CLIENT_ID, CLIENT_SECRET, CLI_CLIENT_ID = "blueprints", "the-client-secret", "blueprints-cli"

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from app import config
-from app.storage.embedded import free_port
 from support.http import SocketClient
+from support.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))

@@ -11,7 +11,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from support.docker_engine import free_port
+from support.ports import free_port
 
 BINARY = shutil.which("traefik") or str(Path(sys.executable).parent / "traefik")
 

@@ -11,6 +11,7 @@ from pymongo import MongoClient
 from app.storage import embedded
 from support.docker_engine import IMAGE, engine  # noqa: F401 (a fixture)
 from support.http import SocketClient, basic
+from support.ports import free_port
 from support.processes import Gunicorn
 
 ADMIN = ("admin", "change-me-now")
@@ -32,7 +33,7 @@ def waited(condition, seconds, why):
 
 
 def test_a_delivery_killed_with_the_service_is_taken_up_again_once(tmp_path, engine):  # noqa: F811
-    database, uri = embedded.launch(str(tmp_path / "data"), embedded.free_port())
+    database, uri = embedded.launch(str(tmp_path / "data"), free_port())
     settings = {"MONGO_URI": uri, "MONGO_DB": "faults", "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1]}
     settings |= {"ENVIRONMENT_SOCKETS": str(engine.socket), "DELIVERY_SECONDS": 5, "REQUEST_TIMEOUT": 5}
     service = Gunicorn(**settings, WEB_CONCURRENCY=1).start()
@@ -77,7 +78,7 @@ def test_an_observation_killed_with_the_service_delivers_nothing_twice(tmp_path,
     """The service is killed with SIGKILL as soon as an observation has begun (its environment moved
     on): once restarted, the next observation writes what runs; no delivery is started again, the
     engine runs each instance once, usage is the sum."""
-    database, uri = embedded.launch(str(tmp_path / "data"), embedded.free_port())
+    database, uri = embedded.launch(str(tmp_path / "data"), free_port())
     settings = {"MONGO_URI": uri, "MONGO_DB": "faults", "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1]}
     settings |= {"ENVIRONMENT_SOCKETS": str(engine.socket), "DELIVERY_SECONDS": 30}
     service = Gunicorn(**settings, WEB_CONCURRENCY=1).start()

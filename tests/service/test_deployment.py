@@ -9,10 +9,10 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from app.storage.embedded import free_port
 from support import oidc
 from support.browser import OUTPUT, chromium, screenshot
 from support.nginx import Nginx
+from support.ports import free_port
 from support.processes import Gunicorn
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]

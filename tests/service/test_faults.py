@@ -12,6 +12,7 @@ from bench import fault
 from support import compose_oracle
 from support.apps import add_users, serving, settings
 from support.http import SocketClient, assert_problem
+from support.ports import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def database(tmp_path):
     """A SecantusDB process of its own, which a test may kill and start again on the same port."""
-    data, port = str(tmp_path / "data"), embedded.free_port()
+    data, port = str(tmp_path / "data"), free_port()
     process, uri = embedded.launch(data, port)
     state = {"process": process, "uri": uri}
     state["restart"] = lambda: state.update(process=embedded.launch(data, port)[0])
@@ -67,7 +68,7 @@ def test_an_outage_is_503_and_the_service_recovers_by_itself(database):
 
 
 def test_the_service_starts_while_the_database_is_away(tmp_path):
-    data, port = str(tmp_path / "data"), embedded.free_port()
+    data, port = str(tmp_path / "data"), free_port()
     uri = f"mongodb://127.0.0.1:{port}/?directConnection=true"
     app = create_app(settings(MONGO_URI=uri, MONGO_DB="late", ADMIN_USERNAME="admin", ADMIN_PASSWORD="an admin pw"))
     with serving(app) as port_:

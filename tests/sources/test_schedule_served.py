@@ -11,6 +11,7 @@ from app.storage import embedded
 from support import corpus
 from support.git_servers import forge, repository  # noqa: F401 (fixtures)
 from support.http import SocketClient, basic
+from support.ports import free_port
 from support.processes import Gunicorn
 
 ADMIN = ("admin", "change-me-now")
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 def test_under_gunicorn_a_due_source_is_synced_once_by_the_workers_schedule(tmp_path, forge, repository):  # noqa: F811
     commit = repository.commit("catalog", corpus.dokploy_files("ghost"))
-    database, uri = embedded.launch(str(tmp_path / "data"), embedded.free_port())
+    database, uri = embedded.launch(str(tmp_path / "data"), free_port())
     settings = {"MONGO_URI": uri, "MONGO_DB": "scheduled", "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1]}
     settings |= {"WEB_CONCURRENCY": 2, "SOURCE_HOSTS": f"127.0.0.1:{forge.nginx.port}", "SOURCE_PRIVATE": "on"}
     service = Gunicorn(**settings, GIT_SSL_CAINFO=forge.certificate).start()
