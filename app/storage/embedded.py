@@ -52,10 +52,6 @@ def _ask(uri, command, timeout_ms=300):
         client.close()
 
 
-def _answers(uri):
-    return _ask(uri, "ping") is not None
-
-
 def _serves(uri, data_dir):
     """Whether the server at `uri` is one serving `data_dir` (its process names the directory)."""
     status = _ask(uri, "serverStatus") or {}
@@ -72,16 +68,34 @@ def _die_with_parent():
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def launch(data_dir, port=0):
+def launch(data_dir, port=0, attempts=3):
     """A new server process on `data_dir` (port 0: any free one), returned with its URI once it
-    answers a ping."""
+    answers as the server of `data_dir`: another server on that port is never taken for it.
+    A free port is only free when it is chosen; where another process took it meanwhile, the
+    server exits at once and starts again on another (a port given is tried once)."""
     data_dir = os.path.abspath(data_dir)
     os.makedirs(data_dir, exist_ok=True)
-    port = port or free_port()
-    uri = f"mongodb://127.0.0.1:{port}/?directConnection=true"
     log_path = os.path.join(data_dir, "embedded-mongo.log")
+    for _ in range(1 if port else attempts):
+        chosen = port or free_port()
+        uri = f"mongodb://127.0.0.1:{chosen}/?directConnection=true"
+        process = _spawn(data_dir, chosen, log_path)
+        deadline = time.monotonic() + START_TIMEOUT
+        while not _serves(uri, data_dir):
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                process.wait()
+                break
+            time.sleep(0.1)
+        else:
+            return process, uri
+    raise RuntimeError(f"the embedded database did not start; see {log_path}")
+
+
+def _spawn(data_dir, port, log_path):
+    """The server's process on `data_dir` at `port`, its output appended to `log_path`."""
     with open(log_path, "ab") as log_file:
-        process = subprocess.Popen(
+        return subprocess.Popen(
             [
                 sys.executable,
                 "-c",
@@ -101,13 +115,6 @@ def launch(data_dir, port=0):
             stdin=subprocess.DEVNULL,
             preexec_fn=_die_with_parent,
         )
-    deadline = time.monotonic() + START_TIMEOUT
-    while not _answers(uri):
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(f"the embedded database did not start; see {log_path}")
-        time.sleep(0.1)
-    return process, uri
 
 
 def start(data_dir):
