@@ -65,7 +65,7 @@ def run(seconds_before=4.0, seconds_down=2.0, writers=4, log=print):
             try:
                 r = create(service.port, key)
                 status, body = r.status, r.json
-            except OSError:
+            except (OSError, http.client.HTTPException):  # the service was killed mid-answer
                 status, body = None, None
             with lock:
                 if status == 201:

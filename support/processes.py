@@ -2,6 +2,7 @@
 `make run` starts it (or the benchmark's baseline), on a free port, in its own process group,
 with an environment that holds none of the caller's settings."""
 
+import http.client
 import os
 import re
 import signal
@@ -69,7 +70,7 @@ class Gunicorn:
             try:
                 if SocketClient(self.port).get(probe).status < 500:
                     return True
-            except OSError:
+            except (OSError, http.client.HTTPException):
                 pass
             time.sleep(0.2)
         self.kill()
