@@ -78,7 +78,7 @@ profile: $(VENV)/.installed-test
 
 # What one create costs in CPU instructions (callgrind), the same on every run where `make bench`
 # is noisy; AGAINST=REVISION counts that revision too, in the same way.
-instructions: $(VENV)/.installed-test
+instructions: $(VENV)/.installed-bench
 	command -v valgrind >/dev/null || (apt-get update -qq && apt-get install -y -qq valgrind)
 	$(BIN)/python bench/instructions.py $(if $(AGAINST),--against $(AGAINST))
 

@@ -4,7 +4,9 @@ time on it vary by a tenth from one round to the next).
 
 The app runs in-process (Flask's test client) on an embedded database in its own process, so
 only the app is counted. Each tree is run twice under callgrind, making WARM creates and then
-none or COUNTED more; the difference divided by COUNTED is a create, start-up subtracted. With
+none or COUNTED more; the difference divided by COUNTED is a create, start-up subtracted. The
+same for `make bench`'s peer, Python-Eve (bench/eve_app.py), given the same body and credentials,
+and the ratio: the house rule's app CPU beside Eve, read where noise cannot move it. With
 `--against REV`, the same on a worktree of that revision, and the ratio.
 """
 
@@ -37,10 +39,23 @@ headers = {"Authorization": basic("alice"), "Content-Type": "application/json"}
 for _ in range(int(sys.argv[2])):
     assert client.post("/blueprints", data=body, headers=headers).status_code == 201
 """
+# The same creates on Python-Eve, as `make bench` serves it beside the service (the last argument unused).
+EVE_CHILD = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from support.http import PASSWORD, basic
+os.environ.update(MONGO_URI=sys.argv[3], BASELINE_CREDENTIALS="alice:" + PASSWORD)
+from bench.eve_app import app
+client, body = app.test_client(), open(sys.argv[1] + "/bench/bodies/blueprint.json").read()
+headers = {"Authorization": basic("alice"), "Content-Type": "application/json"}
+for _ in range(int(sys.argv[2])):
+    assert client.post("/blueprints", data=body, headers=headers).status_code == 201
+"""
 
 
-def instructions(tree, creates, uri, db):
-    """Instructions callgrind counted for a process that starts the app and makes `creates`."""
+def instructions(child, tree, creates, uri, db):
+    """Instructions callgrind counted for a process that runs `child`: it starts the app and makes
+    `creates`."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "callgrind.out"
         command = [
@@ -49,7 +64,7 @@ def instructions(tree, creates, uri, db):
             f"--callgrind-out-file={out}",
             sys.executable,
             "-c",
-            CHILD,
+            child,
             str(tree),
             str(creates),
             uri,
@@ -60,11 +75,11 @@ def instructions(tree, creates, uri, db):
         return int(summary.split()[1])
 
 
-def per_create(tree, uri, label):
+def per_create(tree, uri, label, child=CHILD):
     """Instructions of one create in `tree`: the two runs side by side (the machine has two cores)."""
     runs = [(WARM, f"{label}warm"), (WARM + COUNTED, f"{label}counted")]
     with ThreadPoolExecutor(2) as pool:
-        warm, counted = pool.map(lambda run: instructions(tree, run[0], uri, run[1]), runs)
+        warm, counted = pool.map(lambda run: instructions(child, tree, run[0], uri, run[1]), runs)
     return (counted - warm) / COUNTED
 
 
@@ -78,6 +93,8 @@ def main():
     try:
         this = per_create(ROOT, uri, "this")
         print(f"POST /blueprints (the shared body): {this / 1e6:.3f} M instructions a create")
+        eve = per_create(ROOT, uri, "eve", EVE_CHILD)
+        print(f"Python-Eve: {eve / 1e6:.3f} M instructions a create; this / Eve: {this / eve:.3f}")
         if args.against:
             worktree = tempfile.mkdtemp(prefix="instructions-against-")
             subprocess.run(
