@@ -25,8 +25,16 @@ from app.storage import embedded  # noqa: E402
 
 GIT, VALGRIND = shutil.which("git"), shutil.which("valgrind")
 WARM, COUNTED = 200, 300
+# What both children do once their app is `app`: `creates` POSTs of the shared body, as alice.
+CREATES = """
+client, body = app.test_client(), open(sys.argv[1] + "/bench/bodies/blueprint.json").read()
+headers = {"Authorization": basic("alice"), "Content-Type": "application/json"}
+for _ in range(int(sys.argv[2])):
+    assert client.post("/blueprints", data=body, headers=headers).status_code == 201
+"""
 # Run inside callgrind with the tree to measure first on sys.path: its app, its support helpers.
-CHILD = """
+CHILD = (
+    """
 import sys
 sys.path.insert(0, sys.argv[1])
 from app import create_app
@@ -34,23 +42,20 @@ from support.apps import add_users, settings
 from support.http import basic
 app = create_app(settings(MONGO_URI=sys.argv[3], MONGO_DB=sys.argv[4], LOG_LEVEL="warning"))
 add_users(app)
-client, body = app.test_client(), open(sys.argv[1] + "/bench/bodies/blueprint.json").read()
-headers = {"Authorization": basic("alice"), "Content-Type": "application/json"}
-for _ in range(int(sys.argv[2])):
-    assert client.post("/blueprints", data=body, headers=headers).status_code == 201
 """
+    + CREATES
+)
 # The same creates on Python-Eve, as `make bench` serves it beside the service (the last argument unused).
-EVE_CHILD = """
+EVE_CHILD = (
+    """
 import os, sys
 sys.path.insert(0, sys.argv[1])
 from support.http import PASSWORD, basic
 os.environ.update(MONGO_URI=sys.argv[3], BASELINE_CREDENTIALS="alice:" + PASSWORD)
 from bench.eve_app import app
-client, body = app.test_client(), open(sys.argv[1] + "/bench/bodies/blueprint.json").read()
-headers = {"Authorization": basic("alice"), "Content-Type": "application/json"}
-for _ in range(int(sys.argv[2])):
-    assert client.post("/blueprints", data=body, headers=headers).status_code == 201
 """
+    + CREATES
+)
 
 
 def instructions(child, tree, creates, uri, db):

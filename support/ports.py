@@ -6,7 +6,7 @@ import socket
 from pathlib import Path
 
 EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
-_chooser = random.SystemRandom()  # the same in every worker whatever seeds `random`
+_chooser = random.SystemRandom()  # never seeded: no two workers draw the same ports, whatever seeds `random`
 
 
 def free_port():

@@ -80,16 +80,21 @@ def launch(data_dir, port=0, attempts=3):
         chosen = port or free_port()
         uri = f"mongodb://127.0.0.1:{chosen}/?directConnection=true"
         process = _spawn(data_dir, chosen, log_path)
-        deadline = time.monotonic() + START_TIMEOUT
-        while not _serves(uri, data_dir):
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                process.wait()
-                break
-            time.sleep(0.1)
-        else:
+        if _started(process, uri, data_dir):
             return process, uri
     raise RuntimeError(f"the embedded database did not start; see {log_path}")
+
+
+def _started(process, uri, data_dir):
+    """Whether `process` came to serve `data_dir` at `uri` within START_TIMEOUT; killed if not."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while not _serves(uri, data_dir):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            process.wait()
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def _spawn(data_dir, port, log_path):
