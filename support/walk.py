@@ -17,6 +17,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from support.browser import OUTPUT, screenshot
+from support.host_network import settle
 from support.http import PASSWORD
 
 
@@ -93,6 +94,9 @@ class Walk:
         return self.wait(text)
 
     def go(self, route):
+        """Load `route` once the host's addresses have settled (a Docker Engine a fixture just used
+        may still be changing them: support/host_network.py)."""
+        settle()
         self.browser.get(self.base + route)
 
     def cards(self):
