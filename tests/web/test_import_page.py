@@ -8,6 +8,13 @@ from support import corpus
 from support.pages import IMPORTED, MARKS
 
 pytestmark = MARKS
+# Every file the page reads from here on takes a second more, as from a slow disk or a network share.
+SLOW_READS = """
+const read = Blob.prototype.text;
+Blob.prototype.text = function () {
+  return new Promise((done) => setTimeout(done, 1000)).then(() => read.call(this));
+};
+"""
 
 
 def test_catalogs_and_compose_files_are_previewed_then_imported(person, seeded):
@@ -53,6 +60,8 @@ def test_catalogs_and_compose_files_are_previewed_then_imported(person, seeded):
     w.console(422)
     w.fill("Source", "portainer/templates")
     folder = w.control("Stack files: the folder of the catalog repository")
+    # a slow disk: each file takes a second to read, and Preview is pressed at once, as a person may
+    w.browser.execute_script(SLOW_READS)
     folder.send_keys(str(corpus.folder() / "portainer" / "portainer-templates"))
     w.button("Preview").click()
     w.wait(lambda: w.all("table[aria-label='What the import would do']"))

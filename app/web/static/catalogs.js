@@ -2,6 +2,15 @@
    own runner): a Portainer catalog's stack files, and a platform's catalog from a folder or one
    pasted template, as `bpctl import` reads them. */
 
+/** The files of a chosen folder as {top: the folder's name, files: [{path, text}]}, each path
+    from the folder's top (`files` a FileList or File objects, as a folder input gives them). */
+export async function folderFiles(files) {
+  const chosen = [...files];
+  const top = chosen.length ? (chosen[0].webkitRelativePath || '').split('/')[0] : '';
+  const inFolder = (f) => (f.webkitRelativePath || f.name).split('/').slice(1).join('/');
+  return { top, files: await Promise.all(chosen.map(async (f) => ({ path: inFolder(f), text: await f.text() }))) };
+}
+
 /** The stack files a Portainer catalog names, from the files of a chosen folder (a checkout of
     the catalog's repository): each path the catalog names, from the folder's top. */
 export function stackFiles(catalogText, chosen) {

@@ -4,7 +4,7 @@ import { api, followed, formats } from './api.js';
 import { diffView, el, field, problemList, row, select, table } from './dom.js';
 import { list } from './drafts.js';
 import { progressOf } from './http.js';
-import { platformCatalog, stackFiles } from './catalogs.js';
+import { folderFiles, platformCatalog, stackFiles } from './catalogs.js';
 
 const ABOUT =
   'Bring templates you already have: each becomes a blueprint, checked and measured, its variables parameters. ' +
@@ -39,12 +39,14 @@ export function importReport(report, dryRun) {
   return el('div', {}, said, table(label, ['Template', 'Outcome', 'Notes'], rows, { class: 'report' }));
 }
 
-/** The form's controls; `picked` keeps each folder input's files ({top: the folder's name, files:
-    [{path, text}]}). */
+/** The form's controls; `picked` keeps the reading of each folder input's files (a promise of
+    `folderFiles`), and `uploaded` the reading of the chosen file into the text: a preview waits for
+    both, however soon after a choice it is asked for. */
 function importControls(layouts) {
   const c = {
     layouts,
     picked: new Map(),
+    uploaded: Promise.resolve(),
     out: el('div', { 'aria-live': 'polite' }),
     extra: el('div', { class: 'wide' }),
   };
@@ -91,8 +93,11 @@ function formatFields(c) {
   };
 }
 
-/** What the form sends to `POST /imports`. */
-function importBody(c) {
+/** What the form sends to `POST /imports`, once the files chosen so far are read. */
+async function importBody(c) {
+  await c.uploaded;
+  const stacks = await c.filesOf(c.folder);
+  const { files: chosen, top } = await c.filesOf(c.catalogFolder);
   const fmt = c.format.value;
   const defaults = { entitlementType: c.entitlement.value, tags: list(c.tags.value) };
   let files = {};
@@ -100,9 +105,8 @@ function importBody(c) {
     defaults.name = c.name.value.trim() || undefined;
     if (c.env.value.trim()) files = { '.env': c.env.value };
   } else if (fmt === 'portainer') {
-    files = stackFiles(c.documentText.value, c.filesOf(c.folder).files);
+    files = stackFiles(c.documentText.value, stacks.files);
   }
-  const { files: chosen, top } = c.filesOf(c.catalogFolder);
   const named = c.upload.files[0] && c.upload.files[0].name;
   const layout = c.layouts[fmt];
   const document = layout.folder
@@ -117,7 +121,7 @@ async function sendImport(c, dryRun) {
   c.source.removeAttribute('aria-invalid');
   try {
     const path = `/imports?async=true${dryRun ? '&dryRun=true' : ''}`;
-    const { data: started } = await api('POST', path, { body: importBody(c) });
+    const { data: started } = await api('POST', path, { body: await importBody(c) });
     const progress = el('p', { class: 'note', role: 'status' });
     c.out.replaceChildren(progress);
     const job = await followed(started, (now) => {
@@ -135,16 +139,14 @@ async function sendImport(c, dryRun) {
   }
 }
 
-/** Keeps the files of a chosen folder, without the folder's own name; the source is named after
-    the catalog's folder, as bpctl names it. */
+/** Keeps the reading of a chosen folder's files at once, so that a preview asked for meanwhile
+    waits for it; the source is named after the catalog's folder, as bpctl names it. */
 async function choose(c, input) {
-  const inFolder = (f) => (f.webkitRelativePath || f.name).split('/').slice(1).join('/');
-  const files = [...input.files];
-  const top = files.length ? (files[0].webkitRelativePath || '').split('/')[0] : '';
-  const read = await Promise.all(files.map(async (f) => ({ path: inFolder(f), text: await f.text() })));
-  c.picked.set(input, { top, files: read });
-  if (input === c.catalogFolder && !c.source.value.trim() && top) c.source.value = top;
+  const reading = folderFiles(input.files);
+  c.picked.set(input, reading);
   c.run.disabled = true;
+  const { top } = await reading;
+  if (input === c.catalogFolder && !c.source.value.trim() && top) c.source.value = top;
 }
 
 /** What changes what a preview showed: any edit disables Import until the next preview. */
@@ -159,12 +161,14 @@ function listen(c, form) {
   c.documentText.addEventListener('input', () => {
     c.upload.value = '';
   });
-  c.upload.addEventListener('change', async () => {
-    if (c.upload.files[0]) {
-      c.documentText.value = await c.upload.files[0].text();
-      if (!c.source.value.trim()) c.source.value = c.upload.files[0].name; // as bpctl names it: importing it again updates
-    }
+  c.upload.addEventListener('change', () => {
+    const [file] = c.upload.files;
     c.run.disabled = true;
+    if (!file) return;
+    c.uploaded = file.text().then((text) => {
+      c.documentText.value = text;
+      if (!c.source.value.trim()) c.source.value = file.name; // as bpctl names it: importing it again updates
+    });
   });
   c.folder.addEventListener('change', () => choose(c, c.folder));
   c.catalogFolder.addEventListener('change', () => choose(c, c.catalogFolder));

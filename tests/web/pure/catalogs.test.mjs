@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
+  folderFiles,
   pastedName,
   platformCatalog,
   stackFiles,
@@ -112,4 +113,39 @@ test("a pasted template is named by a CapRover app's displayName, else its first
     "web",
   );
   assert.equal(pastedName("kind: Deployment\n"), "template");
+});
+
+test("a chosen folder's files: their paths from its top, once every one is read", async () => {
+  let later;
+  const slow = new Promise((done) => {
+    later = done;
+  });
+  const chosen = [
+    {
+      name: "a.yml",
+      webkitRelativePath: "catalog/stacks/a.yml",
+      text: async () => "services: {}",
+    },
+    {
+      name: "README.md",
+      webkitRelativePath: "catalog/README.md",
+      text: () => slow,
+    },
+  ];
+  let read = null;
+  const reading = folderFiles(chosen).then((found) => {
+    read = found;
+  });
+  await new Promise((done) => setTimeout(done, 10));
+  assert.equal(read, null); // one file is still being read
+  later("# Catalog");
+  await reading;
+  assert.deepEqual(read, {
+    top: "catalog",
+    files: [
+      { path: "stacks/a.yml", text: "services: {}" },
+      { path: "README.md", text: "# Catalog" },
+    ],
+  });
+  assert.deepEqual(await folderFiles([]), { top: "", files: [] });
 });
