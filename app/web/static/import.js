@@ -146,7 +146,8 @@ async function choose(c, input) {
   c.picked.set(input, reading);
   c.run.disabled = true;
   const { top } = await reading;
-  if (input === c.catalogFolder && !c.source.value.trim() && top) c.source.value = top;
+  const latest = c.picked.get(input) === reading; // not a folder chosen again meanwhile
+  if (latest && input === c.catalogFolder && !c.source.value.trim() && top) c.source.value = top;
 }
 
 /** What changes what a preview showed: any edit disables Import until the next preview. */
@@ -165,10 +166,12 @@ function listen(c, form) {
     const [file] = c.upload.files;
     c.run.disabled = true;
     if (!file) return;
-    c.uploaded = file.text().then((text) => {
+    const reading = file.text().then((text) => {
+      if (c.uploaded !== reading) return; // another file chosen meanwhile
       c.documentText.value = text;
       if (!c.source.value.trim()) c.source.value = file.name; // as bpctl names it: importing it again updates
     });
+    c.uploaded = reading;
   });
   c.folder.addEventListener('change', () => choose(c, c.folder));
   c.catalogFolder.addEventListener('change', () => choose(c, c.catalogFolder));
