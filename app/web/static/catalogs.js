@@ -2,38 +2,40 @@
    own runner): a Portainer catalog's stack files, and a platform's catalog from a folder or one
    pasted template, as `bpctl import` reads them. */
 
-/** The files of a chosen folder as {top: the folder's name, files: [{path, text}]}, each path
-    from the folder's top (`files` a FileList or File objects, as a folder input gives them). */
-export async function folderFiles(files) {
+/** A chosen folder: its name (`top`) and its files as [{path from its top, file}], none read yet:
+    what a catalog uses of them is read when it is sent, so a checkout of a whole repository (its
+    .git included) costs only its templates. `files`: a FileList or File objects, as a folder input
+    gives them. */
+export function chosenFolder(files) {
   const chosen = [...files];
   const top = chosen.length ? (chosen[0].webkitRelativePath || '').split('/')[0] : '';
   const inFolder = (f) => (f.webkitRelativePath || f.name).split('/').slice(1).join('/');
-  return { top, files: await Promise.all(chosen.map(async (f) => ({ path: inFolder(f), text: await f.text() }))) };
+  return { top, files: chosen.map((file) => ({ path: inFolder(file), file })) };
 }
 
-/** The stack files a Portainer catalog names, from the files of a chosen folder (a checkout of
-    the catalog's repository): each path the catalog names, from the folder's top. */
-export function stackFiles(catalogText, chosen) {
+/** [[path, text]] of the chosen files given, read at once. */
+function read(chosen) {
+  return Promise.all(chosen.map(async ({ path, file }) => [path, await file.text()]));
+}
+
+/** The stack files a Portainer catalog names ({path: text}), read from the files of a chosen folder
+    (a checkout of the catalog's repository): each path the catalog names, from the folder's top. */
+export async function stackFiles(catalogText, chosen) {
   let catalog;
   try {
     catalog = JSON.parse(catalogText);
   } catch {
     return {};
   }
-  const named = (catalog.templates || []).map((t) => t.repository && t.repository.stackfile).filter(Boolean);
-  const found = {};
-  for (const path of named) {
-    const match = chosen.find((f) => f.path === path);
-    if (match) found[path] = match.text;
-  }
-  return found;
+  const named = new Set((catalog.templates || []).map((t) => t.repository && t.repository.stackfile).filter(Boolean));
+  return Object.fromEntries(await read(chosen.filter((f) => named.has(f.path))));
 }
 
 /** A platform's catalog ({key: template}) from the files of a chosen folder (a checkout of the
     platform's repository, its templates' folder, or one Dokploy template's folder; `top` is the
     chosen folder's name), else the one template pasted or chosen as a file (`text`, named `name`).
     `layout` is how the service reads the platform's folder (`GET /formats`). */
-export function platformCatalog(layout, chosen, top, text, name) {
+export async function platformCatalog(layout, chosen, top, text, name) {
   const below = `${layout.folder}/`;
   const inCatalog = chosen.some((f) => f.path.startsWith(below))
     ? chosen.filter((f) => f.path.startsWith(below))
@@ -41,22 +43,22 @@ export function platformCatalog(layout, chosen, top, text, name) {
   const found = {};
   if (layout.marker) {
     // a folder per template, the marker its Compose file
-    for (const file of inCatalog) {
-      const parts = file.path.split('/');
+    const used = inCatalog.filter((f) => layout.files.includes(f.path.split('/').pop()));
+    for (const [path, content] of await read(used)) {
+      const parts = path.split('/');
       const base = parts.pop();
-      if (!layout.files.includes(base)) continue;
       const key = parts.length ? parts[parts.length - 1] : top;
-      (found[key] = found[key] || {})[base] = file.text;
+      (found[key] = found[key] || {})[base] = content;
     }
     return Object.fromEntries(Object.entries(found).filter(([, files]) => files[layout.marker] !== undefined));
   }
-  for (const file of inCatalog.filter((f) => /\.ya?ml$/.test(f.path)))
+  for (const [path, content] of await read(inCatalog.filter((f) => /\.ya?ml$/.test(f.path))))
     found[
-      file.path
+      path
         .split('/')
         .pop()
         .replace(/\.ya?ml$/, '')
-    ] = file.text;
+    ] = content;
   if (!Object.keys(found).length && text.trim()) found[(name || pastedName(text)).replace(/\.ya?ml$/, '')] = text;
   return found;
 }

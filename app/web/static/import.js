@@ -4,7 +4,7 @@ import { api, followed, formats } from './api.js';
 import { diffView, el, field, problemList, row, select, table } from './dom.js';
 import { list } from './drafts.js';
 import { progressOf } from './http.js';
-import { folderFiles, platformCatalog, stackFiles } from './catalogs.js';
+import { chosenFolder, platformCatalog, stackFiles } from './catalogs.js';
 
 const ABOUT =
   'Bring templates you already have: each becomes a blueprint, checked and measured, its variables parameters. ' +
@@ -39,9 +39,9 @@ export function importReport(report, dryRun) {
   return el('div', {}, said, table(label, ['Template', 'Outcome', 'Notes'], rows, { class: 'report' }));
 }
 
-/** The form's controls; `picked` keeps the reading of each folder input's files (a promise of
-    `folderFiles`), and `uploaded` the reading of the chosen file into the text: a preview waits for
-    both, however soon after a choice it is asked for. */
+/** The form's controls; `picked` keeps each folder input's files (`chosenFolder`: read when sent),
+    and `uploaded` the reading of the chosen file into the text, which a preview waits for however
+    soon after the choice it is asked for. */
 function importControls(layouts) {
   const c = {
     layouts,
@@ -93,11 +93,9 @@ function formatFields(c) {
   };
 }
 
-/** What the form sends to `POST /imports`, once the files chosen so far are read. */
+/** What the form sends to `POST /imports`, with what it uses of the files chosen read. */
 async function importBody(c) {
   await c.uploaded;
-  const stacks = await c.filesOf(c.folder);
-  const { files: chosen, top } = await c.filesOf(c.catalogFolder);
   const fmt = c.format.value;
   const defaults = { entitlementType: c.entitlement.value, tags: list(c.tags.value) };
   let files = {};
@@ -105,12 +103,13 @@ async function importBody(c) {
     defaults.name = c.name.value.trim() || undefined;
     if (c.env.value.trim()) files = { '.env': c.env.value };
   } else if (fmt === 'portainer') {
-    files = stackFiles(c.documentText.value, stacks.files);
+    files = await stackFiles(c.documentText.value, c.filesOf(c.folder).files);
   }
+  const { files: chosen, top } = c.filesOf(c.catalogFolder);
   const named = c.upload.files[0] && c.upload.files[0].name;
   const layout = c.layouts[fmt];
   const document = layout.folder
-    ? platformCatalog(layout, chosen, top, c.documentText.value, named)
+    ? await platformCatalog(layout, chosen, top, c.documentText.value, named)
     : c.documentText.value;
   return { format: fmt, source: c.source.value.trim(), document, files, defaults };
 }
@@ -139,15 +138,13 @@ async function sendImport(c, dryRun) {
   }
 }
 
-/** Keeps the reading of a chosen folder's files at once, so that a preview asked for meanwhile
-    waits for it; the source is named after the catalog's folder, as bpctl names it. */
-async function choose(c, input) {
-  const reading = folderFiles(input.files);
-  c.picked.set(input, reading);
+/** Keeps the files of a chosen folder; the source is named after the catalog's folder, as bpctl
+    names it. */
+function choose(c, input) {
+  const { top, files } = chosenFolder(input.files);
+  c.picked.set(input, { top, files });
+  if (input === c.catalogFolder && !c.source.value.trim() && top) c.source.value = top;
   c.run.disabled = true;
-  const { top } = await reading;
-  const latest = c.picked.get(input) === reading; // not a folder chosen again meanwhile
-  if (latest && input === c.catalogFolder && !c.source.value.trim() && top) c.source.value = top;
 }
 
 /** What changes what a preview showed: any edit disables Import until the next preview. */

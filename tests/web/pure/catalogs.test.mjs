@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  folderFiles,
+  chosenFolder,
   pastedName,
   platformCatalog,
   stackFiles,
@@ -20,7 +20,40 @@ const COOLIFY = {
   files: ["*.yml", "*.yaml"],
 };
 
-test("a Portainer catalog's stack files: those it names, found in the chosen folder", () => {
+/** Files of a chosen folder ({path: text}) as `chosenFolder` gives them; a file whose text is null
+    must not be read (a .git pack, a logo: nothing a catalog uses). */
+const chosenOf = (texts) =>
+  Object.entries(texts).map(([path, text]) => ({
+    path,
+    file: {
+      text: async () => {
+        if (text === null) throw new Error(`${path} was read`);
+        return text;
+      },
+    },
+  }));
+
+test("a chosen folder: its name, and its files by their path from it, none read", () => {
+  const read = () => {
+    throw new Error("read");
+  };
+  const files = [
+    { name: "a.yml", webkitRelativePath: "catalog/stacks/a.yml", text: read },
+    { name: "README.md", webkitRelativePath: "catalog/README.md", text: read },
+  ];
+  const chosen = chosenFolder(files);
+  assert.equal(chosen.top, "catalog");
+  assert.deepEqual(
+    chosen.files.map((f) => [f.path, f.file]),
+    [
+      ["stacks/a.yml", files[0]],
+      ["README.md", files[1]],
+    ],
+  );
+  assert.deepEqual(chosenFolder([]), { top: "", files: [] });
+});
+
+test("a Portainer catalog's stack files: those it names, found in the chosen folder, and only those read", async () => {
   const catalog = JSON.stringify({
     templates: [
       { repository: { stackfile: "stacks/web/docker-compose.yml" } },
@@ -28,75 +61,79 @@ test("a Portainer catalog's stack files: those it names, found in the chosen fol
       {},
     ],
   });
-  const chosen = [
-    { path: "stacks/web/docker-compose.yml", text: "services: {}" },
-    { path: "stacks/other.yml", text: "x" },
-  ];
-  assert.deepEqual(stackFiles(catalog, chosen), {
+  const chosen = chosenOf({
+    "stacks/web/docker-compose.yml": "services: {}",
+    "stacks/other.yml": null,
+    ".git/objects/pack/pack-1.pack": null,
+  });
+  assert.deepEqual(await stackFiles(catalog, chosen), {
     "stacks/web/docker-compose.yml": "services: {}",
   });
-  assert.deepEqual(stackFiles("not json", chosen), {});
+  assert.deepEqual(await stackFiles("not json", chosen), {});
 });
 
-test("a checkout of Dokploy: a template per folder holding its Compose file, other files beside it", () => {
-  const chosen = [
-    { path: "blueprints/ghost/docker-compose.yml", text: "ghost" },
-    { path: "blueprints/ghost/template.toml", text: "toml" },
-    { path: "blueprints/ghost/logo.svg", text: "<svg/>" },
-    { path: "blueprints/half/template.toml", text: "no compose" },
-    { path: "README.md", text: "readme" },
-  ];
-  assert.deepEqual(platformCatalog(DOKPLOY, chosen, "templates", "", null), {
-    ghost: { "docker-compose.yml": "ghost", "template.toml": "toml" },
+test("a checkout of Dokploy: a template per folder holding its Compose file, other files beside it", async () => {
+  const chosen = chosenOf({
+    "blueprints/ghost/docker-compose.yml": "ghost",
+    "blueprints/ghost/template.toml": "toml",
+    "blueprints/ghost/logo.svg": null,
+    "blueprints/half/template.toml": "no compose",
+    "README.md": null,
   });
+  assert.deepEqual(
+    await platformCatalog(DOKPLOY, chosen, "templates", "", null),
+    {
+      ghost: { "docker-compose.yml": "ghost", "template.toml": "toml" },
+    },
+  );
 });
 
-test("one Dokploy template's own folder is named after the folder chosen", () => {
-  const chosen = [{ path: "docker-compose.yml", text: "ghost" }];
-  assert.deepEqual(platformCatalog(DOKPLOY, chosen, "ghost", "", null), {
+test("one Dokploy template's own folder is named after the folder chosen", async () => {
+  const chosen = chosenOf({ "docker-compose.yml": "ghost" });
+  assert.deepEqual(await platformCatalog(DOKPLOY, chosen, "ghost", "", null), {
     ghost: { "docker-compose.yml": "ghost" },
   });
 });
 
-test("a Coolify checkout: a template per YAML file below its folder, named by the file", () => {
-  const chosen = [
-    { path: "templates/compose/umami.yaml", text: "umami" },
-    { path: "templates/compose/n8n.yml", text: "n8n" },
-    { path: "templates/compose/notes.txt", text: "x" },
-    { path: "other/thing.yml", text: "not the catalog" },
-  ];
-  assert.deepEqual(platformCatalog(COOLIFY, chosen, "coolify", "", null), {
-    umami: "umami",
-    n8n: "n8n",
+test("a Coolify checkout: a template per YAML file below its folder, named by the file", async () => {
+  const chosen = chosenOf({
+    "templates/compose/umami.yaml": "umami",
+    "templates/compose/n8n.yml": "n8n",
+    "templates/compose/notes.txt": null,
+    "other/thing.yml": null,
+    ".git/HEAD": null,
   });
+  assert.deepEqual(
+    await platformCatalog(COOLIFY, chosen, "coolify", "", null),
+    {
+      umami: "umami",
+      n8n: "n8n",
+    },
+  );
 });
 
-test("one template pasted or chosen as a file, where no folder is chosen", () => {
+test("one template pasted or chosen as a file, where no folder is chosen", async () => {
   assert.deepEqual(
-    platformCatalog(
+    await platformCatalog(
       COOLIFY,
       [],
       "",
       "services:\n  vault:\n    image: v\n",
       "vaultwarden.yaml",
     ),
-    {
-      vaultwarden: "services:\n  vault:\n    image: v\n",
-    },
+    { vaultwarden: "services:\n  vault:\n    image: v\n" },
   );
   assert.deepEqual(
-    platformCatalog(
+    await platformCatalog(
       COOLIFY,
       [],
       "",
       "services:\n  # a note\n  vault:\n    image: v\n",
       null,
     ),
-    {
-      vault: "services:\n  # a note\n  vault:\n    image: v\n",
-    },
+    { vault: "services:\n  # a note\n  vault:\n    image: v\n" },
   );
-  assert.deepEqual(platformCatalog(COOLIFY, [], "", "  ", null), {});
+  assert.deepEqual(await platformCatalog(COOLIFY, [], "", "  ", null), {});
 });
 
 test("a pasted template is named by a CapRover app's displayName, else its first service", () => {
@@ -113,39 +150,4 @@ test("a pasted template is named by a CapRover app's displayName, else its first
     "web",
   );
   assert.equal(pastedName("kind: Deployment\n"), "template");
-});
-
-test("a chosen folder's files: their paths from its top, once every one is read", async () => {
-  let later;
-  const slow = new Promise((done) => {
-    later = done;
-  });
-  const chosen = [
-    {
-      name: "a.yml",
-      webkitRelativePath: "catalog/stacks/a.yml",
-      text: async () => "services: {}",
-    },
-    {
-      name: "README.md",
-      webkitRelativePath: "catalog/README.md",
-      text: () => slow,
-    },
-  ];
-  let read = null;
-  const reading = folderFiles(chosen).then((found) => {
-    read = found;
-  });
-  await new Promise((done) => setTimeout(done, 10));
-  assert.equal(read, null); // one file is still being read
-  later("# Catalog");
-  await reading;
-  assert.deepEqual(read, {
-    top: "catalog",
-    files: [
-      { path: "stacks/a.yml", text: "services: {}" },
-      { path: "README.md", text: "# Catalog" },
-    ],
-  });
-  assert.deepEqual(await folderFiles([]), { top: "", files: [] });
 });
