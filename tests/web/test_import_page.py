@@ -64,9 +64,12 @@ def test_catalogs_and_compose_files_are_previewed_then_imported(person, seeded):
     w.browser.execute_script(SLOW_READS)
     folder.send_keys(str(corpus.folder() / "portainer" / "portainer-templates"))
     w.button("Preview").click()
+    w.fill("Tags for what it makes", "portainer")  # while the preview is asked: not what it shows
     w.wait(lambda: w.all("table[aria-label='What the import would do']"))
     counts = w.one("main form div[aria-live] p").text
     assert counts == "Nothing is stored yet: 68 created, 1 skipped.", counts
+    assert not w.button("Import").is_enabled()  # the form changed since the preview was asked
+    w.control("Tags for what it makes").clear()
     w.check_page("import-portainer")
 
     # A Coolify catalog: a checkout of Coolify's repository chosen as a folder (Source takes its name)

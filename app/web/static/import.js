@@ -40,13 +40,14 @@ export function importReport(report, dryRun) {
 }
 
 /** The form's controls; `picked` keeps each folder input's files (`chosenFolder`: read when sent),
-    and `uploaded` the reading of the chosen file into the text, which a preview waits for however
-    soon after the choice it is asked for. */
+    `uploaded` the reading of the chosen file into the text, which a preview waits for however soon
+    after the choice it is asked for, and `edits` counts the form's changes. */
 function importControls(layouts) {
   const c = {
     layouts,
     picked: new Map(),
     uploaded: Promise.resolve(),
+    edits: 0,
     out: el('div', { 'aria-live': 'polite' }),
     extra: el('div', { class: 'wide' }),
   };
@@ -115,8 +116,9 @@ async function importBody(c) {
 }
 
 /** The import as a job (a catalog of hundreds takes a while), its progress shown meanwhile, then
-    its report; a dry run first, which enables Import. */
+    its report; a dry run first, which enables Import unless the form changed since it was asked. */
 async function sendImport(c, dryRun) {
+  const asked = c.edits;
   c.source.removeAttribute('aria-invalid');
   try {
     const path = `/imports?async=true${dryRun ? '&dryRun=true' : ''}`;
@@ -127,7 +129,7 @@ async function sendImport(c, dryRun) {
       progress.textContent = progressOf(dryRun ? 'Checking' : 'Importing', now);
     });
     c.out.replaceChildren(dryRun ? '' : el('p', { class: 'ok' }, 'Imported.'), importReport(job.report, dryRun));
-    c.run.disabled = !dryRun;
+    c.run.disabled = !dryRun || c.edits !== asked;
   } catch (error) {
     c.out.replaceChildren(problemList(error));
     if (error.body && error.body.errors && error.body.errors.source) {
@@ -153,6 +155,7 @@ function listen(c, form) {
   const shown = () => c.extra.replaceChildren(...(byFormat[c.format.value] || []));
   c.format.addEventListener('change', shown);
   form.addEventListener('input', () => {
+    c.edits += 1;
     c.run.disabled = true;
   });
   // text typed or pasted is no longer the chosen file's: its name must not name what was pasted
