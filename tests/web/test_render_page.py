@@ -121,6 +121,24 @@ def test_a_template_renders_deploys_and_upgrades_from_its_form(person, seeded):
     assert client.get(f"/instances/{made['id']}", user="alice").json["values"]["WEB_MEMORY"] == "512M"  # not yet
     w.wait(lambda: "memory: 1G" in w.one("ol[aria-label='Rendered definition']").text)  # the render follows
     w.check_page("deploy-upgrade")
+    # a value changed after the changes were shown: they are shown again before anything upgrades
+    w.fill("WEB_REPLICAS", "4")
+    w.button("Upgrade").click()
+    w.wait(lambda: "show them again" in w.one("form[aria-label='Upgrade an instance']").text)
+    assert not w.button("Upgrade").is_displayed()
+    assert client.get(f"/instances/{made['id']}", user="alice").json["values"]["WEB_MEMORY"] == "512M"
+    w.fill("WEB_REPLICAS", "3")
+    w.button("Show the changes").click()
+    w.wait(lambda: w.button("Upgrade").is_displayed())
+    # a revision published meanwhile: the upgrade makes the one whose changes were shown
+    read = client.get(f"/blueprints/{template['id']}", user="admin")
+    republished = {"description": "Published again while alice upgrades."}
+    assert (
+        client.patch(
+            f"/blueprints/{template['id']}", json=republished, user="admin", headers={"If-Match": read.headers["etag"]}
+        ).status
+        == 200
+    )
     w.button("Upgrade").click()
     w.wait(lambda: "acme-shop upgraded to revision" in w.one("form[aria-label='Upgrade an instance']").text)
     Select(w.control("Instance")).select_by_index(0)  # chosen again: its values as upgraded, not as first read
@@ -134,7 +152,8 @@ def test_a_template_renders_deploys_and_upgrades_from_its_form(person, seeded):
     w.view(lambda: w.go(f"#/blueprints/{template['id']}"))
     w.wait(lambda: w.all("section[aria-label=Instances] table"))
     current = client.get(f"/blueprints/{template['id']}", user="alice").json["rev"]
-    assert f"1 instance, 0 behind revision {current}." in w.one("section[aria-label=Instances]").text
+    assert current == made["rev"] + 1  # published while it was upgraded, which kept the revision it showed
+    assert f"1 instance, 1 behind revision {current}." in w.one("section[aria-label=Instances]").text
     assert "acme-shop" in w.one("section[aria-label=Instances] table").text
     # the fit says what the profile's instances use of each cap, so that its headroom reads
     rows = [row.text for row in w.all("section[aria-label='Fit to your profiles'] table.fit tbody tr")]

@@ -96,8 +96,13 @@ def test_the_instances_page_as_each_role(person, team):
     w.button("Upgrade to revision 2").click()
     w.wait(lambda: "+    image: nginx:1.28" in w.one("li[aria-label=pay-web] pre.diff").text)
     w.check_page("instances-member")
+    # revision 3 published meanwhile: the upgrade makes what the diff showed, revision 2
+    [web] = team.get("/blueprints?name=web", user="bob").json["items"]
+    later = {"yml": WEB.replace("1.27", "1.29")}
+    published = team.patch(f"/blueprints/{web['id']}", json=later, user="bob", headers={"If-Match": '"2"'})
+    assert published.status == 200
     w.view(lambda: w.button("Upgrade").click())
-    w.wait(lambda: "update available" not in w.one("li[aria-label=pay-web]").text)
+    w.wait(lambda: "revision 2" in w.one("li[aria-label=pay-web] p.meta").text)
     assert team.get("/instances?owner=team:pay", user="admin").json["items"][0]["rev"] == 2
     switch_to(w, "alice")  # the maintainer rolls it back from its releases
     w.go("#/instances")
@@ -106,6 +111,17 @@ def test_the_instances_page_as_each_role(person, team):
     w.wait(lambda: w.all("button[aria-label='Roll back pay-web to release 1']"))
     w.view(lambda: w.one("button[aria-label='Roll back pay-web to release 1']").click())
     w.wait(lambda: "revision 1" in w.one("li[aria-label=pay-web] p.meta").text)
+    # upgraded by another once its diff is shown: shown again before anything is made
+    w.button("Upgrade to revision 3").click()
+    w.wait(lambda: w.all("li[aria-label=pay-web] pre.diff"))
+    [pay_web] = team.get("/instances?owner=team:pay", user="admin").json["items"]
+    read = team.get(f"/instances/{pay_web['id']}", user="bob")
+    path = f"/instances/{pay_web['id']}/upgrade"
+    assert team.post(path, json={"rev": 2}, user="bob", headers={"If-Match": read.headers["etag"]}).status == 200
+    w.button("Upgrade").click()
+    w.wait(lambda: "show them again" in w.one("li[aria-label=pay-web]").text)
+    assert team.get(f"/instances/{pay_web['id']}", user="bob").json["rev"] == 2
+    w.console(412)
     switch_to(w, "carol")  # a viewer reads it: no action, not its definition
     w.go("#/instances")
     w.wait(lambda: w.all("li[aria-label=pay-web]"))

@@ -99,6 +99,13 @@ export function problemList(error) {
   );
 }
 
+/** The refusal of a write made as a dry run showed it: a 412 (it changed since) asks for the dry run
+    again; anything else, its problems. */
+export function refusedAsShown(error) {
+  if (error.status !== 412) return problemList(error);
+  return el('p', { class: 'error' }, 'It changed since the changes were shown: show them again.');
+}
+
 /** Shows the view of the current URL again (app.js routes on every `hashchange`). */
 export function refresh() {
   window.dispatchEvent(new HashChangeEvent('hashchange'));

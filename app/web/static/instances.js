@@ -4,7 +4,7 @@
    as kept, delete. */
 import { api, everything } from './api.js';
 import { routesView } from './blueprint.js';
-import { button, codeView, diffView, el, problemList, refresh, row, say, table } from './dom.js';
+import { button, codeView, diffView, el, problemList, refresh, refusedAsShown, row, say, table } from './dom.js';
 import { driftInWords, monthly, needs, when } from './units.js';
 
 const ABOUT =
@@ -35,32 +35,34 @@ function deliveryOf(instance) {
   return `${d.state} in ${instance.environment}, release ${d.release}; ${observed}${why ? `: ${why}` : ''}`;
 }
 
-/** Upgrade to the blueprint's current revision: a dry run shows the diff, then the upgrade is made. */
+/** Upgrade to the blueprint's current revision: a dry run shows the diff, then the upgrade is made
+    as it was shown (that revision, the instance as read then: changed since, it is shown again). */
 function upgradeAction(instance, latest, out) {
+  const path = `/instances/${instance.id}/upgrade`;
   const upgrade = button(`Upgrade to revision ${latest}`, async () => {
     out.replaceChildren();
     try {
-      const path = `/instances/${instance.id}/upgrade`;
-      const { data } = await api('POST', `${path}?dryRun=true`, { body: {} });
-      const confirm = button(
-        'Upgrade',
-        async () => {
-          try {
-            await api('POST', path, { body: {} });
-            say(`${instance.name} upgraded to revision ${latest}.`);
-            refresh();
-          } catch (error) {
-            out.replaceChildren(problemList(error));
-          }
-        },
-        { class: null },
-      );
+      const { etag } = await api('GET', `/instances/${instance.id}`);
+      const asShown = { body: { rev: latest }, headers: { 'If-Match': etag } };
+      const { data } = await api('POST', `${path}?dryRun=true`, asShown);
+      const confirm = button('Upgrade', () => upgradeAsShown(instance, latest, asShown, out), { class: null });
       out.replaceChildren(el('h4', {}, 'What the upgrade changes'), diffView(data.diff), confirm);
     } catch (error) {
       out.replaceChildren(problemList(error));
     }
   });
   return upgrade;
+}
+
+/** The upgrade `asShown` (its revision and If-Match). */
+async function upgradeAsShown(instance, latest, asShown, out) {
+  try {
+    await api('POST', `/instances/${instance.id}/upgrade`, asShown);
+    say(`${instance.name} upgraded to revision ${latest}.`);
+    refresh();
+  } catch (error) {
+    out.replaceChildren(refusedAsShown(error));
+  }
 }
 
 /** The instance's releases, newest first, each older one restorable where `can` allows (what the

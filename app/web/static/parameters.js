@@ -1,7 +1,7 @@
 /* A template's render form (`#/blueprints/ID/parameters`): a control per parameter; the rendered
    definition measured and fitted, and the most of an integer parameter that fits. */
 import { api, everything, isCompose, ourProfiles } from './api.js';
-import { button, codeView, DEBOUNCE_MS, diffView, el, field, problemList, say, select } from './dom.js';
+import { button, codeView, DEBOUNCE_MS, diffView, el, field, problemList, refusedAsShown, say, select } from './dom.js';
 import { session } from './session.js';
 import { needs } from './units.js';
 import { fitBadge } from './catalog.js';
@@ -344,9 +344,9 @@ function deployForm(page, reload) {
 }
 
 /** Upgrade an instance: choose one you may change (yours, your teams'; its kept values fill the
-    form), show the changes, then upgrade it as it was when they were shown. */
+    form), show the changes, then upgrade it as it was when they were shown, with the values shown. */
 function upgradeForm(bp, keep) {
-  const parts = { bp, keep, mine: [], changes: null, etag: null };
+  const parts = { bp, keep, mine: [], changes: null, etag: null, shown: null };
   parts.upgraded = el('div', { class: 'wide', 'aria-live': 'polite' });
   parts.chosen = select([], '');
   parts.confirm = el('button', { type: 'button', hidden: true }, 'Upgrade');
@@ -392,11 +392,13 @@ async function showUpgrade(parts) {
     return;
   }
   try {
+    const values = parts.changes();
     ({ etag: parts.etag } = await api('GET', `/instances/${parts.chosen.value}`));
     const { data } = await api('POST', `/instances/${parts.chosen.value}/upgrade?dryRun=true`, {
-      body: { values: parts.changes() },
+      body: { rev: parts.bp.rev, values },
       headers: { 'If-Match': parts.etag },
     });
+    parts.shown = JSON.stringify(values);
     const diff = data.diff ? diffView(data.diff) : el('p', { class: 'note' }, 'Nothing changes.');
     parts.upgraded.replaceChildren(el('h3', {}, `Changes to ${data.name}`), diff);
     parts.confirm.hidden = false;
@@ -405,11 +407,19 @@ async function showUpgrade(parts) {
   }
 }
 
-/** The upgrade, of the instance as it was when its changes were shown. */
+/** The upgrade, of the instance as it was when its changes were shown, with the values they were
+    shown for: values changed since are shown again first. */
 async function confirmUpgrade(parts) {
+  const values = parts.changes();
+  if (JSON.stringify(values) !== parts.shown) {
+    parts.confirm.hidden = true;
+    const again = 'The values changed since the changes were shown: show them again.';
+    parts.upgraded.replaceChildren(el('p', { class: 'error' }, again));
+    return;
+  }
   try {
     const { data } = await api('POST', `/instances/${parts.chosen.value}/upgrade`, {
-      body: { values: parts.changes() },
+      body: { rev: parts.bp.rev, values },
       headers: { 'If-Match': parts.etag },
     });
     parts.confirm.hidden = true;
@@ -418,7 +428,6 @@ async function confirmUpgrade(parts) {
     const done = `${data.name} upgraded to revision ${data.rev}: ${needs(data.requirements)}.`;
     parts.upgraded.replaceChildren(el('p', { class: 'ok' }, done));
   } catch (error) {
-    const moved = el('p', { class: 'error' }, 'It changed since the changes were shown: show them again.');
-    parts.upgraded.replaceChildren(error.status === 412 ? moved : problemList(error));
+    parts.upgraded.replaceChildren(refusedAsShown(error));
   }
 }
