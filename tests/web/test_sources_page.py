@@ -70,8 +70,11 @@ def test_a_person_follows_a_catalog_and_brings_instances_up_to_date(
         assert [row.text.split()[:4] for row in rows] == [["shop", "1", "→", "2"]] and "would upgrade" in rows[0].text
         assert "+    image: nginx-new:1.27" in w.one("section[aria-label=Instances] pre").text
         w.check_page("blueprint-upgrade")
+        # revision 3 published meanwhile: the upgrade makes what was shown, revision 2
+        newer = {"yml": WEB.replace("nginx:", "nginx-newer:")}
+        assert client.patch(f"/blueprints/{web['id']}", json=newer, user="alice").status == 200
         w.view(lambda: w.button("Upgrade the chosen").click())
-        w.wait(lambda: "2 instances, 1 behind revision 2." in w.one("section[aria-label=Instances]").text)
+        w.wait(lambda: "2 instances, 2 behind revision 3." in w.one("section[aria-label=Instances]").text)
         assert "1 of 1 upgraded." in w.one("#status").text
         revs = {i["name"]: i["rev"] for i in client.get("/instances", user="alice").json["items"]}
         assert revs == {"shop": 2, "blog": 1}

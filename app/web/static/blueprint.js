@@ -227,8 +227,8 @@ async function instancesView(bp) {
   );
 }
 
-/** Show the upgrade of the chosen instances (a dry run, in `out`), then make it: each one only as
-    the preview read it (its ETag). */
+/** Show the upgrade of the chosen instances (a dry run, in `out`), then make it: each one it showed
+    upgrading, only as it read it (its ETag), to the revision it showed. */
 function upgradeActions(bp, items, chosen, out) {
   const upgrade = el('button', { type: 'button', hidden: true }, 'Upgrade the chosen');
   let shown = {};
@@ -238,16 +238,17 @@ function upgradeActions(bp, items, chosen, out) {
       const body = { blueprint: bp.id, behind: true };
       const { data } = await api('POST', '/instances/upgrade?dryRun=true', { body });
       const results = data.results.filter((r) => chosen.has(r.instance));
-      shown = Object.fromEntries(results.map((r) => [r.instance, r.etag]));
+      const upgrading = results.filter((r) => r.outcome === 'upgraded');
+      shown = Object.fromEntries(upgrading.map((r) => [r.instance, { etag: r.etag, rev: r.to }]));
       out.replaceChildren(upgradeReport(results, true));
-      upgrade.hidden = !results.some((r) => r.outcome === 'upgraded');
+      upgrade.hidden = !upgrading.length;
     } catch (error) {
       out.replaceChildren(problemList(error));
     }
   };
   upgrade.addEventListener('click', async () => {
     upgrade.hidden = true;
-    const refusals = await Promise.all(Object.entries(shown).map(([id, etag]) => upgradeOne(items, id, etag)));
+    const refusals = await Promise.all(Object.entries(shown).map(([id, asShown]) => upgradeOne(items, id, asShown)));
     const refused = refusals.filter(Boolean);
     const upgraded = `${refusals.length - refused.length} of ${refusals.length} upgraded.`;
     say(`${upgraded}${refused.length ? ` ${refused.join('; ')}` : ''}`);
@@ -256,10 +257,10 @@ function upgradeActions(bp, items, chosen, out) {
   return el('div', { class: 'actions' }, button('Show the upgrade of the chosen', preview), upgrade);
 }
 
-/** Upgrade one instance as it was shown: null, or why it was refused. */
-function upgradeOne(items, id, etag) {
+/** Upgrade one instance as it was shown (`etag`), to the revision shown: null, or why it was refused. */
+function upgradeOne(items, id, { etag, rev }) {
   const why = (error) => (error.status === 412 ? 'it changed since it was shown' : error.message);
-  return api('POST', `/instances/${id}/upgrade`, { body: {}, headers: { 'If-Match': etag } }).then(
+  return api('POST', `/instances/${id}/upgrade`, { body: { rev }, headers: { 'If-Match': etag } }).then(
     () => null,
     (error) => `${items.find((i) => i.id === id).name}: ${why(error)}`,
   );
