@@ -399,8 +399,7 @@ async function showUpgrade(parts) {
       headers: { 'If-Match': parts.etag },
     });
     parts.shown = JSON.stringify(values);
-    const diff = data.diff ? diffView(data.diff) : el('p', { class: 'note' }, 'Nothing changes.');
-    parts.upgraded.replaceChildren(el('h3', {}, `Changes to ${data.name}`), diff);
+    parts.upgraded.replaceChildren(el('h3', {}, `Changes to ${data.name}`), diffView(data.diff));
     parts.confirm.hidden = false;
   } catch (error) {
     parts.upgraded.replaceChildren(problemList(error));
