@@ -135,6 +135,19 @@ def test_the_instances_page_as_each_role(person, team):
     w.wait(lambda: w.heading() == "Teams" and "You are in no team" in w.one("main").text)
     w.go("#/environments")
     w.wait(lambda: w.heading() == "Environments" and "No environment you may read" in w.one("main").text)
+    switch_to(w, "bob")  # a member deletes it, asked once more first
+    w.go("#/instances")
+    w.wait(lambda: w.all("button[aria-label='Delete pay-web']"))
+    w.one("button[aria-label='Delete pay-web']").click()
+    w.wait(lambda: "Deleting pay-web frees its usage." in w.one("li[aria-label=pay-web]").text)
+    w.check_page("instances-delete")
+    w.button("Keep it").click()
+    assert "Deleting" not in w.one("li[aria-label=pay-web]").text
+    assert team.get("/instances?owner=team:pay", user="admin").json["items"]  # not deleted
+    w.one("button[aria-label='Delete pay-web']").click()
+    w.view(lambda: w.button("Delete pay-web").click())
+    w.wait(lambda: "No instance you may read" in w.one("main").text)
+    assert team.get("/instances?owner=team:pay", user="admin").json["items"] == []
     w.console()
 
 

@@ -117,6 +117,14 @@ function opened(title, load) {
 
 /** Upgrade (where it is behind) and delete, as `can` allows; what they answer goes to `out`. */
 function actionsOf(instance, latest, out) {
+  return [
+    latest !== null && instance.rev < latest && instance.can.change ? upgradeAction(instance, latest, out) : null,
+    instance.can.delete ? deleteAction(instance, out) : null,
+  ];
+}
+
+/** Delete, once asked again in `out`: what was delivered is taken down where it runs. */
+function deleteAction(instance, out) {
   const remove = async () => {
     try {
       await api('DELETE', `/instances/${instance.id}`);
@@ -126,10 +134,18 @@ function actionsOf(instance, latest, out) {
       out.replaceChildren(problemList(error));
     }
   };
-  return [
-    latest !== null && instance.rev < latest && instance.can.change ? upgradeAction(instance, latest, out) : null,
-    instance.can.delete ? button('Delete', remove, { 'aria-label': `Delete ${instance.name}` }) : null,
-  ];
+  const where = instance.environment ? ` and takes it down in ${instance.environment} (its named volumes kept)` : '';
+  const ask = () =>
+    out.replaceChildren(
+      el('p', {}, `Deleting ${instance.name} frees its usage${where}.`),
+      el(
+        'div',
+        { class: 'actions' },
+        button(`Delete ${instance.name}`, remove, { class: null }),
+        button('Keep it', () => out.replaceChildren()),
+      ),
+    );
+  return button('Delete', ask, { 'aria-label': `Delete ${instance.name}` });
 }
 
 /** Where it comes from and whose it is: its blueprint (a link) and revision, profile, owner, target. */
