@@ -134,7 +134,7 @@ function deleteAction(instance, out) {
       out.replaceChildren(problemList(error));
     }
   };
-  const where = instance.environment ? ` and takes it down in ${instance.environment} (its named volumes kept)` : '';
+  const where = instance.environment ? ` and takes it down in ${instance.environment}` : '';
   const ask = () =>
     out.replaceChildren(
       el('p', {}, `Deleting ${instance.name} frees its usage${where}.`),
