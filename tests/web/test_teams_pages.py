@@ -148,6 +148,9 @@ def test_the_instances_page_as_each_role(person, team):
     w.view(lambda: w.button("Delete pay-web").click())
     w.wait(lambda: "No instance you may read" in w.one("main").text)
     assert team.get("/instances?owner=team:pay", user="admin").json["items"] == []
+    assert "pay-web deleted" in w.one("#status").text
+    switch_to(w, "dave")  # what bob was told is not shown to the next person signed in
+    assert w.one("#status").text == ""
     w.console()
 
 

@@ -131,6 +131,7 @@ export async function signOut() {
     });
   } finally {
     document.getElementById('nav').hidden = true;
+    document.getElementById('status').textContent = ''; // what was said to one person is not the next one's
     main.replaceChildren();
     await signIn('Signed out.');
     refresh();
