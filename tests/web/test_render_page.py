@@ -131,14 +131,10 @@ def test_a_template_renders_deploys_and_upgrades_from_its_form(person, seeded):
     w.button("Show the changes").click()
     w.wait(lambda: w.button("Upgrade").is_displayed())
     # a revision published meanwhile: the upgrade makes the one whose changes were shown
-    read = client.get(f"/blueprints/{template['id']}", user="admin")
-    republished = {"description": "Published again while alice upgrades."}
-    assert (
-        client.patch(
-            f"/blueprints/{template['id']}", json=republished, user="admin", headers={"If-Match": read.headers["etag"]}
-        ).status
-        == 200
-    )
+    path = f"/blueprints/{template['id']}"
+    changed = {"description": "Published again while alice upgrades."}
+    etag = client.get(path, user="admin").headers["etag"]
+    assert client.patch(path, json=changed, user="admin", headers={"If-Match": etag}).status == 200
     w.button("Upgrade").click()
     w.wait(lambda: "acme-shop upgraded to revision" in w.one("form[aria-label='Upgrade an instance']").text)
     Select(w.control("Instance")).select_by_index(0)  # chosen again: its values as upgraded, not as first read

@@ -143,9 +143,9 @@ async function sendImport(c, dryRun) {
 /** Keeps the files of a chosen folder; the source is named after the catalog's folder, as bpctl
     names it. */
 function choose(c, input) {
-  const { top, files } = chosenFolder(input.files);
-  c.picked.set(input, { top, files });
-  if (input === c.catalogFolder && !c.source.value.trim() && top) c.source.value = top;
+  const chosen = chosenFolder(input.files);
+  c.picked.set(input, chosen);
+  if (input === c.catalogFolder && !c.source.value.trim() && chosen.top) c.source.value = chosen.top;
   c.run.disabled = true;
 }
 
