@@ -119,8 +119,8 @@ class Walk:
         assert [m for m in errors if not allowed.search(m)] == []
 
     def check_page(self, name):
-        """Every control labelled and reachable with the keyboard; no script injected; no alert;
-        then the screenshot."""
+        """Every control labelled and reachable with the keyboard; the navigation marking the
+        page's own link; no script injected; no alert; then the screenshot."""
         assert self.browser.execute_script(UNLABELLED) == []
         assert self.browser.execute_script("return document.querySelectorAll('main img, main script').length") == 0
         assert self.browser.execute_script(PLACEHOLDERS) == [], "a value shown as null or undefined"
@@ -132,6 +132,9 @@ class Walk:
         beyond, cut, bar = self.browser.execute_script(BEYOND)
         assert (beyond, cut) == ([], []), "a control beyond the window, or a line cut off"
         assert bar <= 60, "the bar takes more than one row"
+        path, current = self.browser.execute_script(CURRENT)
+        under = "#/" if path.startswith("#/blueprints/") else path
+        assert current == [under], f"the navigation marks {current} as the page at {path}"
         self.tab_through()
         loaded = self.browser.execute_script("return performance.getEntriesByType('resource').map((e) => e.name)")
         assert all(url.startswith(self.base) for url in loaded), "a load from another host"
@@ -172,6 +175,11 @@ while (texts.nextNode()) {
   if (shown && !text.parentElement.closest('.code, .diff')) found.push(text.nodeValue);
 }
 return found;
+"""
+CURRENT = """
+const path = location.hash.split('?')[0];
+const marked = [...document.querySelectorAll('#nav a[aria-current=page]')].map((a) => a.getAttribute('href'));
+return [path === '' || path === '#' ? '#/' : path, marked];
 """
 SEEN = "return [location.href, document.readyState, document.body ? document.body.innerText.slice(0, 400) : null]"
 AT_TOP = "return [window.scrollY, document.getElementById('sign-out').getBoundingClientRect().top >= 0]"

@@ -14,26 +14,36 @@ import { environmentsPage } from './environments.js';
 import { instancesPage } from './instances.js';
 import { teamsPage } from './teams.js';
 
+// [path, view, title, the navigation link it is under]
 const ROUTES = [
-  [/^\/$/, catalog, 'Catalog'],
-  [/^\/new$/, () => editor(), 'New blueprint'],
-  [/^\/blueprints\/([0-9a-f]{24})$/, blueprintPage, 'Blueprint'],
-  [/^\/blueprints\/([0-9a-f]{24})\/edit$/, editor, 'Edit blueprint'],
-  [/^\/blueprints\/([0-9a-f]{24})\/parameters$/, parametersPage, 'Render'],
-  [/^\/import$/, importPage, 'Import'],
-  [/^\/instances$/, instancesPage, 'Instances'],
-  [/^\/profiles$/, profilesPage, 'Profiles'],
-  [/^\/teams$/, teamsPage, 'Teams'],
-  [/^\/sources$/, sourcesPage, 'Sources'],
-  [/^\/environments$/, environmentsPage, 'Environments'],
-  [/^\/users$/, usersPage, 'Users'],
+  [/^\/$/, catalog, 'Catalog', '#/'],
+  [/^\/new$/, () => editor(), 'New blueprint', '#/new'],
+  [/^\/blueprints\/([0-9a-f]{24})$/, blueprintPage, 'Blueprint', '#/'],
+  [/^\/blueprints\/([0-9a-f]{24})\/edit$/, editor, 'Edit blueprint', '#/'],
+  [/^\/blueprints\/([0-9a-f]{24})\/parameters$/, parametersPage, 'Render', '#/'],
+  [/^\/import$/, importPage, 'Import', '#/import'],
+  [/^\/instances$/, instancesPage, 'Instances', '#/instances'],
+  [/^\/profiles$/, profilesPage, 'Profiles', '#/profiles'],
+  [/^\/teams$/, teamsPage, 'Teams', '#/teams'],
+  [/^\/sources$/, sourcesPage, 'Sources', '#/sources'],
+  [/^\/environments$/, environmentsPage, 'Environments', '#/environments'],
+  [/^\/users$/, usersPage, 'Users', '#/users'],
 ];
+
+/** The navigation link `href` marked as the page a person is on (none where nothing matched). */
+function markCurrent(href) {
+  for (const link of document.querySelectorAll('#nav a')) {
+    if (link.getAttribute('href') === href) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
 
 let shownRoute = 0;
 async function route() {
   const mine = ++shownRoute;
   const [path, query = ''] = (location.hash.slice(1) || '/').split('?');
-  const found = ROUTES.map(([pattern, view, title]) => [pattern.exec(path), view, title]).find(([match]) => match);
+  const found = ROUTES.map(([pattern, ...rest]) => [pattern.exec(path), ...rest]).find(([match]) => match);
+  markCurrent(found && found[3]);
   if (!found) {
     main.replaceChildren(el('h1', {}, 'Not found'), el('p', {}, el('a', { href: '#/' }, 'Back to the catalog')));
     return;
