@@ -10,6 +10,8 @@ import tempfile
 from decimal import ROUND_CEILING, Decimal
 from pathlib import Path
 
+import yaml
+
 from app.environments import docker
 from support import yamls
 
@@ -95,8 +97,11 @@ def requirements(project, storage_bytes):
 
 def env_files(text):
     """The env_file each service names inside the project's folder, empty (as a checkout would
-    hold them)."""
-    named, document = set(), yamls.document(text)
+    hold them); none where `text` is no YAML."""
+    try:
+        named, document = set(), yamls.document(text)
+    except yaml.YAMLError:
+        return {}
     services = document.get("services") if isinstance(document, dict) else None
     for service in services.values() if isinstance(services, dict) else ():
         listed = service.get("env_file") if isinstance(service, dict) else None

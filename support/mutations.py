@@ -1,6 +1,6 @@
 """Real files changed at one node, the way people mistype them: a value of another YAML type, a list
 written as a mapping and the reverse, a key that is a number, a boolean or a date, a known field
-given an odd value, a field dropped or wrapped. Each mutant is YAML text (PyYAML writes the types
+given an odd value, a field dropped or wrapped, a line written twice. Each mutant is YAML text (PyYAML writes the types
 as YAML reads them back: an int key stays an int, a date a timestamp), built from a seeded
 `random.Random`, so that a failing mutant is named by its seed and index."""
 
@@ -154,6 +154,16 @@ def mutate(document, rng, fields=SERVICE_FIELDS):
     else:
         parent[key] = rng.choice(ODD_VALUES)
     return document, f"{key!r}: {value!r:.60} became {parent[key]!r:.60}"
+
+
+def line_doubled(text, rng):
+    """`text` with one of its lines written twice, as a slip of copy and paste leaves it; and what
+    was done, in words."""
+    lines = [line if line.endswith("\n") else line + "\n" for line in text.splitlines(keepends=True)]
+    written = [at for at, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
+    at = rng.choice(written)
+    lines.insert(at, lines[at])
+    return "".join(lines), f"line {at + 1} written twice: {lines[at].strip()!r:.60}"
 
 
 def text(document):

@@ -90,6 +90,7 @@ class _GoResolver:
     as YAML says."""
 
     WORDS, TIMESTAMPS = _V3_WORDS, True
+    UNIQUE_KEYS = True  # a key repeated in a mapping is refused (yamlguard), as go-yaml v3 and strict decoding do
 
     def resolve(self, kind, value, implicit):
         if kind is not yaml.ScalarNode:

@@ -3,6 +3,7 @@ checked on the composed node graph (or, for text that could nest past what libya
 safely, event by event first) before anything is constructed. Why each bound:
 docs/security.md, "YAML, read within bounds"."""
 
+import json
 from dataclasses import dataclass
 
 import yaml
@@ -174,6 +175,7 @@ def _construct(loader, root):
     is built once, as the loader shares it."""
     built = {}
     documents = loader.documents
+    unique = getattr(loader, "UNIQUE_KEYS", False)
 
     def build(node):
         found = built.get(id(node))
@@ -192,7 +194,11 @@ def _construct(loader, root):
             value = built[id(node)] = {}
             for key, item in node.value:  # a string (most nodes are) is its text: no call, no sharing
                 value[key.value] = item.value if item.tag == STR and isinstance(item, yaml.ScalarNode) else build(item)
+            if unique and len(value) < len(node.value):
+                _refuse_repeated_keys(node)
         else:
+            if unique and not isinstance(node, yaml.ScalarNode):
+                _refuse_repeated_keys(node)  # before the loader folds merges `<<` into the mapping
             if tag == TIMESTAMP or isinstance(node, yaml.MappingNode):
                 documents.odd = True
             value = built[id(node)] = loader.construct_document(node)
@@ -202,6 +208,31 @@ def _construct(loader, root):
         return build(root)
     finally:  # `build` refers to itself: unlinked, the loader and its scratch go now, not at a collection
         build = None
+
+
+def _refuse_repeated_keys(root):
+    """YamlError naming the first key a mapping at or below `root` repeats, as go-yaml v3 says it:
+    keys compare as written (`1` and `"1"` are one key, and so are two merges `<<`)."""
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.ScalarNode) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        pairs = node.value if isinstance(node, yaml.MappingNode) else [(None, item) for item in node.value]
+        first = {}
+        for key, item in pairs:
+            stack.append(item)
+            if isinstance(key, yaml.ScalarNode):
+                line = key.start_mark.line + 1
+                if key.value in first:
+                    said = json.dumps(key.value)
+                    raise YamlError(
+                        f"Not valid YAML: line {line}: mapping key {said} already defined at line {first[key.value]}."
+                    )
+                first[key.value] = line
+            elif key is not None:
+                stack.append(key)
 
 
 def _plain_keys(pairs):

@@ -48,17 +48,21 @@ def _rng(kind):
 
 def compose_mutants(count):
     """(corpus file, what changed, the mutant's text) for `count` mutants of the corpus's valid
-    Compose files, each rendered first at the values a user's .env gives."""
+    Compose files."""
     rng, names = _rng("compose"), [name for name in corpus_names("compose") if not name.startswith("invalid")]
     found = []
     for _ in range(count):
         name = rng.choice(names)
-        text = corpus.text(f"compose/{name}")
-        values = oracle.values_for(text)
-        rendered = templates.render(text, values, compose.DIALECT) if values else text
-        document, what = mutations.mutate(yaml.load(rendered, Loader=compose.DIALECT.loader), rng)  # noqa: S506
+        document, what = mutations.mutate(yaml.load(rendered(name), Loader=compose.DIALECT.loader), rng)  # noqa: S506
         found.append((name, what, mutations.text(document)))
     return found
+
+
+def rendered(name):
+    """The corpus's Compose file `name`, rendered at the values a user's .env gives."""
+    text = corpus.text(f"compose/{name}")
+    values = oracle.values_for(text)
+    return templates.render(text, values, compose.DIALECT) if values else text
 
 
 def corpus_names(folder):
@@ -73,7 +77,26 @@ def kept(problems, message):
 
 
 def test_mutated_compose_files_are_judged_as_docker_compose_judges_them(api):
-    mutants = compose_mutants(MUTANTS)
+    judged_as_docker_compose(api, compose_mutants(MUTANTS))
+
+
+def test_a_line_written_twice_is_judged_as_docker_compose_judges_it(api):
+    """The slip of copy and paste, in the text as written: a key written twice is refused as
+    Compose refuses it (go-yaml v3: the key "already defined"), a list item twice as Compose
+    judges that."""
+    rng, names = _rng("doubled"), [name for name in corpus_names("compose") if not name.startswith("invalid")]
+    mutants = []
+    for name in rng.choices(names, k=MUTANTS // 3):
+        text, what = mutations.line_doubled(rendered(name), rng)
+        mutants.append((name, what, text))
+    refusals = judged_as_docker_compose(api, mutants)
+    assert sum("already defined" in found for found in refusals) >= len(mutants) // 3, refusals[:5]
+
+
+def judged_as_docker_compose(api, mutants):
+    """Each (name, what, text) of `mutants` judged by the service (a dry-run create, and the import
+    the web editor's "Declare the variables" asks for) and by Docker Compose, which must agree;
+    what Compose said of those it refused."""
     with ThreadPoolExecutor(2) as pool:
         verdicts = list(pool.map(lambda mutant: oracle.config(mutant[2], {}, oracle.env_files(mutant[2])), mutants))
     disagreements, agreed, streams = [], 0, []
@@ -97,6 +120,7 @@ def test_mutated_compose_files_are_judged_as_docker_compose_judges_them(api):
     print(f"seed {SEED}: {len(mutants)} Compose mutants, {agreed} verdicts as Docker Compose's")
     assert not disagreements, disagreements[:5]
     assert on_kubernetes.decoded_by_kubectl("---\n".join(streams))
+    return [found for accepted, found in verdicts if not accepted]
 
 
 def kubernetes_mutants(count):

@@ -3,13 +3,14 @@ Compose itself reads them (its `config` output keeps an extension's values with 
 keys as Kubernetes' YAML-to-JSON writes them (kubectl's own output, recorded below)."""
 
 import datetime
+import re
 
 import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.model import goyaml
+from app.model import goyaml, yamlguard
 from support import compose_oracle as oracle
 
 # Text people write plain where a number, a boolean, a null or a time might be read
@@ -128,3 +129,37 @@ def test_a_null_key_cannot_be_made_a_string():
 def test_a_date_is_text_to_kubernetes_and_a_timestamp_to_compose():
     assert yaml.load("a: 2020-01-01", Loader=goyaml.KubernetesLoader) == {"a": "2020-01-01"}  # noqa: S506
     assert yaml.load("a: 2020-01-01", Loader=goyaml.ComposeLoader) == {"a": datetime.date(2020, 1, 1)}  # noqa: S506
+
+
+# A key written twice, and what Docker Compose says of it (go-yaml v3: keys compare as written)
+REPEATED = {
+    "services:\n  web:\n    image: a\n    image: b\n": 'line 4: mapping key "image" already defined at line 3',
+    "x-a: &a {image: a}\nx-b: &b {init: true}\nservices:\n  web:\n    <<: *a\n    <<: *b\n": (
+        'line 6: mapping key "<<" already defined at line 5'
+    ),
+    "services:\n  web:\n    image: a\n    environment:\n      1: a\n      '1': b\n": (
+        'line 6: mapping key "1" already defined at line 5'
+    ),
+    "x-a: &a\n  image: a\n  environment: {A: 1, A: 2}\nservices:\n  web:\n    <<: *a\n": (
+        'line 3: mapping key "A" already defined at line 3'
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text, said", REPEATED.items())
+def test_a_key_written_twice_is_refused_as_docker_compose_and_kubectl_apply_refuse_it(text, said):
+    """Compose refuses it; so does `kubectl apply` by default (the API server's strict decoding)."""
+    accepted, message = oracle.config(text)
+    assert not accepted and said in message
+    for loader in (goyaml.ComposeLoader, goyaml.KubernetesLoader):
+        with pytest.raises(yamlguard.YamlError, match=re.escape(f"Not valid YAML: {said}.")):
+            yamlguard.load(text, loader)
+
+
+@pytest.mark.slow
+def test_a_key_a_merge_brings_is_written_again_to_change_it():
+    text = "x-a: &a {image: a, init: true}\nservices:\n  web:\n    <<: *a\n    image: b\n"
+    accepted, project = oracle.config(text)
+    assert accepted and project["services"]["web"]["image"] == "b"
+    assert yamlguard.load(text, goyaml.ComposeLoader)[0]["services"]["web"] == {"image": "b", "init": True}
