@@ -60,7 +60,7 @@ def refused_by_the_tools(api, report, profile=None, left_over=None, files=None):
         written = yamls.document(render.json["yml"])["services"]
         refused += [(name, problem) for problem in on_kubernetes.unfaithful(project, written, cluster.json["yml"])]
         streams.append(cluster.json["yml"])
-    assert on_kubernetes.decoded_by_kubectl("---\n".join(streams))
+    assert on_kubernetes.taken_by_kubernetes("---\n".join(streams))
     return refused
 
 

@@ -1,11 +1,12 @@
 """A render for Kubernetes judged against what Docker Compose starts: each service of Compose's
 normalized project is a workload with its image, replicas, environment, ports and mounts; and
-kubectl, where the machine has it, decodes the stream with Kubernetes' own types."""
+Kubernetes takes the stream: the API server's rules, and kubectl's decoding with its own types
+where the machine has it."""
 
 import shutil
 import subprocess
 
-from app.definitions import render
+from app.definitions import kubernetes, kubernetes_rules, render
 from app.definitions.on_kubernetes.model import Cluster
 from app.definitions.on_kubernetes.names import label
 from app.errors import Invalid
@@ -42,8 +43,14 @@ def kinds(found, kind):
     return {one["metadata"]["name"]: one for one in found if one["kind"] == kind}
 
 
-def decoded_by_kubectl(stream):
-    """Whether kubectl (`label --local`) decodes every object; True where there is no kubectl."""
+def taken_by_kubernetes(stream):
+    """Whether Kubernetes takes every object of `stream`: nothing the API server's own rules refuse
+    (app/definitions/kubernetes_rules.py, which a render for a cluster does not ask of the objects
+    it built), and kubectl (`label --local`) decodes each, where the machine has kubectl."""
+    for index, made in enumerate(yamls.documents(stream), start=1):
+        kind, group = made["kind"], kubernetes.group_of(made["apiVersion"])
+        pod = kubernetes.WORKLOADS.get((kind, group), (None, None))[1]
+        assert kubernetes_rules.problems_of(made, kind, group, pod, f"object {index}") == []
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         return True

@@ -26,6 +26,12 @@ class Walk:
 
     def __init__(self, browser, port, width, downloads):
         self.browser, self.base, self.width, self.downloads = browser, f"http://127.0.0.1:{port}/", width, downloads
+        self.logged = []  # console entries read by `go`, for the checks that read the console
+
+    def log(self):
+        """The console's entries since the last call."""
+        entries, self.logged = self.logged + self.browser.get_log("browser"), []
+        return entries
 
     def wait(self, condition, timeout=20):
         """Until `condition()` holds; elements a re-render replaced meanwhile are looked up again."""
@@ -39,7 +45,7 @@ class Walk:
         """What the page showed when a wait ran out: its address, readiness, text and console; its
         screenshot in test-output/web/timed-out.png."""
         url, state, text = self.browser.execute_script(SEEN)
-        console = [e["message"] for e in self.browser.get_log("browser")]
+        console = [e["message"] for e in self.log()]
         screenshot(self.browser, OUTPUT / "web" / "timed-out.png")
         return f"the wait ran out on {url} ({state}), showing {text!r}; the console said {console}"
 
@@ -95,9 +101,18 @@ class Walk:
 
     def go(self, route):
         """Load `route` once the host's addresses have settled (a Docker Engine a fixture just used
-        may still be changing them: support/host_network.py)."""
-        settle()
-        self.browser.get(self.base + route)
+        may still be changing them: support/host_network.py); a load whose files failed because
+        they changed all the same (Chromium's net::ERR_NETWORK_CHANGED) is made again, at most
+        twice."""
+        for _ in range(3):
+            settle()
+            self.browser.get(self.base + route)
+            entries = self.browser.get_log("browser")
+            changed = [e for e in entries if "net::ERR_NETWORK_CHANGED" in e["message"]]
+            self.logged += [e for e in entries if e not in changed]
+            if not changed:
+                return
+        raise AssertionError(f"the host's network changed during each of three loads of {route}")
 
     def cards(self):
         return self.all("ul[aria-label=Blueprints] > li.card")
@@ -115,7 +130,7 @@ class Walk:
     def console(self, *statuses):
         """Fails on a console error, but a refusal with one of `statuses` that the step provoked."""
         allowed = re.compile(rf"status of ({'|'.join(map(str, statuses)) or 'none'})\b")
-        errors = [e["message"] for e in self.browser.get_log("browser") if e["level"] == "SEVERE"]
+        errors = [e["message"] for e in self.log() if e["level"] == "SEVERE"]
         assert [m for m in errors if not allowed.search(m)] == []
 
     def check_page(self, name):

@@ -12,7 +12,7 @@ from importlib.resources import files
 
 import jsonschema_rs
 
-from app.definitions import pod_security, routes
+from app.definitions import kubernetes_rules, pod_security, routes
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
 from app.definitions.templates import Dialect
@@ -131,11 +131,12 @@ def _basics(manifest, label):
 
 def judge(documents, totals):
     """Every problem of the stream; without one, what it runs is added to `totals`."""
+    built = documents.built
     if documents.odd:
         documents, found = _decoded_types(documents)
         if found:
             return found
-    return _check(documents) or _measure(documents, totals)
+    return _check(documents, built) or _measure(documents, totals)
 
 
 def _decoded_types(documents):
@@ -152,7 +153,7 @@ def _decoded_types(documents):
     return read, found
 
 
-def _check(documents):
+def _check(documents, built=False):
     manifests = [doc for doc in documents if doc is not None]
     if not manifests:
         return ["(the document): no manifest; a blueprint needs at least one."]
@@ -166,14 +167,19 @@ def _check(documents):
         api_version, kind = manifest["apiVersion"], manifest["kind"]
         if isinstance(api_version, Unresolved) or isinstance(kind, Unresolved):
             continue  # which schema applies is not known until the variable is set
-        validator = _validator(kind, api_version)
-        found += _counts(manifest, [], label)
+        validator, group = _validator(kind, api_version), group_of(api_version)
+        counted = _counts(manifest, [], label)
         if validator is not None:
-            found += problems(validator, manifest, label)
-        elif built_in(group_of(api_version)):
-            found.append(f"{place(['kind'], label)}: Kubernetes {RELEASE} defines no {kind} in {api_version}.")
+            typed = counted + problems(validator, manifest, label)
+        elif built_in(group):
+            typed = [*counted, f"{place(['kind'], label)}: Kubernetes {RELEASE} defines no {kind} in {api_version}."]
         else:  # a custom resource: its metadata is still Kubernetes' own ObjectMeta, which kubectl decodes
-            found += problems(_custom_resource(), manifest, label)
+            typed = counted + problems(_custom_resource(), manifest, label)
+        if typed or built:
+            found += typed
+            continue
+        pod_path = WORKLOADS.get((kind, group), (None, None))[1]
+        found += kubernetes_rules.problems_of(manifest, kind, group, pod_path, label)
     return found
 
 

@@ -173,7 +173,7 @@ def _on_kubernetes(document, answer, secret, cluster, limits, usage):
     )
     objects, notes = on_kubernetes.convert(document, answer["requirements"], cluster)
     security = {"kubernetes": answer["requirements"]["podSecurity"]["kubernetes"]}
-    requirements = definitions.measure_documents(kubernetes, yamlguard.Documents(objects), security)
+    requirements = definitions.measure_documents(kubernetes, yamlguard.Documents(objects, built=True), security)
     requirements = budget.with_headroom(requirements, budget.headroom_of(conventions))
     held_by = (cluster.namespace, cluster.team)
     holding = namespace_objects(held_by, requirements, limits) if cluster.holds_namespace else []
@@ -205,7 +205,7 @@ def namespace_objects(namespace, requirements, limits):
     team that owns it or None) to its `requirements` under its profile's `limits`; checked as the
     rest of its stream is."""
     objects = tenancy.namespace_objects(namespace[0], requirements, limits, namespace[1])
-    definitions.measure_documents(kubernetes, yamlguard.Documents(objects))
+    definitions.measure_documents(kubernetes, yamlguard.Documents(objects, built=True))
     return objects
 
 

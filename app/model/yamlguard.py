@@ -46,11 +46,12 @@ def text_of(value):
 class Documents(list):
     """The documents of a stream, which is what a format judges; `odd` when one holds a key that is
     not a plain string or a timestamp, which the format's reading then looks for (the rest of a
-    stream is never walked for them)."""
+    stream is never walked for them); `built` when the service made them (a conversion's objects,
+    whose names and labels it made as Kubernetes takes them: its tests hold it to that)."""
 
-    def __init__(self, documents=(), odd=False):
+    def __init__(self, documents=(), odd=False, built=False):
         super().__init__(documents)
-        self.odd = odd
+        self.odd, self.built = odd, built
 
 
 class YamlError(ValueError):

@@ -9,7 +9,7 @@ import yaml
 from support import compose_oracle as oracle
 from support import corpus, gateway_api
 from support.http import assert_problem, create
-from support.on_kubernetes import decoded_by_kubectl, kinds
+from support.on_kubernetes import kinds, taken_by_kubernetes
 from support.yamls import documents
 
 
@@ -121,7 +121,7 @@ def test_a_render_for_kubernetes_writes_an_ingress_with_the_teams_conventions(ap
     }
     pods = [one["spec"]["template"]["spec"] for one in kinds(found, "Deployment").values()]
     assert pods and all(pod["imagePullSecrets"] == [{"name": "regcred"}] for pod in pods)
-    assert decoded_by_kubectl(rendered.json["yml"])
+    assert taken_by_kubernetes(rendered.json["yml"])
 
 
 def test_a_route_without_a_host_answers_on_the_instance_under_the_teams_domain(api, team):

@@ -21,7 +21,7 @@ from support import compose_oracle, corpus, tours
 from support.apps import serving
 from support.bpctl import PROGRAM, Bpctl
 from support.http import PASSWORD, SocketClient
-from support.on_kubernetes import decoded_by_kubectl
+from support.on_kubernetes import taken_by_kubernetes
 
 ALICE = {"BPCTL_USERNAME": "alice", "BPCTL_PASSWORD": PASSWORD}
 BOB = {"BPCTL_USERNAME": "bob", "BPCTL_PASSWORD": PASSWORD}
@@ -497,7 +497,7 @@ def test_render_and_deploy_for_kubernetes_pipe_into_kubectl(bpctl, web):
     assert done.returncode == 0, done.stderr
     kinds = [one["kind"] for one in yaml.safe_load_all(done.stdout) if one]
     assert kinds == ["Service", "Deployment", "NetworkPolicy"] and b"namespace: shop" in done.stdout
-    assert decoded_by_kubectl(done.stdout.decode())
+    assert taken_by_kubernetes(done.stdout.decode())
     # the offline check docs/on-kubernetes.md gives: silent and 0 on the render, 1 naming the place on one changed
     validator = [str(PROGRAM.parent / "kubernetes-validate"), "--strict", "--quiet", "-"]
     checked = subprocess.run(validator, input=done.stdout, capture_output=True, timeout=120)
@@ -514,7 +514,7 @@ def test_render_and_deploy_for_kubernetes_pipe_into_kubectl(bpctl, web):
     assert [one["kind"] for one in objects[:2]] == ["Namespace", "ResourceQuota"] and objects[0]["metadata"][
         "name"
     ] == "shop"
-    assert decoded_by_kubectl(deployed.out)
+    assert taken_by_kubernetes(deployed.out)
     assert bpctl("render", "web", "--volume-size", "2Gi", **ALICE).code == 2  # a claim's size needs the target
     gone = bpctl("undeploy", "shop", **ALICE)
     assert gone.code == 0 and "`kubectl delete namespace shop`" in gone.err  # what stays on the cluster is said

@@ -15,7 +15,7 @@ from app.definitions.on_kubernetes.names import label
 from app.errors import Invalid
 from support import compose_oracle as oracle
 from support import corpus
-from support.on_kubernetes import COUNTED, LIMITS, converted, decoded_by_kubectl
+from support.on_kubernetes import COUNTED, LIMITS, converted, taken_by_kubernetes
 
 
 def selects(selector, labels):
@@ -74,7 +74,7 @@ def test_each_service_admits_exactly_the_services_compose_puts_on_a_network_with
         for target in pods.keys() & networks.keys():
             shared = bool(networks[source] & networks[target])
             assert admitted(policies, pods[source], pods[target]) == shared, (source, target)
-    assert decoded_by_kubectl(answer["yml"])
+    assert taken_by_kubernetes(answer["yml"])
 
 
 def test_a_routed_service_admits_the_ingress_controller_and_the_gateway_and_no_other_namespace():
@@ -102,7 +102,7 @@ def test_a_routed_service_admits_the_ingress_controller_and_the_gateway_and_no_o
         if one["kind"] == "Deployment"
     }
     assert not admitted(policies, labels["proxy"], labels["db"]) and admitted(policies, labels["app"], labels["db"])
-    assert decoded_by_kubectl(answer["yml"])
+    assert taken_by_kubernetes(answer["yml"])
 
 
 @pytest.mark.parametrize("name", corpus.names("compose"))

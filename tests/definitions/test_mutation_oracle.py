@@ -119,7 +119,7 @@ def judged_as_docker_compose(api, mutants):
         disagreements.append((name, what, problems or "accepted", "accepted" if compose_accepts else found[:200]))
     print(f"seed {SEED}: {len(mutants)} Compose mutants, {agreed} verdicts as Docker Compose's")
     assert not disagreements, disagreements[:5]
-    assert on_kubernetes.decoded_by_kubectl("---\n".join(streams))
+    assert on_kubernetes.taken_by_kubernetes("---\n".join(streams))
     return [found for accepted, found in verdicts if not accepted]
 
 

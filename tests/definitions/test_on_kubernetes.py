@@ -17,7 +17,7 @@ from app.errors import Invalid
 from app.model import quantities
 from support import compose_oracle as oracle
 from support import corpus
-from support.on_kubernetes import COUNTED, LIMITS, PLAIN, converted, decoded_by_kubectl, kinds, unfaithful
+from support.on_kubernetes import COUNTED, LIMITS, PLAIN, converted, kinds, taken_by_kubernetes, unfaithful
 
 
 @pytest.mark.slow
@@ -37,7 +37,7 @@ def test_every_corpus_compose_file_converts_valid_and_faithful_to_what_compose_s
     assert render.storage_on(PLAIN, compose_render["requirements"])["storageBytes"] == len(claims) * 2**30  # a fit's
     if compose_render["requirements"]["storageBytes"]:
         assert any(note["path"].endswith(".storage_opt") for note in answer["notes"])
-    assert decoded_by_kubectl(answer["yml"])
+    assert taken_by_kubernetes(answer["yml"])
     read = definitions.measure(definitions.format_of("kubernetes"), answer["yml"])
     assert {**read, "podSecurity": None} == {**answer["requirements"], "podSecurity": None}  # as read
     refused_alike(text)
@@ -225,7 +225,7 @@ def test_a_template_converts_with_its_secrets_in_the_secret_and_every_loss_named
     assert migrate["initContainers"][0]["command"][-1].startswith("until nslookup cache;")
     cache = kinds(objects, "Deployment")["cache"]["spec"]["template"]["spec"]
     assert cache["volumes"][0] == {"name": "empty-0", "emptyDir": {"medium": "Memory", "sizeLimit": "64Mi"}}
-    assert decoded_by_kubectl(answer["yml"])
+    assert taken_by_kubernetes(answer["yml"])
 
 
 @pytest.mark.parametrize(
@@ -261,7 +261,7 @@ def test_groups_health_checks_without_a_test_and_published_ranges_are_each_said_
     assert notes["services.web.healthcheck"] == "dropped" and notes["services.db.group_add"] == "dropped"
     web = next(one for one in objects if one["kind"] == "Deployment")
     assert web["spec"]["template"]["spec"]["securityContext"] == {"supplementalGroups": [1234, 5]}
-    assert decoded_by_kubectl(answer["yml"])
+    assert taken_by_kubernetes(answer["yml"])
 
 
 def test_a_string_a_yaml_1_1_reader_would_take_for_another_type_is_quoted():
@@ -272,7 +272,7 @@ def test_a_string_a_yaml_1_1_reader_would_take_for_another_type_is_quoted():
     deployment = next(one for one in yaml.safe_load_all(answer["yml"]) if one and one["kind"] == "Deployment")
     written = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
     assert {one["name"]: one["value"] for one in written} == values
-    assert decoded_by_kubectl(answer["yml"])
+    assert taken_by_kubernetes(answer["yml"])
 
 
 def test_a_port_published_on_the_hosts_own_address_gets_its_own_note():
@@ -353,4 +353,4 @@ def test_a_health_check_that_names_a_secret_reads_it_from_the_containers_environ
     # headless (redis declares no port), waited for on the port the app names it with
     (wait,) = pods["app"]["initContainers"]
     assert wait["command"][-1].startswith("until nc -z -w 2 redis 6379;")
-    assert decoded_by_kubectl(answer["yml"])
+    assert taken_by_kubernetes(answer["yml"])

@@ -92,7 +92,7 @@ def test_instances_are_committed_as_argo_cd_and_flux_read_them(api, socket_app, 
     ]
     built = kustomized(work)
     assert "kind: Deployment" in built and "namespace: shop" in built and "kind: ResourceQuota" in built
-    assert on_kubernetes.decoded_by_kubectl(built)  # with Kubernetes' own types
+    assert on_kubernetes.taken_by_kubernetes(built)  # with Kubernetes' own types
     with socket_app.app_context():
         assert definitions.measure(kubernetes, built)["containers"] == 1  # by the strict schemas (else Invalid)
     assert (work / PATH / "kustomization.yaml").read_text().endswith("resources:\n- shop\n")

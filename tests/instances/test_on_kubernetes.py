@@ -7,7 +7,7 @@ import yaml
 
 from support.http import assert_problem, create
 from support.instances import PARAMETERS, TEAM, WEB
-from support.on_kubernetes import decoded_by_kubectl
+from support.on_kubernetes import taken_by_kubernetes
 
 Mi, Gi = 1024**2, 1024**3
 STATEFUL = WEB + "    volumes:\n      - data:/data\nvolumes:\n  data:\n"
@@ -44,7 +44,7 @@ def test_an_instance_on_kubernetes_lives_in_its_namespace_held_to_what_was_admit
     assert objects[2]["spec"]["limits"] == [
         {"type": "Container", "default": {"memory": "256Mi", "cpu": "100m"}, "max": {"memory": "1Gi"}}
     ]
-    assert decoded_by_kubectl(text)
+    assert taken_by_kubernetes(text)
     upgraded = api.post(f"/instances/{shop['id']}/upgrade", json={"values": {"REPLICAS": 3}}, user="alice")
     assert upgraded.status == 200, upgraded.json
     assert upgraded.json["target"] == "kubernetes"
@@ -111,7 +111,7 @@ def test_a_profiles_headroom_is_in_each_namespaces_quota_and_counted_in_its_budg
         "requests.storage": "1Gi",
         "pods": "3",  # its two replicas and the solver
     }
-    assert decoded_by_kubectl(text)
+    assert taken_by_kubernetes(text)
     # 576 MiB of 1 GiB used: a second like it fits without the headroom (512), not with it (576)
     refused = admit(api, web, team, "shop2", values={"REPLICAS": 2})
     assert "memory" in assert_problem(refused, 409)["quota"]

@@ -11,7 +11,7 @@ from app.definitions import pod_security
 from app.storage.database import get_db
 from support.apps import make_app
 from support.http import FlaskClient, assert_problem, create
-from support.on_kubernetes import decoded_by_kubectl
+from support.on_kubernetes import taken_by_kubernetes
 
 Gi = 1024**3
 TEAM = {"name": "team", "memoryCap": "4Gi", "cpuCap": "4", "containerDefaults": {"memory": "256Mi", "cpu": "100m"}}
@@ -213,7 +213,7 @@ def test_a_kubernetes_blueprints_instance_lives_in_its_namespace_with_its_quota(
         "memory": "64Mi",
         "cpu": "50m",
     }  # the quota admits it
-    assert decoded_by_kubectl(text)
+    assert taken_by_kubernetes(text)
 
 
 def test_a_daemonset_or_a_custom_kind_needs_the_profile_to_allow_it(api):
@@ -289,7 +289,7 @@ def test_restricted_writes_what_it_requires_and_refuses_what_contradicts_it(api)
     # the cluster's own reading of the stream: nothing restricted refuses
     spec = deployment["spec"]["template"]["spec"]
     assert pod_security.violations(pod_security.of_pod(spec, ["spec"]), "restricted") == []
-    assert decoded_by_kubectl(answer["yml"])
+    assert taken_by_kubernetes(answer["yml"])
     shop = admit(api, plain, team, "shop")
     assert shop.status == 201
     rooted = blueprint(api, "services:\n  web:\n    image: nginx:1.27\n    user: '0'\n    cap_add: [NET_ADMIN]\n")
@@ -342,6 +342,6 @@ def test_an_admission_on_a_cluster_writes_its_stream_once_what_holds_it_first(ap
     assert writes == [len(objects)]  # one stream, written once
     assert [one["kind"] for one in objects[:3]] == ["Namespace", "ResourceQuota", "LimitRange"]
     assert all(one["metadata"].get("namespace") == "shop" for one in objects[1:])
-    assert decoded_by_kubectl(text)
+    assert taken_by_kubernetes(text)
     rendered = api.post(f"/blueprints/{made['id']}/render", json={"target": "kubernetes"}, user="alice")
     assert rendered.status == 200 and "kind: Namespace" not in rendered.json["yml"]  # a render holds no namespace

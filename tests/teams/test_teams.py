@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from support.http import PASSWORD, assert_problem, create
-from support.on_kubernetes import decoded_by_kubectl
+from support.on_kubernetes import taken_by_kubernetes
 
 COMPOSE = "services:\n  web:\n    image: nginx:1.27\n    mem_limit: 64m\n    cpus: 0.1\n"
 
@@ -242,7 +242,7 @@ def test_a_teams_namespace_on_a_cluster_is_labelled_with_the_team(api, team):
     shop = deploy(api, made, budget, name="shop", owner="team:pay", target="kubernetes")
     assert shop.status == 201, shop.json
     stream = api.get(f"/instances/{shop.json['id']}/yml", user="bob").body
-    assert decoded_by_kubectl(stream.decode())  # the label as Kubernetes' own types read it
+    assert taken_by_kubernetes(stream.decode())  # the label as Kubernetes' own types read it
     objects = [one for one in yaml.safe_load_all(stream) if one]
     namespace = next(one for one in objects if one["kind"] == "Namespace")
     assert namespace["metadata"]["labels"]["app.kubernetes.io/part-of"] == "pay"

@@ -10,7 +10,7 @@ from app.definitions.compose_load import cast, services, started
 from app.definitions.kubernetes import INT32
 from app.definitions.on_kubernetes import ingress, isolation, mounts, network, order, pods
 from app.definitions.on_kubernetes.model import Service
-from app.definitions.on_kubernetes.names import Names, hosts_renamed, label, metadata
+from app.definitions.on_kubernetes.names import Names, hosts_renamed, label, metadata, service_label
 from app.definitions.on_kubernetes.notes import WHY, Notes
 from app.definitions.schemas import listed, mapping
 from app.errors import Invalid
@@ -53,7 +53,7 @@ def load(doc, requirements, notes):
             notes.dropped([key], "a top-level element Kubernetes has no counterpart for")
     awaited = _awaited_to_complete(resolved)
     named = _named_by_others(resolved) - awaited
-    renamed = {name: label(name) for name in resolved if label(name) != name}
+    renamed = {name: service_label(name) for name in resolved if service_label(name) != name}
     loaded = []
     for name, spec in resolved.items():
         spec = hosts_renamed(spec, renamed, ["services", name], notes)
@@ -95,7 +95,7 @@ class _Writer:
         self.labels = {INSTANCE: cluster.instance}
         self.storage = mounts.Storage(doc, cluster, self.labels, notes)
         self.secrets = pods.Secrets(cluster.instance, cluster.secret_texts)
-        self.names = Names("Deployment or Job")
+        self.names = Names("Deployment or Job", service_label)
         self.routed = {}  # a routed service's Compose name -> the ports its routes add
 
     def objects(self, loaded, routes):

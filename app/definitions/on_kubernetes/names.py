@@ -1,6 +1,6 @@
 """Kubernetes names made of Compose names: DNS-1123 labels (lowercase letters, digits and `-`,
-starting and ending with one of the first two, at most 63), each owned by one Compose name per
-kind of object."""
+starting and ending with one of the first two, at most 63; a Service's starting with a letter),
+each owned by one Compose name per kind of object."""
 
 import re
 
@@ -17,16 +17,23 @@ def label(name):
     return text or "x"
 
 
+def service_label(name):
+    """The name of a Compose service's Service and workload: its `label`, starting with a letter
+    as a Service's name must (a DNS-1035 label): `2fa` is `x-2fa`."""
+    given = label(name)
+    return given if given[0].isalpha() else f"x-{given}"[:MAX_LABEL].rstrip("-")
+
+
 class Names:
     """The names given to one kind of object; a second Compose name that would get one of them is a
     422 naming both."""
 
-    def __init__(self, kind):
-        self.kind, self.owners = kind, {}
+    def __init__(self, kind, naming=label):
+        self.kind, self.naming, self.owners = kind, naming, {}
 
     def of(self, name, where):
-        """The label of `name` (at `where`, a path in the Compose file)."""
-        given = label(name)
+        """The name `naming` gives `name` (at `where`, a path in the Compose file)."""
+        given = self.naming(name)
         owner = self.owners.setdefault(given, (name, where))
         if owner[0] != name:
             raise Invalid(

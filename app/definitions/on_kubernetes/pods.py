@@ -7,7 +7,7 @@ import math
 import re
 import shlex
 
-from app.definitions import pod_security
+from app.definitions import kubernetes_rules, pod_security
 from app.definitions.on_kubernetes.network import host_aliases, port_name
 from app.definitions.on_kubernetes.notes import WHY
 from app.definitions.schemas import listed, mapping
@@ -55,7 +55,6 @@ CARRIED = frozenset(
     }
 )
 PULL = {"always": "Always", "never": "Never", "missing": "IfNotPresent", "if_not_present": "IfNotPresent"}
-_ANNOTATION = re.compile(r"(?:[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
 MOST_SECONDS = 2**31 - 1  # Kubernetes' int32 fields
 
 
@@ -143,7 +142,7 @@ def annotations(service, where, secrets, notes):
     found = {}
     for key, value in pairs:
         text = "" if value is None else _text(value)
-        if not _ANNOTATION.fullmatch(str(key)):
+        if kubernetes_rules.key_problem(str(key)):
             notes.dropped([*where, "labels", key], "not a valid annotation key")
         elif secrets.holds(text):
             notes.dropped([*where, "labels", key], "holds a secret value, which annotations would show")

@@ -1,0 +1,120 @@
+"""What the API server refuses beyond a kind's schema (app/definitions/kubernetes_rules.py): each
+slip refused at its place, what Kubernetes takes accepted, a value a variable decides judged once
+it is set, and a Compose service whose name starts with a digit converted to a Service that
+starts with a letter."""
+
+import pytest
+
+from app import definitions
+from app.errors import Invalid
+from support import on_kubernetes, yamls
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: NAME, labels: LABELS}
+spec:
+  selector: SELECTOR
+  template:
+    metadata: {labels: {app: web, tier: front}}
+    spec:
+      containers: CONTAINERS
+"""
+WEB = "[{name: web, image: nginx}]"
+
+
+def deployment(name="web", labels="{}", selector="{matchLabels: {app: web}}", containers=WEB):
+    return (
+        DEPLOYMENT.replace("NAME", name)
+        .replace("LABELS", labels)
+        .replace("SELECTOR", selector)
+        .replace("CONTAINERS", containers)
+    )
+
+
+def refusal(text):
+    with pytest.raises(Invalid) as info:
+        definitions.requirements("kubernetes", text)
+    return info.value.errors["yml"]
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        (deployment(name="My_App"), "Deployment/My_App: metadata.name: 'My_App' is not a DNS subdomain"),
+        (deployment(name="a" * 254), "is longer than a DNS subdomain may be (253 characters)"),
+        ("apiVersion: v1\nkind: Service\nmetadata: {name: 2fa}\nspec: {ports: [{port: 80}]}", "not a DNS-1035 label"),
+        (
+            "apiVersion: v1\nkind: Namespace\nmetadata: {name: team.a}",
+            "Namespace/team.a: metadata.name: 'team.a' is not a DNS label",
+        ),
+        (
+            "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: " + "c" * 53 + "}\nspec:\n  schedule: '* * * * *'\n"
+            "  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: x}]}}}}",
+            "longer than a CronJob's name may be (52 characters)",
+        ),
+        (deployment(labels="{'my app': x}"), "metadata.labels.my app: Kubernetes reads no such key: its name 'my app'"),
+        (deployment(labels="{'Example.com/a': x}"), "its prefix 'Example.com' is not a DNS subdomain"),
+        (deployment(labels="{a: 'two words'}"), "metadata.labels.a: 'two words' is no label value"),
+        (deployment(labels="{a: " + "v" * 64 + "}"), "is no label value"),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, annotations: {'a b': x}}",
+            "annotations.a b: Kubernetes reads no such key",
+        ),
+        (deployment(selector="{matchLabels: {app: api}}"), "Deployment/web: spec.selector: does not select the pods"),
+        (deployment(selector="{matchExpressions: [{key: tier, operator: NotIn, values: [front]}]}"), "does not select"),
+        (deployment(selector="{matchExpressions: [{key: app, operator: DoesNotExist}]}"), "does not select"),
+        (deployment(selector="{}"), "spec.selector: an empty selector selects every pod"),
+        (deployment(containers="[{name: Web, image: x}]"), "containers.0.name: 'Web' is not a DNS label"),
+        (
+            deployment(containers="[{name: web, image: nginx}, {name: web, image: redis}]"),
+            "spec.template.spec.containers.1.name: another container of the pod is named 'web'",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  initContainers: [{name: a, image: busybox}]\n"
+            "  containers: [{name: a, image: nginx}]",
+            "Pod/p: spec.containers.0.name: another container of the pod is named 'a'",
+        ),
+        (
+            "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, labels: {a: 'b c'}}",
+            "Widget/w: metadata.labels.a: 'b c' is no label value",
+        ),
+    ],
+)
+def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
+    problems = refusal(text)
+    assert any(said in problem for problem in problems), problems
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        deployment(name="web.example-1", labels="{app.kubernetes.io/name: web, empty: '', a_b.c: A-1_b.2}"),
+        deployment(
+            selector="{matchLabels: {app: web}, matchExpressions: [{key: tier, operator: In, values: [front]}]}"
+        ),
+        deployment(selector="{matchExpressions: [{key: app, operator: Exists}, {key: x, operator: DoesNotExist}]}"),
+        "apiVersion: v1\nkind: Service\nmetadata: {name: a-1}\nspec: {ports: [{port: 80}]}",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: 1.settings, annotations: {example.com/a: 'any text'}}",
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: 'system:reader'}",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: Any_Name}",
+    ],
+)
+def test_what_kubernetes_takes_is_accepted(text):
+    assert definitions.requirements("kubernetes", text)
+
+
+def test_a_value_a_variable_without_a_default_decides_is_judged_once_set():
+    text = deployment(name="'${NAME}'", labels="{team: '${TEAM}'}", selector="{matchLabels: {app: '${APP}'}}")
+    assert definitions.requirements("kubernetes", text)  # nothing known to refuse
+    assert "is not a DNS subdomain" in str(refusal(deployment(name="'${NAME:-My_App}'")))
+
+
+def test_a_compose_service_named_from_a_digit_is_a_service_starting_with_a_letter_its_hosts_rewritten():
+    text = "services:\n  2fa:\n    image: nginx\n    ports: ['80:80']\n  web:\n    image: redis\n    environment: [AUTH=http://2fa:80]\n"
+    _, cluster, refused = on_kubernetes.rendered(text)
+    assert refused is None, refused
+    assert on_kubernetes.taken_by_kubernetes(cluster["yml"])
+    objects = {(one["kind"], one["metadata"]["name"]): one for one in yamls.documents(cluster["yml"])}
+    assert ("Service", "x-2fa") in objects and ("Deployment", "x-2fa") in objects
+    web = objects[("Deployment", "web")]["spec"]["template"]["spec"]["containers"][0]
+    assert {"name": "AUTH", "value": "http://x-2fa:80"} in web["env"]
