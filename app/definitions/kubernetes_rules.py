@@ -110,7 +110,7 @@ def key_problem(key):
     name of letters, digits, '-', '_' and '.'), or None."""
     prefix, slash, name = key.rpartition("/")
     if slash and (not prefix or _broken(prefix, DNS1123_SUBDOMAIN, SUBDOMAIN)):
-        return f"its prefix {prefix!r} is not a DNS subdomain"
+        return f"its prefix {prefix[:80]!r} is not a DNS subdomain"
     if len(name) > 63:
         return f"its name {name[:80]!r} is longer than 63 characters"
     if not QUALIFIED_NAME.fullmatch(name):
@@ -122,7 +122,7 @@ def _metadata(metadata, path, label):
     found = []
     for field in ("labels", "annotations"):
         for key, value in mapping(metadata.get(field)).items():
-            where = place([*path, field, key], label)
+            where = place([*path, field, key if len(str(key)) <= 80 else f"{key[:80]}…"], label)
             why = key_problem(key) if _fixed(key) else None
             if why:
                 found.append(f"{where}: Kubernetes reads no such key: {why}.")

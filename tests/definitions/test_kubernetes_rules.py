@@ -103,6 +103,12 @@ def test_what_kubernetes_takes_is_accepted(text):
     assert definitions.requirements("kubernetes", text)
 
 
+def test_a_long_key_is_named_shortened():
+    long = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels:\n    ? 'PREFIX/x'\n    : v\n"
+    [problem] = refusal(long.replace("PREFIX", "A" * 100_000))
+    assert len(problem) < 300 and "AAAA…: Kubernetes reads no such key: its prefix 'AAAA" in problem
+
+
 def test_a_value_a_variable_without_a_default_decides_is_judged_once_set():
     text = deployment(name="'${NAME}'", labels="{team: '${TEAM}'}", selector="{matchLabels: {app: '${APP}'}}")
     assert definitions.requirements("kubernetes", text)  # nothing known to refuse
