@@ -66,9 +66,10 @@ def problems_of(manifest, kind, group, pod_path, label):
     found += _metadata(metadata, ["metadata"], label)
     if pod_path is None:
         return found
-    template_path = list(pod_path[:-1])
+    template_path = list(pod_path[:-1])  # [] for a Pod: its template is itself
     template = _at(manifest, template_path)
-    found += _metadata(mapping(template.get("metadata")), [*template_path, "metadata"], label)
+    if template_path:
+        found += _metadata(mapping(template.get("metadata")), [*template_path, "metadata"], label)
     if (kind, group) in SELECTING:
         found += _selector(manifest, template, label)
     return found + _containers(_at(manifest, pod_path), list(pod_path), label)

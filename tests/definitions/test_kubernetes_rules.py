@@ -103,6 +103,16 @@ def test_what_kubernetes_takes_is_accepted(text):
     assert definitions.requirements("kubernetes", text)
 
 
+def test_a_pods_own_labels_are_named_once():
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {a: 'b c'}}\nspec: {containers: [{name: a, image: x}]}"
+    )
+    assert refusal(text) == [
+        "Pod/p: metadata.labels.a: 'b c' is no label value (at most 63 letters, digits, '-', '_' and '.', starting "
+        "and ending with a letter or digit; or empty)."
+    ]
+
+
 def test_a_long_key_is_named_shortened():
     long = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels:\n    ? 'PREFIX/x'\n    : v\n"
     [problem] = refusal(long.replace("PREFIX", "A" * 100_000))
