@@ -1,8 +1,8 @@
 """Real files changed at one node, the way people mistype them: a value of another YAML type, a list
 written as a mapping and the reverse, a key that is a number, a boolean or a date, a known field
-given an odd value, a field dropped or wrapped, a line written twice. Each mutant is YAML text (PyYAML writes the types
-as YAML reads them back: an int key stays an int, a date a timestamp), built from a seeded
-`random.Random`, so that a failing mutant is named by its seed and index."""
+given an odd value, a field dropped or wrapped, a line written twice. Each mutant is YAML text
+(PyYAML writes the types as YAML reads them back: an int key stays an int, a date a timestamp),
+built from a seeded `random.Random`, so that a failing mutant is named by its seed and index."""
 
 import copy
 import datetime

@@ -6,7 +6,7 @@ where the machine has it."""
 import shutil
 import subprocess
 
-from app.definitions import kubernetes, kubernetes_rules, render
+from app.definitions import kubernetes, render
 from app.definitions.on_kubernetes.model import Cluster
 from app.definitions.on_kubernetes.names import label
 from app.errors import Invalid
@@ -45,12 +45,10 @@ def kinds(found, kind):
 
 def taken_by_kubernetes(stream):
     """Whether Kubernetes takes every object of `stream`: nothing the API server's own rules refuse
-    (app/definitions/kubernetes_rules.py, which a render for a cluster does not ask of the objects
+    (`kubernetes.refused_by_the_api_server`, which a render for a cluster does not ask of the objects
     it built), and kubectl (`label --local`) decodes each, where the machine has kubectl."""
     for index, made in enumerate(yamls.documents(stream), start=1):
-        kind, group = made["kind"], kubernetes.group_of(made["apiVersion"])
-        pod = kubernetes.WORKLOADS.get((kind, group), (None, None))[1]
-        assert kubernetes_rules.problems_of(made, kind, group, pod, f"object {index}") == []
+        assert kubernetes.refused_by_the_api_server(made, f"object {index}") == []
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         return True

@@ -175,12 +175,15 @@ def _check(documents, built=False):
             typed = [*counted, f"{place(['kind'], label)}: Kubernetes {RELEASE} defines no {kind} in {api_version}."]
         else:  # a custom resource: its metadata is still Kubernetes' own ObjectMeta, which kubectl decodes
             typed = counted + problems(_custom_resource(), manifest, label)
-        if typed or built:
-            found += typed
-            continue
-        pod_path = WORKLOADS.get((kind, group), (None, None))[1]
-        found += kubernetes_rules.problems_of(manifest, kind, group, pod_path, label)
+        found += typed if typed or built else refused_by_the_api_server(manifest, label)
     return found
+
+
+def refused_by_the_api_server(manifest, label):
+    """What the API server refuses in a manifest that its kind's schema takes (kubernetes_rules)."""
+    kind, group = manifest["kind"], group_of(manifest["apiVersion"])
+    pod_path = WORKLOADS.get((kind, group), (None, None))[1]
+    return kubernetes_rules.problems_of(manifest, kind, group, pod_path, label)
 
 
 def _counts(node, path, label):
