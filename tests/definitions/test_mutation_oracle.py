@@ -49,7 +49,7 @@ def _rng(kind):
 def compose_mutants(count):
     """(corpus file, what changed, the mutant's text) for `count` mutants of the corpus's valid
     Compose files."""
-    rng, names = _rng("compose"), [name for name in corpus_names("compose") if not name.startswith("invalid")]
+    rng, names = _rng("compose"), valid_compose_names()
     found = []
     for _ in range(count):
         name = rng.choice(names)
@@ -69,6 +69,11 @@ def corpus_names(folder):
     return sorted(path.stem for path in corpus.folder().glob(f"{folder}/*.yml"))
 
 
+def valid_compose_names():
+    """The corpus's Compose files but those it keeps as invalid (`invalid-*`)."""
+    return [name for name in corpus_names("compose") if not name.startswith("invalid")]
+
+
 def kept(problems, message):
     """Why the service and Compose may differ on this file, or None."""
     if BEYOND_THE_FILE in message:
@@ -84,7 +89,7 @@ def test_a_line_written_twice_is_judged_as_docker_compose_judges_it(api):
     """The slip of copy and paste, in the text as written: a key written twice is refused as
     Compose refuses it (go-yaml v3: the key "already defined"), a list item twice as Compose
     judges that."""
-    rng, names = _rng("doubled"), [name for name in corpus_names("compose") if not name.startswith("invalid")]
+    rng, names = _rng("doubled"), valid_compose_names()
     mutants = []
     for name in rng.choices(names, k=MUTANTS // 3):
         text, what = mutations.line_doubled(rendered(name), rng)

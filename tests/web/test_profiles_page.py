@@ -18,6 +18,7 @@ def test_profiles_show_their_usage_and_are_created_edited_and_made_default(perso
     w.go("#/profiles")
     w.sign_in("alice")
     w.wait(lambda: w.heading() == "Profiles" and len(w.all("ul[aria-label=Profiles] > li")) == 3)
+    assert w.one("h1 + p.note").text.startswith("A team's budget: caps on memory, CPU, containers and storage")
     cards = w.all("ul[aria-label=Profiles] > li")
     roomy = next(c for c in cards if c.find_element(By.CSS_SELECTOR, "h3").text == "roomy")
     bars = roomy.find_elements(By.CSS_SELECTOR, "ul.usage li")

@@ -19,6 +19,9 @@ const PER_CONTAINER = [
   ['containerMax', 'memory', 'Most memory per container', '1Gi'],
   ['containerMax', 'cpu', 'Most CPU per container', '1'],
 ];
+const ABOUT =
+  "A team's budget: caps on memory, CPU, containers and storage, what a container that declares nothing " +
+  'counts, and who may spend from it. An instance is admitted only where it fits what is left.';
 const NOTE =
   'What a container that declares no limit counts, and is given in a render; a container over the most does not fit.';
 // the Pod Security Standards' levels a profile holds its renders and instances to
@@ -132,7 +135,7 @@ export async function profilesPage() {
   const shown = cards.length
     ? el('ul', { class: 'cards', 'aria-label': 'Profiles' }, cards)
     : el('p', { class: 'note' }, 'No profile yet.');
-  return el('section', {}, el('h1', {}, 'Profiles'), shown, parts.form);
+  return el('section', {}, el('h1', {}, 'Profiles'), el('p', { class: 'note' }, ABOUT), shown, parts.form);
 }
 
 /** A profile as a card: its caps, usage, cost, instances, who owns and shares it, its actions. */
