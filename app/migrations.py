@@ -30,6 +30,7 @@ from app.instances.hosts import store as hosts
 from app.instances.namespaces import store as namespaces
 from app.instances.storage import store as instances
 from app.model import yamlguard
+from app.profiles.schemas import ClusterSchema
 from app.profiles.storage import store as profiles
 from app.storage import list_keys
 from app.storage.database import get_db, raise_setting, setting
@@ -39,6 +40,7 @@ MIGRATED = "migrated"  # the settings document holding the number of the last mi
 BATCH = 500
 LOGGED = 10  # batches between two lines of progress
 PROFILE_FIELDS = {"containerDefaults": None, "containerMax": None, "entitledUsers": []}
+CLUSTER_NAMES = ("storageClass", "imagePullSecrets", "ingressClass", "gateway", "tlsIssuer", "domain")
 EVERY_DOCUMENT = list_keys.ListQuery(
     ({list_keys.FIELD: list_keys.ADMINS}, {list_keys.FIELD: list_keys.EVERYONE}, {list_keys.FIELD: None}),
     lambda doc: True,
@@ -163,6 +165,18 @@ def _routes_read_whole(store, doc):
     return {"hosts": kept} if kept else {}
 
 
+def _cluster_names(store, doc):
+    """A profile's cluster conventions that are no names Kubernetes or a proxy reads, dropped: their
+    patterns once held a value's start alone, so `apps.example.com`) || PathPrefix(`/` passed as a
+    domain, into every Traefik rule. The profile and its fields are logged, not the values."""
+    cluster = doc.get("cluster") or {}
+    wrong = ClusterSchema().validate({field: cluster[field] for field in CLUSTER_NAMES if field in cluster})
+    if not wrong:
+        return {}
+    log.warning("profile %s: its cluster's %s held no names; dropped", doc["_id"], ", ".join(sorted(wrong)))
+    return {"cluster": {field: value for field, value in cluster.items() if field not in wrong}}
+
+
 MIGRATIONS = (
     Migration(1, "who made each blueprint's version (updatedBy)", (blueprints,), _last_writer),
     Migration(2, "blueprints' requirements, container by container", (blueprints,), _requirements),
@@ -178,6 +192,7 @@ MIGRATIONS = (
         11, "routes read whole; the hosts instances on Kubernetes route", (blueprints, instances), _routes_read_whole
     ),
     Migration(12, "blueprints found by the source and key an import gave them", (blueprints,), _keys),
+    Migration(13, "profiles' cluster conventions that are no names dropped", (profiles,), _cluster_names),
 )
 LATEST = MIGRATIONS[-1].number
 

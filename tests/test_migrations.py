@@ -337,3 +337,24 @@ def test_an_instance_on_kubernetes_stored_before_holds_the_hosts_its_stream_rout
     assert_problem(api.post("/instances", json=again, user="bob"), 409)  # alice's, held again
     hosts = [route["host"] for route in api.get(f"/blueprints/{rule['id']}", user="alice").json["routes"]]
     assert hosts == ["a.example.com", "b.example.com"]
+
+
+def test_a_profiles_cluster_names_that_are_no_names_are_dropped_and_its_routes_keep_to_hosts(app, api, caplog):
+    """A domain stored when its pattern held a value's start alone would have written Traefik a
+    rule of its own; after the migration it is gone (logged without its value), the rest kept."""
+    injected = "apps.example.com`) || PathPrefix(`/"
+    profile = create(api, "profiles", name="team", cluster={"storageClass": "fast", "tlsIssuer": "le"}).json
+    with app.app_context():
+        get_db().profiles.update_one(
+            {"_id": ObjectId(profile["id"])}, {"$set": {"cluster.domain": injected, "cluster.ingressClass": "a_b"}}
+        )
+        get_db().settings.update_one({"_id": migrations.MIGRATED}, {"$set": {"value": 12}})
+    with caplog.at_level(logging.WARNING, logger="app.migrations"):
+        _restarted(app)
+    assert api.get(f"/profiles/{profile['id']}", user="alice").json["cluster"] == {
+        "storageClass": "fast",
+        "tlsIssuer": "le",
+    }
+    logged = [record.getMessage() for record in caplog.records if record.name == "app.migrations"]
+    assert f"profile {profile['id']}: its cluster's domain, ingressClass held no names; dropped" in logged
+    assert not any("PathPrefix" in line for line in logged)

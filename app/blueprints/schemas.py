@@ -10,6 +10,7 @@ from app.http.crud import EchoedId
 from app.http.paging import Exact, ListArgs
 from app.model.accounts import Can, EntitledTeams, EntitledUsers, Owner
 from app.model.fields import (
+    DNS_LABEL,
     Id,
     Name,
     Pattern,
@@ -194,7 +195,6 @@ class FitArgs(Schema):
     )
 
 
-DNS_LABEL = r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?"
 RENDER_EXAMPLE = {"values": {"REPLICAS": 3}, "profile": "6740f1c2a9e3b1d2c3f4a5b6", "maximize": "REPLICAS"}
 
 
@@ -210,7 +210,7 @@ class RenderArgs(TargetSchema):
         metadata={"description": "An integer parameter: the largest value at which the rendering fits `profile`."}
     )
     namespace = ma.fields.String(
-        validate=Pattern(DNS_LABEL, "Must be a DNS label: lowercase letters, digits and '-', at most 63."),
+        validate=DNS_LABEL,
         metadata={"description": "With `target: kubernetes`: the namespace written into every object."},
     )
 

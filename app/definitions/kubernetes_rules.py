@@ -1,38 +1,24 @@
 """What the Kubernetes API server refuses in an object that its schema cannot say, for the slips
 people make most: a name its kind does not take (`My_App`), a label or annotation key or a label
-value Kubernetes does not read, a workload whose selector does not select its own pods, two
-containers of a pod with one name. The grammars are k8s.io/apimachinery's; a value that a variable
-with no default decides is judged once it is set."""
+value Kubernetes does not read, a workload whose selector does not select its own pods, a Service's
+ports unnamed or named twice; a pod's own slips are `kubernetes_pods.py`'s. The grammars are
+k8s.io/apimachinery's; a value that a variable with no default decides is judged once it is set."""
 
 import re
 
-from app.definitions.placeholders import Unresolved
+from app.definitions import kubernetes_pods
+from app.definitions.kubernetes_pods import fixed, named_once, port_problems
 from app.definitions.schemas import listed, mapping, place
+from app.model import dns
 
-_LABEL = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
-DNS1123_LABEL = re.compile(_LABEL)
-DNS1123_SUBDOMAIN = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
-DNS1035_LABEL = re.compile(r"[a-z](?:[-a-z0-9]*[a-z0-9])?")
 QUALIFIED_NAME = re.compile(r"[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?")
-SUBDOMAIN = (
-    "a DNS subdomain",
-    "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit",
-    253,
-)
-LABEL = ("a DNS label", "lowercase letters, digits and '-', starting and ending with a letter or digit", 63)
-DNS1035 = (
-    "a DNS-1035 label",
-    "lowercase letters, digits and '-', starting with a letter, ending with a letter or digit",
-    63,
-)
-# The name each kind takes, (kind, API group) -> (its grammar, what it is); the API server's
-# ValidateObjectMeta with the kind's name function. Kinds not here (RBAC's, custom resources) are
-# not judged by name.
+# The name each kind takes, (kind, API group) -> its grammar; the API server's ValidateObjectMeta
+# with the kind's name function. Kinds not here (RBAC's, custom resources) are not judged by name.
 NAMES = {
-    ("Service", ""): (DNS1035_LABEL, DNS1035),
-    ("Namespace", ""): (DNS1123_LABEL, LABEL),
+    ("Service", ""): dns.DNS1035_LABEL,
+    ("Namespace", ""): dns.LABEL,
     **{
-        kind: (DNS1123_SUBDOMAIN, SUBDOMAIN)
+        kind: dns.SUBDOMAIN
         for kind in (
             ("ConfigMap", ""),
             ("Secret", ""),
@@ -60,10 +46,12 @@ SELECTING = {("Deployment", "apps"), ("StatefulSet", "apps"), ("DaemonSet", "app
 
 def problems_of(manifest, kind, group, pod_path, label):
     """Each way the API server would refuse `manifest` (its schema already passed): its name,
-    its and its pod template's labels and annotations, its selector, its pod's container names."""
+    its and its pod template's labels and annotations, its selector, a Service's ports, its pod."""
     metadata = mapping(manifest.get("metadata"))
     found = _name(metadata.get("name"), NAMES.get((kind, group)), kind, label)
     found += _metadata(metadata, ["metadata"], label)
+    if (kind, group) == ("Service", ""):
+        found += _service_ports(listed(mapping(manifest.get("spec")).get("ports")), label)
     if pod_path is None:
         return found
     template_path = list(pod_path[:-1])  # [] for a Pod: its template is itself
@@ -72,7 +60,16 @@ def problems_of(manifest, kind, group, pod_path, label):
         found += _metadata(mapping(template.get("metadata")), [*template_path, "metadata"], label)
     if (kind, group) in SELECTING:
         found += _selector(manifest, template, label)
-    return found + _containers(_at(manifest, pod_path), list(pod_path), label)
+    claimed = _claimed(manifest, kind, group)
+    return found + kubernetes_pods.problems_of(_at(manifest, pod_path), list(pod_path), label, claimed)
+
+
+def _claimed(manifest, kind, group):
+    """The claims a StatefulSet's pods mount beside their volumes: its claim templates' names."""
+    if (kind, group) != ("StatefulSet", "apps"):
+        return []
+    templates = listed(mapping(manifest.get("spec")).get("volumeClaimTemplates"))
+    return [mapping(mapping(claim).get("metadata")).get("name") for claim in templates]
 
 
 def _at(manifest, path):
@@ -81,24 +78,10 @@ def _at(manifest, path):
     return mapping(manifest)
 
 
-def _fixed(value):
-    return isinstance(value, str) and not isinstance(value, Unresolved)
-
-
-def _broken(value, grammar, what):
-    """Why `value` is not `what` (a name, what it may hold, its most characters), or None."""
-    name, holds, most = what
-    if len(value) > most:
-        return f"{value[:80]!r} is longer than {name} may be ({most} characters)"
-    if not grammar.fullmatch(value):
-        return f"{value!r} is not {name} ({holds})"
-    return None
-
-
-def _name(name, rule, kind, label):
-    if rule is None or not _fixed(name):
+def _name(name, grammar, kind, label):
+    if grammar is None or not fixed(name):
         return []
-    why = _broken(name, *rule)
+    why = grammar.problem(name)
     if why is None and kind == "CronJob" and len(name) > CRONJOB_NAME:
         why = f"{name!r} is longer than a CronJob's name may be ({CRONJOB_NAME} characters)"
     return (
@@ -110,7 +93,7 @@ def key_problem(key):
     """Why `key` is no label or annotation key (an optional DNS subdomain prefix and `/`, then a
     name of letters, digits, '-', '_' and '.'), or None."""
     prefix, slash, name = key.rpartition("/")
-    if slash and (not prefix or _broken(prefix, DNS1123_SUBDOMAIN, SUBDOMAIN)):
+    if slash and (not prefix or dns.SUBDOMAIN.problem(prefix)):
         return f"its prefix {prefix[:80]!r} is not a DNS subdomain"
     if len(name) > 63:
         return f"its name {name[:80]!r} is longer than 63 characters"
@@ -124,10 +107,10 @@ def _metadata(metadata, path, label):
     for field in ("labels", "annotations"):
         for key, value in mapping(metadata.get(field)).items():
             where = place([*path, field, key if len(str(key)) <= 80 else f"{key[:80]}…"], label)
-            why = key_problem(key) if _fixed(key) else None
+            why = key_problem(key) if fixed(key) else None
             if why:
                 found.append(f"{where}: Kubernetes reads no such key: {why}.")
-            elif field == "labels" and _fixed(value) and value and _broken(value, QUALIFIED_NAME, LABEL):
+            elif field == "labels" and fixed(value) and value and not _label_value(value):
                 found.append(
                     f"{where}: {value[:80]!r} is no label value (at most 63 letters, digits, '-', '_' and '.', "
                     "starting and ending with a letter or digit; or empty)."
@@ -145,7 +128,7 @@ def _selector(manifest, template, label):
     decided = [*wanted.keys(), *wanted.values(), *labels.keys(), *labels.values()]
     for expression in expressions:
         decided += [mapping(expression).get("key"), *listed(mapping(expression).get("values"))]
-    if not all(_fixed(value) for value in decided):
+    if not all(fixed(value) for value in decided):
         return []
     if all(labels.get(key) == value for key, value in wanted.items()) and all(
         _selects(mapping(expression), labels) for expression in expressions
@@ -163,18 +146,25 @@ def _selects(expression, labels):
     return (key in labels) == (operator == "Exists")
 
 
-def _containers(pod, path, label):
-    found, seen = [], set()
-    for field in ("initContainers", "containers"):
-        for index, container in enumerate(listed(pod.get(field))):
-            name = mapping(container).get("name")
-            if not _fixed(name):
-                continue
-            where = place([*path, field, index, "name"], label)
-            why = _broken(name, DNS1123_LABEL, LABEL)
-            if why:
-                found.append(f"{where}: {why}, which Kubernetes requires of a container's name.")
-            elif name in seen:
-                found.append(f"{where}: another container of the pod is named {name!r}.")
-            seen.add(name)
+def _label_value(value):
+    return len(value) <= 63 and QUALIFIED_NAME.fullmatch(value)
+
+
+def _service_ports(ports, label):
+    """A Service's ports: each named (a DNS label, once) where there are several, each a port
+    number, each target a port number or a port name (0 or none: the port itself)."""
+    found, names = [], set()
+    for index, port in enumerate(ports):
+        port, at = mapping(port), ["spec", "ports", index]
+        name, target = port.get("name"), port.get("targetPort")
+        if fixed(name) and name:
+            found += named_once(name, names, [*at, "name"], label, "port of the Service")
+        elif name in (None, "") and len(ports) > 1:
+            found.append(
+                f"{place([*at, 'name'], label)}: a Service of several ports names each, as Kubernetes requires."
+            )
+        found += port_problems(port, "port", at, label)
+        if fixed(target) and target and (why := dns.PORT_NAME.problem(target)):
+            found.append(f"{place([*at, 'targetPort'], label)}: {why}, which Kubernetes requires of a target.")
+        found += port_problems(port, "targetPort", at, label, unset=True)
     return found

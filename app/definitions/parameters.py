@@ -22,7 +22,7 @@ import marshmallow as ma
 
 from app.definitions import domains
 from app.errors import Invalid
-from app.model.fields import StrictBoolean
+from app.model.fields import Pattern, StrictBoolean
 from app.model.schemas import Schema
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
@@ -220,7 +220,7 @@ class Claim(ma.fields.Field):
 class JwtSchema(Schema):
     """A JWT generated as the platforms sign theirs (HS256), with the value of another parameter."""
 
-    secret = ma.fields.String(required=True, validate=ma.validate.Regexp(NAME))
+    secret = ma.fields.String(required=True, validate=Pattern(NAME.pattern, error="Must be a parameter's name."))
     claims = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(1, 64)),
         values=Claim(),

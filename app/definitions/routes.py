@@ -13,12 +13,11 @@ from app.definitions.on_kubernetes.names import label
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import listed, mapping
 from app.errors import Invalid
-from app.model import yamlguard
+from app.model import dns, yamlguard
 
 EXTENSION = "x-routes"
 KEYS = ("service", "port", "host", "path", "tls")
 MOST = 100  # routes a file declares
-HOST = re.compile(r"(\*\.)?[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*")
 # a host only to be replaced: under a domain kept for documentation (RFC 2606, RFC 6761) or the
 # placeholders templates write for one
 PLACEHOLDER_HOST = re.compile(
@@ -84,7 +83,7 @@ def _checked_host(route, where):
     if isinstance(host, Unresolved) or host in (None, ""):
         route["host"] = None  # not known until rendered (or the profile's domain gives it)
         return []
-    if not isinstance(host, str) or len(host) > 253 or not HOST.fullmatch(host):
+    if not isinstance(host, str) or not dns.HOST.regex.fullmatch(host):
         return [f"{where}.host: must be a DNS name (lowercase letters, digits, '-' and '.'; '*.' first at most)."]
     return []
 

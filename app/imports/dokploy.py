@@ -21,7 +21,7 @@ from app.definitions.placeholders import ESCAPED, TemplateError
 from app.definitions.routes import EXTENSION as ROUTES
 from app.imports import compose_parts, variables
 from app.imports.candidate import Candidate, checked_with, parameters, tags
-from app.model import yamlguard
+from app.model import dns, yamlguard
 from app.model.yamlguard import YamlError
 
 COMPOSE_FILE, TEMPLATE_FILE, META_FILE = "docker-compose.yml", "template.toml", "meta.json"
@@ -530,7 +530,7 @@ def _routed(definition, domains, scope, found):
         host = scope.expanded(domain["host"], "config.domains") if isinstance(domain.get("host"), str) else ""
         if routes_rule.PLACEHOLDER_HOST.fullmatch(host):  # `emqx.yourdomain.com`
             found.notes.append(f"{where}: {host[:60]!r} stands for a domain to give; routed on the team's domain.")
-        elif "$" in host or routes_rule.HOST.fullmatch(host):
+        elif "$" in host or dns.HOST.regex.fullmatch(host):
             route["host"] = host
         elif host:  # a template's slip: `host = "minio_domain"`, a variable's name without `${}`
             found.notes.append(f"{where}: {host[:60]!r} is no host name; routed on the team's domain instead.")

@@ -5,7 +5,7 @@ import marshmallow as ma
 from app.blueprints.schemas import BlueprintDraftSchema, BlueprintQuery, Entitlement, Tags
 from app.imports.formats import FORMATS
 from app.model.accounts import EntitledTeams, EntitledUsers, Owner
-from app.model.fields import Pattern, QueryBoolean, StrictBoolean, Text, Trimmed
+from app.model.fields import DNS_LABEL, QueryBoolean, StrictBoolean, Text, Trimmed
 from app.model.schemas import Schema, WriteArgs
 
 OUTCOMES = ("created", "updated", "unchanged", "skipped", "refused", "conflict", "gone")
@@ -114,7 +114,7 @@ class ExportFormat(Schema):
 class ProfileExportFormat(Schema):
     format = ma.fields.String(required=True, validate=ma.validate.OneOf(["kubernetes"]))
     namespace = ma.fields.String(
-        validate=Pattern(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", error="A namespace name: an RFC 1123 label."),
+        validate=DNS_LABEL,
         metadata={"description": "The namespace the objects name (none: the one they are applied in)."},
     )
 

@@ -8,6 +8,7 @@ app/access/auth.py), so every rule here is a function of the caller and the reso
 import marshmallow as ma
 
 from app.errors import Forbidden
+from app.model import dns
 from app.model.fields import DNS_LABEL, Pattern
 
 ROLES = ("viewer", "member", "admin")
@@ -19,7 +20,7 @@ TEAM_ROLES = ("viewer", "member", "maintainer")
 ACTING_ROLES = ("member", "maintainer")  # a team's roles that act as the owner of what it owns
 TEAM = "team:"  # an owner (and a reader's scope) that is a team; no username holds a colon
 OWNER = Pattern(
-    rf"{USERNAME.regex.pattern[1:-1]}|{TEAM}{DNS_LABEL.regex.pattern[1:-1]}",
+    rf"{USERNAME.regex.pattern[1:-1]}|{TEAM}{dns.LABEL.regex.pattern}",
     error="A username, or team:NAME for a team you are a member of.",
 )
 

@@ -6,7 +6,7 @@ from datetime import UTC
 
 import marshmallow as ma
 
-from app.model import quantities, yamlguard
+from app.model import dns, quantities, yamlguard
 
 
 class Pattern(ma.validate.Regexp):
@@ -32,7 +32,7 @@ NOT_ONE_LINE = re.compile(f"[{_NOT_ONE_LINE}]")
 
 
 DNS_LABEL = Pattern(
-    r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?",
+    dns.LABEL.regex.pattern,
     error="1-63 lowercase letters, digits and -, starting and ending with a letter or digit.",
 )  # an instance's and a team's name: a Compose project, a Kubernetes namespace and a label value alike
 

@@ -6,15 +6,13 @@ from flask import current_app
 from app.definitions import pod_security
 from app.http.crud import EchoedId
 from app.http.paging import ListArgs
-from app.model import prices, quantities
+from app.model import dns, prices, quantities
 from app.model.accounts import Can, EntitledTeams, EntitledUsers, Owner
-from app.model.fields import DNS_LABEL, Cap, Id, Name, QueryBoolean, StrictBoolean, Timestamp
+from app.model.fields import DNS_LABEL, Cap, Id, Name, Pattern, QueryBoolean, StrictBoolean, Timestamp
 from app.model.schemas import ObservedUsageSchema, ProxyConventionsSchema, Schema, Source
 from app.profiles import usage
 
 KIND = r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/[A-Za-z][A-Za-z0-9]{0,62}"
-SUBDOMAIN = r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-LABEL = r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?"
 
 
 class PerContainerSchema(Schema):
@@ -36,7 +34,7 @@ class PerContainerLimitsSchema(Schema):
 
 def _object_name(description):
     return ma.fields.String(
-        validate=ma.validate.Regexp(SUBDOMAIN, error="Must be a Kubernetes object name (a DNS subdomain)."),
+        validate=Pattern(dns.SUBDOMAIN.regex.pattern, error="Must be a Kubernetes object name (a DNS subdomain)."),
         metadata={"description": description},
     )
 
@@ -64,12 +62,12 @@ class ClusterSchema(Schema):
     )
     ingressClass = _object_name("The IngressClass of an instance's Ingress (none: the cluster's default).")
     gateway = ma.fields.String(
-        validate=ma.validate.Regexp(f"{LABEL}/{SUBDOMAIN}", error="Must be `namespace/name`."),
+        validate=Pattern(f"{dns.LABEL.regex.pattern}/{dns.SUBDOMAIN.regex.pattern}", error="Must be `namespace/name`."),
         metadata={"description": "The Gateway (`namespace/name`) an HTTPRoute attaches to."},
     )
     tlsIssuer = _object_name("The cert-manager ClusterIssuer that certifies an Ingress's hosts.")
     domain = ma.fields.String(
-        validate=ma.validate.Regexp(SUBDOMAIN, error="Must be a DNS name."),
+        validate=Pattern(dns.SUBDOMAIN.regex.pattern, error="Must be a DNS name."),
         metadata={"description": "A route without a host answers on `<instance>.<domain>`."},
     )
     proxy = ma.fields.Nested(
@@ -170,7 +168,7 @@ class ProfileSchema(EchoedId):
         },
     )
     allowKinds = ma.fields.List(
-        ma.fields.String(validate=ma.validate.Regexp(KIND, error="Must be `group/Kind` (`v1/Kind` for the core API).")),
+        ma.fields.String(validate=Pattern(KIND, error="Must be `group/Kind` (`v1/Kind` for the core API).")),
         load_default=list,
         validate=ma.validate.Length(max=100),
         metadata={

@@ -161,13 +161,18 @@ def test_routes_as_gateway_api_httproutes_attach_to_the_profiles_gateway(api, te
     "cluster, field",
     [
         ({"gateway": "public"}, "gateway"),
+        ({"gateway": "infra/public gateway"}, "gateway"),
         ({"domain": "Not A Domain"}, "domain"),
+        ({"domain": "apps.example.com`) || PathPrefix(`/"}, "domain"),  # every host's traffic, on a shared Traefik
         ({"imagePullSecrets": ["ok", "Not_Ok"]}, "imagePullSecrets"),
+        ({"imagePullSecrets": ["ok", "regcred_old"]}, "imagePullSecrets"),
         ({"ingressClass": "x" * 254}, "ingressClass"),
+        ({"storageClass": "fast_ssd"}, "storageClass"),
         ({"tlsIssuer": "le", "extra": 1}, "extra"),
     ],
 )
 def test_cluster_conventions_that_kubernetes_would_refuse_are_a_422(api, cluster, field):
+    """Refused whole, not by their start: each but the first of a pair began as a name."""
     refused = api.post("/profiles", json={"name": "team", "cluster": cluster}, user="alice")
     assert any(key.startswith(f"cluster.{field}") for key in assert_problem(refused, 422)["errors"])
 

@@ -1,7 +1,7 @@
-"""What the API server refuses beyond a kind's schema (app/definitions/kubernetes_rules.py): each
-slip refused at its place, what Kubernetes takes accepted, a value a variable decides judged once
-it is set, and a Compose service whose name starts with a digit converted to a Service that
-starts with a letter."""
+"""What the API server refuses beyond a kind's schema (app/definitions/kubernetes_rules.py and
+kubernetes_pods.py): each slip refused at its place, what Kubernetes takes accepted, a value a
+variable decides judged once it is set, and a Compose service whose name starts with a digit
+converted to a Service that starts with a letter."""
 
 import pytest
 
@@ -20,6 +20,18 @@ spec:
       containers: CONTAINERS
 """
 WEB = "[{name: web, image: nginx}]"
+
+
+SERVICE = "apiVersion: v1\nkind: Service\nmetadata: {{name: s}}\nspec: {{selector: {{app: web}}, ports: {}}}"
+
+
+def web(fields="", *volumes):
+    """A pod's one container, `web`, with `fields` (a flow mapping's entries), and, where named,
+    the pod's `volumes` (emptyDirs): what follows `containers:` in DEPLOYMENT."""
+    containers = f"[{{name: web, image: nginx{', ' if fields else ''}{fields}}}]"
+    if not volumes:
+        return containers
+    return containers + f"\n      volumes: [{', '.join(f'{{name: {one}, emptyDir: {{}}}}' for one in volumes)}]"
 
 
 def deployment(name="web", labels="{}", selector="{matchLabels: {app: web}}", containers=WEB):
@@ -78,6 +90,30 @@ def refusal(text):
             "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, labels: {a: 'b c'}}",
             "Widget/w: metadata.labels.a: 'b c' is no label value",
         ),
+        (deployment(containers=web("ports: [{name: http-alternative, containerPort: 80}]")), "longer than a port name"),
+        (deployment(containers=web("ports: [{name: '8080', containerPort: 80}]")), "'8080' is not a port name"),
+        (deployment(containers=web("ports: [{name: http--x, containerPort: 80}]")), "0.name: 'http--x' is not a port"),
+        (
+            deployment(containers=web("ports: [{name: http, containerPort: 80}, {name: http, containerPort: 81}]")),
+            "containers.0.ports.1.name: another port of the container is named 'http'",
+        ),
+        (deployment(containers=web("ports: [{containerPort: 0}]")), "ports.0.containerPort: 0 is no port number"),
+        (deployment(containers=web("ports: [{containerPort: 80, hostPort: 80800}]")), "hostPort: 80800 is no port"),
+        (
+            deployment(containers=web("volumeMounts: [{name: data, mountPath: /data}]")),
+            "spec.template.spec.containers.0.volumeMounts.0.name: no volume of the pod is named 'data'",
+        ),
+        (
+            deployment(containers=web("volumeMounts: [{name: a, mountPath: /d}, {name: b, mountPath: /d}]", "a", "b")),
+            "volumeMounts.1.mountPath: another mount of the container is at '/d'",
+        ),
+        (deployment(containers=web("", "cache", "cache")), "spec.volumes.1.name: another volume of the pod is named"),
+        (deployment(containers=web("", "Cache")), "spec.template.spec.volumes.0.name: 'Cache' is not a DNS label"),
+        (SERVICE.format("[{port: 80}, {port: 443}]"), "Service/s: spec.ports.0.name: a Service of several ports names"),
+        (SERVICE.format("[{name: a, port: 80}, {name: a, port: 443}]"), "1.name: another port of the Service is named"),
+        (SERVICE.format("[{name: Web, port: 80}]"), "spec.ports.0.name: 'Web' is not a DNS label"),
+        (SERVICE.format("[{port: 65536}]"), "spec.ports.0.port: 65536 is no port number (1-65535)"),
+        (SERVICE.format("[{port: 80, targetPort: web_http}]"), "targetPort: 'web_http' is not a port name"),
     ],
 )
 def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
@@ -97,6 +133,20 @@ def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: 1.settings, annotations: {example.com/a: 'any text'}}",
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: 'system:reader'}",
         "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: Any_Name}",
+        deployment(
+            containers=web("ports: [{name: h2c, containerPort: 80, hostPort: 0}, {name: m-1, containerPort: 9}]")
+        ),
+        deployment(containers=web("volumeMounts: [{name: a, mountPath: /d}, {name: a, mountPath: /e}]", "a")),
+        deployment(
+            containers="[{name: a, image: x, ports: [{name: http, containerPort: 80}]}, {name: b, image: redis, "
+            "ports: [{name: http, containerPort: 81}]}]"
+        ),  # a port's name is the container's own
+        SERVICE.format("[{name: http, port: 80, targetPort: http}, {name: https, port: 443, targetPort: 0}]"),
+        SERVICE.format("[{port: 80}]"),  # one port needs no name
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  serviceName: db\n"
+        "  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec:\n"
+        "      containers: [{name: db, image: postgres, volumeMounts: [{name: data, mountPath: /var/lib/pg}]}]\n"
+        "  volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce]}}]",
     ],
 )
 def test_what_kubernetes_takes_is_accepted(text):

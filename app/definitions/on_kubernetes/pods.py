@@ -11,7 +11,7 @@ from app.definitions import kubernetes_rules, pod_security
 from app.definitions.on_kubernetes.network import host_aliases, port_name
 from app.definitions.on_kubernetes.notes import WHY
 from app.definitions.schemas import listed, mapping
-from app.model import quantities
+from app.model import dns, quantities
 from app.model.quantities import QuantityError
 
 # Service keys the container or the pod carries (others: WHY, or named as not carried)
@@ -120,7 +120,7 @@ def pod(service, where, notes):
             spec["terminationGracePeriodSeconds"] = seconds
     hostname = service.get("hostname")
     if isinstance(hostname, str):
-        if re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", hostname):
+        if dns.LABEL.regex.fullmatch(hostname):
             spec["hostname"] = hostname
         else:
             notes.dropped([*where, "hostname"], "not a DNS label, which a pod's hostname must be")

@@ -1,0 +1,88 @@
+"""What the Kubernetes API server refuses in a pod beyond its schema, for the slips people make
+most: a container or volume named twice or not as a DNS label, a port name that is no IANA service
+name or is given twice in a container, a port number outside 1-65535, a mount naming no volume of
+the pod or a path mounted twice. apimachinery's ValidatePodSpec; a value that a variable with no
+default decides is judged once it is set."""
+
+from app.definitions.placeholders import Unresolved
+from app.definitions.schemas import listed, mapping, place
+from app.model import dns
+
+
+def fixed(value):
+    """Whether `value` is a string that no variable leaves undecided."""
+    return isinstance(value, str) and not isinstance(value, Unresolved)
+
+
+def port_problems(port, field, path, label, unset=False):
+    """The problem of `port[field]` where it is no port number (1-65535; 0 where `unset` means
+    not given): a list of at most one. A value not yet an integer is the schema's to judge."""
+    value = port.get(field)
+    if not isinstance(value, int) or isinstance(value, bool) or 0 < value < 65536 or (unset and value == 0):
+        return []
+    return [f"{place([*path, field], label)}: {value} is no port number (1-65535), which Kubernetes refuses."]
+
+
+def named_once(name, seen, at, label, what, grammar=dns.LABEL):
+    """The problem of `name` (decided) at `at`, named as `grammar` says and not among `seen`, the
+    names of the other `what`s (`container of the pod`): a list of at most one."""
+    where = place(at, label)
+    why = grammar.problem(name)
+    if why:
+        return [f"{where}: {why}, which Kubernetes requires of the name of a {what}."]
+    if name in seen:
+        return [f"{where}: another {what} is named {name!r}."]
+    seen.add(name)
+    return []
+
+
+def problems_of(pod, path, label, claimed=()):
+    """Each way the API server would refuse the pod spec `pod` at `path` of its object, whose
+    pods also mount the claims named `claimed` (a StatefulSet's claim templates)."""
+    found, volumes = _volumes(listed(pod.get("volumes")), [*path, "volumes"], label)
+    volumes = None if volumes is None or not all(fixed(name) for name in claimed) else volumes | set(claimed)
+    containers = set()
+    for field in ("initContainers", "containers"):
+        for index, container in enumerate(listed(pod.get(field))):
+            container, at = mapping(container), [*path, field, index]
+            if fixed(container.get("name")):
+                found += named_once(container["name"], containers, [*at, "name"], label, "container of the pod")
+            found += _ports(listed(container.get("ports")), [*at, "ports"], label)
+            found += _mounts(listed(container.get("volumeMounts")), volumes, [*at, "volumeMounts"], label)
+    return found
+
+
+def _volumes(volumes, path, label):
+    """The problems of the pod's volumes' names, and those names (None where a variable decides one)."""
+    found, names, decided = [], set(), True
+    for index, volume in enumerate(volumes):
+        name = mapping(volume).get("name")
+        if fixed(name):
+            found += named_once(name, names, [*path, index, "name"], label, "volume of the pod")
+        decided = decided and not isinstance(name, Unresolved)
+    return found, names if decided else None
+
+
+def _ports(ports, path, label):
+    found, names = [], set()
+    for index, port in enumerate(ports):
+        port, at = mapping(port), [*path, index]
+        if fixed(port.get("name")) and port["name"]:
+            found += named_once(port["name"], names, [*at, "name"], label, "port of the container", dns.PORT_NAME)
+        found += port_problems(port, "containerPort", at, label)
+        found += port_problems(port, "hostPort", at, label, unset=True)
+    return found
+
+
+def _mounts(mounts, volumes, path, label):
+    """Each mount names a volume of the pod (where no variable decides their names), each path once."""
+    found, paths = [], set()
+    for index, mount in enumerate(mounts):
+        mount = mapping(mount)
+        name, at = mount.get("name"), mount.get("mountPath")
+        if volumes is not None and fixed(name) and name not in volumes:
+            found.append(f"{place([*path, index, 'name'], label)}: no volume of the pod is named {name!r}.")
+        if fixed(at) and at in paths:
+            found.append(f"{place([*path, index, 'mountPath'], label)}: another mount of the container is at {at!r}.")
+        paths.add(at)
+    return found
