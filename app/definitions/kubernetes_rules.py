@@ -1,7 +1,8 @@
 """What the Kubernetes API server refuses in an object that its schema cannot say, for the slips
 people make most: a name its kind does not take (`My_App`), a label or annotation key or a label
 value Kubernetes does not read, a workload whose selector does not select its own pods, a Service's
-ports unnamed or named twice; a pod's own slips are `kubernetes_pods.py`'s. The grammars are
+ports unnamed or named twice, a ConfigMap's or Secret's key that names a path (`conf.d/app.conf`)
+or is given twice; a pod's own slips are `kubernetes_pods.py`'s. The grammars are
 k8s.io/apimachinery's; a value that a variable with no default decides is judged once it is set."""
 
 import re
@@ -12,6 +13,9 @@ from app.definitions.schemas import listed, mapping, place
 from app.model import dns
 
 QUALIFIED_NAME = re.compile(r"[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?")
+CONFIG_KEY = re.compile(r"(?!\.\.)[-._A-Za-z0-9]{1,253}")  # IsConfigMapKey: nor `.`
+# the fields of a ConfigMap's or Secret's keys, each kind's
+KEYED = {("ConfigMap", ""): ("data", "binaryData"), ("Secret", ""): ("data", "stringData")}
 # The name each kind takes, (kind, API group) -> its grammar; the API server's ValidateObjectMeta
 # with the kind's name function. Kinds not here (RBAC's, custom resources) are not judged by name.
 NAMES = {
@@ -52,6 +56,8 @@ def problems_of(manifest, kind, group, pod_path, label):
     found += _metadata(metadata, ["metadata"], label)
     if (kind, group) == ("Service", ""):
         found += _service_ports(listed(mapping(manifest.get("spec")).get("ports")), label)
+    if (kind, group) in KEYED:
+        found += _keys(manifest, KEYED[kind, group], label)
     if pod_path is None:
         return found
     template_path = list(pod_path[:-1])  # [] for a Pod: its template is itself
@@ -167,4 +173,22 @@ def _service_ports(ports, label):
         if fixed(target) and target and (why := dns.PORT_NAME.problem(target)):
             found.append(f"{place([*at, 'targetPort'], label)}: {why}, which Kubernetes requires of a target.")
         found += port_problems(port, "targetPort", at, label, unset=True)
+    return found
+
+
+def _keys(manifest, fields, label):
+    """A ConfigMap's or Secret's keys: each a file's name in the volume that mounts it, once in
+    a ConfigMap (a Secret's `stringData` overrides its `data`)."""
+    found, seen = [], set()
+    for field in fields:
+        for key in mapping(manifest.get(field)):
+            where = place([field, key if len(str(key)) <= 80 else f"{key[:80]}…"], label)
+            if fixed(key) and (key == "." or not CONFIG_KEY.fullmatch(key)):
+                found.append(
+                    f"{where}: Kubernetes reads no such key (at most 253 letters, digits, '-', '_' and '.', "
+                    "not starting with '..'): a volume names a file by it."
+                )
+            elif key in seen and manifest.get("kind") == "ConfigMap":
+                found.append(f"{where}: the key is also in data, which Kubernetes refuses.")
+            seen.add(key)
     return found
