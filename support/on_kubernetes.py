@@ -30,13 +30,16 @@ PLAIN = Cluster("oracle")
 
 def rendered(text, limits=None):
     """(the Compose render, the render for Kubernetes, None) of the Compose file `text` with no
-    value given, or (the Compose render, None, the problems of the 422 the conversion answers)."""
+    value given, or (the Compose render, None, the problems of the 422 the conversion answers).
+    The render for Kubernetes writes no object twice, which a render does not ask of itself."""
     version = {"yml": text, "blueprintType": "compose", "_id": "oracle"}
     compose_render = render.render(version, {}, limits)
     try:
-        return compose_render, render.render(version, {}, limits, cluster=PLAIN), None
+        cluster = render.render(version, {}, limits, cluster=PLAIN)
     except Invalid as exc:
         return compose_render, None, exc.errors
+    assert kubernetes.written_twice(yamls.documents(cluster["yml"])) == []
+    return compose_render, cluster, None
 
 
 def kinds(found, kind):

@@ -176,6 +176,26 @@ def _check(documents, built=False):
         else:  # a custom resource: its metadata is still Kubernetes' own ObjectMeta, which kubectl decodes
             typed = counted + problems(_custom_resource(), manifest, label)
         found += typed if typed or built else refused_by_the_api_server(manifest, label)
+    return found if built else found + written_twice(manifests)
+
+
+def written_twice(manifests):
+    """Each object of a kind and name an earlier document of the stream has: an instance's objects
+    share its namespace (one naming another is refused at admission), and `kubectl create`, like
+    the kustomize that builds a git environment for Argo CD and Flux, refuses it."""
+    first, found = {}, []
+    for index, manifest in enumerate(map(mapping, manifests), start=1):
+        kind, api_version = manifest.get("kind"), manifest.get("apiVersion")
+        name = mapping(manifest.get("metadata")).get("name")
+        if not all(isinstance(one, str) and not isinstance(one, Unresolved) for one in (kind, api_version, name)):
+            continue
+        key = (group_of(api_version), kind, name)
+        if key in first:
+            found.append(
+                f"{kind}/{name}: document {index} writes it again (the first is document {first[key]}); in an "
+                f"instance's namespace Kubernetes holds one {kind} of a name."
+            )
+        first.setdefault(key, index)
     return found
 
 

@@ -47,7 +47,7 @@ def files_of(yml):
             continue
         named = f"{found.get('kind', 'object')}-{(found.get('metadata') or {}).get('name', 'unnamed')}"
         name = base = UNSAFE.sub("-", named.lower())[:200]
-        for again in range(2, len(files) + 2):  # the same kind and name twice: numbered
+        for again in range(2, len(files) + 2):  # names alike once cut to 200 characters: numbered
             if f"{name}.yaml" not in files:
                 break
             name = f"{base}-{again}"

@@ -3,10 +3,14 @@ kubernetes_pods.py): each slip refused at its place, what Kubernetes takes accep
 variable decides judged once it is set, and a Compose service whose name starts with a digit
 converted to a Service that starts with a letter."""
 
+import shutil
+import subprocess
+
 import pytest
 
 from app import definitions
 from app.errors import Invalid
+from app.joins import gitops
 from support import on_kubernetes, yamls
 
 DEPLOYMENT = """apiVersion: apps/v1
@@ -194,3 +198,24 @@ def test_a_compose_service_named_from_a_digit_is_a_service_starting_with_a_lette
     assert ("Service", "x-2fa") in objects and ("Deployment", "x-2fa") in objects
     web = objects[("Deployment", "web")]["spec"]["template"]["spec"]["containers"][0]
     assert {"name": "AUTH", "value": "http://x-2fa:80"} in web["env"]
+
+
+def test_an_object_written_twice_is_refused_as_the_kustomize_of_a_git_environment_refuses_its_folder(tmp_path):
+    """Two ConfigMaps `settings` (the second as a namespace names it: an instance's objects share
+    its namespace): refused at the second. kubectl's kustomize refuses the folder a git
+    environment would hold for them, which would stop the build of every instance beside it."""
+    stream = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: v1}\n"
+    elsewhere = stream.replace("{name: settings}", "{name: settings, namespace: team-a}")
+    assert refusal(stream + "---\n" + elsewhere) == [
+        "ConfigMap/settings: document 2 writes it again (the first is document 1); in an instance's namespace "
+        "Kubernetes holds one ConfigMap of a name."
+    ]
+    secret = stream.replace("kind: ConfigMap", "kind: Secret").replace("\ndata:", "\nstringData:")
+    assert definitions.requirements("kubernetes", stream + "---\n" + secret)  # another kind, another object
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        return
+    for name, text in gitops.files_of(stream + "---\n" + stream).items():
+        (tmp_path / name).write_text(text)
+    built = subprocess.run([kubectl, "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert built.returncode != 0 and "already registered id" in built.stderr
