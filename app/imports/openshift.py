@@ -10,6 +10,7 @@ import yaml
 
 from app.definitions import kubernetes
 from app.definitions import parameters as declared
+from app.definitions.on_kubernetes.names import label
 from app.imports.candidate import Candidate, checked_with, named, parameters
 from app.imports.variables import typed
 from app.model import yamlguard
@@ -176,7 +177,7 @@ def as_template(blueprint):
     template = {
         "apiVersion": API_VERSION,
         "kind": "Template",
-        "metadata": {"name": _dns_name(blueprint.get("name")), "annotations": annotations},
+        "metadata": {"name": label(blueprint.get("name") or "blueprint"), "annotations": annotations},
         "objects": objects,
         "parameters": [_parameter(name, schema, declared_schema) for name, schema in properties.items()],
     }
@@ -211,8 +212,3 @@ def _text(value):
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def _dns_name(name):
-    """A Template's name: a DNS label of the blueprint's name."""
-    return re.sub(r"[^a-z0-9-]+", "-", str(name or "").lower()).strip("-")[:63] or "blueprint"

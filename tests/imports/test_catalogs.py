@@ -407,6 +407,15 @@ def test_exports_apply_the_list_filters_and_only_what_the_caller_may_read(api):
     assert api.get("/exports?nope=1", user="alice").status == 422
 
 
+def test_an_export_to_openshift_is_named_as_kubernetes_names_an_object_whatever_the_blueprints_name(api):
+    """A name cut at 63 characters once ended with the `-` of its space."""
+    stream = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"
+    named = "A" * 62 + " web"
+    created = api.post("/blueprints", json={"name": named, "blueprintType": "kubernetes", "yml": stream}, user="alice")
+    exported = api.get(f"/blueprints/{created.json['id']}/export?format=openshift", user="alice").json
+    assert exported["metadata"]["name"] == "a" * 62  # a DNS label, as OpenShift names a Template
+
+
 def test_an_export_to_openshift_of_a_compose_blueprint_is_a_409(api):
     created = api.post(
         "/blueprints",
