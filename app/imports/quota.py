@@ -14,6 +14,7 @@ import yaml
 
 from app.definitions import kubernetes
 from app.definitions.on_kubernetes import budget
+from app.definitions.on_kubernetes.names import label
 from app.definitions.schemas import listed, mapping
 from app.definitions.totals import Totals
 from app.imports.candidate import Candidate
@@ -158,9 +159,10 @@ def _conventions(annotations, hard, fields, found):
 
 
 def _object_name(profile):
-    """A DNS subdomain (RFC 1123) from the profile's name, as an object's name must be."""
-    name = re.sub(r"[^a-z0-9.-]+", "-", (profile.get("name") or "").lower()).strip("-.")[:253].strip("-.")
-    return name or f"profile-{profile['_id']}"
+    """A DNS subdomain from the profile's name, as an object's name must be: each of its parts
+    between dots a DNS label (`Team. Prod` is `team.prod`)."""
+    parts = (part for part in (profile.get("name") or "").lower().split(".") if re.search("[a-z0-9]", part))
+    return ".".join(map(label, parts))[:253].rstrip("-.") or f"profile-{profile['_id']}"
 
 
 def as_objects(profile, namespace=None):

@@ -188,6 +188,19 @@ def test_what_kubernetes_admits_but_means_nothing_is_left_out_not_a_5xx(api):
     assert result["outcome"] == "created" and "LimitRange: spec.limits.1: not an object" in "\n".join(result["notes"])
 
 
+@pytest.mark.parametrize(
+    "name, object_name",
+    [("Team. Prod", "team.prod"), ("eu.West - 1", "eu.west-1"), ("x" * 200, "x" * 63), ("(.)", None)],
+)
+def test_an_exports_objects_are_named_as_kubernetes_names_them_whatever_the_profiles_name(api, name, object_name):
+    """Each part of the name between dots a DNS label; one with none is named after its id."""
+    made = create(api, "profiles", name=name, memoryCap="1Gi").json
+    text = api.get(f"/profiles/{made['id']}/export?format=kubernetes", user="alice").body.decode()
+    assert definitions.requirements("kubernetes", text) is not None  # the API server's rules for names
+    [quota] = yaml.safe_load_all(text)
+    assert quota["metadata"]["name"] == (object_name or f"profile-{made['id']}")
+
+
 def test_the_export_checks_its_query_and_who_reads_the_profile(api):
     mine = create(api, "profiles", memoryCap="1Gi").json
     for query in ("format=helm", "", "format=kubernetes&namespace=Not_A_Label"):
