@@ -1,12 +1,17 @@
 """What the Kubernetes API server refuses in a pod beyond its schema, for the slips people make
 most: a container or volume named twice or not as a DNS label, a port name that is no IANA service
 name or is given twice in a container, a port number outside 1-65535, a mount naming no volume of
-the pod or a path mounted twice. apimachinery's ValidatePodSpec; a value that a variable with no
-default decides is judged once it is set."""
+the pod or a path mounted twice, an environment variable's name with `=` or beyond printable
+ASCII. apimachinery's ValidatePodSpec; a value that a variable with no default decides is judged
+once it is set."""
+
+import re
 
 from app.definitions.placeholders import Unresolved
 from app.definitions.schemas import listed, mapping, place
 from app.model import dns
+
+ENV_NAME = re.compile(r"[ -<>-~]+")  # IsRelaxedEnvVarName: printable ASCII but `=`
 
 
 def fixed(value):
@@ -49,6 +54,7 @@ def problems_of(pod, path, label, claimed=()):
                 found += named_once(container["name"], containers, [*at, "name"], label, "container of the pod")
             found += _ports(listed(container.get("ports")), [*at, "ports"], label)
             found += _mounts(listed(container.get("volumeMounts")), volumes, [*at, "volumeMounts"], label)
+            found += _environment(listed(container.get("env")), [*at, "env"], label)
     return found
 
 
@@ -85,4 +91,16 @@ def _mounts(mounts, volumes, path, label):
         if fixed(at) and at in paths:
             found.append(f"{place([*path, index, 'mountPath'], label)}: another mount of the container is at {at!r}.")
         paths.add(at)
+    return found
+
+
+def _environment(variables, path, label):
+    found = []
+    for index, variable in enumerate(variables):
+        name = mapping(variable).get("name")
+        if fixed(name) and not ENV_NAME.fullmatch(name):
+            found.append(
+                f"{place([*path, index, 'name'], label)}: {name[:80]!r} is no environment variable's name "
+                "(printable ASCII characters but '='), which Kubernetes requires."
+            )
     return found

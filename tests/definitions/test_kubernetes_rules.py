@@ -112,6 +112,8 @@ def refusal(text):
             deployment(containers=web("volumeMounts: [{name: a, mountPath: /d}, {name: b, mountPath: /d}]", "a", "b")),
             "volumeMounts.1.mountPath: another mount of the container is at '/d'",
         ),
+        (deployment(containers=web("env: [{name: 'A=B', value: x}]")), "env.0.name: 'A=B' is no environment"),
+        (deployment(containers=web("env: [{name: 'café', value: x}]")), "env.0.name: 'café' is no environment"),
         (deployment(containers=web("", "cache", "cache")), "spec.volumes.1.name: another volume of the pod is named"),
         (deployment(containers=web("", "Cache")), "spec.template.spec.volumes.0.name: 'Cache' is not a DNS label"),
         (SERVICE.format("[{port: 80}, {port: 443}]"), "Service/s: spec.ports.0.name: a Service of several ports names"),
@@ -149,6 +151,7 @@ def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
             containers=web("ports: [{name: h2c, containerPort: 80, hostPort: 0}, {name: m-1, containerPort: 9}]")
         ),
         deployment(containers=web("volumeMounts: [{name: a, mountPath: /d}, {name: a, mountPath: /e}]", "a")),
+        deployment(containers=web("env: [{name: my.setting, value: x}, {name: 'a b', value: z}]")),  # relaxed
         deployment(
             containers="[{name: a, image: x, ports: [{name: http, containerPort: 80}]}, {name: b, image: redis, "
             "ports: [{name: http, containerPort: 81}]}]"

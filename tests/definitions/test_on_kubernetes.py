@@ -275,6 +275,18 @@ def test_a_string_a_yaml_1_1_reader_would_take_for_another_type_is_quoted():
     assert taken_by_kubernetes(answer["yml"])
 
 
+def test_a_variable_whose_name_kubernetes_refuses_is_dropped_saying_so():
+    """Compose passes `CAFÉ` and `A=B` on to the container (there `A` holds `B=2`); Kubernetes
+    takes neither name."""
+    environment = "      CAFÉ: '1'\n      A=B: '2'\n      my.setting: '3'\n"
+    _, answer, objects = converted(f"services:\n  web:\n    image: x\n    environment:\n{environment}")
+    web = next(one for one in objects if one["kind"] == "Deployment")["spec"]["template"]["spec"]["containers"][0]
+    assert web["env"] == [{"name": "my.setting", "value": "3"}]
+    notes = {note["path"]: note["outcome"] for note in answer["notes"]}
+    assert notes == {"services.web.environment.CAFÉ": "dropped", "services.web.environment.A=B": "dropped"}
+    assert taken_by_kubernetes(answer["yml"])
+
+
 def test_a_port_published_on_the_hosts_own_address_gets_its_own_note():
     _, answer, _ = converted(
         "services:\n  web:\n    image: x\n    ports: ['127.0.0.1:8080:80', '8443:443', '[::1]:53:53/udp',"

@@ -7,7 +7,7 @@ import math
 import re
 import shlex
 
-from app.definitions import kubernetes_rules, pod_security
+from app.definitions import kubernetes_pods, kubernetes_rules, pod_security
 from app.definitions.on_kubernetes.network import host_aliases, port_name
 from app.definitions.on_kubernetes.notes import WHY
 from app.definitions.schemas import listed, mapping
@@ -187,6 +187,9 @@ def _environment(name, service, where, secrets, notes):
     for key, value, at in pairs:
         if value is None:
             notes.dropped([*where, "environment", at], "takes its value from the shell that runs Compose: not set here")
+            continue
+        if not kubernetes_pods.ENV_NAME.fullmatch(str(key)):
+            notes.dropped([*where, "environment", at], "no name Kubernetes takes (printable ASCII but '=')")
             continue
         text = _text(value)
         if secrets.holds(text):
