@@ -109,8 +109,13 @@ def _label(index, manifest):
     name = metadata.get("name") if isinstance(metadata, dict) else None
     kind = manifest.get("kind") if isinstance(manifest, dict) else None
     if isinstance(kind, str) and isinstance(name, str):
-        return f"{kind}/{name}"
+        return f"{_shortened(kind)}/{_shortened(name)}"
     return f"document {index}"
+
+
+def _shortened(text):
+    """`text` as a problem names it: past 80 characters, its first 80 and `…`."""
+    return text if len(text) <= 80 else f"{text[:80]}…"
 
 
 def _basics(manifest, label):
@@ -192,8 +197,8 @@ def written_twice(manifests):
         key = (group_of(api_version), kind, name)
         if key in first:
             found.append(
-                f"{kind}/{name}: document {index} writes it again (the first is document {first[key]}); in an "
-                f"instance's namespace Kubernetes holds one {kind} of a name."
+                f"{_label(index, manifest)}: document {index} writes it again (the first is document "
+                f"{first[key]}); in an instance's namespace Kubernetes holds one {_shortened(kind)} of a name."
             )
         first.setdefault(key, index)
     return found

@@ -87,10 +87,11 @@ def _mounts(mounts, volumes, path, label):
         mount = mapping(mount)
         name, at = mount.get("name"), mount.get("mountPath")
         if volumes is not None and fixed(name) and name not in volumes:
-            found.append(f"{place([*path, index, 'name'], label)}: no volume of the pod is named {name!r}.")
+            found.append(f"{place([*path, index, 'name'], label)}: no volume of the pod is named {name[:80]!r}.")
         if fixed(at) and at in paths:
-            found.append(f"{place([*path, index, 'mountPath'], label)}: another mount of the container is at {at!r}.")
-        paths.add(at)
+            where = place([*path, index, "mountPath"], label)
+            found.append(f"{where}: another mount of the container is at {at[:80]!r}.")
+        paths.add(at if fixed(at) else None)
     return found
 
 
