@@ -1,9 +1,10 @@
 """What the Kubernetes API server refuses in an object that its schema cannot say, for the slips
 people make most: a name its kind does not take (`My_App`), a label or annotation key or a label
-value Kubernetes does not read, a workload whose selector does not select its own pods, a Service's
-ports unnamed or named twice, a ConfigMap's or Secret's key that names a path (`conf.d/app.conf`)
-or is given twice; a pod's own slips are `kubernetes_pods.py`'s. The grammars are
-k8s.io/apimachinery's; a value that a variable with no default decides is judged once it is set."""
+value Kubernetes does not read, a workload whose selector does not select its own pods, a Job whose
+pods would restart Always, a Service's ports unnamed or named twice, a ConfigMap's or Secret's key
+that names a path (`conf.d/app.conf`) or is given twice; a pod's own slips are
+`kubernetes_pods.py`'s. The grammars are k8s.io/apimachinery's; a value that a variable with no
+default decides is judged once it is set."""
 
 import re
 
@@ -46,6 +47,12 @@ NAMES = {
 }
 CRONJOB_NAME = 52  # its Jobs' names add 11 characters to it, within a DNS label's 63
 SELECTING = {("Deployment", "apps"), ("StatefulSet", "apps"), ("DaemonSet", "apps"), ("ReplicaSet", "apps")}
+# the restart policies a kind's pods may have (a pod's own default is Always)
+RESTARTS = {
+    **{kind: ("Always",) for kind in SELECTING | {("ReplicationController", "")}},
+    ("Job", "batch"): ("OnFailure", "Never"),
+    ("CronJob", "batch"): ("OnFailure", "Never"),
+}
 
 
 def problems_of(manifest, kind, group, pod_path, label):
@@ -66,8 +73,23 @@ def problems_of(manifest, kind, group, pod_path, label):
         found += _metadata(mapping(template.get("metadata")), [*template_path, "metadata"], label)
     if (kind, group) in SELECTING:
         found += _selector(manifest, template, label)
-    claimed = _claimed(manifest, kind, group)
-    return found + kubernetes_pods.problems_of(_at(manifest, pod_path), list(pod_path), label, claimed)
+    pod, claimed = _at(manifest, pod_path), _claimed(manifest, kind, group)
+    found += _restart_policy(pod, pod_path, RESTARTS.get((kind, group)), kind, label)
+    return found + kubernetes_pods.problems_of(pod, list(pod_path), label, claimed)
+
+
+def _restart_policy(pod, pod_path, allowed, kind, label):
+    """A Job's pods end, so they restart OnFailure or Never, given (their default is a pod's,
+    Always, which a Job refuses); a Deployment's, StatefulSet's, DaemonSet's or ReplicaSet's run
+    until replaced: Always."""
+    policy = pod.get("restartPolicy", "Always")
+    if allowed is None or not fixed(policy) or policy in allowed:
+        return []
+    where = place([*pod_path, "restartPolicy"], label)
+    if "Always" in allowed:
+        return [f"{where}: {policy[:20]!r}: a {kind}'s pods run until replaced, Always, as Kubernetes requires."]
+    given = f"{policy[:20]!r}" if "restartPolicy" in pod else "none given (a pod's default is Always)"
+    return [f"{where}: {given}: a {kind}'s pods end, OnFailure or Never, as Kubernetes requires."]
 
 
 def _claimed(manifest, kind, group):

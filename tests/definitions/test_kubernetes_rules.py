@@ -26,6 +26,10 @@ spec:
 WEB = "[{name: web, image: nginx}]"
 
 
+JOB = (
+    "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: j}}\n"
+    "spec: {{template: {{spec: {{{}containers: [{{name: a, image: b}}]}}}}}}"
+)
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata: {}"
 SERVICE = "apiVersion: v1\nkind: Service\nmetadata: {{name: s}}\nspec: {{selector: {{app: web}}, ports: {}}}"
 
@@ -121,6 +125,12 @@ def refusal(text):
         (SERVICE.format("[{name: Web, port: 80}]"), "spec.ports.0.name: 'Web' is not a DNS label"),
         (SERVICE.format("[{port: 65536}]"), "spec.ports.0.port: 65536 is no port number (1-65535)"),
         (SERVICE.format("[{port: 80, targetPort: web_http}]"), "targetPort: 'web_http' is not a port name"),
+        (JOB.format(""), "Job/j: spec.template.spec.restartPolicy: none given (a pod's default is Always)"),
+        (JOB.format("restartPolicy: Always, "), "restartPolicy: 'Always': a Job's pods end, OnFailure or Never"),
+        (
+            deployment(containers=web() + "\n      restartPolicy: OnFailure"),
+            "restartPolicy: 'OnFailure': a Deployment's pods run until replaced, Always",
+        ),
         (CONFIG_MAP.format("{conf.d/app.conf: v1}"), "ConfigMap/c: data.conf.d/app.conf: Kubernetes reads no such key"),
         (CONFIG_MAP.format("{'..data': v1}"), "data...data: Kubernetes reads no such key"),
         (CONFIG_MAP.format("{a: v1}\nbinaryData: {a: eA==}"), "binaryData.a: the key is also in data"),
@@ -158,6 +168,8 @@ def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
         ),  # a port's name is the container's own
         SERVICE.format("[{name: http, port: 80, targetPort: http}, {name: https, port: 443, targetPort: 0}]"),
         SERVICE.format("[{port: 80}]"),  # one port needs no name
+        JOB.format("restartPolicy: OnFailure, "),
+        deployment(containers=web() + "\n      restartPolicy: Always"),
         CONFIG_MAP.format("{.env: v1, nginx.conf: v2, app-settings_1.json: v3}\nbinaryData: {logo.png: eA==}"),
         "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: eA==}\nstringData: {a: v1}",  # it overrides
         "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  serviceName: db\n"
