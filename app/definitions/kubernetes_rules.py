@@ -62,6 +62,7 @@ def problems_of(manifest, kind, group, pod_path, label):
     found = _name(metadata.get("name"), NAMES.get((kind, group)), kind, label)
     found += _metadata(metadata, ["metadata"], label)
     if (kind, group) == ("Service", ""):
+        found += _labels(mapping(mapping(manifest.get("spec")).get("selector")), ["spec", "selector"], label)
         found += _service_ports(listed(mapping(manifest.get("spec")).get("ports")), label)
     if (kind, group) in KEYED:
         found += _keys(manifest, KEYED[kind, group], label)
@@ -72,6 +73,8 @@ def problems_of(manifest, kind, group, pod_path, label):
     if template_path:
         found += _metadata(mapping(template.get("metadata")), [*template_path, "metadata"], label)
     if (kind, group) in SELECTING:
+        selector = mapping(mapping(manifest.get("spec")).get("selector"))
+        found += _labels(mapping(selector.get("matchLabels")), ["spec", "selector", "matchLabels"], label)
         found += _selector(manifest, template, label)
     pod, claimed = _at(manifest, pod_path), _claimed(manifest, kind, group)
     found += _restart_policy(pod, pod_path, RESTARTS.get((kind, group)), kind, label)
@@ -131,19 +134,35 @@ def key_problem(key):
 
 
 def _metadata(metadata, path, label):
-    found = []
-    for field in ("labels", "annotations"):
-        for key, value in mapping(metadata.get(field)).items():
-            where = place([*path, field, key if len(str(key)) <= 80 else f"{key[:80]}…"], label)
-            why = key_problem(key) if fixed(key) else None
-            if why:
-                found.append(f"{where}: Kubernetes reads no such key: {why}.")
-            elif field == "labels" and fixed(value) and value and not _label_value(value):
-                found.append(
-                    f"{where}: {value[:80]!r} is no label value (at most 63 letters, digits, '-', '_' and '.', "
-                    "starting and ending with a letter or digit; or empty)."
-                )
+    found = _labels(mapping(metadata.get("labels")), [*path, "labels"], label)
+    for key in mapping(metadata.get("annotations")):
+        why = key_problem(key) if fixed(key) else None
+        found += (
+            [f"{_place_of_key([*path, 'annotations'], key, label)}: Kubernetes reads no such key: {why}."]
+            if why
+            else []
+        )
     return found
+
+
+def _labels(labels, path, label):
+    """Each label, or a selector's label, whose key or value Kubernetes does not read."""
+    found = []
+    for key, value in labels.items():
+        where = _place_of_key(path, key, label)
+        why = key_problem(key) if fixed(key) else None
+        if why:
+            found.append(f"{where}: Kubernetes reads no such key: {why}.")
+        elif fixed(value) and value and not _label_value(value):
+            found.append(
+                f"{where}: {value[:80]!r} is no label value (at most 63 letters, digits, '-', '_' and '.', "
+                "starting and ending with a letter or digit; or empty)."
+            )
+    return found
+
+
+def _place_of_key(path, key, label):
+    return place([*path, key if len(str(key)) <= 80 else f"{key[:80]}…"], label)
 
 
 def _selector(manifest, template, label):

@@ -85,6 +85,8 @@ def refusal(text):
         (deployment(selector="{matchExpressions: [{key: tier, operator: NotIn, values: [front]}]}"), "does not select"),
         (deployment(selector="{matchExpressions: [{key: app, operator: DoesNotExist}]}"), "does not select"),
         (deployment(selector="{}"), "spec.selector: an empty selector selects every pod"),
+        (SERVICE.format("[{port: 80}]").replace("app: web", "'my app': web"), "spec.selector.my app: Kubernetes reads"),
+        (deployment(selector="{matchLabels: {app: 'web site'}}"), "spec.selector.matchLabels.app: 'web site' is no"),
         (deployment(containers="[{name: Web, image: x}]"), "containers.0.name: 'Web' is not a DNS label"),
         (
             deployment(containers="[{name: web, image: nginx}, {name: web, image: redis}]"),
