@@ -11,7 +11,7 @@ from functools import cache
 
 from app.definitions import pod_security, routes
 from app.definitions.compose_load import cast, claimed, dependencies, published, services, started, volumes
-from app.definitions.placeholders import Unresolved
+from app.definitions.placeholders import Unresolved, decided
 from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
 from app.definitions.templates import Dialect
 from app.definitions.totals import PENDING, Totals
@@ -437,7 +437,7 @@ def _context_services(contexts):
         values = [one.partition("=")[2] for one in contexts if isinstance(one, str)]
     else:
         values = []
-    named = [value for value in values if isinstance(value, str) and not isinstance(value, Unresolved)]
+    named = [value for value in values if decided(value)]
     return [value[len("service:") :] for value in named if value.startswith("service:")]
 
 
@@ -446,7 +446,7 @@ def _mounted_twice(where, tmpfs, mounted):
     over a tmpfs."""
     found, mounts = [], {}
     for index, entry in enumerate([tmpfs] if isinstance(tmpfs, str) else listed(tmpfs)):
-        if isinstance(entry, str) and not isinstance(entry, Unresolved):
+        if decided(entry):
             mounts.setdefault(entry.partition(":")[0], []).append(f"tmpfs.{index}")
     for index, _, _, target in mounted:
         if isinstance(target, str):

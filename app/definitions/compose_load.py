@@ -9,7 +9,7 @@ import posixpath
 import re
 from functools import lru_cache
 
-from app.definitions.placeholders import Unresolved, as_unset
+from app.definitions.placeholders import Unresolved, as_unset, decided
 from app.definitions.schemas import listed, mapping
 
 OVERRIDDEN = {"command", "entrypoint", "test"}  # lists `extends` replaces; it appends the others
@@ -157,7 +157,7 @@ def cast(doc, found):
     `found` (and kept as written)."""
 
     def apply(value, to, path):
-        if not isinstance(value, str) or isinstance(value, Unresolved):
+        if not decided(value):
             return value
         try:
             return to(value)

@@ -13,7 +13,7 @@ from importlib.resources import files
 import jsonschema_rs
 
 from app.definitions import kubernetes_rules, pod_security, routes
-from app.definitions.placeholders import Unresolved
+from app.definitions.placeholders import Unresolved, decided
 from app.definitions.schemas import amount, compile_schema, listed, mapping, place, problems
 from app.definitions.templates import Dialect
 from app.definitions.totals import PENDING
@@ -192,7 +192,7 @@ def written_twice(manifests):
     for index, manifest in enumerate(map(mapping, manifests), start=1):
         kind, api_version = manifest.get("kind"), manifest.get("apiVersion")
         name = mapping(manifest.get("metadata")).get("name")
-        if not all(isinstance(one, str) and not isinstance(one, Unresolved) for one in (kind, api_version, name)):
+        if not all(decided(one) for one in (kind, api_version, name)):
             continue
         key = (group_of(api_version), kind, name)
         if key in first:

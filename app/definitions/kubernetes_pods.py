@@ -7,16 +7,11 @@ once it is set."""
 
 import re
 
-from app.definitions.placeholders import Unresolved
+from app.definitions.placeholders import Unresolved, decided
 from app.definitions.schemas import listed, mapping, place
 from app.model import dns
 
 ENV_NAME = re.compile(r"[ -<>-~]+")  # IsRelaxedEnvVarName: printable ASCII but `=`
-
-
-def fixed(value):
-    """Whether `value` is a string that no variable leaves undecided."""
-    return isinstance(value, str) and not isinstance(value, Unresolved)
 
 
 def port_problems(port, field, path, label, unset=False):
@@ -45,12 +40,12 @@ def problems_of(pod, path, label, claimed=()):
     """Each way the API server would refuse the pod spec `pod` at `path` of its object, whose
     pods also mount the claims named `claimed` (a StatefulSet's claim templates)."""
     found, volumes = _volumes(listed(pod.get("volumes")), [*path, "volumes"], label)
-    volumes = None if volumes is None or not all(fixed(name) for name in claimed) else volumes | set(claimed)
+    volumes = None if volumes is None or not all(decided(name) for name in claimed) else volumes | set(claimed)
     containers = set()
     for field in ("initContainers", "containers"):
         for index, container in enumerate(listed(pod.get(field))):
             container, at = mapping(container), [*path, field, index]
-            if fixed(container.get("name")):
+            if decided(container.get("name")):
                 found += named_once(container["name"], containers, [*at, "name"], label, "container of the pod")
             found += _ports(listed(container.get("ports")), [*at, "ports"], label)
             found += _mounts(listed(container.get("volumeMounts")), volumes, [*at, "volumeMounts"], label)
@@ -60,20 +55,20 @@ def problems_of(pod, path, label, claimed=()):
 
 def _volumes(volumes, path, label):
     """The problems of the pod's volumes' names, and those names (None where a variable decides one)."""
-    found, names, decided = [], set(), True
+    found, names, known = [], set(), True
     for index, volume in enumerate(volumes):
         name = mapping(volume).get("name")
-        if fixed(name):
+        if decided(name):
             found += named_once(name, names, [*path, index, "name"], label, "volume of the pod")
-        decided = decided and not isinstance(name, Unresolved)
-    return found, names if decided else None
+        known = known and not isinstance(name, Unresolved)
+    return found, names if known else None
 
 
 def _ports(ports, path, label):
     found, names = [], set()
     for index, port in enumerate(ports):
         port, at = mapping(port), [*path, index]
-        if fixed(port.get("name")) and port["name"]:
+        if decided(port.get("name")) and port["name"]:
             found += named_once(port["name"], names, [*at, "name"], label, "port of the container", dns.PORT_NAME)
         found += port_problems(port, "containerPort", at, label)
         found += port_problems(port, "hostPort", at, label, unset=True)
@@ -86,12 +81,12 @@ def _mounts(mounts, volumes, path, label):
     for index, mount in enumerate(mounts):
         mount = mapping(mount)
         name, at = mount.get("name"), mount.get("mountPath")
-        if volumes is not None and fixed(name) and name not in volumes:
+        if volumes is not None and decided(name) and name not in volumes:
             found.append(f"{place([*path, index, 'name'], label)}: no volume of the pod is named {name[:80]!r}.")
-        if fixed(at) and at in paths:
+        if decided(at) and at in paths:
             where = place([*path, index, "mountPath"], label)
             found.append(f"{where}: another mount of the container is at {at[:80]!r}.")
-        paths.add(at if fixed(at) else None)
+        paths.add(at if decided(at) else None)
     return found
 
 
@@ -99,7 +94,7 @@ def _environment(variables, path, label):
     found = []
     for index, variable in enumerate(variables):
         name = mapping(variable).get("name")
-        if fixed(name) and not ENV_NAME.fullmatch(name):
+        if decided(name) and not ENV_NAME.fullmatch(name):
             found.append(
                 f"{place([*path, index, 'name'], label)}: {name[:80]!r} is no environment variable's name "
                 "(printable ASCII characters but '='), which Kubernetes requires."

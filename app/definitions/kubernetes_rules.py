@@ -1,19 +1,23 @@
 """What the Kubernetes API server refuses in an object that its schema cannot say, for the slips
 people make most: a name its kind does not take (`My_App`), a label or annotation key or a label
-value Kubernetes does not read, a workload whose selector does not select its own pods, a Job whose
-pods would restart Always, a Service's ports unnamed or named twice, a ConfigMap's or Secret's key
-that names a path (`conf.d/app.conf`) or is given twice; a pod's own slips are
-`kubernetes_pods.py`'s. The grammars are k8s.io/apimachinery's; a value that a variable with no
-default decides is judged once it is set."""
+value Kubernetes does not read, a workload whose selector does not select its own pods or whose
+selector expressions Kubernetes does not read, a Job whose pods would restart Always, a Service's
+ports unnamed or named twice, a ConfigMap's or Secret's key that names a path (`conf.d/app.conf`) or
+is given twice; a pod's own slips are `kubernetes_pods.py`'s. The grammars are
+k8s.io/apimachinery's; a value that a variable with no default decides is judged once it is set."""
 
 import re
 
 from app.definitions import kubernetes_pods
-from app.definitions.kubernetes_pods import fixed, named_once, port_problems
+from app.definitions.kubernetes_pods import named_once, port_problems
+from app.definitions.placeholders import decided
 from app.definitions.schemas import listed, mapping, place
 from app.model import dns
 
-QUALIFIED_NAME = re.compile(r"[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?")
+_QUALIFIED = re.compile(r"[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?")
+_HOLDS = "letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
+QUALIFIED_NAME = dns.Grammar("a qualified name", _HOLDS, 63, _QUALIFIED)  # a key's name, after its prefix
+LABEL_VALUE = dns.Grammar("a label value", f"{_HOLDS}; or empty", 63, _QUALIFIED)
 CONFIG_KEY = re.compile(r"(?!\.\.)[-._A-Za-z0-9]{1,253}")  # IsConfigMapKey: nor `.`
 # the fields of a ConfigMap's or Secret's keys, each kind's
 KEYED = {("ConfigMap", ""): ("data", "binaryData"), ("Secret", ""): ("data", "stringData")}
@@ -46,6 +50,8 @@ NAMES = {
     },
 }
 CRONJOB_NAME = 52  # its Jobs' names add 11 characters to it, within a DNS label's 63
+# a selector expression's operators, and whether each takes values
+OPERATORS = {"In": True, "NotIn": True, "Exists": False, "DoesNotExist": False}
 SELECTING = {("Deployment", "apps"), ("StatefulSet", "apps"), ("DaemonSet", "apps"), ("ReplicaSet", "apps")}
 # the restart policies a kind's pods may have (a pod's own default is Always)
 RESTARTS = {
@@ -58,14 +64,14 @@ RESTARTS = {
 def problems_of(manifest, kind, group, pod_path, label):
     """Each way the API server would refuse `manifest` (its schema already passed): its name,
     its and its pod template's labels and annotations, its selector, a Service's ports, its pod."""
-    metadata = mapping(manifest.get("metadata"))
+    metadata, spec = mapping(manifest.get("metadata")), mapping(manifest.get("spec"))
     found = _name(metadata.get("name"), NAMES.get((kind, group)), kind, label)
     found += _metadata(metadata, ["metadata"], label)
     if (kind, group) == ("Service", ""):
-        found += _labels(mapping(mapping(manifest.get("spec")).get("selector")), ["spec", "selector"], label)
-        found += _service_ports(listed(mapping(manifest.get("spec")).get("ports")), label)
+        found += _labels(mapping(spec.get("selector")), ["spec", "selector"], label)
+        found += _service_ports(listed(spec.get("ports")), label)
     if (kind, group) in KEYED:
-        found += _keys(manifest, KEYED[kind, group], label)
+        found += _keys(manifest, KEYED[kind, group], kind, label)
     if pod_path is None:
         return found
     template_path = list(pod_path[:-1])  # [] for a Pod: its template is itself
@@ -73,10 +79,12 @@ def problems_of(manifest, kind, group, pod_path, label):
     if template_path:
         found += _metadata(mapping(template.get("metadata")), [*template_path, "metadata"], label)
     if (kind, group) in SELECTING:
-        selector = mapping(mapping(manifest.get("spec")).get("selector"))
+        selector = mapping(spec.get("selector"))
         found += _labels(mapping(selector.get("matchLabels")), ["spec", "selector", "matchLabels"], label)
-        found += _selector(manifest, template, label)
-    pod, claimed = _at(manifest, pod_path), _claimed(manifest, kind, group)
+        found += _expressions(listed(selector.get("matchExpressions")), label)
+        found += _selector(selector, mapping(mapping(template.get("metadata")).get("labels")), label)
+    claimed = _claimed(spec) if (kind, group) == ("StatefulSet", "apps") else []
+    pod = _at(manifest, pod_path)
     found += _restart_policy(pod, pod_path, RESTARTS.get((kind, group)), kind, label)
     return found + kubernetes_pods.problems_of(pod, list(pod_path), label, claimed)
 
@@ -86,7 +94,7 @@ def _restart_policy(pod, pod_path, allowed, kind, label):
     Always, which a Job refuses); a Deployment's, StatefulSet's, DaemonSet's or ReplicaSet's run
     until replaced: Always."""
     policy = pod.get("restartPolicy", "Always")
-    if allowed is None or not fixed(policy) or policy in allowed:
+    if allowed is None or not decided(policy) or policy in allowed:
         return []
     where = place([*pod_path, "restartPolicy"], label)
     if "Always" in allowed:
@@ -95,12 +103,9 @@ def _restart_policy(pod, pod_path, allowed, kind, label):
     return [f"{where}: {given}: a {kind}'s pods end, OnFailure or Never, as Kubernetes requires."]
 
 
-def _claimed(manifest, kind, group):
+def _claimed(spec):
     """The claims a StatefulSet's pods mount beside their volumes: its claim templates' names."""
-    if (kind, group) != ("StatefulSet", "apps"):
-        return []
-    templates = listed(mapping(manifest.get("spec")).get("volumeClaimTemplates"))
-    return [mapping(mapping(claim).get("metadata")).get("name") for claim in templates]
+    return [mapping(mapping(claim).get("metadata")).get("name") for claim in listed(spec.get("volumeClaimTemplates"))]
 
 
 def _at(manifest, path):
@@ -110,7 +115,7 @@ def _at(manifest, path):
 
 
 def _name(name, grammar, kind, label):
-    if grammar is None or not fixed(name):
+    if grammar is None or not decided(name):
         return []
     why = grammar.problem(name)
     if why is None and kind == "CronJob" and len(name) > CRONJOB_NAME:
@@ -126,17 +131,14 @@ def key_problem(key):
     prefix, slash, name = key.rpartition("/")
     if slash and (not prefix or dns.SUBDOMAIN.problem(prefix)):
         return f"its prefix {prefix[:80]!r} is not a DNS subdomain"
-    if len(name) > 63:
-        return f"its name {name[:80]!r} is longer than 63 characters"
-    if not QUALIFIED_NAME.fullmatch(name):
-        return f"its name {name!r} is not letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
-    return None
+    why = QUALIFIED_NAME.problem(name)
+    return f"its name {why}" if why else None
 
 
 def _metadata(metadata, path, label):
     found = _labels(mapping(metadata.get("labels")), [*path, "labels"], label)
     for key in mapping(metadata.get("annotations")):
-        why = key_problem(key) if fixed(key) else None
+        why = key_problem(key) if decided(key) else None
         found += (
             [f"{_place_of_key([*path, 'annotations'], key, label)}: Kubernetes reads no such key: {why}."]
             if why
@@ -150,14 +152,11 @@ def _labels(labels, path, label):
     found = []
     for key, value in labels.items():
         where = _place_of_key(path, key, label)
-        why = key_problem(key) if fixed(key) else None
+        why = key_problem(key) if decided(key) else None
         if why:
             found.append(f"{where}: Kubernetes reads no such key: {why}.")
-        elif fixed(value) and value and not _label_value(value):
-            found.append(
-                f"{where}: {value[:80]!r} is no label value (at most 63 letters, digits, '-', '_' and '.', "
-                "starting and ending with a letter or digit; or empty)."
-            )
+        elif decided(value) and value and (why := LABEL_VALUE.problem(value)):
+            found.append(f"{where}: {why}.")
     return found
 
 
@@ -165,23 +164,42 @@ def _place_of_key(path, key, label):
     return place([*path, key if len(str(key)) <= 80 else f"{key[:80]}…"], label)
 
 
-def _selector(manifest, template, label):
-    selector = mapping(mapping(manifest.get("spec")).get("selector"))
-    labels = mapping(mapping(template.get("metadata")).get("labels"))
+def _selector(selector, labels, label):
+    """A workload's selector selects something, and its own pods (where no variable decides either)."""
     wanted, expressions = mapping(selector.get("matchLabels")), listed(selector.get("matchExpressions"))
     where = place(["spec", "selector"], label)
     if not wanted and not expressions:
         return [f"{where}: an empty selector selects every pod, which Kubernetes refuses."]
-    decided = [*wanted.keys(), *wanted.values(), *labels.keys(), *labels.values()]
+    compared = [*wanted.keys(), *wanted.values(), *labels.keys(), *labels.values()]
     for expression in expressions:
-        decided += [mapping(expression).get("key"), *listed(mapping(expression).get("values"))]
-    if not all(fixed(value) for value in decided):
+        compared += [mapping(expression).get("key"), *listed(mapping(expression).get("values"))]
+    if not all(decided(value) for value in compared):
         return []
     if all(labels.get(key) == value for key, value in wanted.items()) and all(
         _selects(mapping(expression), labels) for expression in expressions
     ):
         return []
     return [f"{where}: does not select the pods of spec.template (their labels), which Kubernetes refuses."]
+
+
+def _expressions(expressions, label):
+    """Each selector expression's key a label key, its operator one of four, its values label
+    values: some for In and NotIn, none for Exists and DoesNotExist."""
+    found = []
+    for index, expression in enumerate(map(mapping, expressions)):
+        at = ["spec", "selector", "matchExpressions", index]
+        key, operator, values = expression.get("key"), expression.get("operator"), listed(expression.get("values"))
+        if decided(key) and (why := key_problem(key)):
+            found.append(f"{place([*at, 'key'], label)}: Kubernetes reads no such key: {why}.")
+        if decided(operator) and operator not in OPERATORS:
+            found.append(f"{place([*at, 'operator'], label)}: {operator[:20]!r} is none of {', '.join(OPERATORS)}.")
+        elif operator in OPERATORS and bool(values) != OPERATORS[operator]:
+            given = "some values" if OPERATORS[operator] else "no values"
+            found.append(f"{place([*at, 'values'], label)}: {operator} takes {given}, as Kubernetes requires.")
+        for number, value in enumerate(values):
+            if decided(value) and value and (why := LABEL_VALUE.problem(value)):
+                found.append(f"{place([*at, 'values', number], label)}: {why}.")
+    return found
 
 
 def _selects(expression, labels):
@@ -193,10 +211,6 @@ def _selects(expression, labels):
     return (key in labels) == (operator == "Exists")
 
 
-def _label_value(value):
-    return len(value) <= 63 and QUALIFIED_NAME.fullmatch(value)
-
-
 def _service_ports(ports, label):
     """A Service's ports: each named (a DNS label, once) where there are several, each a port
     number, each target a port number or a port name (0 or none: the port itself)."""
@@ -204,32 +218,32 @@ def _service_ports(ports, label):
     for index, port in enumerate(ports):
         port, at = mapping(port), ["spec", "ports", index]
         name, target = port.get("name"), port.get("targetPort")
-        if fixed(name) and name:
+        if decided(name) and name:
             found += named_once(name, names, [*at, "name"], label, "port of the Service")
         elif name in (None, "") and len(ports) > 1:
             found.append(
                 f"{place([*at, 'name'], label)}: a Service of several ports names each, as Kubernetes requires."
             )
         found += port_problems(port, "port", at, label)
-        if fixed(target) and target and (why := dns.PORT_NAME.problem(target)):
+        if decided(target) and target and (why := dns.PORT_NAME.problem(target)):
             found.append(f"{place([*at, 'targetPort'], label)}: {why}, which Kubernetes requires of a target.")
         found += port_problems(port, "targetPort", at, label, unset=True)
     return found
 
 
-def _keys(manifest, fields, label):
+def _keys(manifest, fields, kind, label):
     """A ConfigMap's or Secret's keys: each a file's name in the volume that mounts it, once in
     a ConfigMap (a Secret's `stringData` overrides its `data`)."""
     found, seen = [], set()
     for field in fields:
         for key in mapping(manifest.get(field)):
-            where = place([field, key if len(str(key)) <= 80 else f"{key[:80]}…"], label)
-            if fixed(key) and (key == "." or not CONFIG_KEY.fullmatch(key)):
+            where = _place_of_key([field], key, label)
+            if decided(key) and (key == "." or not CONFIG_KEY.fullmatch(key)):
                 found.append(
                     f"{where}: Kubernetes reads no such key (at most 253 letters, digits, '-', '_' and '.', "
                     "not starting with '..'): a volume names a file by it."
                 )
-            elif key in seen and manifest.get("kind") == "ConfigMap":
+            elif key in seen and kind == "ConfigMap":
                 found.append(f"{where}: the key is also in data, which Kubernetes refuses.")
             seen.add(key)
     return found

@@ -207,3 +207,8 @@ class Unresolved(str):
     @property
     def names(self):
         return resolve(parse(self, strict=False))[1]
+
+
+def decided(value):
+    """Whether `value` is a string that no variable leaves undecided."""
+    return isinstance(value, str) and not isinstance(value, Unresolved)

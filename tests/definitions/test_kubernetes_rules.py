@@ -75,8 +75,8 @@ def refusal(text):
         ),
         (deployment(labels="{'my app': x}"), "metadata.labels.my app: Kubernetes reads no such key: its name 'my app'"),
         (deployment(labels="{'Example.com/a': x}"), "its prefix 'Example.com' is not a DNS subdomain"),
-        (deployment(labels="{a: 'two words'}"), "metadata.labels.a: 'two words' is no label value"),
-        (deployment(labels="{a: " + "v" * 64 + "}"), "is no label value"),
+        (deployment(labels="{a: 'two words'}"), "metadata.labels.a: 'two words' is not a label value"),
+        (deployment(labels="{a: " + "v" * 64 + "}"), "is longer than a label value may be (63 characters)"),
         (
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, annotations: {'a b': x}}",
             "annotations.a b: Kubernetes reads no such key",
@@ -84,6 +84,30 @@ def refusal(text):
         (deployment(selector="{matchLabels: {app: api}}"), "Deployment/web: spec.selector: does not select the pods"),
         (deployment(selector="{matchExpressions: [{key: tier, operator: NotIn, values: [front]}]}"), "does not select"),
         (deployment(selector="{matchExpressions: [{key: app, operator: DoesNotExist}]}"), "does not select"),
+        (
+            deployment(selector="{matchLabels: {app: web}, matchExpressions: [{key: 'my tier', operator: Exists}]}"),
+            "spec.selector.matchExpressions.0.key: Kubernetes reads no such key: its name 'my tier'",
+        ),
+        (
+            deployment(
+                selector="{matchLabels: {app: web}, matchExpressions: [{key: t, operator: Equals, values: [a]}]}"
+            ),
+            "matchExpressions.0.operator: 'Equals' is none of In, NotIn, Exists, DoesNotExist.",
+        ),
+        (
+            deployment(selector="{matchLabels: {app: web}, matchExpressions: [{key: tier, operator: NotIn}]}"),
+            "matchExpressions.0.values: NotIn takes some values, as Kubernetes requires.",
+        ),
+        (
+            deployment(selector="{matchExpressions: [{key: app, operator: Exists, values: [web]}]}"),
+            "matchExpressions.0.values: Exists takes no values, as Kubernetes requires.",
+        ),
+        (
+            deployment(
+                selector="{matchLabels: {app: web}, matchExpressions: [{key: t, operator: NotIn, values: ['a b']}]}"
+            ),
+            "matchExpressions.0.values.0: 'a b' is not a label value",
+        ),
         (deployment(selector="{}"), "spec.selector: an empty selector selects every pod"),
         (SERVICE.format("[{port: 80}]").replace("app: web", "'my app': web"), "spec.selector.my app: Kubernetes reads"),
         (deployment(selector="{matchLabels: {app: 'web site'}}"), "spec.selector.matchLabels.app: 'web site' is no"),
@@ -99,7 +123,7 @@ def refusal(text):
         ),
         (
             "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, labels: {a: 'b c'}}",
-            "Widget/w: metadata.labels.a: 'b c' is no label value",
+            "Widget/w: metadata.labels.a: 'b c' is not a label value",
         ),
         (deployment(containers=web("ports: [{name: http-alternative, containerPort: 80}]")), "longer than a port name"),
         (deployment(containers=web("ports: [{name: '8080', containerPort: 80}]")), "'8080' is not a port name"),
@@ -155,6 +179,7 @@ def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
             selector="{matchLabels: {app: web}, matchExpressions: [{key: tier, operator: In, values: [front]}]}"
         ),
         deployment(selector="{matchExpressions: [{key: app, operator: Exists}, {key: x, operator: DoesNotExist}]}"),
+        deployment(selector="{matchExpressions: [{key: example.com/x, operator: NotIn, values: ['', a.b_C-1]}]}"),
         "apiVersion: v1\nkind: Service\nmetadata: {name: a-1}\nspec: {ports: [{port: 80}]}",
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: 1.settings, annotations: {example.com/a: 'any text'}}",
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: 'system:reader'}",
@@ -189,8 +214,8 @@ def test_a_pods_own_labels_are_named_once():
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {a: 'b c'}}\nspec: {containers: [{name: a, image: x}]}"
     )
     assert refusal(text) == [
-        "Pod/p: metadata.labels.a: 'b c' is no label value (at most 63 letters, digits, '-', '_' and '.', starting "
-        "and ending with a letter or digit; or empty)."
+        "Pod/p: metadata.labels.a: 'b c' is not a label value (letters, digits, '-', '_' and '.', starting and "
+        "ending with a letter or digit; or empty)."
     ]
 
 
