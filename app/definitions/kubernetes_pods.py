@@ -1,9 +1,10 @@
 """What the Kubernetes API server refuses in a pod beyond its schema, for the slips people make
 most: a container or volume named twice or not as a DNS label, a port name that is no IANA service
-name or is given twice in a container, a port number outside 1-65535, a mount naming no volume of
-the pod or a path mounted twice, an environment variable's name with `=` or beyond printable
-ASCII. apimachinery's ValidatePodSpec; a value that a variable with no default decides is judged
-once it is set."""
+name or is given twice in a container, a port number outside 1-65535, a host's port two containers
+take, a probe's or hook's port that is no number nor name (`'8080'`), a mount naming no volume of
+the pod or a path mounted twice, an environment variable's name with `=` or beyond printable ASCII.
+apimachinery's ValidatePodSpec; a value that a variable with no default decides is judged once it is
+set."""
 
 import re
 
@@ -11,6 +12,14 @@ from app.definitions.placeholders import Unresolved, decided
 from app.definitions.schemas import listed, mapping, place
 from app.model import dns
 
+# the fields of a container that name a port to reach it by: its probes and its lifecycle hooks
+HANDLERS = (
+    ("livenessProbe", None),
+    ("readinessProbe", None),
+    ("startupProbe", None),
+    ("lifecycle", "postStart"),
+    ("lifecycle", "preStop"),
+)
 ENV_NAME = re.compile(r"[ -<>-~]+")  # IsRelaxedEnvVarName: printable ASCII but `=`
 
 
@@ -41,15 +50,18 @@ def problems_of(pod, path, label, claimed=()):
     pods also mount the claims named `claimed` (a StatefulSet's claim templates)."""
     found, volumes = _volumes(listed(pod.get("volumes")), [*path, "volumes"], label)
     volumes = None if volumes is None or not all(decided(name) for name in claimed) else volumes | set(claimed)
-    containers = set()
+    containers, host_ports = set(), {}
     for field in ("initContainers", "containers"):
         for index, container in enumerate(listed(pod.get(field))):
             container, at = mapping(container), [*path, field, index]
             if decided(container.get("name")):
                 found += named_once(container["name"], containers, [*at, "name"], label, "container of the pod")
             found += _ports(listed(container.get("ports")), [*at, "ports"], label)
+            if field == "containers":
+                found += _host_ports(listed(container.get("ports")), host_ports, [*at, "ports"], label)
             found += _mounts(listed(container.get("volumeMounts")), volumes, [*at, "volumeMounts"], label)
             found += _environment(listed(container.get("env")), [*at, "env"], label)
+            found += _handlers(container, at, label)
     return found
 
 
@@ -72,6 +84,35 @@ def _ports(ports, path, label):
             found += named_once(port["name"], names, [*at, "name"], label, "port of the container", dns.PORT_NAME)
         found += port_problems(port, "containerPort", at, label)
         found += port_problems(port, "hostPort", at, label, unset=True)
+    return found
+
+
+def _host_ports(ports, taken, path, label):
+    """A host's port (with its protocol and address) is the pod's once, whichever container asks
+    for it: `taken` holds those of the containers before, each with its place."""
+    found = []
+    for index, port in enumerate(map(mapping, ports)):
+        key = (port.get("protocol", "TCP"), port.get("hostIP", ""), port.get("hostPort"))
+        if not isinstance(key[2], int) or not key[2] or not all(map(decided, key[:2])):
+            continue
+        if key in taken:
+            where = place([*path, index, "hostPort"], label)
+            found.append(f"{where}: {taken[key]} takes the host's port {key[2]} ({key[0][:20]}) already.")
+        taken.setdefault(key, place([*path, index]))
+    return found
+
+
+def _handlers(container, at, label):
+    """A probe's or lifecycle hook's port: a number (1-65535) or a port's name (`8080` quoted is
+    neither, which Kubernetes refuses)."""
+    found = []
+    for field, event in HANDLERS:
+        handler = mapping(mapping(container.get(field)).get(event) if event else container.get(field))
+        for action in ("httpGet", "tcpSocket", "grpc"):
+            port, where = mapping(handler.get(action)), [*at, *filter(None, (field, event)), action]
+            found += port_problems(port, "port", where, label)
+            if action != "grpc" and decided(port.get("port")) and (why := dns.PORT_NAME.problem(port["port"])):
+                found.append(f"{place([*where, 'port'], label)}: {why}, which Kubernetes requires of a port.")
     return found
 
 

@@ -85,6 +85,25 @@ def refusal(text):
         (deployment(selector="{matchExpressions: [{key: tier, operator: NotIn, values: [front]}]}"), "does not select"),
         (deployment(selector="{matchExpressions: [{key: app, operator: DoesNotExist}]}"), "does not select"),
         (
+            deployment(
+                containers="[{name: a, image: x, ports: [{containerPort: 80, hostPort: 8080}]}, {name: b, image: redis, "
+                "ports: [{containerPort: 81, hostPort: 8080, protocol: TCP}]}]"
+            ),
+            "containers.1.ports.0.hostPort: spec.template.spec.containers.0.ports.0 takes the host's port 8080 (TCP)",
+        ),
+        (
+            deployment(containers=web("readinessProbe: {httpGet: {path: /, port: '8080'}}")),
+            "containers.0.readinessProbe.httpGet.port: '8080' is not a port name",
+        ),
+        (
+            deployment(containers=web("lifecycle: {preStop: {tcpSocket: {port: 0}}}")),
+            "containers.0.lifecycle.preStop.tcpSocket.port: 0 is no port number (1-65535)",
+        ),
+        (
+            deployment(containers=web("livenessProbe: {grpc: {port: 70000}}")),
+            "containers.0.livenessProbe.grpc.port: 70000 is no port number",
+        ),
+        (
             deployment(selector="{matchLabels: {app: web}, matchExpressions: [{key: 'my tier', operator: Exists}]}"),
             "spec.selector.matchExpressions.0.key: Kubernetes reads no such key: its name 'my tier'",
         ),
@@ -189,6 +208,17 @@ def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
         ),
         deployment(containers=web("volumeMounts: [{name: a, mountPath: /d}, {name: a, mountPath: /e}]", "a")),
         deployment(containers=web("env: [{name: my.setting, value: x}, {name: 'a b', value: z}]")),  # relaxed
+        deployment(
+            containers="[{name: a, image: x, ports: [{containerPort: 80, hostPort: 8080}]}, {name: b, image: redis, "
+            "ports: [{containerPort: 80, hostPort: 8080, protocol: UDP}, {containerPort: 81, hostPort: 0}, "
+            "{containerPort: 82, hostPort: 0}]}]"
+        ),  # another protocol; 0 is no host port
+        deployment(
+            containers=web(
+                "ports: [{name: http, containerPort: 80}], livenessProbe: {httpGet: {port: http}}, "
+                "startupProbe: {tcpSocket: {port: 80}}, readinessProbe: {exec: {command: [x]}}"
+            )
+        ),
         deployment(
             containers="[{name: a, image: x, ports: [{name: http, containerPort: 80}]}, {name: b, image: redis, "
             "ports: [{name: http, containerPort: 81}]}]"
