@@ -1,10 +1,11 @@
 """What the Kubernetes API server refuses in an object that its schema cannot say, for the slips
 people make most: a name its kind does not take (`My_App`), a label or annotation key or a label
 value Kubernetes does not read, a workload whose selector does not select its own pods or whose
-selector expressions Kubernetes does not read, a Job whose pods would restart Always, a Service's
-ports unnamed or named twice, a ConfigMap's or Secret's key that names a path (`conf.d/app.conf`) or
-is given twice; a pod's own slips are `kubernetes_pods.py`'s. The grammars are
-k8s.io/apimachinery's; a value that a variable with no default decides is judged once it is set."""
+selector expressions Kubernetes does not read, a Job whose selector Kubernetes would make or whose
+pods would restart Always, a Service's ports unnamed or named twice, a ConfigMap's or Secret's key
+that names a path (`conf.d/app.conf`) or is given twice; a pod's own slips are
+`kubernetes_pods.py`'s. The grammars are k8s.io/apimachinery's; a value that a variable with no
+default decides is judged once it is set."""
 
 import re
 
@@ -52,12 +53,12 @@ NAMES = {
 CRONJOB_NAME = 52  # its Jobs' names add 11 characters to it, within a DNS label's 63
 # a selector expression's operators, and whether each takes values
 OPERATORS = {"In": True, "NotIn": True, "Exists": False, "DoesNotExist": False}
+JOBS = {("Job", "batch"), ("CronJob", "batch")}
 SELECTING = {("Deployment", "apps"), ("StatefulSet", "apps"), ("DaemonSet", "apps"), ("ReplicaSet", "apps")}
 # the restart policies a kind's pods may have (a pod's own default is Always)
 RESTARTS = {
     **{kind: ("Always",) for kind in SELECTING | {("ReplicationController", "")}},
-    ("Job", "batch"): ("OnFailure", "Never"),
-    ("CronJob", "batch"): ("OnFailure", "Never"),
+    **{kind: ("OnFailure", "Never") for kind in JOBS},
 }
 
 
@@ -78,11 +79,11 @@ def problems_of(manifest, kind, group, pod_path, label):
     template = _at(manifest, template_path)
     if template_path:
         found += _metadata(mapping(template.get("metadata")), [*template_path, "metadata"], label)
+    pods_labels = mapping(mapping(template.get("metadata")).get("labels"))
     if (kind, group) in SELECTING:
-        selector = mapping(spec.get("selector"))
-        found += _labels(mapping(selector.get("matchLabels")), ["spec", "selector", "matchLabels"], label)
-        found += _expressions(listed(selector.get("matchExpressions")), label)
-        found += _selector(selector, mapping(mapping(template.get("metadata")).get("labels")), label)
+        found += _selecting(spec, ["spec"], pods_labels, label)
+    if (kind, group) in JOBS:
+        found += _job_selector(_at(manifest, template_path[:-1]), template_path[:-1], pods_labels, kind, label)
     claimed = _claimed(spec) if (kind, group) == ("StatefulSet", "apps") else []
     pod = _at(manifest, pod_path)
     found += _restart_policy(pod, pod_path, RESTARTS.get((kind, group)), kind, label)
@@ -164,10 +165,10 @@ def _place_of_key(path, key, label):
     return place([*path, key if len(str(key)) <= 80 else f"{key[:80]}…"], label)
 
 
-def _selector(selector, labels, label):
+def _selector(selector, labels, path, label):
     """A workload's selector selects something, and its own pods (where no variable decides either)."""
     wanted, expressions = mapping(selector.get("matchLabels")), listed(selector.get("matchExpressions"))
-    where = place(["spec", "selector"], label)
+    where = place(path, label)
     if not wanted and not expressions:
         return [f"{where}: an empty selector selects every pod, which Kubernetes refuses."]
     compared = [*wanted.keys(), *wanted.values(), *labels.keys(), *labels.values()]
@@ -179,15 +180,37 @@ def _selector(selector, labels, label):
         _selects(mapping(expression), labels) for expression in expressions
     ):
         return []
-    return [f"{where}: does not select the pods of spec.template (their labels), which Kubernetes refuses."]
+    return [f"{where}: does not select the pods of its template (their labels), which Kubernetes refuses."]
 
 
-def _expressions(expressions, label):
+def _selecting(spec, path, pods_labels, label):
+    """A workload's selector: labels and expressions Kubernetes reads, selecting its own pods."""
+    selector = mapping(spec.get("selector"))
+    found = _labels(mapping(selector.get("matchLabels")), [*path, "selector", "matchLabels"], label)
+    found += _expressions(listed(selector.get("matchExpressions")), [*path, "selector"], label)
+    return found + _selector(selector, pods_labels, [*path, "selector"], label)
+
+
+def _job_selector(spec, path, pods_labels, kind, label):
+    """Kubernetes makes a Job's selector, and refuses one given, unless `manualSelector` is true:
+    then one is required, selecting the Job's pods (a CronJob's Jobs are refused alike)."""
+    where = place([*path, "selector"], label)
+    whose = "a Job's" if kind == "Job" else "its Jobs'"
+    if spec.get("manualSelector") is True:
+        if "selector" not in spec:
+            return [f"{where}: with manualSelector true, {whose} selector is given, as Kubernetes requires."]
+        return _selecting(spec, path, pods_labels, label)
+    if "selector" in spec:
+        return [f"{where}: Kubernetes makes {whose} selector and refuses one given, unless manualSelector is true."]
+    return []
+
+
+def _expressions(expressions, path, label):
     """Each selector expression's key a label key, its operator one of four, its values label
     values: some for In and NotIn, none for Exists and DoesNotExist."""
     found = []
     for index, expression in enumerate(map(mapping, expressions)):
-        at = ["spec", "selector", "matchExpressions", index]
+        at = [*path, "matchExpressions", index]
         key, operator, values = expression.get("key"), expression.get("operator"), listed(expression.get("values"))
         if decided(key) and (why := key_problem(key)):
             found.append(f"{place([*at, 'key'], label)}: Kubernetes reads no such key: {why}.")

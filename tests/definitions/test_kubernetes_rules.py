@@ -30,6 +30,10 @@ JOB = (
     "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: j}}\n"
     "spec: {{template: {{spec: {{{}containers: [{{name: a, image: b}}]}}}}}}"
 )
+JOB_SELECTING = (
+    "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: j}}\nspec: {{{}template: {{metadata: {{labels: {{app: j}}}}, "
+    "spec: {{restartPolicy: Never, containers: [{{name: a, image: b}}]}}}}}}"
+)
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata: {}"
 SERVICE = "apiVersion: v1\nkind: Service\nmetadata: {{name: s}}\nspec: {{selector: {{app: web}}, ports: {}}}"
 
@@ -173,6 +177,24 @@ def refusal(text):
         (JOB.format(""), "Job/j: spec.template.spec.restartPolicy: none given (a pod's default is Always)"),
         (JOB.format("restartPolicy: Always, "), "restartPolicy: 'Always': a Job's pods end, OnFailure or Never"),
         (
+            JOB_SELECTING.format("selector: {matchLabels: {app: j}}, "),
+            "Job/j: spec.selector: Kubernetes makes a Job's selector and refuses one given, unless manualSelector",
+        ),
+        (
+            JOB_SELECTING.format("manualSelector: true, "),
+            "Job/j: spec.selector: with manualSelector true, a Job's selector is given",
+        ),
+        (
+            JOB_SELECTING.format("manualSelector: true, selector: {matchLabels: {app: other}}, "),
+            "Job/j: spec.selector: does not select the pods of its template",
+        ),
+        (
+            "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c}\nspec:\n  schedule: '@daily'\n"
+            "  jobTemplate: {spec: {selector: {matchLabels: {app: c}}, template: {metadata: {labels: {app: c}}, "
+            "spec: {restartPolicy: Never, containers: [{name: c, image: x}]}}}}",
+            "CronJob/c: spec.jobTemplate.spec.selector: Kubernetes makes its Jobs' selector and refuses one given",
+        ),
+        (
             deployment(containers=web() + "\n      restartPolicy: OnFailure"),
             "restartPolicy: 'OnFailure': a Deployment's pods run until replaced, Always",
         ),
@@ -226,6 +248,8 @@ def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
         SERVICE.format("[{name: http, port: 80, targetPort: http}, {name: https, port: 443, targetPort: 0}]"),
         SERVICE.format("[{port: 80}]"),  # one port needs no name
         JOB.format("restartPolicy: OnFailure, "),
+        JOB_SELECTING.format("manualSelector: true, selector: {matchLabels: {app: j}}, "),
+        JOB_SELECTING.format("manualSelector: false, "),
         deployment(containers=web() + "\n      restartPolicy: Always"),
         CONFIG_MAP.format("{.env: v1, nginx.conf: v2, app-settings_1.json: v3}\nbinaryData: {logo.png: eA==}"),
         "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: eA==}\nstringData: {a: v1}",  # it overrides
