@@ -3,6 +3,7 @@
 standard input. Its `config --format json` is the project Compose would start: the services no
 profile leaves out, their amounts normalized (memory in bytes, CPUs as a number of cores)."""
 
+import functools
 import json
 import re
 import subprocess
@@ -31,8 +32,17 @@ def config(text, values=None, files=None):
     a user's .env gives them, nothing else from this environment), in a folder holding `files`
     (name -> text: the env_file a definition names); else (False, Compose's message). Paths in
     the project name the folder PROJECT, so that two runs compare equal."""
+    failed, said = _judged(text, tuple(sorted((values or {}).items())), tuple(sorted((files or {}).items())))
+    return (False, said) if failed else (True, json.loads(said))
+
+
+@functools.lru_cache(maxsize=4096)
+def _judged(text, values, files):
+    """Whether Compose refused, and what it said: one process for each file, values and folder of
+    a test run, since Compose answers them alike each time and generated files repeat (two thirds
+    of those `make test` generates were judged before)."""
     with tempfile.TemporaryDirectory(prefix="compose-oracle-") as folder:
-        for name, content in (files or {}).items():
+        for name, content in files:
             (Path(folder) / name).write_text(content)
         done = subprocess.run(
             [
@@ -50,14 +60,13 @@ def config(text, values=None, files=None):
             input=text.encode(),
             capture_output=True,
             cwd=folder,
-            env={"HOME": folder, **(values or {})},
+            env={"HOME": folder, **dict(values)},
             timeout=TIMEOUT_S,
         )
         out = done.stdout.decode().replace(folder, PROJECT)
     if done.returncode:
-        lines = [line for line in done.stderr.decode().splitlines() if "level=warning" not in line]
-        return False, "\n".join(lines)
-    return True, json.loads(out)
+        return True, "\n".join(line for line in done.stderr.decode().splitlines() if "level=warning" not in line)
+    return False, out
 
 
 def _cores(value):
