@@ -90,8 +90,8 @@ def refusal(text):
         (deployment(selector="{matchExpressions: [{key: app, operator: DoesNotExist}]}"), "does not select"),
         (
             deployment(
-                containers="[{name: a, image: x, ports: [{containerPort: 80, hostPort: 8080}]}, {name: b, image: redis, "
-                "ports: [{containerPort: 81, hostPort: 8080, protocol: TCP}]}]"
+                containers="[{name: a, image: x, ports: [{containerPort: 80, hostPort: 8080}]}, "
+                "{name: b, image: redis, ports: [{containerPort: 81, hostPort: 8080, protocol: TCP}]}]"
             ),
             "containers.1.ports.0.hostPort: spec.template.spec.containers.0.ports.0 takes the host's port 8080 (TCP)",
         ),
