@@ -1,16 +1,17 @@
 """What the Kubernetes API server refuses in a pod beyond its schema, for the slips people make
 most: a container or volume named twice or not as a DNS label, a port name that is no IANA service
 name or is given twice in a container, a port number outside 1-65535, a host's port two containers
-take, a probe's or hook's port that is no number nor name (`'8080'`), a mount naming no volume of
-the pod or a path mounted twice, an environment variable's name with `=` or beyond printable ASCII.
-apimachinery's ValidatePodSpec; a value that a variable with no default decides is judged once it is
-set."""
+take, a probe's or hook's port that is no number nor name (`'8080'`), a request above its limit (or,
+for what cannot be overcommitted, such as a GPU or huge pages, other than it or without one), a
+mount naming no volume of the pod or a path mounted twice, an environment variable's name with `=`
+or beyond printable ASCII. apimachinery's ValidatePodSpec; a value that a variable with no default
+decides is judged once it is set."""
 
 import re
 
 from app.definitions.placeholders import Unresolved, decided
 from app.definitions.schemas import listed, mapping, place
-from app.model import dns
+from app.model import dns, quantities
 
 # the fields of a container that name a port to reach it by: its probes and its lifecycle hooks
 HANDLERS = (
@@ -20,6 +21,7 @@ HANDLERS = (
     ("lifecycle", "postStart"),
     ("lifecycle", "preStop"),
 )
+HUGE_PAGES = "hugepages-"
 ENV_NAME = re.compile(r"[ -<>-~]+")  # IsRelaxedEnvVarName: printable ASCII but `=`
 
 
@@ -62,6 +64,7 @@ def problems_of(pod, path, label, claimed=()):
             found += _mounts(listed(container.get("volumeMounts")), volumes, [*at, "volumeMounts"], label)
             found += _environment(listed(container.get("env")), [*at, "env"], label)
             found += _handlers(container, at, label)
+            found += _resources(mapping(container.get("resources")), [*at, "resources"], label)
     return found
 
 
@@ -114,6 +117,52 @@ def _handlers(container, at, label):
             if action != "grpc" and decided(port.get("port")) and (why := dns.PORT_NAME.problem(port["port"])):
                 found.append(f"{place([*where, 'port'], label)}: {why}, which Kubernetes requires of a port.")
     return found
+
+
+def _resources(resources, path, label):
+    """Each request at most its limit, and equal to it for what cannot be overcommitted (an
+    extended resource such as `nvidia.com/gpu`, huge pages), whose limit is then required; huge
+    pages beside a cpu or memory amount. ValidateResourceRequirements."""
+    requests, limits = mapping(resources.get("requests")), mapping(resources.get("limits"))
+    found = []
+    for name, request in requests.items():
+        where = place([*path, "requests", name], label)
+        if not decided(name):
+            continue
+        if name not in limits:
+            if not _overcommitted(name):
+                found.append(
+                    f"{where}: {name[:80]} cannot be overcommitted: its limit is given, as Kubernetes requires."
+                )
+            continue
+        asked, most = _quantity(request), _quantity(limits[name])
+        if asked is None or most is None or asked == most:
+            continue
+        shown, limit = str(request)[:40], str(limits[name])[:40]
+        if not _overcommitted(name):
+            found.append(f"{where}: {shown} is not its limit, {limit}: {name[:80]} cannot be overcommitted.")
+        elif asked > most:
+            found.append(f"{where}: {shown} is more than its limit, {limit}, which Kubernetes refuses.")
+    named = {name for name in (*requests, *limits) if isinstance(name, str)}
+    if any(name.startswith(HUGE_PAGES) for name in named) and not named & {"cpu", "memory"}:
+        found.append(f"{place(path, label)}: huge pages are asked for with cpu or memory, as Kubernetes requires.")
+    return found
+
+
+def _overcommitted(name):
+    """Whether a resource's request may be below its limit: Kubernetes' own (no domain, or
+    kubernetes.io's) but huge pages."""
+    return ("/" not in name or "kubernetes.io/" in name) and not name.startswith(HUGE_PAGES)
+
+
+def _quantity(value):
+    """A quantity's amount, or None where a variable decides it or it is none (the schema's to judge)."""
+    if isinstance(value, Unresolved):
+        return None
+    try:
+        return quantities.kubernetes_quantity(value, "the amount")
+    except quantities.QuantityError:
+        return None
 
 
 def _mounts(mounts, volumes, path, label):

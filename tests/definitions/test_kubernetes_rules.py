@@ -96,6 +96,26 @@ def refusal(text):
             "containers.1.ports.0.hostPort: spec.template.spec.containers.0.ports.0 takes the host's port 8080 (TCP)",
         ),
         (
+            deployment(containers=web("resources: {requests: {memory: 512Mi}, limits: {memory: 256Mi}}")),
+            "containers.0.resources.requests.memory: 512Mi is more than its limit, 256Mi, which Kubernetes refuses.",
+        ),
+        (
+            deployment(containers=web("resources: {requests: {cpu: 2}, limits: {cpu: 500m}}")),
+            "requests.cpu: 2 is more than its limit, 500m",
+        ),
+        (
+            deployment(containers=web("resources: {requests: {nvidia.com/gpu: 1}}")),
+            "requests.nvidia.com/gpu: nvidia.com/gpu cannot be overcommitted: its limit is given",
+        ),
+        (
+            deployment(containers=web("resources: {requests: {example.com/fpga: 1}, limits: {example.com/fpga: 2}}")),
+            "requests.example.com/fpga: 1 is not its limit, 2: example.com/fpga cannot be overcommitted.",
+        ),
+        (
+            deployment(containers=web("resources: {limits: {hugepages-2Mi: 4Mi}}")),
+            "containers.0.resources: huge pages are asked for with cpu or memory",
+        ),
+        (
             deployment(containers=web("readinessProbe: {httpGet: {path: /, port: '8080'}}")),
             "containers.0.readinessProbe.httpGet.port: '8080' is not a port name",
         ),
@@ -230,6 +250,13 @@ def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
         ),
         deployment(containers=web("volumeMounts: [{name: a, mountPath: /d}, {name: a, mountPath: /e}]", "a")),
         deployment(containers=web("env: [{name: my.setting, value: x}, {name: 'a b', value: z}]")),  # relaxed
+        deployment(
+            containers=web(
+                "resources: {requests: {cpu: 500m, memory: 128Mi, nvidia.com/gpu: 1, hugepages-2Mi: 4Mi}, "
+                "limits: {cpu: '0.5', memory: 1Gi, nvidia.com/gpu: 1, hugepages-2Mi: 4Mi}}"
+            )
+        ),  # a request equal to its limit however written, or below it
+        deployment(containers=web("resources: {limits: {nvidia.com/gpu: 2, kubernetes.io/x: 1}}")),
         deployment(
             containers="[{name: a, image: x, ports: [{containerPort: 80, hostPort: 8080}]}, {name: b, image: redis, "
             "ports: [{containerPort: 80, hostPort: 8080, protocol: UDP}, {containerPort: 81, hostPort: 0}, "
