@@ -11,7 +11,7 @@ from app.definitions.on_kubernetes.model import Cluster
 from app.definitions.on_kubernetes.names import label
 from app.errors import Invalid
 from app.model import quantities
-from support import yamls
+from support import compose_oracle, yamls
 
 COUNTED = ("memoryBytes", "cpuMillis", "containers")
 # a team's profile as people write one: caps, and defaults for the containers that declare none
@@ -142,6 +142,23 @@ def bounded_file(services, variables, labels=0):
             for i in range(services)
         )
     )
+
+
+def converted_as_run(text):
+    """`converted` for a corpus file, and the parameters it was rendered with: none where it can
+    be; where an image is empty with its variables unset (a 422), those variables declared at the
+    values a user's .env gives (compose_oracle.values_for), as the refusal tells its author to."""
+    try:
+        return (*converted(text), None)
+    except Invalid as exc:
+        if "empty, as Compose reads the variables in it" not in str(exc.errors.get("target")):
+            raise
+    values = compose_oracle.values_for(text)
+    parameters = {
+        "type": "object",
+        "properties": {name: {"type": "string", "default": value} for name, value in values.items()},
+    }
+    return (*converted(text, parameters=parameters), parameters)
 
 
 def converted(text, values=None, parameters=None, limits=LIMITS, **options):

@@ -21,6 +21,21 @@ HANDLERS = (
     ("lifecycle", "postStart"),
     ("lifecycle", "preStop"),
 )
+# the fields of a pod that take one of a few values, which the published schemas give in words
+PROTOCOLS = ("TCP", "UDP", "SCTP")
+POD_FIELDS = {
+    ("restartPolicy",): ("Always", "OnFailure", "Never"),
+    ("dnsPolicy",): ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"),
+    **{
+        at: values
+        for field in ("initContainers", "containers")
+        for at, values in {
+            (field, "*", "imagePullPolicy"): ("Always", "IfNotPresent", "Never"),
+            (field, "*", "terminationMessagePolicy"): ("File", "FallbackToLogsOnError"),
+            (field, "*", "ports", "*", "protocol"): PROTOCOLS,
+        }.items()
+    },
+}
 HUGE_PAGES = "hugepages-"
 ENV_NAME = re.compile(r"[ -<>-~]+")  # IsRelaxedEnvVarName: printable ASCII but `=`
 
@@ -47,10 +62,38 @@ def named_once(name, seen, at, label, what, grammar=dns.LABEL):
     return []
 
 
-def problems_of(pod, path, label, claimed=()):
+def one_of(node, fields, path, label):
+    """Each value at a path of `fields` (a path, `*` for every item of a list -> the values
+    Kubernetes takes there) that is another (an empty one is the field's default)."""
+    found = []
+    for at, values in fields.items():
+        for value, where in _each(node, at, path):
+            if decided(value) and value and value not in values:
+                found.append(
+                    f"{place(where, label)}: {value[:40]!r} is none of those Kubernetes takes: {', '.join(values)}."
+                )
+    return found
+
+
+def _each(node, at, path):
+    """(value, its path) for each value at `at` in `node` (which is at `path`)."""
+    if not at:
+        yield node, path
+    elif at[0] == "*":
+        for index, item in enumerate(listed(node)):
+            yield from _each(item, at[1:], [*path, index])
+    elif isinstance(node, dict) and at[0] in node:
+        yield from _each(node[at[0]], at[1:], [*path, at[0]])
+
+
+def problems_of(pod, path, label, claimed=(), template=True):
     """Each way the API server would refuse the pod spec `pod` at `path` of its object, whose
-    pods also mount the claims named `claimed` (a StatefulSet's claim templates)."""
+    pods also mount the claims named `claimed` (a StatefulSet's claim templates); `template`
+    where it is a pod template's."""
     found, volumes = _volumes(listed(pod.get("volumes")), [*path, "volumes"], label)
+    found += one_of(pod, POD_FIELDS, path, label)
+    if not listed(pod.get("containers")):
+        found.append(f"{place([*path, 'containers'], label)}: a pod runs a container at least, as Kubernetes requires.")
     volumes = None if volumes is None or not all(decided(name) for name in claimed) else volumes | set(claimed)
     containers, host_ports = set(), {}
     for field in ("initContainers", "containers"):
@@ -65,7 +108,19 @@ def problems_of(pod, path, label, claimed=()):
             found += _environment(listed(container.get("env")), [*at, "env"], label)
             found += _handlers(container, at, label)
             found += _resources(mapping(container.get("resources")), [*at, "resources"], label)
+            found += _image(container.get("image"), at, label, template)
     return found
+
+
+def _image(image, path, label, template):
+    """A container names its image; a Pod's without spaces around it (a template's may be `" "`,
+    which OpenShift's image triggers fill)."""
+    where = place([*path, "image"], label)
+    if image in (None, ""):
+        return [f"{where}: a container names its image, as Kubernetes requires."]
+    if not template and decided(image) and image != image.strip():
+        return [f"{where}: {image[:80]!r} has spaces around it, which Kubernetes refuses in a Pod."]
+    return []
 
 
 def _volumes(volumes, path, label):

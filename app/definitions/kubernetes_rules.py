@@ -7,6 +7,8 @@ that names a path (`conf.d/app.conf`) or is given twice; a pod's own slips are
 `kubernetes_pods.py`'s. The grammars are k8s.io/apimachinery's; a value that a variable with no
 default decides is judged once it is set."""
 
+import base64
+import binascii
 import re
 
 from app.definitions import kubernetes_pods
@@ -22,6 +24,8 @@ LABEL_VALUE = dns.Grammar("a label value", f"{_HOLDS}; or empty", 63, _QUALIFIED
 CONFIG_KEY = re.compile(r"(?!\.\.)[-._A-Za-z0-9]{1,253}")  # IsConfigMapKey: nor `.`
 # the fields of a ConfigMap's or Secret's keys, each kind's
 KEYED = {("ConfigMap", ""): ("data", "binaryData"), ("Secret", ""): ("data", "stringData")}
+# the fields whose values are bytes written in base64, and what to write text in instead
+ENCODED = {("Secret", "data"): "stringData", ("ConfigMap", "binaryData"): "data"}
 # The name each kind takes, (kind, API group) -> its grammar; the API server's ValidateObjectMeta
 # with the kind's name function. Kinds not here (RBAC's, custom resources) are not judged by name.
 NAMES = {
@@ -51,6 +55,33 @@ NAMES = {
     },
 }
 CRONJOB_NAME = 52  # its Jobs' names add 11 characters to it, within a DNS label's 63
+# the fields of a kind that take one of a few values, which the published schemas give in words
+UPDATES = ("RollingUpdate", "OnDelete")
+ACCESS_MODES = ("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod")
+FIELDS = {
+    ("Service", ""): {
+        ("spec", "type"): ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName"),
+        ("spec", "sessionAffinity"): ("ClientIP", "None"),
+        ("spec", "externalTrafficPolicy"): ("Cluster", "Local"),
+        ("spec", "internalTrafficPolicy"): ("Cluster", "Local"),
+        ("spec", "ports", "*", "protocol"): kubernetes_pods.PROTOCOLS,
+    },
+    ("Deployment", "apps"): {("spec", "strategy", "type"): ("Recreate", "RollingUpdate")},
+    ("StatefulSet", "apps"): {
+        ("spec", "podManagementPolicy"): ("OrderedReady", "Parallel"),
+        ("spec", "updateStrategy", "type"): UPDATES,
+        ("spec", "volumeClaimTemplates", "*", "spec", "accessModes", "*"): ACCESS_MODES,
+    },
+    ("DaemonSet", "apps"): {("spec", "updateStrategy", "type"): UPDATES},
+    ("CronJob", "batch"): {("spec", "concurrencyPolicy"): ("Allow", "Forbid", "Replace")},
+    ("PersistentVolumeClaim", ""): {
+        ("spec", "accessModes", "*"): ACCESS_MODES,
+        ("spec", "volumeMode"): ("Block", "Filesystem"),
+    },
+    ("Ingress", "networking.k8s.io"): {
+        ("spec", "rules", "*", "http", "paths", "*", "pathType"): ("Exact", "Prefix", "ImplementationSpecific")
+    },
+}
 # a selector expression's operators, and whether each takes values
 OPERATORS = {"In": True, "NotIn": True, "Exists": False, "DoesNotExist": False}
 JOBS = {("Job", "batch"), ("CronJob", "batch")}
@@ -68,9 +99,15 @@ def problems_of(manifest, kind, group, pod_path, label):
     metadata, spec = mapping(manifest.get("metadata")), mapping(manifest.get("spec"))
     found = _name(metadata.get("name"), NAMES.get((kind, group)), kind, label)
     found += _metadata(metadata, ["metadata"], label)
+    found += kubernetes_pods.one_of(manifest, FIELDS.get((kind, group), {}), [], label)
     if (kind, group) == ("Service", ""):
         found += _labels(mapping(spec.get("selector")), ["spec", "selector"], label)
         found += _service_ports(listed(spec.get("ports")), label)
+        if spec.get("type") == "ExternalName" and not spec.get("externalName"):
+            where = place(["spec", "externalName"], label)
+            found.append(f"{where}: an ExternalName Service names the host it stands for, as Kubernetes requires.")
+    if (kind, group) == ("Ingress", "networking.k8s.io"):
+        found += _ingress_paths(spec, label)
     if (kind, group) in KEYED:
         found += _keys(manifest, KEYED[kind, group], kind, label)
     if pod_path is None:
@@ -87,7 +124,19 @@ def problems_of(manifest, kind, group, pod_path, label):
     claimed = _claimed(spec) if (kind, group) == ("StatefulSet", "apps") else []
     pod = _at(manifest, pod_path)
     found += _restart_policy(pod, pod_path, RESTARTS.get((kind, group)), kind, label)
-    return found + kubernetes_pods.problems_of(pod, list(pod_path), label, claimed)
+    return found + kubernetes_pods.problems_of(pod, list(pod_path), label, claimed, template=bool(template_path))
+
+
+def _ingress_paths(spec, label):
+    """An Ingress's paths are absolute."""
+    found = []
+    for index, rule in enumerate(map(mapping, listed(spec.get("rules")))):
+        for number, path in enumerate(map(mapping, listed(mapping(rule.get("http")).get("paths")))):
+            value = path.get("path")
+            if decided(value) and value and not value.startswith("/"):
+                where = place(["spec", "rules", index, "http", "paths", number, "path"], label)
+                found.append(f"{where}: {value[:80]!r} is not absolute (starting with '/'), as Kubernetes requires.")
+    return found
 
 
 def _restart_policy(pod, pod_path, allowed, kind, label):
@@ -256,10 +305,11 @@ def _service_ports(ports, label):
 
 def _keys(manifest, fields, kind, label):
     """A ConfigMap's or Secret's keys: each a file's name in the volume that mounts it, once in
-    a ConfigMap (a Secret's `stringData` overrides its `data`)."""
+    a ConfigMap (a Secret's `stringData` overrides its `data`); the values of a Secret's `data`
+    and a ConfigMap's `binaryData` in base64. A value is never shown: it may be a secret."""
     found, seen = [], set()
     for field in fields:
-        for key in mapping(manifest.get(field)):
+        for key, value in mapping(manifest.get(field)).items():
             where = _place_of_key([field], key, label)
             if decided(key) and (key == "." or not CONFIG_KEY.fullmatch(key)):
                 found.append(
@@ -269,4 +319,18 @@ def _keys(manifest, fields, kind, label):
             elif key in seen and kind == "ConfigMap":
                 found.append(f"{where}: the key is also in data, which Kubernetes refuses.")
             seen.add(key)
+            if (kind, field) in ENCODED and decided(value) and not _base64(value):
+                found.append(
+                    f"{where}: the value is not base64, which Kubernetes reads {field} in "
+                    f"(text goes in {ENCODED[kind, field]})."
+                )
     return found
+
+
+def _base64(text):
+    """Whether Go's encoding/json reads `text` as bytes: padded standard base64, line breaks aside."""
+    try:
+        base64.b64decode(text.replace("\r", "").replace("\n", ""), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True

@@ -255,7 +255,10 @@ def test_wrong_values_where_the_measurement_reads_are_refused_with_their_place(k
 
 
 def test_an_int64_field_holds_what_an_int32_field_cannot():
-    text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  activeDeadlineSeconds: N\n  containers: []"
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  activeDeadlineSeconds: N\n"
+        "  containers: [{name: a, image: x}]"
+    )
     assert definitions.requirements("kubernetes", text.replace("N", str(2**31)))
     with pytest.raises(Invalid) as info:
         definitions.requirements("kubernetes", text.replace("N", str(2**63)))

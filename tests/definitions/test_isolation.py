@@ -15,7 +15,7 @@ from app.definitions.on_kubernetes.names import label
 from app.errors import Invalid
 from support import compose_oracle as oracle
 from support import corpus
-from support.on_kubernetes import COUNTED, LIMITS, converted, taken_by_kubernetes
+from support.on_kubernetes import COUNTED, LIMITS, converted, converted_as_run, taken_by_kubernetes
 
 
 def selects(selector, labels):
@@ -44,7 +44,7 @@ def judged(name):
     `image`: a 422 that says so)."""
     text = corpus.text(f"compose/{name}")
     try:
-        _, answer, objects = converted(text)
+        _, answer, objects, _ = converted_as_run(text)
     except Invalid as exc:
         assert "a cluster runs images" in str(exc.errors)
         return None, None, None

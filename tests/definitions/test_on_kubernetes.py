@@ -1,5 +1,6 @@
 """Compose blueprints rendered for Kubernetes, judged by the real tools: every corpus Compose file
-converts (a 422 only for a service with `build` and no `image`), every object strictly valid by
+converts (a 422 only for a service with `build` and no `image`, or an image its variables leave
+empty, which it converts with them declared), every object strictly valid by
 Kubernetes' schemas (the render measures its own stream) and decoded by kubectl, memory, CPU and
 containers equal to the Compose render's, and each service faithful to the project Docker Compose
 would start (image, replicas, environment, ports, mounts); secrets never plain in a workload;
@@ -17,7 +18,16 @@ from app.errors import Invalid
 from app.model import quantities
 from support import compose_oracle as oracle
 from support import corpus
-from support.on_kubernetes import COUNTED, LIMITS, PLAIN, converted, kinds, taken_by_kubernetes, unfaithful
+from support.on_kubernetes import (
+    COUNTED,
+    LIMITS,
+    PLAIN,
+    converted,
+    converted_as_run,
+    kinds,
+    taken_by_kubernetes,
+    unfaithful,
+)
 
 
 @pytest.mark.slow
@@ -25,7 +35,7 @@ from support.on_kubernetes import COUNTED, LIMITS, PLAIN, converted, kinds, take
 def test_every_corpus_compose_file_converts_valid_and_faithful_to_what_compose_starts(name):
     text = corpus.text(f"compose/{name}")
     try:
-        compose_render, answer, objects = converted(text)
+        compose_render, answer, objects, parameters = converted_as_run(text)
     except Invalid as exc:  # the one refusal the contract allows
         assert "build" in str(exc.errors["target"]) and "no `image`" in str(exc.errors["target"]), exc.errors
         return
@@ -40,17 +50,17 @@ def test_every_corpus_compose_file_converts_valid_and_faithful_to_what_compose_s
     assert taken_by_kubernetes(answer["yml"])
     read = definitions.measure(definitions.format_of("kubernetes"), answer["yml"])
     assert {**read, "podSecurity": None} == {**answer["requirements"], "podSecurity": None}  # as read
-    refused_alike(text)
+    refused_alike(text, parameters)
     accepted, project = oracle.config(compose_render["yml"], oracle.values_for(text), oracle.env_files(text))
     assert accepted, project
     assert unfaithful(project, yaml.safe_load(compose_render["yml"])["services"], answer["yml"]) == []
-    held_with_headroom(text, answer["requirements"])
+    held_with_headroom(text, answer["requirements"], parameters)
 
 
-def refused_alike(text):
+def refused_alike(text, parameters):
     """For a profile at each level, the stream breaks the level exactly where the render's fit says
     it does: the fit reads the Compose file's findings as the conversion runs its services."""
-    version = {"yml": text, "blueprintType": "compose", "_id": "shop"}
+    version = {"yml": text, "blueprintType": "compose", "parameters": parameters, "_id": "shop"}
     for level in ("baseline", "restricted"):
         answer = render.render(version, {}, {**LIMITS, "podSecurity": level}, cluster=Cluster("shop"))
         read = definitions.measure(definitions.format_of("kubernetes"), answer["yml"])["podSecurity"]["kubernetes"]
@@ -61,10 +71,10 @@ HEADROOM = {"pods": 2, "memory": "128Mi", "cpu": "100m"}
 ROOMY = {**LIMITS, "cluster": {"headroom": HEADROOM}}
 
 
-def held_with_headroom(text, requirements):
+def held_with_headroom(text, requirements, parameters):
     """An instance of `text` in a namespace of its own under a profile with a headroom: its
     requirements and quota are what it runs and the headroom, its pods counted, the stream strict."""
-    version = {"yml": text, "blueprintType": "compose", "_id": "shop"}
+    version = {"yml": text, "blueprintType": "compose", "parameters": parameters, "_id": "shop"}
     answer = render.render(version, {}, ROOMY, cluster=Cluster("shop", "shop", holds_namespace=True))
     counted = answer["requirements"]
     assert counted["memoryBytes"] == requirements["memoryBytes"] + 128 * 2**20
@@ -240,6 +250,22 @@ def test_what_cannot_convert_is_a_422_naming_why(text, options, field):
     with pytest.raises(Invalid) as refused:
         converted(text, **options)
     assert field in refused.value.errors
+
+
+def test_an_image_a_variable_leaves_empty_is_a_422_until_the_variable_is_given():
+    """Compose reads `$IMAGE` unset as empty (and fills it in where it deploys); a cluster has no
+    such environment, and the API server refuses a container without an image."""
+    text = 'services:\n  web:\n    image: "$IMAGE"\n  db:\n    image: "postgres:${TAG}"\n'
+    with pytest.raises(Invalid) as refused:
+        converted(text)
+    assert refused.value.errors["target"] == [
+        "services.web.image: empty, as Compose reads the variables in it when none is set: a cluster runs images "
+        "(declare them as parameters, or write the image)."
+    ]
+    declared = {"type": "object", "properties": {"IMAGE": {"type": "string", "default": "nginx"}}}
+    _, answer, objects = converted(text, parameters=declared)
+    assert kinds(objects, "Deployment")["web"]["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx"
+    assert taken_by_kubernetes(answer["yml"])
 
 
 def test_what_a_file_asks_to_be_written_out_is_bounded():

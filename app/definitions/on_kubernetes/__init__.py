@@ -149,6 +149,15 @@ class _Writer:
             raise Invalid(
                 {"target": [f"{'.'.join(where)}: a service with `build` and no `image`: a cluster runs images."]}
             )
+        if spec["image"] in ("", None):
+            raise Invalid(
+                {
+                    "target": [
+                        f"{'.'.join(where)}.image: empty, as Compose reads the variables in it when none is "
+                        "set: a cluster runs images (declare them as parameters, or write the image)."
+                    ]
+                }
+            )
         name = self.names.of(service.name, ".".join(where))
         _name_what_is_not_carried(spec, where, notes)
         selector = {NAME: name, INSTANCE: self.cluster.instance}
