@@ -96,6 +96,57 @@ def refusal(text):
             "containers.1.ports.0.hostPort: spec.template.spec.containers.0.ports.0 takes the host's port 8080 (TCP)",
         ),
         (
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {password: hunter2!}",
+            "Secret/s: data.password: the value is not base64, which Kubernetes reads data in (text goes in "
+            "stringData).",
+        ),
+        (
+            CONFIG_MAP.format("{a: plain text}") + "\nbinaryData: {b: 'aGk'}",
+            "ConfigMap/c: binaryData.b: the value is not base64",
+        ),
+        (
+            SERVICE.format("[{port: 80, protocol: tcp}]"),
+            "Service/s: spec.ports.0.protocol: 'tcp' is none of those Kubernetes takes: TCP, UDP, SCTP.",
+        ),
+        (
+            "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {type: nodeport, ports: [{port: 80}]}",
+            "spec.type: 'nodeport' is none of those Kubernetes takes: ClusterIP, NodePort, LoadBalancer, ExternalName.",
+        ),
+        (
+            "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {type: ExternalName}",
+            "Service/s: spec.externalName: an ExternalName Service names the host it stands for",
+        ),
+        (
+            deployment(containers=web("imagePullPolicy: always, ports: [{containerPort: 80, protocol: Tcp}]")),
+            "containers.0.imagePullPolicy: 'always' is none of those Kubernetes takes: Always, IfNotPresent, Never.",
+        ),
+        (
+            deployment(containers=web("imagePullPolicy: always, ports: [{containerPort: 80, protocol: Tcp}]")),
+            "containers.0.ports.0.protocol: 'Tcp' is none of those Kubernetes takes",
+        ),
+        (
+            "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: d}\n"
+            "spec: {accessModes: [ReadWriteOnly], resources: {requests: {storage: 1Gi}}}",
+            "PersistentVolumeClaim/d: spec.accessModes.0: 'ReadWriteOnly' is none of those Kubernetes takes",
+        ),
+        (
+            "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: i}\nspec: {rules: [{http: {paths: "
+            "[{path: api, pathType: Prefix, backend: {service: {name: s, port: {number: 80}}}}]}}]}",
+            "Ingress/i: spec.rules.0.http.paths.0.path: 'api' is not absolute (starting with '/')",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: []}",
+            "Pod/p: spec.containers: a pod runs a container at least, as Kubernetes requires.",
+        ),
+        (
+            deployment(containers="[{name: web}]"),
+            "spec.template.spec.containers.0.image: a container names its image, as Kubernetes requires.",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, image: ' nginx'}]}",
+            "Pod/p: spec.containers.0.image: ' nginx' has spaces around it, which Kubernetes refuses in a Pod.",
+        ),
+        (
             deployment(containers=web("resources: {requests: {memory: 512Mi}, limits: {memory: 256Mi}}")),
             "containers.0.resources.requests.memory: 512Mi is more than its limit, 256Mi, which Kubernetes refuses.",
         ),
@@ -250,6 +301,12 @@ def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
         ),
         deployment(containers=web("volumeMounts: [{name: a, mountPath: /d}, {name: a, mountPath: /e}]", "a")),
         deployment(containers=web("env: [{name: my.setting, value: x}, {name: 'a b', value: z}]")),  # relaxed
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: aGk=, b: '', c: \"aGVs\\nbG8=\"}",
+        CONFIG_MAP.format("{a: 'any text, not base64!'}"),
+        deployment(containers="[{name: web, image: ' '}]"),  # OpenShift's image triggers fill a template's
+        "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {type: ExternalName, externalName: db.example.com}",
+        SERVICE.format("[{port: 80, protocol: UDP}]"),
+        deployment(containers=web("imagePullPolicy: IfNotPresent, terminationMessagePolicy: ''")),  # '': default
         deployment(
             containers=web(
                 "resources: {requests: {cpu: 500m, memory: 128Mi, nvidia.com/gpu: 1, hugepages-2Mi: 4Mi}, "
@@ -342,3 +399,8 @@ def test_an_object_written_twice_is_refused_as_the_kustomize_of_a_git_environmen
         (tmp_path / name).write_text(text)
     built = subprocess.run([kubectl, "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert built.returncode != 0 and "already registered id" in built.stderr
+
+
+def test_a_secrets_value_that_is_not_base64_is_never_shown():
+    problems = refusal("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {password: 'correct horse!'}")
+    assert len(problems) == 1 and "data.password" in problems[0] and "horse" not in problems[0]
