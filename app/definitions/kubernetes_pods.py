@@ -3,9 +3,10 @@ most: a container or volume named twice or not as a DNS label, a port name that 
 name or is given twice in a container, a port number outside 1-65535, a host's port two containers
 take, a probe's or hook's port that is no number nor name (`'8080'`), a request above its limit (or,
 for what cannot be overcommitted, such as a GPU or huge pages, other than it or without one), a
-mount naming no volume of the pod or a path mounted twice, an environment variable's name with `=`
-or beyond printable ASCII. apimachinery's ValidatePodSpec; a value that a variable with no default
-decides is judged once it is set."""
+probe or hook doing none or several things, a volume of two sources, a container without an image, a
+value outside the few a field takes, a mount naming no volume of the pod or a path mounted twice, an
+environment variable's name with `=` or beyond printable ASCII. apimachinery's ValidatePodSpec; a
+value that a variable with no default decides is judged once it is set."""
 
 import re
 
@@ -36,6 +37,8 @@ POD_FIELDS = {
         }.items()
     },
 }
+# what a probe (True) or a lifecycle hook (False) may do, one of
+ACTIONS = {True: ("exec", "httpGet", "tcpSocket", "grpc"), False: ("exec", "httpGet", "tcpSocket", "sleep")}
 HUGE_PAGES = "hugepages-"
 ENV_NAME = re.compile(r"[ -<>-~]+")  # IsRelaxedEnvVarName: printable ASCII but `=`
 
@@ -126,11 +129,15 @@ def _image(image, path, label, template):
 def _volumes(volumes, path, label):
     """The problems of the pod's volumes' names, and those names (None where a variable decides one)."""
     found, names, known = [], set(), True
-    for index, volume in enumerate(volumes):
-        name = mapping(volume).get("name")
+    for index, volume in enumerate(map(mapping, volumes)):
+        name = volume.get("name")
         if decided(name):
             found += named_once(name, names, [*path, index, "name"], label, "volume of the pod")
         known = known and not isinstance(name, Unresolved)
+        sources = [key for key, value in volume.items() if key != "name" and value is not None]
+        if len(sources) > 1:
+            named = " and ".join(str(source)[:40] for source in sources[:4])
+            found.append(f"{place([*path, index], label)}: {named}: a volume is one of them, as Kubernetes requires.")
     return found, names if known else None
 
 
@@ -161,16 +168,31 @@ def _host_ports(ports, taken, path, label):
 
 
 def _handlers(container, at, label):
-    """A probe's or lifecycle hook's port: a number (1-65535) or a port's name (`8080` quoted is
-    neither, which Kubernetes refuses)."""
+    """A probe or lifecycle hook does one thing (`exec`, `httpGet`, ...), on a port that is a
+    number (1-65535) or a port's name (`8080` quoted is neither); a liveness or startup probe
+    succeeds once (successThreshold 1). Kubernetes refuses the rest."""
     found = []
     for field, event in HANDLERS:
-        handler = mapping(mapping(container.get(field)).get(event) if event else container.get(field))
+        given = container.get(field) if event is None else mapping(container.get(field)).get(event)
+        if not isinstance(given, dict):
+            continue
+        where = [*at, *filter(None, (field, event))]
+        actions = [action for action in ACTIONS[event is None] if given.get(action) is not None]
+        if len(actions) != 1:
+            said = " and ".join(actions) or "nothing"
+            what = "probe" if event is None else "hook"
+            found.append(
+                f"{place(where, label)}: does {said}: a {what} does one of {', '.join(ACTIONS[event is None])}, "
+                "as Kubernetes requires."
+            )
         for action in ("httpGet", "tcpSocket", "grpc"):
-            port, where = mapping(handler.get(action)), [*at, *filter(None, (field, event)), action]
-            found += port_problems(port, "port", where, label)
+            port, path = mapping(given.get(action)), [*where, action]
+            found += port_problems(port, "port", path, label)
             if action != "grpc" and decided(port.get("port")) and (why := dns.PORT_NAME.problem(port["port"])):
-                found.append(f"{place([*where, 'port'], label)}: {why}, which Kubernetes requires of a port.")
+                found.append(f"{place([*path, 'port'], label)}: {why}, which Kubernetes requires of a port.")
+        threshold = given.get("successThreshold", 1)
+        if field in ("livenessProbe", "startupProbe") and isinstance(threshold, int) and threshold != 1:
+            found.append(f"{place([*where, 'successThreshold'], label)}: {threshold}: a {field} succeeds once (1).")
     return found
 
 

@@ -2,8 +2,9 @@
 people make most: a name its kind does not take (`My_App`), a label or annotation key or a label
 value Kubernetes does not read, a workload whose selector does not select its own pods or whose
 selector expressions Kubernetes does not read, a Job whose selector Kubernetes would make or whose
-pods would restart Always, a Service's ports unnamed or named twice, a ConfigMap's or Secret's key
-that names a path (`conf.d/app.conf`) or is given twice; a pod's own slips are
+pods would restart Always, a Service's ports unnamed or named twice or given a nodePort it cannot
+have, a value outside the few a field takes, a Secret's data not in base64, a ConfigMap's or
+Secret's key that names a path (`conf.d/app.conf`) or is given twice; a pod's own slips are
 `kubernetes_pods.py`'s. The grammars are k8s.io/apimachinery's; a value that a variable with no
 default decides is judged once it is set."""
 
@@ -101,13 +102,17 @@ def problems_of(manifest, kind, group, pod_path, label):
     found += _metadata(metadata, ["metadata"], label)
     found += kubernetes_pods.one_of(manifest, FIELDS.get((kind, group), {}), [], label)
     if (kind, group) == ("Service", ""):
-        found += _labels(mapping(spec.get("selector")), ["spec", "selector"], label)
-        found += _service_ports(listed(spec.get("ports")), label)
-        if spec.get("type") == "ExternalName" and not spec.get("externalName"):
-            where = place(["spec", "externalName"], label)
-            found.append(f"{where}: an ExternalName Service names the host it stands for, as Kubernetes requires.")
+        found += _service(spec, label)
     if (kind, group) == ("Ingress", "networking.k8s.io"):
         found += _ingress_paths(spec, label)
+    strategy = mapping(spec.get("strategy"))
+    if (
+        (kind, group) == ("Deployment", "apps")
+        and strategy.get("type") == "Recreate"
+        and strategy.get("rollingUpdate") is not None
+    ):
+        where = place(["spec", "strategy", "rollingUpdate"], label)
+        found.append(f"{where}: a Recreate strategy takes no rollingUpdate, as Kubernetes requires.")
     if (kind, group) in KEYED:
         found += _keys(manifest, KEYED[kind, group], kind, label)
     if pod_path is None:
@@ -125,6 +130,21 @@ def problems_of(manifest, kind, group, pod_path, label):
     pod = _at(manifest, pod_path)
     found += _restart_policy(pod, pod_path, RESTARTS.get((kind, group)), kind, label)
     return found + kubernetes_pods.problems_of(pod, list(pod_path), label, claimed, template=bool(template_path))
+
+
+def _service(spec, label):
+    """A Service's selector, its ports (a nodePort only where a node listens), an ExternalName's host."""
+    found = _labels(mapping(spec.get("selector")), ["spec", "selector"], label)
+    found += _service_ports(listed(spec.get("ports")), label)
+    if spec.get("type", "ClusterIP") in ("ClusterIP", ""):
+        for index, port in enumerate(listed(spec.get("ports"))):
+            if mapping(port).get("nodePort"):
+                where = place(["spec", "ports", index, "nodePort"], label)
+                found.append(f"{where}: a ClusterIP Service has none, as Kubernetes requires.")
+    if spec.get("type") == "ExternalName" and not spec.get("externalName"):
+        where = place(["spec", "externalName"], label)
+        found.append(f"{where}: an ExternalName Service names the host it stands for, as Kubernetes requires.")
+    return found
 
 
 def _ingress_paths(spec, label):

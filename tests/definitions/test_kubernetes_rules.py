@@ -135,6 +135,37 @@ def refusal(text):
             "Ingress/i: spec.rules.0.http.paths.0.path: 'api' is not absolute (starting with '/')",
         ),
         (
+            SERVICE.format("[{port: 80, nodePort: 30080}]"),
+            "Service/s: spec.ports.0.nodePort: a ClusterIP Service has none, as Kubernetes requires.",
+        ),
+        (
+            deployment().replace(
+                "spec:\n  selector:", "spec:\n  strategy: {type: Recreate, rollingUpdate: {}}\n  selector:"
+            ),
+            "Deployment/web: spec.strategy.rollingUpdate: a Recreate strategy takes no rollingUpdate",
+        ),
+        (
+            deployment(containers=web("livenessProbe: {exec: {command: [x]}, httpGet: {port: 80}}")),
+            "containers.0.livenessProbe: does exec and httpGet: a probe does one of exec, httpGet, tcpSocket, grpc",
+        ),
+        (
+            deployment(containers=web("readinessProbe: {periodSeconds: 5}")),
+            "containers.0.readinessProbe: does nothing: a probe does one of",
+        ),
+        (
+            deployment(containers=web("startupProbe: {tcpSocket: {port: 80}, successThreshold: 3}")),
+            "containers.0.startupProbe.successThreshold: 3: a startupProbe succeeds once (1).",
+        ),
+        (
+            deployment(containers=web("lifecycle: {preStop: {}}")),
+            "lifecycle.preStop: does nothing: a hook does one of exec, httpGet, tcpSocket, sleep",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {volumes: [{name: v, emptyDir: {}, "
+            "configMap: {name: c}}], containers: [{name: a, image: x}]}",
+            "Pod/p: spec.volumes.0: emptyDir and configMap: a volume is one of them",
+        ),
+        (
             "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: []}",
             "Pod/p: spec.containers: a pod runs a container at least, as Kubernetes requires.",
         ),
@@ -306,6 +337,14 @@ def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
         deployment(containers="[{name: web, image: ' '}]"),  # OpenShift's image triggers fill a template's
         "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {type: ExternalName, externalName: db.example.com}",
         SERVICE.format("[{port: 80, protocol: UDP}]"),
+        "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"
+        "spec: {type: NodePort, ports: [{port: 80, nodePort: 30080}]}",
+        deployment(
+            containers=web(
+                "readinessProbe: {httpGet: {port: 80}, successThreshold: 2}, "
+                "lifecycle: {preStop: {sleep: {seconds: 5}}}"
+            )
+        ),
         deployment(containers=web("imagePullPolicy: IfNotPresent, terminationMessagePolicy: ''")),  # '': default
         deployment(
             containers=web(
