@@ -508,22 +508,30 @@ def judge(documents, totals):
     totals.claims = claimed(mapping(mapping(doc).get("volumes")), [mapping(resolved[name]) for name in sorted(running)])
     found += misrouted
     measured = _measure(resolved, running, Totals() if found else totals, _short_form(declared, resolved))
-    if not found:  # what an engine would be asked to do beyond running images: built, host ports bound
-        started_ones = [(name, mapping(resolved[name])) for name in sorted(running)]
-        totals.builds = [name for name, service in started_ones if "build" in service]
-        pairs = (pair for _, service in started_ones for pair in published(service))
-        totals.published = list(itertools.islice(pairs, MOST_PUBLISHED + 1))  # one past: refused, saying so
-        totals.shared = _beyond_the_project(mapping(doc), started_ones)
-    totals.security = {
-        target: [
-            finding
-            for name, service in resolved.items()
-            if name in running
-            for finding in pod_security.of_service(service, ["services", name], target)
-        ][: pod_security.MOST_FINDINGS]
-        for target in ("compose", "kubernetes")
-    }
+    if not found:
+        _engine_asks(doc, [(name, mapping(resolved[name])) for name in sorted(running)], totals)
+    totals.security = {target: _security(resolved, running, target) for target in ("compose", "kubernetes")}
     return found + [problem for problem in measured if problem not in found]
+
+
+def _engine_asks(doc, started_ones, totals):
+    """What an engine is asked to do beyond running images, into `totals`: images built, host
+    ports bound (one past the most, which is refused saying so), what is shared beyond the project."""
+    totals.builds = [name for name, service in started_ones if "build" in service]
+    pairs = (pair for _, service in started_ones for pair in published(service))
+    totals.published = list(itertools.islice(pairs, MOST_PUBLISHED + 1))
+    totals.shared = _beyond_the_project(mapping(doc), started_ones)
+
+
+def _security(resolved, running, target):
+    """The pod security findings of the services `up` starts, run on `target` (at most MOST_FINDINGS)."""
+    found = (
+        finding
+        for name, service in resolved.items()
+        if name in running
+        for finding in pod_security.of_service(service, ["services", name], target)
+    )
+    return list(itertools.islice(found, pod_security.MOST_FINDINGS))
 
 
 def _replicas(service, where, found, totals):

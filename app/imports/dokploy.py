@@ -541,6 +541,11 @@ def _routed(definition, domains, scope, found):
         routes.append(route)
     if routes:
         definition[ROUTES] = routes
+    _without_the_proxys_network(definition, found)
+
+
+def _without_the_proxys_network(definition, found):
+    """`definition` with Dokploy's proxy's network left out, at the top and in every service."""
     networks = definition.get("networks")
     if isinstance(networks, dict) and DOKPLOY_NETWORK in networks:
         del networks[DOKPLOY_NETWORK]

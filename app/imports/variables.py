@@ -123,6 +123,16 @@ def typed(text):
     return "string", text
 
 
+def _default_of(uses):
+    """The first default a use of a variable gives (`${X:-1g}`) that waits for no other, or None."""
+    for placeholder, _ in uses:
+        if placeholder.operator in (":-", "-"):
+            value, waits = placeholders.resolve(placeholder.argument)
+            if not waits:
+                return value
+    return None
+
+
 def inferred(text, env=None, given=None, unset_optional=False):
     """(properties, required, notes) of the variables of a Compose file, with its `.env` values;
     those `given` ({name: schema}, as another format declares them) taken as they are. A variable
@@ -135,14 +145,7 @@ def inferred(text, env=None, given=None, unset_optional=False):
         if name in given:
             properties[name] = given[name]
             continue
-        default = env.get(name)
-        if default is None:
-            for placeholder, _ in uses:
-                if placeholder.operator in (":-", "-"):
-                    value, waits = placeholders.resolve(placeholder.argument)
-                    if not waits:
-                        default = value
-                        break
+        default = env.get(name, _default_of(uses))
         whole = any(is_whole for _, is_whole in uses)
         schema = {"type": "string"}
         if default is not None:
