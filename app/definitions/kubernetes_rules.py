@@ -1,12 +1,12 @@
 """What the Kubernetes API server refuses in an object that its schema cannot say, for the slips
 people make most: a name its kind does not take (`My_App`), a label or annotation key or a label
 value Kubernetes does not read, a workload whose selector does not select its own pods or whose
-selector expressions Kubernetes does not read, a Job whose selector Kubernetes would make or whose
-pods would restart Always, a Service's ports unnamed or named twice or given a nodePort it cannot
-have, a value outside the few a field takes, a Secret's data not in base64, a ConfigMap's or
-Secret's key that names a path (`conf.d/app.conf`) or is given twice; a pod's own slips are
-`kubernetes_pods.py`'s. The grammars are k8s.io/apimachinery's; a value that a variable with no
-default decides is judged once it is set."""
+selector expressions Kubernetes does not read, a CronJob's schedule of other than five fields, a Job
+whose selector Kubernetes would make or whose pods would restart Always, a Service's ports unnamed
+or named twice or given a nodePort it cannot have, a value outside the few a field takes, a Secret's
+data not in base64, a ConfigMap's or Secret's key that names a path (`conf.d/app.conf`) or is given
+twice; a pod's own slips are `kubernetes_pods.py`'s. The grammars are k8s.io/apimachinery's; a value
+that a variable with no default decides is judged once it is set."""
 
 import base64
 import binascii
@@ -55,6 +55,8 @@ NAMES = {
         )
     },
 }
+# the schedules a CronJob may name instead of five fields (robfig/cron's descriptors)
+DESCRIPTORS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
 CRONJOB_NAME = 52  # its Jobs' names add 11 characters to it, within a DNS label's 63
 # the fields of a kind that take one of a few values, which the published schemas give in words
 UPDATES = ("RollingUpdate", "OnDelete")
@@ -105,6 +107,8 @@ def problems_of(manifest, kind, group, pod_path, label):
         found += _service(spec, label)
     if (kind, group) == ("Ingress", "networking.k8s.io"):
         found += _ingress_paths(spec, label)
+    if (kind, group) == ("CronJob", "batch") and decided(spec.get("schedule")):
+        found += _schedule(spec["schedule"], label)
     strategy = mapping(spec.get("strategy"))
     if (
         (kind, group) == ("Deployment", "apps")
@@ -145,6 +149,22 @@ def _service(spec, label):
         where = place(["spec", "externalName"], label)
         found.append(f"{where}: an ExternalName Service names the host it stands for, as Kubernetes requires.")
     return found
+
+
+def _schedule(schedule, label):
+    """A CronJob's schedule as robfig/cron's ParseStandard reads it: five fields or a descriptor
+    (`@daily`, `@every 1h`); its time zone in `timeZone`, not in the schedule. What each field
+    holds is not judged here."""
+    where, words = place(["spec", "schedule"], label), schedule.split()
+    if "TZ" in schedule:
+        return [f"{where}: a time zone goes in spec.timeZone; Kubernetes refuses TZ or CRON_TZ in a schedule."]
+    if words and words[0].startswith("@"):
+        if (words[0] in DESCRIPTORS and len(words) == 1) or (words[0] == "@every" and len(words) == 2):
+            return []
+        return [f"{where}: {words[0][:20]!r} is none of {', '.join(DESCRIPTORS)}, nor `@every` a duration."]
+    if len(words) != 5:
+        return [f"{where}: {len(words)} fields; a schedule has five (minute, hour, day of month, month, day of week)."]
+    return []
 
 
 def _ingress_paths(spec, label):

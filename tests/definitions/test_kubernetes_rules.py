@@ -34,6 +34,10 @@ JOB_SELECTING = (
     "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: j}}\nspec: {{{}template: {{metadata: {{labels: {{app: j}}}}, "
     "spec: {{restartPolicy: Never, containers: [{{name: a, image: b}}]}}}}}}"
 )
+CRONJOB = (
+    "apiVersion: batch/v1\nkind: CronJob\nmetadata: {{name: c}}\nspec:\n  schedule: {}\n"
+    "  jobTemplate: {{spec: {{template: {{spec: {{restartPolicy: Never, containers: [{{name: c, image: x}}]}}}}}}}}"
+)
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata: {}"
 SERVICE = "apiVersion: v1\nkind: Service\nmetadata: {{name: s}}\nspec: {{selector: {{app: web}}, ports: {}}}"
 
@@ -134,6 +138,13 @@ def refusal(text):
             "[{path: api, pathType: Prefix, backend: {service: {name: s, port: {number: 80}}}}]}}]}",
             "Ingress/i: spec.rules.0.http.paths.0.path: 'api' is not absolute (starting with '/')",
         ),
+        (
+            CRONJOB.format("'0 0 0 * * *'"),
+            "CronJob/c: spec.schedule: 6 fields; a schedule has five (minute, hour, day of month, month, day of week).",
+        ),
+        (CRONJOB.format("'@often'"), "spec.schedule: '@often' is none of @yearly, @annually"),
+        (CRONJOB.format("'@daily at noon'"), "spec.schedule: '@daily' is none of"),
+        (CRONJOB.format("'CRON_TZ=UTC 0 0 * * *'"), "spec.schedule: a time zone goes in spec.timeZone"),
         (
             SERVICE.format("[{port: 80, nodePort: 30080}]"),
             "Service/s: spec.ports.0.nodePort: a ClusterIP Service has none, as Kubernetes requires.",
@@ -337,6 +348,9 @@ def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
         deployment(containers="[{name: web, image: ' '}]"),  # OpenShift's image triggers fill a template's
         "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {type: ExternalName, externalName: db.example.com}",
         SERVICE.format("[{port: 80, protocol: UDP}]"),
+        CRONJOB.format("'*/5 1-3 * JAN-MAR SUN'"),
+        CRONJOB.format("'@hourly'"),
+        CRONJOB.format("'@every 90m'"),
         "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"
         "spec: {type: NodePort, ports: [{port: 80, nodePort: 30080}]}",
         deployment(
