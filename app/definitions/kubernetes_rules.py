@@ -137,14 +137,9 @@ def problems_of(manifest, kind, group, pod_path, label):
 
 
 def _service(spec, label):
-    """A Service's selector, its ports (a nodePort only where a node listens), an ExternalName's host."""
+    """A Service's selector, its ports, an ExternalName's host."""
     found = _labels(mapping(spec.get("selector")), ["spec", "selector"], label)
-    found += _service_ports(listed(spec.get("ports")), label)
-    if spec.get("type", "ClusterIP") in ("ClusterIP", ""):
-        for index, port in enumerate(listed(spec.get("ports"))):
-            if mapping(port).get("nodePort"):
-                where = place(["spec", "ports", index, "nodePort"], label)
-                found.append(f"{where}: a ClusterIP Service has none, as Kubernetes requires.")
+    found += _service_ports(listed(spec.get("ports")), spec.get("type", "ClusterIP") in ("ClusterIP", ""), label)
     if spec.get("type") == "ExternalName" and not spec.get("externalName"):
         where = place(["spec", "externalName"], label)
         found.append(f"{where}: an ExternalName Service names the host it stands for, as Kubernetes requires.")
@@ -323,9 +318,10 @@ def _selects(expression, labels):
     return (key in labels) == (operator == "Exists")
 
 
-def _service_ports(ports, label):
+def _service_ports(ports, cluster_ip, label):
     """A Service's ports: each named (a DNS label, once) where there are several, each a port
-    number, each target a port number or a port name (0 or none: the port itself)."""
+    number, each target a port number or a port name (0 or none: the port itself); no nodePort
+    on a `cluster_ip` Service's, where no node listens."""
     found, names = [], set()
     for index, port in enumerate(ports):
         port, at = mapping(port), ["spec", "ports", index]
@@ -340,6 +336,8 @@ def _service_ports(ports, label):
         if decided(target) and target and (why := dns.PORT_NAME.problem(target)):
             found.append(f"{place([*at, 'targetPort'], label)}: {why}, which Kubernetes requires of a target.")
         found += port_problems(port, "targetPort", at, label, unset=True)
+        if cluster_ip and port.get("nodePort"):
+            found.append(f"{place([*at, 'nodePort'], label)}: a ClusterIP Service has none, as Kubernetes requires.")
     return found
 
 
