@@ -1,6 +1,7 @@
 """bpctl against a real service: the test users' service on a socket (the embedded database behind
-it), run through Click's CliRunner or as the installed program in a real process, always with a
-configuration folder and environment of its own (whatever the caller exported)."""
+it), run through Click's CliRunner or, where the process itself is what a test checks, as the
+installed program in a process of its own; always with a configuration folder and environment of
+its own (whatever the caller exported)."""
 
 import os
 import subprocess
@@ -34,20 +35,22 @@ class Bpctl:
         return {"BPCTL_URL": self.url, "XDG_CONFIG_HOME": str(self.home), **extra}
 
     def __call__(self, *args, input=None, **env):
+        """Run in this process through Click's CliRunner: its exit code, and its standard output and
+        error apart, as text. A crash is raised with its traceback rather than read as an exit code.
+        What only a process of its own shows (pipes, the process list, a missing terminal) is run
+        with `process` or `run`."""
+        cleared = {name: None for name in VARIABLES}
+        result = CliRunner().invoke(cli, list(args), input=input, env={**cleared, **self.env(**env)})
+        if result.exception and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return Result(result.exit_code, result.stdout, result.stderr)
+
+    def process(self, *args, input=None, **env):
         """Run the installed program in a process of its own, as a person or a script runs it: its
         exit code, and its standard output and error apart, as text."""
         given = input.encode() if isinstance(input, str) else input
         done = self.run(*args, input=given, **env)
         return Result(done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace"))
-
-    def inside(self, *args, **env):
-        """Run in this process (CliRunner), for a test that changes the client's own limits or
-        watches its calls; otherwise as `__call__`."""
-        cleared = {name: None for name in VARIABLES}
-        result = CliRunner().invoke(cli, list(args), env={**cleared, **self.env(**env)})
-        if result.exception and not isinstance(result.exception, SystemExit):
-            raise result.exception
-        return Result(result.exit_code, result.stdout, result.stderr)
 
     def environ(self, **env):
         """The environment of a process of its own: this process's, without any BPCTL_* or XDG_*."""

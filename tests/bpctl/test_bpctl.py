@@ -149,7 +149,7 @@ def test_logout_keeps_the_token_while_the_service_is_out_of_reach(bpctl):
 
 
 def test_login_reads_the_password_never_showing_it_and_takes_the_environment(bpctl):
-    done = bpctl("login", "-u", "alice", input=PASSWORD + "\n")  # piped in where a terminal would prompt
+    done = bpctl.process("login", "-u", "alice", input=PASSWORD + "\n")  # piped in where a terminal would prompt
     assert done.code == 0 and "as alice" in done.err and PASSWORD not in done.out + done.err
     assert bpctl("login", **ALICE).code == 0  # BPCTL_USERNAME and BPCTL_PASSWORD, no prompt
 
@@ -158,7 +158,7 @@ def test_login_refused_and_misused(bpctl):
     done = bpctl("login", "-u", "alice", "--password-stdin", input="wrong password\n")
     assert done.code == 3 and "401" in done.err and "wrong password" not in done.out + done.err
     assert not (bpctl.home / "bpctl" / "tokens.json").exists()
-    assert bpctl("login", "--no-such-option").code == 2
+    assert bpctl.process("login", "--no-such-option").code == 2
     scripted = bpctl.run("login", "-u", "alice", input=b"")  # no terminal, no BPCTL_PASSWORD: a usage error
     assert scripted.returncode == 2 and b"set BPCTL_PASSWORD, or pipe it in with --password-stdin" in scripted.stderr
     assert b"Warning" not in scripted.stderr  # nothing but the reason (Python's prompt warned that it may echo)
@@ -173,7 +173,7 @@ def test_a_token_file_others_may_read_is_not_used(bpctl):
 
 
 def test_without_credentials_it_says_how_to_sign_in(bpctl):
-    done = bpctl("ls")
+    done = bpctl.process("ls")
     assert done.code == 3 and "401" in done.err and "bpctl login" in done.err
     done = bpctl("ls", BPCTL_TOKEN="not-a-token")
     assert done.code == 3 and "not-a-token" not in done.out + done.err
@@ -192,7 +192,7 @@ def test_credentials_never_show_in_output_or_the_process_list(bpctl, web):
 
 
 def test_an_unreachable_service_names_the_url(bpctl):
-    done = Bpctl("http://127.0.0.1:9", bpctl.home)("ls", **ALICE)
+    done = Bpctl("http://127.0.0.1:9", bpctl.home).process("ls", **ALICE)
     assert done.code == 4 and "could not reach http://127.0.0.1:9" in done.err
 
 
@@ -356,7 +356,7 @@ def test_push_checks_a_broken_file_as_the_format_it_looks_like(bpctl, broken, pr
 def test_push_refused_shows_each_problem_and_a_dry_run_stores_nothing(bpctl, tmp_path):
     bad = tmp_path / "bad.yml"
     bad.write_text("services:\n  web:\n    imag: nginx\n    mem_limit: 1zz\n")
-    done = bpctl("push", str(bad), **ALICE)
+    done = bpctl.process("push", str(bad), **ALICE)
     assert done.code == 3 and "422" in done.err
     lines = problem_lines(done)
     assert any(line.startswith("yml: services.web") and "imag" in line for line in lines)
@@ -408,7 +408,7 @@ def test_fit_to_the_default_profile_or_a_named_one(bpctl, web):
     assert done.code == 0 and done.out.splitlines()[-1] == "fits"
     assert done.out.splitlines()[1].split() == ["memory", "512Mi", "0B", "2Gi", "2Gi", "1.5Gi", "fits"]
     assert bpctl("profile", "create", "tiny", "--memory", "100Mi", **ALICE).code == 0
-    done = bpctl("fit", "web", "--profile", "tiny", **ALICE)
+    done = bpctl.process("fit", "web", "--profile", "tiny", **ALICE)
     assert done.code == 1 and done.out.splitlines()[-1] == "does not fit"
     result = json.loads(bpctl("fit", "web", "--profile", "tiny", "-o", "json", **ALICE).out)
     assert result["resources"]["memory"]["verdict"] == "exceeds"
@@ -629,7 +629,7 @@ def test_without_a_network_an_import_says_so_once_and_why_each_template_is_skipp
     tried = []
     monkeypatch.setattr(fetch, "fetch", lambda url, real=fetch.fetch: tried.append(url) or real(url))
     catalog = corpus.folder() / "portainer" / "lissy93-templates.json"
-    done = bpctl.inside(
+    done = bpctl(
         "import", str(catalog), "--format", "portainer", "--raw-base", "http://127.0.0.1:9", "--dry-run", **ALICE
     )
     warnings = [line for line in done.err.splitlines() if line.startswith("not fetched")]
@@ -641,13 +641,13 @@ def test_without_a_network_an_import_says_so_once_and_why_each_template_is_skipp
 def test_fetching_is_limited_in_size_and_time(tmp_path, monkeypatch):
     monkeypatch.setattr(fetch, "SECONDS", 1)
     with local_server(streaming(b" ", 50, pause=0.1)) as url:  # each byte in time, the whole not
-        done = Bpctl(url, tmp_path).inside("import", f"{url}/slow.json", "--format", "native", **ALICE)
+        done = Bpctl(url, tmp_path)("import", f"{url}/slow.json", "--format", "native", **ALICE)
         assert done.code == 4 and "longer than 1 s" in done.err
     monkeypatch.setattr(fetch, "MAX_BYTES", 1024 * 1024)
     with local_server(streaming(b"x" * 65536, 100)) as url:
-        done = Bpctl(url, tmp_path).inside("import", f"{url}/big.json", "--format", "native", **ALICE)
+        done = Bpctl(url, tmp_path)("import", f"{url}/big.json", "--format", "native", **ALICE)
         assert done.code == 4 and "larger than 1 MiB" in done.err
-        done = Bpctl(url, tmp_path).inside("import", f"{url.rsplit(':', 1)[0]}:9/x.json", "--format", "native", **ALICE)
+        done = Bpctl(url, tmp_path)("import", f"{url.rsplit(':', 1)[0]}:9/x.json", "--format", "native", **ALICE)
         assert done.code == 4 and "could not fetch" in done.err
 
 
