@@ -9,42 +9,40 @@ import socket
 import pytest
 
 from app import state
+from support import scheduling
 from support.apps import make_app, serving
 from support.host_network import HostNetwork
 from support.http import FlaskClient, SocketClient
 
-ON_AN_ENGINE = {"engine", "tls_engine"}
-HOST_NETWORK = "host-network"
 
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
     """`socket` marks what needs the embedded database, so `make test-fast` can leave it out. Then
-    the units `make test`'s workers take (`--dist loadgroup`), in the order they are taken: a test
-    file is a unit, so that its servers start once, except that the tests on a Docker Engine, which
-    hold the host's network alone, are one unit, taken first; then the files that start processes
-    of their own (`slow`), the rest, more tests first, and the browsers' last, once no engine is
-    left to wait for (support/host_network.py)."""
+    the order in which `make test`'s workers take their units of work (support/scheduling.py): the
+    tests on a Docker Engine first, the files that start processes of their own (`slow`) next, then
+    the rest, more tests first, and the browsers' last, once no engine is left to wait for."""
+    units = {}
     for item in items:
         callspec = getattr(item, "callspec", None)
         if "mongo_server" in item.fixturenames or (callspec and callspec.params.get("app") == "socket"):
             item.add_marker(pytest.mark.socket)
-        on_engine = bool(ON_AN_ENGINE & set(item.fixturenames))
-        item.add_marker(pytest.mark.xdist_group(HOST_NETWORK if on_engine else item.nodeid.split("::")[0]))
-    units = {}
-    for item in items:
-        units.setdefault(item.get_closest_marker("xdist_group").args[0], []).append(item)
+        scheduling.check(item)
+        units.setdefault(scheduling.unit(item.nodeid), []).append(item)
     items[:] = [item for unit in sorted(units.values(), key=_taken_before) for item in unit]
 
 
 def _taken_before(unit):
     """The sort key of a unit of work (above)."""
     first = unit[0]
-    if first.get_closest_marker("xdist_group").args[0] == HOST_NETWORK:
+    if scheduling.unit(first.nodeid) == scheduling.HOST_NETWORK:
         return (0, 0)
     if first.get_closest_marker("browser"):
         return (3, -len(unit))
     return (1 if first.get_closest_marker("slow") else 2, -len(unit))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    return scheduling.ByUnit(config, log)
 
 
 @pytest.fixture(scope="session")
@@ -58,7 +56,7 @@ def host_network(tmp_path_factory):
 def _host_network_held(request, host_network):
     """A test on a Docker Engine holds the host's network alone; a test in a browser shares it with
     other browsers' (support/host_network.py)."""
-    on_engine = bool(ON_AN_ENGINE & set(request.fixturenames))
+    on_engine = bool(scheduling.ON_AN_ENGINE & set(request.fixturenames))
     if not on_engine and request.node.get_closest_marker("browser") is None:
         yield
         return

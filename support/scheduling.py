@@ -1,0 +1,44 @@
+"""How `make test`'s workers share the suite (pytest-xdist): a test file is a unit of work, so that
+its servers start once, except that the files with tests on a Docker Engine are one unit, run by
+one worker one test after another. Those tests hold the host's network alone
+(support/host_network.py): spread over workers they would wait for each other, and every browser
+for them. Workers take the units in the order tests/conftest.py collects them."""
+
+import pytest
+from xdist.scheduler import LoadScopeScheduling
+
+ON_AN_ENGINE = frozenset({"engine", "tls_engine"})  # the fixtures that start one
+ENGINE_FILES = frozenset(
+    {
+        "tests/bpctl/test_delivery.py",
+        "tests/environments/test_delivery.py",
+        "tests/environments/test_faults.py",
+        "tests/environments/test_observation.py",
+        "tests/environments/test_proxy.py",
+        "tests/environments/test_ssh.py",
+        "tests/environments/test_tls.py",
+        "tests/service/test_host_network.py",
+        "tests/web/test_environments_page.py",
+    }
+)
+HOST_NETWORK = "host-network"
+
+
+def unit(nodeid):
+    """The unit of work of the test `nodeid`."""
+    file = nodeid.split("::", 1)[0]
+    return HOST_NETWORK if file in ENGINE_FILES else file
+
+
+def check(item):
+    """A test on an engine in a file ENGINE_FILES does not name is refused at collection."""
+    file = item.nodeid.split("::", 1)[0]
+    if ON_AN_ENGINE & set(item.fixturenames) and file not in ENGINE_FILES:
+        raise pytest.UsageError(f"{file} has tests on a Docker Engine: name it in support/scheduling.ENGINE_FILES")
+
+
+class ByUnit(LoadScopeScheduling):
+    """xdist's scheduling by scope, a scope being a unit of work (above)."""
+
+    def _split_scope(self, nodeid):
+        return unit(nodeid)
