@@ -57,9 +57,8 @@ browser:
 
 # The suite on TEST_WORKERS processes (the tests are hermetic: any port, any order), a test file to
 # a worker so that a file's servers start once, the tests on a Docker Engine to one worker one after
-# another (support/scheduling.py), in the order tests/conftest.py gives; its ten slowest tests
-# printed last. Three on two cores: a third of a worker's time is spent waiting on servers, engines
-# and browsers.
+# another, in the order support/scheduling.py gives; its ten slowest tests printed last. Three on
+# two cores: a third of a worker's time is spent waiting on servers, engines and browsers.
 TEST_WORKERS ?= 3
 test: $(VENV)/.installed-test browser $(ORACLES)/node_modules/.installed
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=10 \

@@ -2,7 +2,9 @@
 its servers start once, except that the files with tests on a Docker Engine are one unit, run by
 one worker one test after another. Those tests hold the host's network alone
 (support/host_network.py): spread over workers they would wait for each other, and every browser
-for them. Workers take the units in the order tests/conftest.py collects them."""
+for them. Workers take the units in the order `ordered` gives (tests/conftest.py collects them
+so): the engine's first, the files that start processes of their own (`slow`) next, then the
+rest, more tests first, and the browsers' last, once no engine is left to wait for."""
 
 import pytest
 from xdist.scheduler import LoadScopeScheduling
@@ -30,11 +32,26 @@ def unit(nodeid):
     return HOST_NETWORK if file in ENGINE_FILES else file
 
 
-def check(item):
-    """A test on an engine in a file ENGINE_FILES does not name is refused at collection."""
-    file = item.nodeid.split("::", 1)[0]
-    if ON_AN_ENGINE & set(item.fixturenames) and file not in ENGINE_FILES:
-        raise pytest.UsageError(f"{file} has tests on a Docker Engine: name it in support/scheduling.ENGINE_FILES")
+def ordered(items):
+    """The collected `items` in the order of their units (above), each unit's tests together. A
+    test on an engine in a file ENGINE_FILES does not name is refused."""
+    units = {}
+    for item in items:
+        file = item.nodeid.split("::", 1)[0]
+        if ON_AN_ENGINE & set(item.fixturenames) and file not in ENGINE_FILES:
+            raise pytest.UsageError(f"{file} has tests on a Docker Engine: name it in support/scheduling.ENGINE_FILES")
+        units.setdefault(unit(item.nodeid), []).append(item)
+    return [item for tests in sorted(units.values(), key=_taken_before) for item in tests]
+
+
+def _taken_before(tests):
+    """The sort key of a unit of work, from its first test."""
+    first = tests[0]
+    if unit(first.nodeid) == HOST_NETWORK:
+        return (0, 0)
+    if first.get_closest_marker("browser"):
+        return (3, -len(tests))
+    return (1 if first.get_closest_marker("slow") else 2, -len(tests))
 
 
 class ByUnit(LoadScopeScheduling):

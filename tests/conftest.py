@@ -16,28 +16,13 @@ from support.http import FlaskClient, SocketClient
 
 
 def pytest_collection_modifyitems(items):
-    """`socket` marks what needs the embedded database, so `make test-fast` can leave it out. Then
-    the order in which `make test`'s workers take their units of work (support/scheduling.py): the
-    tests on a Docker Engine first, the files that start processes of their own (`slow`) next, then
-    the rest, more tests first, and the browsers' last, once no engine is left to wait for."""
-    units = {}
+    """`socket` marks what needs the embedded database, so `make test-fast` can leave it out; then
+    the tests go in the order `make test`'s workers take them (support/scheduling.py)."""
     for item in items:
         callspec = getattr(item, "callspec", None)
         if "mongo_server" in item.fixturenames or (callspec and callspec.params.get("app") == "socket"):
             item.add_marker(pytest.mark.socket)
-        scheduling.check(item)
-        units.setdefault(scheduling.unit(item.nodeid), []).append(item)
-    items[:] = [item for unit in sorted(units.values(), key=_taken_before) for item in unit]
-
-
-def _taken_before(unit):
-    """The sort key of a unit of work (above)."""
-    first = unit[0]
-    if scheduling.unit(first.nodeid) == scheduling.HOST_NETWORK:
-        return (0, 0)
-    if first.get_closest_marker("browser"):
-        return (3, -len(unit))
-    return (1 if first.get_closest_marker("slow") else 2, -len(unit))
+    items[:] = scheduling.ordered(items)
 
 
 @pytest.hookimpl(optionalhook=True)
