@@ -109,14 +109,8 @@ def problems_of(manifest, kind, group, pod_path, label):
         found += _ingress_paths(spec, label)
     if (kind, group) == ("CronJob", "batch") and decided(spec.get("schedule")):
         found += _schedule(spec["schedule"], label)
-    strategy = mapping(spec.get("strategy"))
-    if (
-        (kind, group) == ("Deployment", "apps")
-        and strategy.get("type") == "Recreate"
-        and strategy.get("rollingUpdate") is not None
-    ):
-        where = place(["spec", "strategy", "rollingUpdate"], label)
-        found.append(f"{where}: a Recreate strategy takes no rollingUpdate, as Kubernetes requires.")
+    if (kind, group) == ("Deployment", "apps"):
+        found += _strategy(mapping(spec.get("strategy")), label)
     if (kind, group) in KEYED:
         found += _keys(manifest, KEYED[kind, group], kind, label)
     if pod_path is None:
@@ -144,6 +138,14 @@ def _service(spec, label):
         where = place(["spec", "externalName"], label)
         found.append(f"{where}: an ExternalName Service names the host it stands for, as Kubernetes requires.")
     return found
+
+
+def _strategy(strategy, label):
+    """A Deployment's Recreate strategy takes no rollingUpdate."""
+    if strategy.get("type") == "Recreate" and strategy.get("rollingUpdate") is not None:
+        where = place(["spec", "strategy", "rollingUpdate"], label)
+        return [f"{where}: a Recreate strategy takes no rollingUpdate, as Kubernetes requires."]
+    return []
 
 
 def _schedule(schedule, label):
