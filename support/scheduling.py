@@ -26,9 +26,19 @@ ENGINE_FILES = frozenset(
 HOST_NETWORK = "host-network"
 
 
+def file_of(nodeid):
+    """The test file of the test `nodeid`."""
+    return nodeid.split("::", 1)[0]
+
+
+def on_an_engine(node):
+    """Whether the test `node` (an item, or a fixture's request) takes a Docker Engine."""
+    return bool(ON_AN_ENGINE & set(node.fixturenames))
+
+
 def unit(nodeid):
     """The unit of work of the test `nodeid`."""
-    file = nodeid.split("::", 1)[0]
+    file = file_of(nodeid)
     return HOST_NETWORK if file in ENGINE_FILES else file
 
 
@@ -37,8 +47,8 @@ def ordered(items):
     test on an engine in a file ENGINE_FILES does not name is refused."""
     units = {}
     for item in items:
-        file = item.nodeid.split("::", 1)[0]
-        if ON_AN_ENGINE & set(item.fixturenames) and file not in ENGINE_FILES:
+        file = file_of(item.nodeid)
+        if on_an_engine(item) and file not in ENGINE_FILES:
             raise pytest.UsageError(f"{file} has tests on a Docker Engine: name it in support/scheduling.ENGINE_FILES")
         units.setdefault(unit(item.nodeid), []).append(item)
     return [item for tests in sorted(units.values(), key=_taken_before) for item in tests]

@@ -41,7 +41,7 @@ def host_network(tmp_path_factory):
 def _host_network_held(request, host_network):
     """A test on a Docker Engine holds the host's network alone; a test in a browser shares it with
     other browsers' (support/host_network.py)."""
-    on_engine = bool(scheduling.ON_AN_ENGINE & set(request.fixturenames))
+    on_engine = scheduling.on_an_engine(request)
     if not on_engine and request.node.get_closest_marker("browser") is None:
         yield
         return

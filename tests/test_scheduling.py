@@ -9,11 +9,9 @@ from support import scheduling
 def test_each_file_named_as_on_an_engine_has_tests_on_one(request):
     collected = {}
     for item in request.session.items:
-        on_engine = bool(scheduling.ON_AN_ENGINE & set(item.fixturenames))
-        file = item.nodeid.split("::", 1)[0]
-        collected[file] = collected.get(file, False) or on_engine
+        file = scheduling.file_of(item.nodeid)
+        collected[file] = collected.get(file, False) or scheduling.on_an_engine(item)
     named = scheduling.ENGINE_FILES & set(collected)
     if not named:
         pytest.skip("none of the files named was collected with this test")
     assert {file for file in named if not collected[file]} == set()
-    assert {scheduling.unit(file) for file in named} == {scheduling.HOST_NETWORK}
