@@ -51,6 +51,20 @@ from app.web import sign_in
 
 log = logging.getLogger(__name__)
 UNPREPARED_BLUEPRINTS = ("ops", "docs", "web")  # they answer without the database
+API = (
+    profiles_blp,
+    blueprints_blp,
+    revisions_blp,
+    instances_blp,
+    namespaces_blp,
+    teams_blp,
+    users_blp,
+    imports_blp,
+    sources_blp,
+    environments_blp,
+    jobs_blp,
+    formats_blp,
+)
 
 
 def create_app(settings=None, mongo_client=None):
@@ -70,12 +84,11 @@ def create_app(settings=None, mongo_client=None):
     auth.init_app(app)
     across.connect()
 
-    api = openapi.Api(app)
-    resources = (profiles_blp, blueprints_blp, revisions_blp, instances_blp, namespaces_blp, teams_blp, users_blp)
-    for blp in (*resources, imports_blp, sources_blp, environments_blp, jobs_blp, formats_blp):
-        api.register_blueprint(blp)
+    openapi.init_app(app)
+    for blp in API:
+        app.register_blueprint(blp)
     problems.init_app(app)
-    app.register_blueprint(docs.blueprint(api))
+    app.register_blueprint(docs.blueprint(API))
     app.register_blueprint(web.blp)
     app.register_blueprint(sign_in.blp)
     ops.init_app(app)

@@ -8,19 +8,20 @@ from importlib.resources import files
 
 from flask import Blueprint, request, send_from_directory
 
+from app.http import openapi
 from app.http.response_headers import PAGE
 
 _DIST = str(files("flask_swagger_ui") / "dist")
 _PAGE = str(files("app.http") / "swagger")
 
 
-def blueprint(api):
-    """The routes, serving the document flask-smorest's `api` builds."""
+def blueprint(resources):
+    """The routes, serving the document of the `resources` blueprints."""
     blp = Blueprint("docs", __name__)
 
     @blp.get("/openapi.json")
     def openapi_json():
-        return {**api.spec.to_dict(), "servers": [{"url": request.script_root or "/"}]}
+        return {**openapi.document(resources), "servers": [{"url": request.script_root or "/"}]}
 
     blp.add_url_rule("/docs", "page", _page)
     blp.add_url_rule("/docs/page/<path:name>", "script", _script)

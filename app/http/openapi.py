@@ -1,14 +1,17 @@
 """flask-smorest wired to the contract: the OpenAPI document's settings, its problem responses,
-the headers it documents, and the Api and Blueprint classes every resource registers with."""
+the headers it documents, the Blueprint class every resource is built with, and the document
+itself, built once per process."""
 
+import functools
 from http import HTTPStatus
 
 import flask_smorest
 from apispec.ext.marshmallow import MarshmallowPlugin
+from flask import Flask
 from werkzeug.routing import BaseConverter
 
 from app.http.parser import Parser
-from app.http.problems import PROBLEM_JSON, ProblemSchema, http_error
+from app.http.problems import PROBLEM_JSON, ProblemSchema
 from app.http.response_headers import API_VERSION
 
 DESCRIPTION = """Profiles (named sets of resource caps) and blueprints (application templates).
@@ -91,7 +94,6 @@ class Api(flask_smorest.Api):
 
     def __init__(self, app):
         plugin = MarshmallowPlugin(schema_name_resolver=schema_name)
-        app.url_map.converters["instance_id"] = InstanceId
         super().__init__(app, spec_kwargs={"marshmallow_plugin": plugin})
         self.register_converter(InstanceId, lambda converter: {"type": "string"})
         components = self.spec.components
@@ -112,12 +114,28 @@ class Api(flask_smorest.Api):
             response["headers"] = response_headers
         return response
 
-    def handle_http_exception(self, error):
-        return http_error(error)
-
 
 class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = Parser()
+
+
+def init_app(app):
+    """What the API's routes need of the app they are registered in."""
+    app.url_map.converters["instance_id"] = InstanceId
+
+
+@functools.cache
+def document(blueprints):
+    """The OpenAPI document of these blueprints, built by flask-smorest in a Flask app of its own,
+    once per process: it depends on the code alone, and building it costs more than the rest of
+    making an app (docs/design.md)."""
+    app = Flask(__name__)
+    app.config.update(SETTINGS)
+    init_app(app)
+    api = Api(app)
+    for blp in blueprints:
+        api.register_blueprint(blp)
+    return api.spec.to_dict()
 
 
 # The error statuses of each kind of operation (401, 429 and 503 go with every one)

@@ -9,6 +9,7 @@ from http import HTTPStatus
 import marshmallow as ma
 from flask import current_app
 from pymongo.errors import ConnectionFailure, PyMongoError
+from werkzeug.exceptions import HTTPException
 
 from app.errors import Problem, Unavailable
 from app.http.preconditions import etag
@@ -137,7 +138,7 @@ def _internal_error(exc):
 
 
 def init_app(app):
-    """HTTPException is handled by the Api (openapi.Api.handle_http_exception)."""
+    app.register_error_handler(HTTPException, http_error)
     app.register_error_handler(Problem, _refused)
     app.register_error_handler(PyMongoError, _database_error)
     app.register_error_handler(Exception, _internal_error)
