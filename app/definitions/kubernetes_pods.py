@@ -1,12 +1,14 @@
 """What the Kubernetes API server refuses in a pod beyond its schema, for the slips people make
 most: a container or volume named twice or not as a DNS label, a port name that is no IANA service
 name or is given twice in a container, a port number outside 1-65535, a host's port two containers
-take, a probe's or hook's port that is no number nor name (`'8080'`), a request above its limit (or,
-for what cannot be overcommitted, such as a GPU or huge pages, other than it or without one), a
-probe or hook doing none or several things, a volume of two sources, a container without an image, a
-value outside the few a field takes, a mount naming no volume of the pod or a path mounted twice, an
-environment variable's name with `=` or beyond printable ASCII. apimachinery's ValidatePodSpec; a
-value that a variable with no default decides is judged once it is set."""
+take (an init container's apart), a probe or hook on an init container but a sidecar, a hook's
+sleep past the pod's grace period, a probe's or hook's port that is no number nor name (`'8080'`),
+a request above its limit (or, for what cannot be overcommitted, such as a GPU or huge pages, other
+than it or without one), a probe or hook doing none or several things, a volume of two sources, a
+container without an image, a value outside the few a field takes, a mount naming no volume of the
+pod or a path mounted twice, an environment variable's name with `=` or beyond printable ASCII.
+apimachinery's ValidatePodSpec; a value that a variable with no default decides is judged once it
+is set."""
 
 import re
 
@@ -40,6 +42,7 @@ POD_FIELDS = {
 # what a probe (True) or a lifecycle hook (False) may do, one of
 ACTIONS = {True: ("exec", "httpGet", "tcpSocket", "grpc"), False: ("exec", "httpGet", "tcpSocket", "sleep")}
 HUGE_PAGES = "hugepages-"
+GRACE = 30  # a pod's terminationGracePeriodSeconds where it gives none
 ENV_NAME = re.compile(r"[ -<>-~]+")  # IsRelaxedEnvVarName: printable ASCII but `=`
 
 
@@ -99,17 +102,21 @@ def problems_of(pod, path, label, claimed=(), template=True):
         found.append(f"{place([*path, 'containers'], label)}: a pod runs a container at least, as Kubernetes requires.")
     volumes = None if volumes is None or not all(decided(name) for name in claimed) else volumes | set(claimed)
     containers, host_ports = set(), {}
+    grace = pod.get("terminationGracePeriodSeconds", GRACE)
     for field in ("initContainers", "containers"):
         for index, container in enumerate(listed(pod.get(field))):
             container, at = mapping(container), [*path, field, index]
             if decided(container.get("name")):
                 found += named_once(container["name"], containers, [*at, "name"], label, "container of the pod")
             found += _ports(listed(container.get("ports")), [*at, "ports"], label)
-            if field == "containers":
-                found += _host_ports(listed(container.get("ports")), host_ports, [*at, "ports"], label)
+            # init containers run one at a time: each takes a host's port apart from the others
+            taken = host_ports if field == "containers" else {}
+            found += _host_ports(listed(container.get("ports")), taken, [*at, "ports"], label)
+            if field == "initContainers" and container.get("restartPolicy") != "Always":
+                found += _run_once(container, at, label)
             found += _mounts(listed(container.get("volumeMounts")), volumes, [*at, "volumeMounts"], label)
             found += _environment(listed(container.get("env")), [*at, "env"], label)
-            found += _handlers(container, at, label)
+            found += _handlers(container, at, label, grace)
             found += _resources(mapping(container.get("resources")), [*at, "resources"], label)
             found += _image(container.get("image"), at, label, template)
     return found
@@ -167,10 +174,28 @@ def _host_ports(ports, taken, path, label):
     return found
 
 
-def _handlers(container, at, label):
+def _integer(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _run_once(container, at, label):
+    """An init container that runs to its end before the next starts (all but a sidecar, whose
+    restartPolicy is Always) has no probe and no lifecycle hook."""
+    found = []
+    for field in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
+        if container.get(field) is not None:
+            found.append(
+                f"{place([*at, field], label)}: an init container has none unless its restartPolicy is Always "
+                "(a sidecar), as Kubernetes requires."
+            )
+    return found
+
+
+def _handlers(container, at, label, grace):
     """A probe or lifecycle hook does one thing (`exec`, `httpGet`, ...), on a port that is a
     number (1-65535) or a port's name (`8080` quoted is neither); a liveness or startup probe
-    succeeds once (successThreshold 1). Kubernetes refuses the rest."""
+    succeeds once (successThreshold 1); a hook sleeps from 0 seconds to the pod's `grace`.
+    Kubernetes refuses the rest."""
     found = []
     for field, event in HANDLERS:
         given = container.get(field) if event is None else mapping(container.get(field)).get(event)
@@ -190,6 +215,12 @@ def _handlers(container, at, label):
             found += port_problems(port, "port", path, label)
             if action != "grpc" and decided(port.get("port")) and (why := dns.PORT_NAME.problem(port["port"])):
                 found.append(f"{place([*path, 'port'], label)}: {why}, which Kubernetes requires of a port.")
+        seconds = mapping(given.get("sleep")).get("seconds") if event else None
+        if _integer(seconds) and _integer(grace) and grace >= 0 and not 0 <= seconds <= grace:
+            found.append(
+                f"{place([*where, 'sleep', 'seconds'], label)}: {seconds}: a hook sleeps from 0 seconds to the pod's "
+                f"terminationGracePeriodSeconds ({grace}), as Kubernetes requires."
+            )
         threshold = given.get("successThreshold", 1)
         if field in ("livenessProbe", "startupProbe") and isinstance(threshold, int) and threshold != 1:
             found.append(f"{place([*where, 'successThreshold'], label)}: {threshold}: a {field} succeeds once (1).")

@@ -1,7 +1,7 @@
 """What the Kubernetes API server refuses in an object that its schema cannot say, for the slips
 people make most: a name its kind does not take (`My_App`), a label or annotation key or a label
 value Kubernetes does not read, a workload whose selector does not select its own pods or whose
-selector expressions Kubernetes does not read, a CronJob's schedule of other than five fields, a Job
+selector expressions Kubernetes does not read, a CronJob's schedule robfig/cron does not read, a Job
 whose selector Kubernetes would make or whose pods would restart Always, a Service's ports unnamed
 or named twice or given a nodePort it cannot have, a value outside the few a field takes, a Secret's
 data not in base64, a ConfigMap's or Secret's key that names a path (`conf.d/app.conf`) or is given
@@ -23,15 +23,21 @@ _HOLDS = "letters, digits, '-', '_' and '.', starting and ending with a letter o
 QUALIFIED_NAME = dns.Grammar("a qualified name", _HOLDS, 63, _QUALIFIED)  # a key's name, after its prefix
 LABEL_VALUE = dns.Grammar("a label value", f"{_HOLDS}; or empty", 63, _QUALIFIED)
 CONFIG_KEY = re.compile(r"(?!\.\.)[-._A-Za-z0-9]{1,253}")  # IsConfigMapKey: nor `.`
+# ValidatePathSegmentName, which RBAC's names take
+PATH_SEGMENT = dns.Grammar(
+    "a path segment", "any text but '.' and '..', without '/' or '%'", None, re.compile(r"(?!\.\.?\Z)[^/%]+", re.S)
+)
+RBAC = "rbac.authorization.k8s.io"
 # the fields of a ConfigMap's or Secret's keys, each kind's
 KEYED = {("ConfigMap", ""): ("data", "binaryData"), ("Secret", ""): ("data", "stringData")}
 # the fields whose values are bytes written in base64, and what to write text in instead
 ENCODED = {("Secret", "data"): "stringData", ("ConfigMap", "binaryData"): "data"}
 # The name each kind takes, (kind, API group) -> its grammar; the API server's ValidateObjectMeta
-# with the kind's name function. Kinds not here (RBAC's, custom resources) are not judged by name.
+# with the kind's name function. Kinds not here (custom resources) are not judged by name.
 NAMES = {
     ("Service", ""): dns.DNS1035_LABEL,
     ("Namespace", ""): dns.LABEL,
+    **{(kind, RBAC): PATH_SEGMENT for kind in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")},
     **{
         kind: dns.SUBDOMAIN
         for kind in (
@@ -57,6 +63,17 @@ NAMES = {
 }
 # the schedules a CronJob may name instead of five fields (robfig/cron's descriptors)
 DESCRIPTORS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
+# a schedule's five fields: what each is called, its least and most values, the names it takes
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+SCHEDULE_FIELDS = (
+    ("minute", 0, 59, {}),
+    ("hour", 0, 23, {}),
+    ("day of month", 1, 31, {}),
+    ("month", 1, 12, {name: number for number, name in enumerate(MONTHS, 1)}),
+    ("day of week", 0, 6, {name: number for number, name in enumerate(DAYS)}),
+)
+WHOLE = re.compile(r"[+-]?[0-9]+")  # what Go's strconv.Atoi reads
 CRONJOB_NAME = 52  # its Jobs' names add 11 characters to it, within a DNS label's 63
 # the fields of a kind that take one of a few values, which the published schemas give in words
 UPDATES = ("RollingUpdate", "OnDelete")
@@ -150,8 +167,7 @@ def _strategy(strategy, label):
 
 def _schedule(schedule, label):
     """A CronJob's schedule as robfig/cron's ParseStandard reads it: five fields or a descriptor
-    (`@daily`, `@every 1h`); its time zone in `timeZone`, not in the schedule. What each field
-    holds is not judged here."""
+    (`@daily`, `@every 1h`); its time zone in `timeZone`, not in the schedule."""
     where, words = place(["spec", "schedule"], label), schedule.split()
     if "TZ" in schedule:
         return [f"{where}: a time zone goes in spec.timeZone; Kubernetes refuses TZ or CRON_TZ in a schedule."]
@@ -161,7 +177,41 @@ def _schedule(schedule, label):
         return [f"{where}: {words[0][:20]!r} is none of {', '.join(DESCRIPTORS)}, nor `@every` a duration."]
     if len(words) != 5:
         return [f"{where}: {len(words)} fields; a schedule has five (minute, hour, day of month, month, day of week)."]
+    for word, (called, least, most, names) in zip(words, SCHEDULE_FIELDS, strict=True):
+        if why := _field_problem(word, least, most, names):
+            return [f"{where}: its {called} {why}, which Kubernetes refuses."]
     return []
+
+
+def _field_problem(field, least, most, names):
+    """Why robfig/cron refuses one field of a schedule, or None: a list of ranges, each `*` or `?`,
+    a value or two joined by `-` (a number, or a name where the field takes names), then maybe
+    `/` and a step; a lone value with a step runs to the field's most."""
+    for each in filter(None, field.split(",")):
+        span, *steps = each.split("/")
+        ends, shown = span.split("-"), repr(each[:20])
+        if len(steps) > 1:
+            return f"{shown} has more than one '/'"
+        if ends[0] in ("*", "?"):
+            start, end = least, most
+        elif len(ends) > 2:
+            return f"{shown} has more than one '-'"
+        else:
+            values = [names.get(end.lower(), _whole(end)) for end in ends]
+            if None in values:
+                return f"{shown} is {'no number nor name' if names else 'no number'}"
+            start, end = values[0], most if steps and len(ends) == 1 else values[-1]
+        step = _whole(steps[0]) if steps else 1
+        if step is None or step == 0:
+            return f"{shown} has no step of a whole number above 0"
+        if not least <= start <= end <= most:
+            return f"{shown} is not a range within {least}-{most}"
+    return None
+
+
+def _whole(text):
+    """`text` as Go's strconv.Atoi reads a number robfig/cron takes (not below 0), or None."""
+    return int(text) if WHOLE.fullmatch(text) and int(text) >= 0 else None
 
 
 def _ingress_paths(spec, label):

@@ -145,9 +145,7 @@ def inferred(text, env=None, given=None, unset_optional=False):
         if name in given:
             properties[name] = given[name]
             continue
-        default = env.get(name)
-        if default is None:
-            default = _default_of(uses)
+        default = _default_of(uses) if env.get(name) is None else env[name]
         whole = any(is_whole for _, is_whole in uses)
         schema = {"type": "string"}
         if default is not None:

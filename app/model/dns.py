@@ -12,16 +12,17 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Grammar:
-    """A name's grammar: what such a name is called, what it holds, its most characters, its pattern."""
+    """A name's grammar: what such a name is called, what it holds, its most characters (None: no
+    bound), its pattern."""
 
     called: str
     holds: str
-    most: int
+    most: int | None
     regex: re.Pattern
 
     def problem(self, value):
         """Why the string `value` is no such name, or None."""
-        if len(value) > self.most:
+        if self.most is not None and len(value) > self.most:
             return f"{value[:80]!r} is longer than {self.called} may be ({self.most} characters)"
         if not self.regex.fullmatch(value):
             return f"{value[:80]!r} is not {self.called} ({self.holds})"

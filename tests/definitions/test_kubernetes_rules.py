@@ -311,6 +311,54 @@ def refusal(text):
             deployment(containers=web() + "\n      restartPolicy: OnFailure"),
             "restartPolicy: 'OnFailure': a Deployment's pods run until replaced, Always",
         ),
+        (
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: team/reader}",
+            "Role/team/reader: metadata.name: 'team/reader' is not a path segment (any text but '.' and '..', without "
+            "'/' or '%'), which Kubernetes requires of a Role's name.",
+        ),
+        (
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: '..'}"
+            "\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}",
+            "'..' is not",
+        ),
+        (
+            CRONJOB.format("'0 0 * * 7'"),
+            "CronJob/c: spec.schedule: its day of week '7' is not a range within 0-6, which Kubernetes refuses.",
+        ),
+        (CRONJOB.format("'*/0 * * * *'"), "its minute '*/0' has no step of a whole number above 0"),
+        (CRONJOB.format("'0 24 * * *'"), "its hour '24' is not a range within 0-23"),
+        (CRONJOB.format("'0 0 0 * *'"), "its day of month '0' is not a range within 1-31"),
+        (CRONJOB.format("'0 0 1 JANUARY *'"), "its month 'JANUARY' is no number nor name"),
+        (CRONJOB.format("'0 0 * * MON-FRI/2/3'"), "its day of week 'MON-FRI/2/3' has more than one '/'"),
+        (CRONJOB.format("'0 9-17-1 * * *'"), "its hour '9-17-1' has more than one '-'"),
+        (CRONJOB.format("'0 17-9 * * *'"), "its hour '17-9' is not a range within 0-23"),
+        (
+            deployment(containers=web("lifecycle: {preStop: {sleep: {seconds: 60}}}")),
+            "lifecycle.preStop.sleep.seconds: 60: a hook sleeps from 0 seconds to the pod's "
+            "terminationGracePeriodSeconds (30), as Kubernetes requires.",
+        ),
+        (
+            deployment(containers=web("lifecycle: {postStart: {sleep: {seconds: -1}}}")),
+            "lifecycle.postStart.sleep.seconds: -1: a hook sleeps from 0 seconds",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: nginx}]\n"
+            "  initContainers: [{name: i, image: busybox, readinessProbe: {exec: {command: [x]}}}]",
+            "Pod/p: spec.initContainers.0.readinessProbe: an init container has none unless its restartPolicy is "
+            "Always (a sidecar), as Kubernetes requires.",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: nginx}]\n"
+            "  initContainers: [{name: i, image: busybox, restartPolicy: Never, lifecycle: {postStart: {exec: "
+            "{command: [x]}}}}]",
+            "Pod/p: spec.initContainers.0.lifecycle: an init container has none unless",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: nginx}]\n"
+            "  initContainers: [{name: i, image: busybox, ports: [{containerPort: 1, hostPort: 80}, "
+            "{containerPort: 2, hostPort: 80}]}]",
+            "Pod/p: spec.initContainers.0.ports.1.hostPort: spec.initContainers.0.ports.0 takes the host's port 80",
+        ),
         (CONFIG_MAP.format("{conf.d/app.conf: v1}"), "ConfigMap/c: data.conf.d/app.conf: Kubernetes reads no such key"),
         (CONFIG_MAP.format("{'..data': v1}"), "data...data: Kubernetes reads no such key"),
         (CONFIG_MAP.format("{a: v1}\nbinaryData: {a: eA==}"), "binaryData.a: the key is also in data"),
@@ -351,6 +399,20 @@ def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
         CRONJOB.format("'*/5 1-3 * JAN-MAR SUN'"),
         CRONJOB.format("'@hourly'"),
         CRONJOB.format("'@every 90m'"),
+        CRONJOB.format("'5/15 0,12 1-31/2 jan-Dec sat'"),  # a lone value with a step runs to the field's end
+        CRONJOB.format("'?,, +0 * *-1-2 *'"),  # what robfig/cron reads too: `,,`, a sign, and after `*`
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: 'My Binding.x'}"
+        "\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}",
+        deployment(containers=web("lifecycle: {preStop: {sleep: {seconds: 0}}}")),
+        deployment(
+            containers=web("lifecycle: {preStop: {sleep: {seconds: 90}}}") + "\n      terminationGracePeriodSeconds: 90"
+        ),
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+        "  containers: [{name: a, image: nginx, ports: [{containerPort: 80, hostPort: 80}]}]\n"
+        "  initContainers: [{name: i, image: busybox, ports: [{containerPort: 1, hostPort: 80}]}, "
+        "{name: j, image: busybox, ports: [{containerPort: 1, hostPort: 80}]}, "
+        "{name: sidecar, image: envoy, restartPolicy: Always, readinessProbe: {tcpSocket: {port: 9901}}, "
+        "lifecycle: {preStop: {sleep: {seconds: 5}}}}]",  # init containers run one at a time, each apart
         "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"
         "spec: {type: NodePort, ports: [{port: 80, nodePort: 30080}]}",
         deployment(
