@@ -73,7 +73,7 @@ SCHEDULE_FIELDS = (
     ("month", 1, 12, {name: number for number, name in enumerate(MONTHS, 1)}),
     ("day of week", 0, 6, {name: number for number, name in enumerate(DAYS)}),
 )
-WHOLE = re.compile(r"[+-]?[0-9]+")  # what Go's strconv.Atoi reads
+WHOLE = re.compile(r"(?P<sign>[+-]?)0*(?P<digits>[0-9]+)")  # what Go's strconv.Atoi reads, within int64
 CRONJOB_NAME = 52  # its Jobs' names add 11 characters to it, within a DNS label's 63
 # the fields of a kind that take one of a few values, which the published schemas give in words
 UPDATES = ("RollingUpdate", "OnDelete")
@@ -210,8 +210,11 @@ def _field_problem(field, least, most, names):
 
 
 def _whole(text):
-    """`text` as Go's strconv.Atoi reads a number robfig/cron takes (not below 0), or None."""
-    return int(text) if WHOLE.fullmatch(text) and int(text) >= 0 else None
+    """`text` as Go's strconv.Atoi reads a number robfig/cron takes (0 to int64's most), or None."""
+    number = WHOLE.fullmatch(text)
+    if number is None or len(number["digits"]) > 19 or int(number["digits"]) >= 2**63:
+        return None
+    return None if number["sign"] == "-" and int(number["digits"]) else int(number["digits"])
 
 
 def _ingress_paths(spec, label):

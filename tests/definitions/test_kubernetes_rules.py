@@ -332,6 +332,8 @@ def refusal(text):
         (CRONJOB.format("'0 0 * * MON-FRI/2/3'"), "its day of week 'MON-FRI/2/3' has more than one '/'"),
         (CRONJOB.format("'0 9-17-1 * * *'"), "its hour '9-17-1' has more than one '-'"),
         (CRONJOB.format("'0 17-9 * * *'"), "its hour '17-9' is not a range within 0-23"),
+        (CRONJOB.format("'0 0 * * 1/" + "9" * 5000 + "'"), "its day of week '1/999999999999999999' has no step"),
+        (CRONJOB.format("'0 0 * * 1/9223372036854775808'"), "has no step of a whole number"),  # past Go's int64
         (
             deployment(containers=web("lifecycle: {preStop: {sleep: {seconds: 60}}}")),
             "lifecycle.preStop.sleep.seconds: 60: a hook sleeps from 0 seconds to the pod's "
@@ -400,7 +402,7 @@ def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
         CRONJOB.format("'@hourly'"),
         CRONJOB.format("'@every 90m'"),
         CRONJOB.format("'5/15 0,12 1-31/2 jan-Dec sat'"),  # a lone value with a step runs to the field's end
-        CRONJOB.format("'?,, +0 * *-1-2 *'"),  # what robfig/cron reads too: `,,`, a sign, and after `*`
+        CRONJOB.format("'?,, +0 * *-1-2 */0000000000000000000000007'"),  # robfig/cron reads these too
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: 'My Binding.x'}"
         "\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}",
         deployment(containers=web("lifecycle: {preStop: {sleep: {seconds: 0}}}")),
