@@ -64,3 +64,20 @@ def test_the_largest_definition_is_one_the_service_and_compose_accept():
     assert yamlguard.MAX_BYTES - 4096 < len(text.encode()) <= yamlguard.MAX_BYTES
     assert definitions.requirements("compose", yamlguard.parse(text))["containers"] > 1000
     assert compose_oracle.config(text)[0]
+
+
+def test_the_conversions_render_each_case_for_a_cluster():
+    """`make bench`'s conversions render the corpus's largest file a cluster takes and the shared
+    body as Compose and for a cluster: both render both ways on this tree (a refusal would stop
+    the whole bench)."""
+    import json
+
+    from app.definitions import render
+    from bench import conversions
+
+    body = json.loads((BENCH / "blueprint.json").read_text())
+    name, text = conversions.largest()
+    for yml in (text, body["yml"]):
+        version = {"yml": yml, "blueprintType": "compose"}
+        for cluster in (None, conversions.CLUSTER):
+            assert render.render(version, {}, conversions.LIMITS, cluster=cluster)["yml"], name
