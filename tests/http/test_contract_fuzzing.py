@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # Some of the operations given the test's own ids (_made), each once reported answering only 404
 GIVEN = ("GET /instances/{id}\n", "GET /instances/{id}/yml", "GET /blueprints/{id}/export", "GET /sources/{id}\n")
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
-pytestmark = [pytest.mark.slow, pytest.mark.parametrize("app", ["socket"], indirect=True)]
+# the run alone takes 110 s, and up to 240 s beside the rest of the suite on two cores
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900), pytest.mark.parametrize("app", ["socket"], indirect=True)]
 
 
 def test_schemathesis_finds_nothing(app, live_port, tmp_path):
