@@ -9,8 +9,8 @@ import statistics
 import time
 
 from app.definitions import render
-from app.errors import Invalid
 from app.definitions.on_kubernetes.model import Cluster
+from app.errors import Invalid
 from app.model import quantities
 from support import corpus, on_kubernetes
 
