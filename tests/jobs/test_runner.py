@@ -6,6 +6,7 @@ writes nothing more."""
 import threading
 import time
 from datetime import timedelta
+from types import SimpleNamespace
 
 import marshmallow as ma
 import pytest
@@ -74,7 +75,7 @@ def test_a_refusal_fails_the_job_with_its_detail_and_a_crash_without_the_service
 
 def test_progress_is_written_at_most_twice_a_second_and_always_at_the_end(app, monkeypatch):
     clock, written = [100.0], []
-    monkeypatch.setattr(runner.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(runner, "time", SimpleNamespace(monotonic=lambda: clock[0]))  # the runner's clock alone
     monkeypatch.setattr(jobs, "progress", lambda job_id, holder, done, total: written.append(done))
     progress = runner.Progress("job", "runner")
     for done in range(1, 21):
