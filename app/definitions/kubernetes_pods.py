@@ -3,12 +3,12 @@ most: a container or volume named twice or not as a DNS label, a port name that 
 name or is given twice in a container, a port number outside 1-65535, a host's port two containers
 take (an init container's apart), a probe or hook on an init container but a sidecar, a hook's
 sleep past the pod's grace period, a probe's or hook's port that is no number nor name (`'8080'`),
-a request above its limit (or, for what cannot be overcommitted, such as a GPU or huge pages, other
-than it or without one), a probe or hook doing none or several things, a volume of two sources, a
-container without an image, a value outside the few a field takes, a mount naming no volume of the
-pod or a path mounted twice, an environment variable's name with `=` or beyond printable ASCII.
-apimachinery's ValidatePodSpec; a value that a variable with no default decides is judged once it
-is set."""
+a probe's seconds or thresholds below 0, a request above its limit (or, for what cannot be
+overcommitted, such as a GPU or huge pages, other than it or without one), a probe or hook doing
+none or several things, a volume of two sources, a container without an image, a value outside the
+few a field takes, a mount naming no volume of the pod or a path mounted twice, an environment
+variable's name with `=` or beyond printable ASCII. apimachinery's ValidatePodSpec; a value that a
+variable with no default decides is judged once it is set."""
 
 import re
 
@@ -43,6 +43,7 @@ POD_FIELDS = {
 ACTIONS = {True: ("exec", "httpGet", "tcpSocket", "grpc"), False: ("exec", "httpGet", "tcpSocket", "sleep")}
 HUGE_PAGES = "hugepages-"
 GRACE = 30  # a pod's terminationGracePeriodSeconds where it gives none
+PROBE_NUMBERS = ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold")
 ENV_NAME = re.compile(r"[ -<>-~]+")  # IsRelaxedEnvVarName: printable ASCII but `=`
 
 
@@ -193,9 +194,8 @@ def _run_once(container, at, label):
 
 def _handlers(container, at, label, grace):
     """A probe or lifecycle hook does one thing (`exec`, `httpGet`, ...), on a port that is a
-    number (1-65535) or a port's name (`8080` quoted is neither); a liveness or startup probe
-    succeeds once (successThreshold 1); a hook sleeps from 0 seconds to the pod's `grace`.
-    Kubernetes refuses the rest."""
+    number (1-65535) or a port's name (`8080` quoted is neither); a hook sleeps from 0 seconds to
+    the pod's `grace`; a probe's numbers are `_probe_numbers`'. Kubernetes refuses the rest."""
     found = []
     for field, event in HANDLERS:
         given = container.get(field) if event is None else mapping(container.get(field)).get(event)
@@ -221,9 +221,26 @@ def _handlers(container, at, label, grace):
                 f"{place([*where, 'sleep', 'seconds'], label)}: {seconds}: a hook sleeps from 0 seconds to the pod's "
                 f"terminationGracePeriodSeconds ({grace}), as Kubernetes requires."
             )
-        threshold = given.get("successThreshold", 1)
-        if field in ("livenessProbe", "startupProbe") and isinstance(threshold, int) and threshold != 1:
-            found.append(f"{place([*where, 'successThreshold'], label)}: {threshold}: a {field} succeeds once (1).")
+        if event is None:
+            found += _probe_numbers(given, field, where, label)
+    return found
+
+
+def _probe_numbers(probe, field, where, label):
+    """A probe's seconds and thresholds are not below 0 (0 stands for the default); a liveness or
+    startup probe succeeds once (1); a probe's own grace period, where given, is above 0."""
+    found = [
+        f"{place([*where, name], label)}: {probe[name]} is below 0, which Kubernetes refuses."
+        for name in PROBE_NUMBERS
+        if _integer(probe.get(name)) and probe[name] < 0
+    ]
+    threshold = probe.get("successThreshold", 1)
+    if field in ("livenessProbe", "startupProbe") and _integer(threshold) and threshold > 1:
+        found.append(f"{place([*where, 'successThreshold'], label)}: {threshold}: a {field} succeeds once (1).")
+    grace = probe.get("terminationGracePeriodSeconds")
+    if _integer(grace) and grace <= 0:
+        where = place([*where, "terminationGracePeriodSeconds"], label)
+        found.append(f"{where}: {grace}: a probe's grace period is above 0, as Kubernetes requires.")
     return found
 
 

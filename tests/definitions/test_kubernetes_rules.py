@@ -340,6 +340,14 @@ def refusal(text):
             "terminationGracePeriodSeconds (30), as Kubernetes requires.",
         ),
         (
+            deployment(containers=web("readinessProbe: {tcpSocket: {port: 80}, periodSeconds: -10}")),
+            "readinessProbe.periodSeconds: -10 is below 0, which Kubernetes refuses.",
+        ),
+        (
+            deployment(containers=web("livenessProbe: {tcpSocket: {port: 80}, terminationGracePeriodSeconds: 0}")),
+            "livenessProbe.terminationGracePeriodSeconds: 0: a probe's grace period is above 0",
+        ),
+        (
             deployment(containers=web("lifecycle: {postStart: {sleep: {seconds: -1}}}")),
             "lifecycle.postStart.sleep.seconds: -1: a hook sleeps from 0 seconds",
         ),
@@ -406,6 +414,12 @@ def test_what_the_api_server_refuses_is_refused_at_its_place(text, said):
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: 'My Binding.x'}"
         "\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}",
         deployment(containers=web("lifecycle: {preStop: {sleep: {seconds: 0}}}")),
+        deployment(
+            containers=web(
+                "livenessProbe: {tcpSocket: {port: 80}, successThreshold: 0, timeoutSeconds: 0, "
+                "terminationGracePeriodSeconds: 5}"
+            )
+        ),  # 0 stands for the default
         deployment(
             containers=web("lifecycle: {preStop: {sleep: {seconds: 90}}}") + "\n      terminationGracePeriodSeconds: 90"
         ),
