@@ -25,11 +25,12 @@ def largest():
     cluster refuses)."""
     paths = [path for path in corpus.folder().glob("compose/*.yml") if not path.stem.startswith("invalid")]
     for path in sorted(paths, key=lambda one: one.stat().st_size, reverse=True):
+        text = path.read_text()
         try:
-            render.render({"yml": path.read_text(), "blueprintType": "compose"}, {}, LIMITS, cluster=CLUSTER)
+            render.render({"yml": text, "blueprintType": "compose"}, {}, LIMITS, cluster=CLUSTER)
         except Invalid:
             continue
-        return path.stem, path.read_text()
+        return path.stem, text
     raise LookupError("no corpus Compose file renders for a cluster")
 
 

@@ -51,7 +51,7 @@ def port_problems(port, field, path, label, unset=False):
     """The problem of `port[field]` where it is no port number (1-65535; 0 where `unset` means
     not given): a list of at most one. A value not yet an integer is the schema's to judge."""
     value = port.get(field)
-    if not isinstance(value, int) or isinstance(value, bool) or 0 < value < 65536 or (unset and value == 0):
+    if not _integer(value) or 0 < value < 65536 or (unset and value == 0):
         return []
     return [f"{place([*path, field], label)}: {value} is no port number (1-65535), which Kubernetes refuses."]
 
@@ -176,6 +176,7 @@ def _host_ports(ports, taken, path, label):
 
 
 def _integer(value):
+    """Whether `value` is an integer as YAML gives one (a boolean is none)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -183,7 +184,7 @@ def _run_once(container, at, label):
     """An init container that runs to its end before the next starts (all but a sidecar, whose
     restartPolicy is Always) has no probe and no lifecycle hook."""
     found = []
-    for field in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
+    for field in dict.fromkeys(field for field, _ in HANDLERS):  # the probes, and `lifecycle` once
         if container.get(field) is not None:
             found.append(
                 f"{place([*at, field], label)}: an init container has none unless its restartPolicy is Always "
@@ -239,8 +240,8 @@ def _probe_numbers(probe, field, where, label):
         found.append(f"{place([*where, 'successThreshold'], label)}: {threshold}: a {field} succeeds once (1).")
     grace = probe.get("terminationGracePeriodSeconds")
     if _integer(grace) and grace <= 0:
-        where = place([*where, "terminationGracePeriodSeconds"], label)
-        found.append(f"{where}: {grace}: a probe's grace period is above 0, as Kubernetes requires.")
+        at = place([*where, "terminationGracePeriodSeconds"], label)
+        found.append(f"{at}: {grace}: a probe's grace period is above 0, as Kubernetes requires.")
     return found
 
 
