@@ -24,6 +24,12 @@ WEB = (
 pytestmark = pytest.mark.slow
 
 
+def _observed_running(client, _id):
+    """The instance's `observed` once an observation saw it running, else None."""
+    observed = client.get(f"/instances/{_id}", headers=AUTH).json["observed"]
+    return observed if observed and observed["state"] == "running" else None
+
+
 def waited(condition, seconds, why):
     deadline = time.monotonic() + seconds
     while not (found := condition()):
@@ -63,9 +69,8 @@ def test_a_delivery_killed_with_the_service_is_taken_up_again_once(tmp_path, eng
         assert list(running.values()) == [(True, 48 * 2**20)], running  # once, as admitted
         used = client.get(f"/profiles/{profile['id']}", headers=AUTH).json["usage"]
         assert (used["instances"], used["memoryBytes"], used["containers"]) == (1, 48 * 2**20, 1)
-        observed = waited(
-            lambda: client.get(f"/instances/{made['id']}", headers=AUTH).json["observed"], 60, "never observed"
-        )
+        # the observation that takes the delivery up saw it still starting: the next one sees it run
+        observed = waited(lambda: _observed_running(client, made["id"]), 60, "never observed running")
         assert observed["usage"] == {"containers": 1, "memoryBytes": 48 * 2**20, "cpuMillis": 100}
     finally:
         service.stop()
