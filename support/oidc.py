@@ -149,10 +149,11 @@ def provider(
                     break
             except httpx.TransportError:
                 pass
-            if process.poll() is not None or time.monotonic() >= deadline:
+            if (ended := process.poll()) is not None or time.monotonic() >= deadline:
                 process.kill()  # its error output is read whole once it has ended, never while it runs
                 said = process.communicate(timeout=10)[1].decode(errors="replace")[-2000:]
-                raise AssertionError(f"the provider did not answer at {issuer} within 60 s: {said}")
+                how = f"it exited with {ended}" if ended is not None else "it still ran after 60 s"
+                raise AssertionError(f"the provider did not answer at {issuer} ({how}): {said}")
             time.sleep(0.05)
         yield Provider(issuer, accounts, client_auth or "client_secret_basic")
     finally:
